@@ -1,0 +1,127 @@
+package engine
+
+// leafSize is the number of entries a copy-on-write leaf holds. Small
+// enough that a checkpoint's private copies stay cheap, large enough that
+// the leaf table stays short (4,096 pointers for a million messages).
+const leafSize = 256
+
+// token identifies the world allowed to write a leaf in place. Each world
+// gets a fresh one when it is cloned, so two worlds never share a writer.
+type token struct{ _ byte }
+
+type leaf[T any] struct {
+	owner   *token
+	retired int // entries that no step will touch again
+	items   [leafSize]T
+}
+
+// cowVec is a vector of plain values whose leaves are shared between a
+// world and its checkpoints and copied on first write. Checkpoints are then
+// a copy of the leaf table plus the few leaves written since.
+type cowVec[T any] struct {
+	leaves []*leaf[T]
+	n      int
+}
+
+func (v *cowVec[T]) clone() cowVec[T] {
+	return cowVec[T]{leaves: append([]*leaf[T](nil), v.leaves...), n: v.n}
+}
+
+// at reads entry i; ok is false when its leaf was released.
+func (v *cowVec[T]) at(i int) (T, bool) {
+	l := v.leaves[i/leafSize]
+	if l == nil {
+		var zero T
+		return zero, false
+	}
+	return l.items[i%leafSize], true
+}
+
+// mut returns entry i for writing, copying its leaf if another world may
+// still read it. A released leaf comes back with every entry retired.
+func (v *cowVec[T]) mut(i int, owner *token) *T {
+	li := i / leafSize
+	l := v.leaves[li]
+	switch {
+	case l == nil:
+		l = &leaf[T]{owner: owner, retired: leafSize}
+		v.leaves[li] = l
+	case l.owner != owner:
+		c := *l
+		c.owner = owner
+		l = &c
+		v.leaves[li] = l
+	}
+	return &l.items[i%leafSize]
+}
+
+// push appends a zero entry and returns its index.
+func (v *cowVec[T]) push(owner *token) int {
+	if v.n%leafSize == 0 {
+		v.leaves = append(v.leaves, &leaf[T]{owner: owner})
+	}
+	v.n++
+	return v.n - 1
+}
+
+// retire counts entry i as finished and releases its leaf once all of a
+// full leaf's entries are; reads then report !ok.
+func (v *cowVec[T]) retire(i int, owner *token) {
+	v.mut(i, owner) // own the leaf before changing its count
+	l := v.leaves[i/leafSize]
+	l.retired++
+	if l.retired == leafSize {
+		v.leaves[i/leafSize] = nil
+	}
+}
+
+// unretire is the inverse, for a message that comes back (a redrive).
+func (v *cowVec[T]) unretire(i int, owner *token) {
+	v.mut(i, owner)
+	v.leaves[i/leafSize].retired--
+}
+
+// deque is a ring of queue entries: the broker's queue order. An entry is
+// a message id and the message's enqueue stamp (see Msg.QSeq), so an entry
+// left behind by a message that moved on is recognised as stale.
+type deque struct {
+	buf  []qentry
+	head int
+	n    int
+}
+
+func (d *deque) clone() deque {
+	c := deque{buf: make([]qentry, d.n), n: d.n}
+	for i := 0; i < d.n; i++ {
+		c.buf[i] = d.at(i)
+	}
+	return c
+}
+
+func (d *deque) len() int { return d.n }
+
+func (d *deque) at(i int) qentry { return d.buf[(d.head+i)%len(d.buf)] }
+
+type qentry struct {
+	id   int32
+	qseq uint32
+}
+
+func (d *deque) pushBack(x qentry) {
+	if d.n == len(d.buf) {
+		nb := make([]qentry, max(8, 2*len(d.buf)))
+		for i := 0; i < d.n; i++ {
+			nb[i] = d.at(i)
+		}
+		d.buf, d.head = nb, 0
+	}
+	d.buf[(d.head+d.n)%len(d.buf)] = x
+	d.n++
+}
+
+func (d *deque) popFront() qentry {
+	x := d.buf[d.head]
+	d.head = (d.head + 1) % len(d.buf)
+	d.n--
+	return x
+}

@@ -1,0 +1,130 @@
+package engine
+
+// Kind is what an event is. The names are the trace's `kind` values.
+type Kind uint8
+
+// The event kinds.
+const (
+	EvPublish      Kind = iota + 1 // a message reaches the broker
+	EvDeliver                      // the broker hands a message to a worker (a lease begins)
+	EvEffect                       // the handler acts on the world: an email leaves
+	EvAck                          // the broker deletes the message on the worker's ack
+	EvAckRefused                   // an ack quoting an expired lease is refused
+	EvLeaseExpired                 // a lease ran out: the message is visible again
+	EvDLQ                          // the broker moves the message to the dead letter queue
+	EvCrash                        // a worker process dies
+	EvRestart                      // the supervisor brings a worker back
+	EvAlert                        // an alert fires (or would have, for a missing one)
+	EvClaim                        // the handler writes a sent_at claim
+	EvDefer                        // the handler hands the message back with a delay
+	EvStamp                        // the handler stamps sent_at
+	EvRenew                        // the handler extends its lease
+	EvVisible                      // a deferred message becomes visible
+	EvRedrive                      // an operator moves the DLQ back to the queue
+	EvWedge                        // a handler is stuck; its lease is renewed forever
+	EvKnob                         // a knob changed (a fork's changes)
+	EvStart                        // the consumers begin polling
+	EvAnswer                       // the provider answers a call the handler already acked
+	numKinds
+)
+
+var kindNames = [numKinds]string{
+	EvPublish: "publish", EvDeliver: "deliver", EvEffect: "effect", EvAck: "ack",
+	EvAckRefused: "ack_refused", EvLeaseExpired: "lease_expired", EvDLQ: "dlq",
+	EvCrash: "crash", EvRestart: "restart", EvAlert: "alert", EvClaim: "claim",
+	EvDefer: "defer", EvStamp: "stamp", EvRenew: "renew", EvVisible: "visible",
+	EvRedrive: "redrive", EvWedge: "wedge", EvKnob: "knob", EvStart: "start", EvAnswer: "answer",
+}
+
+func (k Kind) String() string {
+	if k < numKinds && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// KindByName finds a kind from its trace name.
+func KindByName(s string) (Kind, bool) {
+	for k, n := range kindNames {
+		if n == s && n != "" {
+			return Kind(k), true
+		}
+	}
+	return 0, false
+}
+
+// Event is one line of the trace. Pos is its index in its branch's trace;
+// the world "at Pos p" is the state after p events.
+type Event struct {
+	Pos      int64
+	T        Time
+	Kind     Kind
+	Msg      int32 // -1: none
+	Worker   int16 // -1: the broker or an operator
+	Delivery uint16
+	Value    int64 // kind-specific: lease expiry, latency, alert index, …
+	Aux      int64 // kind-specific second value
+	Dec      int64 // the decision made here, or -1
+}
+
+// DecisionKind names what was decided.
+type DecisionKind uint8
+
+// The decision kinds.
+const (
+	DecLatency  DecisionKind = iota + 1 // how long the provider takes to answer
+	DecWorker                           // which idle worker takes a message
+	DecLateAck                          // the broker accepts or refuses a late ack
+	DecBranch                           // the claim handler's branch
+	DecWedge                            // whether a provider call never returns
+	DecCrash                            // whether a worker dies at a given point
+)
+
+var decisionNames = []string{"", "latency", "worker", "late_ack", "branch", "wedge", "crash"}
+
+func (k DecisionKind) String() string {
+	if int(k) < len(decisionNames) && k > 0 {
+		return decisionNames[k]
+	}
+	return "unknown"
+}
+
+// DecisionKindByName finds a decision kind from its name.
+func DecisionKindByName(s string) (DecisionKind, bool) {
+	for i, n := range decisionNames {
+		if n == s && i > 0 {
+			return DecisionKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// The claim handler's branches, as DecBranch values.
+const (
+	BranchSend   = 0 // no claim or a stale one: claim and send
+	BranchDefer  = 1 // a young claim: hand the message back
+	BranchAckOld = 2 // sent_at stamped: ack without sending
+)
+
+// Decision is a point where the run could have gone another way, with what
+// was chosen and what else it could have been: a range [Lo, Hi] or a set
+// of worker indices (Mask).
+type Decision struct {
+	Index    int64
+	Pos      int64 // the event that carries it
+	T        Time
+	Kind     DecisionKind
+	Msg      int32
+	Worker   int16
+	Delivery uint16
+	Value    int64
+	Lo, Hi   int64
+	Mask     uint64 // DecWorker: the idle workers that could have taken it
+	Forced   bool   // a pin or a fork's override chose Value
+}
+
+// DecisionOverride forces the outcome of one decision in a fork.
+type DecisionOverride struct {
+	Index int64 // the decision's index in the branch
+	Value int64
+}

@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Mode is the broker's delivery discipline.
+type Mode uint8
+
+// The broker modes.
+const (
+	ModeStandard Mode = iota // SQS standard: any visible message to any idle worker
+	ModeOrdered              // one FIFO message group: only the head can be in flight
+)
+
+// AckPlace is where the handler acknowledges: the whole guarantee.
+type AckPlace uint8
+
+// The two places an ack can go.
+const (
+	AckAfter  AckPlace = iota // at-least-once
+	AckBefore                 // at-most-once
+)
+
+// Params are the knobs: every value a user can change with --set, from the
+// start or from a fork onward. Plain data, copied into every checkpoint.
+type Params struct {
+	Orders            int
+	Mode              Mode
+	VisibilityTimeout Duration
+	MaxReceives       int
+	LateAckAccept     bool
+	Ack               AckPlace
+	Claim             bool     // the sent_at claim handler (thursday-fixed)
+	ClaimWindow       Duration // a claim younger than this is "in flight"
+	CrashAfterClaim   Duration // featured order's first worker dies this long after its claim; 0 = off
+	Heartbeat         Duration // renew the lease this often while handling; 0 = off
+	WedgeP            float64  // chance a provider call never returns
+	LatencyMin        Duration
+	LatencyMax        Duration
+	RestartAfter      Duration // supervisor's delay before a dead worker is back
+}
+
+// Knob describes one --set key.
+type Knob struct {
+	Name    string
+	Help    string
+	Choices []string // for enumerations and booleans
+	get     func(*Params) string
+	set     func(*Params, string) error
+}
+
+// Get formats the knob's current value in p.
+func (k *Knob) Get(p *Params) string { return k.get(p) }
+
+func durKnob(name, help string, f func(*Params) *Duration, allowZero bool) *Knob {
+	return &Knob{Name: name, Help: help,
+		get: func(p *Params) string { return FormatDuration(*f(p)) },
+		set: func(p *Params, s string) error {
+			d, err := ParseDuration(s, false)
+			if err != nil {
+				return err
+			}
+			if d == 0 && !allowZero {
+				return fmt.Errorf("must be more than 0s")
+			}
+			*f(p) = d
+			return nil
+		}}
+}
+
+func intKnob(name, help string, f func(*Params) *int, lo, hi int) *Knob {
+	return &Knob{Name: name, Help: help,
+		get: func(p *Params) string { return strconv.Itoa(*f(p)) },
+		set: func(p *Params, s string) error {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return fmt.Errorf("%q is not a whole number", s)
+			}
+			if n < lo || n > hi {
+				return fmt.Errorf("%d is outside %d…%d", n, lo, hi)
+			}
+			*f(p) = n
+			return nil
+		}}
+}
+
+func enumKnob(name, help string, choices []string, get func(*Params) int, set func(*Params, int)) *Knob {
+	return &Knob{Name: name, Help: help, Choices: choices,
+		get: func(p *Params) string { return choices[get(p)] },
+		set: func(p *Params, s string) error {
+			for i, c := range choices {
+				if strings.TrimSpace(s) == c {
+					set(p, i)
+					return nil
+				}
+			}
+			return fmt.Errorf("%q is not one of %s", s, strings.Join(choices, ", "))
+		}}
+}
+
+func boolIdx(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// knobs is built once; it is read-only, so sessions may share it.
+var knobs = []*Knob{
+	intKnob("orders", "messages the main source publishes (same spacing)", func(p *Params) *int { return &p.Orders }, 0, 50_000_000),
+	enumKnob("mode", "standard queue, or one strictly ordered FIFO group", []string{"standard", "ordered"},
+		func(p *Params) int { return int(p.Mode) }, func(p *Params, i int) { p.Mode = Mode(i) }),
+	durKnob("visibility_timeout", "the broker's lease on a delivered message", func(p *Params) *Duration { return &p.VisibilityTimeout }, false),
+	intKnob("max_receives", "deliveries before the broker moves a message to the DLQ", func(p *Params) *int { return &p.MaxReceives }, 1, 1000),
+	enumKnob("late_ack", "what the broker does with an ack quoting an expired lease", []string{"refuse", "accept"},
+		func(p *Params) int { return boolIdx(p.LateAckAccept) }, func(p *Params, i int) { p.LateAckAccept = i == 1 }),
+	enumKnob("ack", "where the handler acks: after the work or before it", []string{"after", "before"},
+		func(p *Params) int { return int(p.Ack) }, func(p *Params, i int) { p.Ack = AckPlace(i) }),
+	enumKnob("claim", "check a sent_at claims table before sending", []string{"false", "true"},
+		func(p *Params) int { return boolIdx(p.Claim) }, func(p *Params, i int) { p.Claim = i == 1 }),
+	durKnob("claim_window", "a claim younger than this is taken to be in flight", func(p *Params) *Duration { return &p.ClaimWindow }, false),
+	durKnob("crash_after_claim", "the featured order's first worker dies this long after its claim (0s: never)", func(p *Params) *Duration { return &p.CrashAfterClaim }, true),
+	durKnob("heartbeat", "renew the lease this often while the handler runs (0s: never)", func(p *Params) *Duration { return &p.Heartbeat }, true),
+	{Name: "wedge_p", Help: "chance that a provider call never returns",
+		get: func(p *Params) string { return strconv.FormatFloat(p.WedgeP, 'g', -1, 64) },
+		set: func(p *Params, s string) error {
+			f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || f < 0 || f > 1 {
+				return fmt.Errorf("%q is not a probability between 0 and 1", s)
+			}
+			p.WedgeP = f
+			return nil
+		}},
+	durKnob("latency_min", "the provider's fastest answer", func(p *Params) *Duration { return &p.LatencyMin }, true),
+	durKnob("latency_max", "the provider's slowest answer", func(p *Params) *Duration { return &p.LatencyMax }, true),
+	durKnob("restart_after", "the supervisor's delay before a dead worker is back", func(p *Params) *Duration { return &p.RestartAfter }, true),
+}
+
+// Knobs lists every knob, sorted by name.
+func Knobs() []*Knob {
+	out := append([]*Knob(nil), knobs...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// KnobNames lists the knob names, sorted, for error messages.
+func KnobNames() []string {
+	var names []string
+	for _, k := range Knobs() {
+		names = append(names, k.Name)
+	}
+	return names
+}
+
+// LookupKnob finds a knob by name.
+func LookupKnob(name string) (*Knob, bool) {
+	for _, k := range knobs {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return nil, false
+}
+
+// Apply sets each knob in order on p, naming the knob and value that fail.
+func (p *Params) Apply(settings []Setting) error {
+	for _, s := range settings {
+		k, ok := LookupKnob(s.Knob)
+		if !ok {
+			return fmt.Errorf("unknown knob %q (knobs: %s)", s.Knob, strings.Join(KnobNames(), ", "))
+		}
+		if err := k.set(p, s.Value); err != nil {
+			return fmt.Errorf("knob %s=%s: %v", s.Knob, s.Value, err)
+		}
+	}
+	return p.validate()
+}
+
+func (p *Params) validate() error {
+	if p.LatencyMax < p.LatencyMin {
+		return fmt.Errorf("latency_max (%s) is below latency_min (%s)", FormatDuration(p.LatencyMax), FormatDuration(p.LatencyMin))
+	}
+	return nil
+}
+
+// ParseSetting reads "key=value".
+func ParseSetting(s string) (Setting, error) {
+	k, v, ok := strings.Cut(s, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return Setting{}, fmt.Errorf("--set %q: want key=value", s)
+	}
+	if _, found := LookupKnob(k); !found {
+		return Setting{}, fmt.Errorf("--set %q: unknown knob %q (knobs: %s)", s, k, strings.Join(KnobNames(), ", "))
+	}
+	return Setting{Knob: k, Value: strings.TrimSpace(v)}, nil
+}
+
+// Diff lists the knobs whose values differ between a and b, as settings
+// that turn a into b.
+func (a *Params) Diff(b *Params) []Setting {
+	var out []Setting
+	for _, k := range Knobs() {
+		if va, vb := k.get(a), k.get(b); va != vb {
+			out = append(out, Setting{Knob: k.Name, Value: vb})
+		}
+	}
+	return out
+}

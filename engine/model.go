@@ -1,0 +1,555 @@
+package engine
+
+// The model: an SQS-like broker, single-threaded workers under a
+// supervisor, the handler variants, a slow provider and the ground truth.
+// Each step emits at most one event.
+
+// Crash reasons, as EvCrash's Aux.
+const (
+	CrashKeyError   = 1 // the new consumer raises on an old-format message
+	CrashAfterClaim = 2 // killed a moment after writing its claim
+)
+
+func (w *World) publish(src, k int) {
+	s := &w.spec.Sources[src]
+	id := int32(w.msgs.push(w.owner))
+	m := w.m(id)
+	*m = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Source: uint8(src), Poison: s.Poison}
+	w.setVisible(id, m)
+	w.enqueue(id, m)
+	w.S.Published++
+	if k+1 < w.sourceCount(src) {
+		w.schedule(item{t: s.Start + s.Every*Time(k+1), op: opPublish, w: int16(src), a: int32(k + 1)})
+	}
+	w.emit(EvPublish, id, -1, 0, int64(k), 0)
+	w.wake()
+	w.ensureAgeCheck()
+}
+
+func (w *World) startWorkers() {
+	for i := range w.workers {
+		if w.workers[i].State == WOff {
+			w.workers[i].State = WIdle
+			w.workers[i].Since = w.Now
+		}
+	}
+	w.emit(EvStart, -1, -1, 0, int64(len(w.workers)), 0)
+	w.wake()
+}
+
+func (w *World) setVisible(id int32, m *Msg) {
+	m.Status = StVisible
+	m.Holder = -1
+	m.Deferred = false
+	w.visible++
+}
+
+// leaveVisible and the leased list keep the panes' counts O(1).
+func (w *World) lease(id int32, m *Msg) {
+	if m.Status == StVisible {
+		w.visible--
+	}
+	m.Status = StInFlight
+	w.leased = append(w.leased, id)
+}
+
+func (w *World) unlease(id int32) {
+	for i, x := range w.leased {
+		if x == id {
+			w.leased = append(w.leased[:i], w.leased[i+1:]...)
+			return
+		}
+	}
+}
+
+// wake asks for a dispatch at the current time: workers poll continuously,
+// so a visible message and an idle worker meet at once.
+func (w *World) wake() {
+	if !w.dispatchOn {
+		w.dispatchOn = true
+		w.schedule(item{t: w.Now, op: opDispatch})
+	}
+}
+
+// head returns the next deliverable message, or -1. Standard queues hand
+// out the oldest visible message; an ordered queue only its head, and only
+// while the head is not in flight.
+func (w *World) head() int32 {
+	for w.queue.len() > 0 {
+		q := w.queue.at(0)
+		m, ok := w.Msg(q.id)
+		if ok && m.QSeq == q.qseq {
+			switch {
+			case m.Status == StVisible:
+				return q.id
+			case m.Status == StInFlight && w.P.Mode == ModeOrdered:
+				return -1
+			}
+		}
+		w.queue.popFront() // stale: delivered, deleted, dead-lettered or requeued
+	}
+	return -1
+}
+
+// enqueue stamps the message with a world-unique sequence, so any entry an
+// earlier enqueue left in the ring no longer matches it.
+func (w *World) enqueue(id int32, m *Msg) {
+	w.qseq++
+	m.QSeq = w.qseq
+	w.queue.pushBack(qentry{id, m.QSeq})
+}
+
+func (w *World) dispatch() {
+	w.dispatchOn = false
+	var mask uint64
+	n := 0
+	for i := range w.workers {
+		if w.workers[i].State == WIdle {
+			mask |= 1 << uint(i)
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	id := w.head()
+	if id < 0 {
+		return
+	}
+	m := w.m(id)
+	delivery := m.Receives + 1
+	pick := int(draw(w.seed, StreamWorker, uint64(id), uint64(delivery)) % uint64(n))
+	natural := -1
+	for i := range w.workers {
+		if mask&(1<<uint(i)) != 0 {
+			if pick == 0 {
+				natural = i
+				break
+			}
+			pick--
+		}
+	}
+	wi := int(w.decide(DecWorker, id, -1, delivery, int64(natural), 0, int64(len(w.workers)-1), mask))
+	if w.P.Mode == ModeStandard {
+		w.queue.popFront()
+	}
+	w.lease(id, m)
+	m.Receives = delivery
+	m.LeaseAt = w.Now
+	m.Expiry = w.Now + w.P.VisibilityTimeout
+	m.Holder = int16(wi)
+	m.Holders++
+	wk := &w.workers[wi]
+	*wk = Worker{Name: wk.Name, Box: wk.Box, State: WBusy, Msg: id, Delivery: delivery, Since: w.Now, CallEnd: Never, LeaseEnd: m.Expiry}
+	w.S.Deliveries++
+	w.schedule(item{t: m.Expiry, op: opLeaseExpire, a: id, d: delivery})
+	w.schedule(item{t: w.Now, op: opHandle, w: int16(wi)})
+	w.emit(EvDeliver, id, wi, delivery, int64(m.Expiry), 0)
+	w.wake()
+}
+
+func (w *World) handle(wi int) {
+	wk := &w.workers[wi]
+	id := wk.Msg
+	switch {
+	case w.P.Ack == AckBefore:
+		// at-most-once: the broker forgets it before any work is done
+		m := w.m(id)
+		w.remove(id, m, StDeleted)
+		w.S.Acks++
+		w.schedule(item{t: w.Now, op: opWork, w: int16(wi)})
+		w.emit(EvAck, id, wi, wk.Delivery, 0, AckBeforeWork)
+	case w.P.Claim:
+		w.claimBranch(wi)
+	default:
+		w.work(wi)
+	}
+}
+
+// Ack variants, as EvAck's Aux.
+const (
+	AckNormal      = 0
+	AckLateDeleted = 1 // a late ack accepted: deletes a message another worker may hold
+	AckAlreadySent = 2 // the claim handler found sent_at stamped
+	AckBeforeWork  = 3 // ack=before
+	AckLateNoop    = 4 // a late ack accepted for a message already gone
+)
+
+func (w *World) work(wi int) {
+	wk := &w.workers[wi]
+	m, _ := w.Msg(wk.Msg)
+	if m.Poison && !m.Repaired {
+		w.crash(wi, CrashKeyError)
+		return
+	}
+	w.send(wi)
+}
+
+func (w *World) claimBranch(wi int) {
+	wk := &w.workers[wi]
+	id := wk.Msg
+	m := w.m(id)
+	natural := int64(BranchSend)
+	age := w.Now - m.ClaimAt
+	switch {
+	case m.SentAt >= 0:
+		natural = BranchAckOld
+	case m.ClaimAt >= 0 && age < w.P.ClaimWindow:
+		natural = BranchDefer
+	}
+	switch w.decide(DecBranch, id, wi, wk.Delivery, natural, BranchSend, BranchAckOld, 0) {
+	case BranchDefer:
+		// ChangeMessageVisibility on this receipt: back in ClaimWindow, no ack
+		m.Expiry = w.Now + w.P.ClaimWindow
+		m.Deferred = true
+		m.Holder = -1
+		w.schedule(item{t: m.Expiry, op: opLeaseExpire, a: id, d: wk.Delivery})
+		w.emit(EvDefer, id, wi, wk.Delivery, int64(m.Expiry), int64(age))
+		w.finish(wi)
+	case BranchAckOld:
+		w.ackNow(wi, AckAlreadySent)
+	default:
+		m.ClaimAt = w.Now
+		wk.claimed = true
+		if w.P.CrashAfterClaim > 0 && id == w.spec.Featured && wk.Delivery == 1 {
+			w.schedule(item{t: w.Now + w.P.CrashAfterClaim, op: opCrashAfterClaim, w: int16(wi)})
+		} else {
+			w.schedule(item{t: w.Now, op: opSend, w: int16(wi)})
+		}
+		w.emit(EvClaim, id, wi, wk.Delivery, 0, 0)
+	}
+}
+
+// send calls the provider; the email leaves at the call's start.
+func (w *World) send(wi int) {
+	wk := &w.workers[wi]
+	id := wk.Msg
+	m := w.m(id)
+	lo, hi := int64(w.P.LatencyMin), int64(w.P.LatencyMax)
+	natural := uniform(draw(w.seed, StreamLatency, uint64(id), uint64(wk.Delivery)), lo, hi)
+	lat := Duration(w.decide(DecLatency, id, wi, wk.Delivery, natural, lo, hi, 0))
+	m.Effects++
+	w.S.Effects++
+	if m.Effects == 1 {
+		w.S.Effected++
+	} else {
+		w.S.Duplicates++
+	}
+	w.S.LastEffect = w.Now
+	wk.CallEnd = w.Now + lat
+	w.schedule(item{t: wk.CallEnd, op: opCallReturn, w: int16(wi)})
+	if w.P.Heartbeat > 0 && w.P.Ack == AckAfter {
+		w.schedule(item{t: w.Now + w.P.Heartbeat, op: opRenew, w: int16(wi), a: id, d: wk.Delivery})
+	}
+	w.emit(EvEffect, id, wi, wk.Delivery, int64(lat), int64(m.Effects))
+}
+
+func (w *World) callReturn(wi int) {
+	wk := &w.workers[wi]
+	id := wk.Msg
+	if w.P.WedgeP > 0 {
+		wedged := chance(draw(w.seed, StreamWedge, uint64(id), uint64(wk.Delivery)), w.P.WedgeP)
+		if w.decide(DecWedge, id, wi, wk.Delivery, int64(boolIdx(wedged)), 0, 1, 0) == 1 {
+			wk.Wedged = true
+			wk.CallEnd = Never
+			m := w.m(id)
+			renewing := w.P.Heartbeat > 0 && m.Status == StInFlight && m.Receives == wk.Delivery && w.Now < m.Expiry
+			if renewing {
+				// the renewal thread cannot tell a wedged call from a slow one
+				m.Expiry = Never
+				wk.LeaseEnd = Never
+			}
+			w.emit(EvWedge, id, wi, wk.Delivery, int64(boolIdx(renewing)), 0)
+			return
+		}
+	}
+	switch {
+	case wk.claimed:
+		m := w.m(id)
+		m.SentAt = w.Now
+		w.schedule(item{t: w.Now, op: opAck, w: int16(wi)})
+		w.emit(EvStamp, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
+	case w.P.Ack == AckBefore:
+		w.emit(EvAnswer, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
+		w.finish(wi)
+	default:
+		w.ack(wi)
+	}
+}
+
+// ack deletes the message if the worker's lease is still current; a late
+// ack is refused or accepted by the broker (the late_ack knob).
+func (w *World) ack(wi int) {
+	wk := &w.workers[wi]
+	m, _ := w.Msg(wk.Msg)
+	if m.Status == StInFlight && m.Receives == wk.Delivery && !m.Deferred && w.Now < m.Expiry {
+		w.ackNow(wi, AckNormal)
+		return
+	}
+	natural := int64(boolIdx(w.P.LateAckAccept))
+	if w.decide(DecLateAck, wk.Msg, wi, wk.Delivery, natural, 0, 1, 0) == 1 {
+		if m.Held() {
+			w.ackNow(wi, AckLateDeleted)
+		} else {
+			w.ackNow(wi, AckLateNoop)
+		}
+		w.S.LateAccepted++
+		return
+	}
+	w.S.LateRefused++
+	w.emit(EvAckRefused, wk.Msg, wi, wk.Delivery, int64(wk.LeaseEnd), 0)
+	w.finish(wi)
+}
+
+func (w *World) ackNow(wi int, how int64) {
+	wk := &w.workers[wi]
+	id := wk.Msg
+	if how != AckLateNoop {
+		w.remove(id, w.m(id), StDeleted)
+		w.S.Acks++
+	}
+	w.emit(EvAck, id, wi, wk.Delivery, 0, how)
+	w.finish(wi)
+}
+
+// finish ends the worker's handler: it is idle and polls again.
+func (w *World) finish(wi int) {
+	w.release(wi)
+	w.workers[wi].State = WIdle
+	w.workers[wi].Since = w.Now
+	w.wake()
+}
+
+// release ends the worker's hold on its message without deciding what the
+// worker does next.
+func (w *World) release(wi int) {
+	wk := &w.workers[wi]
+	w.S.BusyMs += int64(w.Now - wk.Since)
+	id := wk.Msg
+	m := w.m(id)
+	m.Holders--
+	w.maybeRetire(id, m)
+	wk.Msg, wk.Delivery, wk.CallEnd, wk.claimed, wk.Wedged = -1, 0, Never, false, false
+}
+
+func (w *World) crash(wi int, reason int64) {
+	wk := &w.workers[wi]
+	id, del := wk.Msg, wk.Delivery
+	w.release(wi)
+	wk.State = WDead
+	wk.Since = w.Now
+	w.S.Crashes++
+	w.schedule(item{t: w.Now + w.P.RestartAfter, op: opRestart, w: int16(wi)})
+	w.emit(EvCrash, id, wi, del, int64(w.Now+w.P.RestartAfter), reason)
+}
+
+func (w *World) restart(wi int) {
+	wk := &w.workers[wi]
+	wk.State = WIdle
+	wk.Since = w.Now
+	w.emit(EvRestart, -1, wi, 0, 0, 0)
+	w.wake()
+}
+
+func (w *World) renew(wi int, id int32, delivery uint16) {
+	wk := &w.workers[wi]
+	if wk.State != WBusy || wk.Msg != id || wk.Delivery != delivery || wk.Wedged || w.Now >= wk.CallEnd {
+		return
+	}
+	m := w.m(id)
+	if m.Status != StInFlight || m.Receives != delivery || w.Now >= m.Expiry {
+		return // the receipt has expired: ChangeMessageVisibility fails
+	}
+	m.Expiry = w.Now + w.P.VisibilityTimeout
+	wk.LeaseEnd = m.Expiry
+	w.schedule(item{t: m.Expiry, op: opLeaseExpire, a: id, d: delivery})
+	w.schedule(item{t: w.Now + w.P.Heartbeat, op: opRenew, w: int16(wi), a: id, d: delivery})
+	w.emit(EvRenew, id, wi, delivery, int64(m.Expiry), 0)
+}
+
+func (w *World) leaseExpire(id int32, delivery uint16) {
+	m, ok := w.Msg(id)
+	if !ok || m.Status != StInFlight || m.Receives != delivery || m.Expiry != w.Now {
+		return // acked, renewed or superseded since
+	}
+	mm := w.m(id)
+	if int(mm.Receives) >= w.P.MaxReceives {
+		w.deadLetter(id, mm)
+		return
+	}
+	deferred := mm.Deferred
+	w.unlease(id)
+	w.setVisible(id, mm)
+	if w.P.Mode == ModeStandard {
+		w.enqueue(id, mm)
+	}
+	w.emit(EvLeaseExpired, id, int(m.Holder), delivery, 0, int64(boolIdx(deferred)))
+	w.wake()
+}
+
+func (w *World) deadLetter(id int32, m *Msg) {
+	w.remove(id, m, StDLQ)
+	i := w.dlq.push(w.owner)
+	*w.dlq.mut(i, w.owner) = DeadLetter{Msg: id, Receives: m.Receives, Effects: m.Effects, Poison: m.Poison && !m.Repaired,
+		Source: m.Source, Published: m.Published, At: w.Now}
+	w.dlqLen++
+	w.S.DLQTotal++
+	w.S.DLQPeak = max(w.S.DLQPeak, int64(w.dlqLen))
+	w.emit(EvDLQ, id, -1, m.Receives, int64(m.Effects), 0)
+	for i, a := range w.spec.Alerts {
+		if a.Kind == AlertDLQNonEmpty && w.AlertAt[i] < 0 {
+			w.schedule(item{t: w.Now, op: opAlert, w: int16(i)})
+		}
+	}
+	for i, a := range w.spec.WouldHave {
+		if a.Kind == AlertDLQNonEmpty && w.WouldAt[i] < 0 {
+			w.schedule(item{t: w.Now, op: opAlert, w: int16(i), d: 1})
+		}
+	}
+	for i, o := range w.spec.Operators {
+		if !w.opDone[i] && o.WhenDLQ > 0 && w.dlqLen >= o.WhenDLQ {
+			w.opDone[i] = true
+			w.schedule(item{t: w.Now, op: opOperator, w: int16(i)})
+		}
+	}
+}
+
+// remove takes a message out of the broker (acked or dead-lettered),
+// recording the oldest message's age as it goes.
+func (w *World) remove(id int32, m *Msg, st MsgStatus) {
+	if int32(w.advanceOldest()) == id {
+		w.S.MaxOldestAge = max(w.S.MaxOldestAge, w.Now-m.Published)
+	}
+	switch m.Status {
+	case StVisible:
+		w.visible--
+	case StInFlight:
+		w.unlease(id)
+	}
+	m.Status = st
+	m.Holder = -1
+	w.maybeRetire(id, m)
+}
+
+func (w *World) maybeRetire(id int32, m *Msg) {
+	if m.Holders == 0 && (m.Status == StDeleted || m.Status == StDLQ) {
+		w.msgs.retire(int(id), w.owner)
+	}
+}
+
+// advanceOldest moves the cursor past messages the broker no longer holds
+// and returns it. Ids grow with publish time, so the cursor is the oldest
+// held message.
+func (w *World) advanceOldest() int {
+	for w.oldest < w.msgs.n {
+		m, ok := w.msgs.at(w.oldest)
+		if !ok {
+			w.oldest = (w.oldest/leafSize + 1) * leafSize
+			continue
+		}
+		if m.Held() {
+			break
+		}
+		w.oldest++
+	}
+	return w.oldest
+}
+
+// OldestAge is the age of the oldest message the broker holds, or -1.
+func (w *World) OldestAge() Duration {
+	i := w.advanceOldest()
+	if i >= w.msgs.n {
+		return -1
+	}
+	m, _ := w.msgs.at(i)
+	return w.Now - m.Published
+}
+
+func (w *World) ensureAgeCheck() {
+	at := Never
+	for i, a := range w.spec.Alerts {
+		if a.Kind == AlertOldestAge && w.AlertAt[i] < 0 {
+			i := w.advanceOldest()
+			if i >= w.msgs.n {
+				return
+			}
+			m, _ := w.msgs.at(i)
+			at = min(at, m.Published+a.Threshold)
+		}
+	}
+	if at == Never || (w.ageCheckAt >= 0 && w.ageCheckAt <= at) {
+		return
+	}
+	w.ageCheckAt = at
+	w.schedule(item{t: max(at, w.Now), op: opAgeCheck, bg: true})
+}
+
+func (w *World) ageCheck() {
+	w.ageCheckAt = -1
+	if age := w.OldestAge(); age >= 0 {
+		for i, a := range w.spec.Alerts {
+			if a.Kind == AlertOldestAge && w.AlertAt[i] < 0 && age >= a.Threshold {
+				w.fireAlert(i, false)
+				break
+			}
+		}
+	}
+	w.ensureAgeCheck()
+}
+
+func (w *World) fireAlert(i int, would bool) {
+	if would {
+		if w.WouldAt[i] >= 0 {
+			return
+		}
+		w.WouldAt[i] = w.Now
+	} else {
+		if w.AlertAt[i] >= 0 {
+			return
+		}
+		w.AlertAt[i] = w.Now
+	}
+	w.emit(EvAlert, -1, -1, 0, int64(i), int64(boolIdx(would)))
+}
+
+// operate runs an operator's action: the repair script gives every dead
+// letter its missing field and redrives it to the tail of the queue.
+func (w *World) operate(i int) {
+	n := 0
+	for j := 0; j < w.dlq.n; j++ {
+		d, _ := w.dlq.at(j)
+		if d.Redriven {
+			continue
+		}
+		w.dlq.mut(j, w.owner).Redriven = true
+		m := w.m(d.Msg)
+		if m.Holders == 0 {
+			w.msgs.unretire(int(d.Msg), w.owner)
+			*m = Msg{Published: d.Published, Effects: d.Effects, Source: d.Source, ClaimAt: -1, SentAt: -1, Poison: d.Poison}
+		}
+		m.Repaired = true
+		m.Receives = 0 // the redrive sends it as a new message
+		w.setVisible(d.Msg, m)
+		w.enqueue(d.Msg, m)
+		w.oldest = min(w.oldest, int(d.Msg))
+		n++
+	}
+	w.dlqLen = 0
+	w.S.Redriven += int64(n)
+	w.emit(EvRedrive, -1, -1, 0, int64(n), int64(i))
+	w.wake()
+	w.ensureAgeCheck()
+}
+
+func (w *World) applyKnobs() {
+	if len(w.pending) == 0 {
+		return
+	}
+	// validated when scheduled
+	_ = w.P.Apply(w.pending)
+	n := len(w.pending)
+	w.applied = w.pending
+	w.pending = nil
+	w.emit(EvKnob, -1, -1, 0, int64(n), 0)
+	w.wake()
+}

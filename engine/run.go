@@ -1,0 +1,259 @@
+package engine
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"hash"
+	"io"
+	"math"
+)
+
+// AlertFiring is an alert and the first time it fired.
+type AlertFiring struct {
+	Name string `json:"name"`
+	At   string `json:"at"`
+}
+
+// Summary is the run summary, keyed as INCIDENTS.md names it.
+type Summary struct {
+	Incident         string         `json:"incident"`
+	Seed             uint64         `json:"seed"`
+	Messages         int64          `json:"messages"`
+	Deliveries       int64          `json:"deliveries"`
+	Effects          int64          `json:"effects"`
+	DuplicateEffects int64          `json:"duplicate_effects"`
+	Lost             int64          `json:"lost"`
+	DLQ              int64          `json:"dlq"`
+	LateAcksRefused  int64          `json:"late_acks_refused"`
+	MaxOldestAgeS    float64        `json:"max_oldest_age_s"`
+	Busy             float64        `json:"busy"`
+	Alerts           []AlertFiring  `json:"alerts"`
+	WouldHaveFired   []AlertFiring  `json:"would_have_fired"`
+	End              string         `json:"end"`
+	Events           int64          `json:"events"`
+	Decisions        int64          `json:"decisions"`
+	TraceSHA256      string         `json:"trace_sha256"`
+	Figures          map[string]any `json:"figures"`
+	Code             string         `json:"code"`
+}
+
+// Summarize reads the summary off a world; traceHash is the hex digest of
+// the trace that produced it.
+func (w *World) Summarize(traceHash string) Summary {
+	s := Summary{
+		Incident: w.spec.ID, Seed: w.seed,
+		Messages: w.S.Published, Deliveries: w.S.Deliveries, Effects: w.S.Effects,
+		DuplicateEffects: w.S.Duplicates, Lost: w.S.Published - w.S.Effected,
+		DLQ: int64(w.dlqLen), LateAcksRefused: w.S.LateRefused,
+		End: w.S.LastEvent.Short(), Events: w.Pos, Decisions: w.NDec, TraceSHA256: traceHash,
+		Alerts: []AlertFiring{}, WouldHaveFired: []AlertFiring{},
+	}
+	end := w.S.LastEvent
+	maxAge := w.S.MaxOldestAge
+	if i := w.advanceOldest(); i < w.msgs.n {
+		m, _ := w.msgs.at(i)
+		maxAge = max(maxAge, end-m.Published)
+	}
+	s.MaxOldestAgeS = maxAge.Seconds()
+	busy := w.S.BusyMs
+	stuck := 0
+	for _, wk := range w.workers {
+		if wk.State == WBusy {
+			busy += int64(end - wk.Since)
+			if wk.Wedged {
+				stuck++
+			}
+		}
+	}
+	if span := int64(end-max(w.spec.Workers.Start, w.spec.Start)) * int64(len(w.workers)); span > 0 {
+		s.Busy = math.Round(float64(busy)/float64(span)*10000) / 10000
+	}
+	for i, a := range w.spec.Alerts {
+		if w.AlertAt[i] >= 0 {
+			s.Alerts = append(s.Alerts, AlertFiring{a.Name, w.AlertAt[i].Short()})
+		}
+	}
+	for i, a := range w.spec.WouldHave {
+		if w.WouldAt[i] >= 0 {
+			s.WouldHaveFired = append(s.WouldHaveFired, AlertFiring{a.Name, w.WouldAt[i].Short()})
+		}
+	}
+	s.Figures = map[string]any{
+		"dlq_peak":           w.S.DLQPeak,
+		"crashes":            w.S.Crashes,
+		"redriven":           w.S.Redriven,
+		"late_acks_accepted": w.S.LateAccepted,
+		"held_at_end":        len(w.leased) + w.visible,
+		"wedged":             stuck,
+		"last_effect":        w.S.LastEffect.Short(),
+	}
+	return s
+}
+
+// hashSink feeds a compact binary form of every event to SHA-256: the
+// trace hash. Varints keep it small (about 12 bytes an event), so hashing
+// costs little beside the simulation.
+type hashSink struct {
+	h    hash.Hash
+	buf  []byte
+	last Time
+	next Sink
+}
+
+func newHashSink(next Sink) *hashSink {
+	return &hashSink{h: sha256.New(), buf: make([]byte, 0, 64<<10), next: next}
+}
+
+func (s *hashSink) Event(w *World, e *Event, d *Decision) {
+	b := s.buf
+	b = binary.AppendUvarint(b, uint64(e.T-s.last))
+	s.last = e.T
+	b = append(b, byte(e.Kind))
+	b = binary.AppendVarint(b, int64(e.Msg))
+	b = binary.AppendVarint(b, int64(e.Worker))
+	b = binary.AppendUvarint(b, uint64(e.Delivery))
+	b = binary.AppendVarint(b, e.Value)
+	b = binary.AppendVarint(b, e.Aux)
+	if d != nil {
+		b = append(b, byte(d.Kind))
+		b = binary.AppendVarint(b, d.Value)
+	}
+	if len(b) > 60<<10 {
+		s.h.Write(b)
+		b = b[:0]
+	}
+	s.buf = b
+	if s.next != nil {
+		s.next.Event(w, e, d)
+	}
+}
+
+func (s *hashSink) sum() string {
+	s.h.Write(s.buf)
+	s.buf = s.buf[:0]
+	return hex.EncodeToString(s.h.Sum(nil))
+}
+
+// TraceLine is one line of `inflight run --trace`.
+type TraceLine struct {
+	Pos      int64          `json:"pos"`
+	T        string         `json:"t"`
+	Kind     string         `json:"kind"`
+	Message  *int32         `json:"message,omitempty"`
+	Delivery uint16         `json:"delivery,omitempty"`
+	Actor    string         `json:"actor"`
+	Caption  string         `json:"caption"`
+	Decision *TraceDecision `json:"decision,omitempty"`
+}
+
+// TraceDecision is a decision as the trace shows it.
+type TraceDecision struct {
+	Index        int64   `json:"index"`
+	Kind         string  `json:"kind"`
+	Chosen       int64   `json:"chosen"`
+	ChosenLabel  string  `json:"chosen_label"`
+	Alternatives []int64 `json:"alternatives,omitempty"`
+	Min          *int64  `json:"min,omitempty"`
+	Max          *int64  `json:"max,omitempty"`
+	Forced       bool    `json:"forced,omitempty"`
+	Text         string  `json:"text"`
+}
+
+// Line renders e (just emitted on w) as a trace line.
+func (w *World) Line(e *Event, d *Decision) TraceLine {
+	l := TraceLine{Pos: e.Pos, T: e.T.Clock(), Kind: e.Kind.String(), Delivery: e.Delivery, Caption: w.Caption(e, d), Actor: "broker"}
+	if e.Msg >= 0 {
+		m := e.Msg
+		l.Message = &m
+	}
+	if e.Worker >= 0 && int(e.Worker) < len(w.workers) {
+		l.Actor = w.workers[e.Worker].Name
+	} else if e.Kind == EvRedrive || e.Kind == EvKnob {
+		l.Actor = "operator"
+	}
+	if d != nil {
+		td := &TraceDecision{Index: d.Index, Kind: d.Kind.String(), Chosen: d.Value, Forced: d.Forced, Text: w.DecisionText(d)}
+		vals, labels := w.DecisionChoices(d)
+		td.ChosenLabel = labelFor(d.Value, vals, labels)
+		if d.Kind == DecLatency {
+			lo, hi := d.Lo, d.Hi
+			td.Min, td.Max = &lo, &hi
+			td.ChosenLabel = secs(Duration(d.Value))
+		} else {
+			td.Alternatives = vals
+		}
+		l.Decision = td
+	}
+	return l
+}
+
+func labelFor(v int64, vals []int64, labels []string) string {
+	for i, x := range vals {
+		if x == v {
+			return labels[i]
+		}
+	}
+	return ""
+}
+
+type traceSink struct {
+	enc *json.Encoder
+	err error
+}
+
+func (s *traceSink) Event(w *World, e *Event, d *Decision) {
+	if s.err == nil {
+		s.err = s.enc.Encode(w.Line(e, d))
+	}
+}
+
+// RunOptions configure a headless run.
+type RunOptions struct {
+	Seed     uint64
+	Set      []Setting // from the start
+	At       Time      // with HasAt: AtSet applies from this clock on
+	HasAt    bool
+	AtSet    []Setting
+	Trace    io.Writer // every event as a JSON line, or nil
+	MaxSteps int64     // stop after this many events (0: run to the end)
+}
+
+// Run plays an incident to the end without keeping any history: memory
+// stays flat however many messages it publishes.
+func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
+	w, err := NewWorld(spec, o.Seed, o.Set)
+	if err != nil {
+		return Summary{}, nil, err
+	}
+	if o.HasAt {
+		if err := w.ScheduleKnobs(o.At, o.AtSet); err != nil {
+			return Summary{}, nil, err
+		}
+	}
+	var next Sink
+	var ts *traceSink
+	var bw *bufio.Writer
+	if o.Trace != nil {
+		bw = bufio.NewWriterSize(o.Trace, 64<<10)
+		ts = &traceSink{enc: json.NewEncoder(bw)}
+		next = ts
+	}
+	hs := newHashSink(next)
+	for w.Step(hs) {
+		if o.MaxSteps > 0 && w.Pos >= o.MaxSteps {
+			break
+		}
+	}
+	if bw != nil {
+		if ts.err == nil {
+			ts.err = bw.Flush()
+		}
+		if ts.err != nil {
+			return Summary{}, nil, ts.err
+		}
+	}
+	return w.Summarize(hs.sum()), w, nil
+}

@@ -1,0 +1,246 @@
+package engine
+
+import "fmt"
+
+// Sink receives each event as it is emitted, with its decision if it
+// carries one. The world is consistent at that moment (captions read it).
+type Sink interface {
+	Event(w *World, e *Event, d *Decision)
+}
+
+// NewWorld builds the world at the incident's start with the given knob
+// changes applied from the beginning.
+func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
+	p := spec.Params
+	if err := p.Apply(settings); err != nil {
+		return nil, err
+	}
+	w := &World{spec: spec, seed: seed, P: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
+	for _, box := range spec.Workers.Boxes {
+		for i := 1; i <= spec.Workers.PerBox; i++ {
+			w.workers = append(w.workers, Worker{Name: fmt.Sprintf("%s%d", box, i), Box: box, Msg: -1, CallEnd: Never})
+		}
+	}
+	if len(w.workers) > 64 {
+		return nil, fmt.Errorf("incident %s: %d workers; at most 64", spec.ID, len(w.workers))
+	}
+	w.AlertAt = fill(len(spec.Alerts))
+	w.WouldAt = fill(len(spec.WouldHave))
+	w.opDone = make([]bool, len(spec.Operators))
+	w.schedule(item{t: max(spec.Workers.Start, spec.Start), op: opStartWorkers})
+	for i := range spec.Sources {
+		if w.sourceCount(i) > 0 {
+			w.schedule(item{t: spec.Sources[i].Start, op: opPublish, w: int16(i)})
+		}
+	}
+	return w, nil
+}
+
+func fill(n int) []Time {
+	out := make([]Time, n)
+	for i := range out {
+		out[i] = -1
+	}
+	return out
+}
+
+func (w *World) sourceCount(i int) int {
+	if w.spec.Sources[i].Name == "orders" {
+		return w.P.Orders
+	}
+	return w.spec.Sources[i].Count
+}
+
+// ScheduleKnobs queues knob changes for time at, ahead of every other step
+// at that time (seq 0). A fork uses it at its moment; a headless --at run
+// uses it at the start, which gives the same trace.
+func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
+	p := w.P
+	if err := p.Apply(settings); err != nil {
+		return err
+	}
+	if at < w.Now {
+		at = w.Now
+	}
+	w.pending = append(w.pending, settings...)
+	w.push(item{t: at, seq: 0, op: opKnobs, bg: true})
+	return nil
+}
+
+// Override forces the outcome of decision index in this world's future.
+func (w *World) Override(o DecisionOverride) { w.override = &o }
+
+// --- the event queue: a binary heap ordered by (t, seq) ---
+
+func (w *World) schedule(it item) {
+	w.seq++
+	it.seq = w.seq
+	w.push(it)
+}
+
+func (w *World) push(it item) {
+	if !it.bg {
+		w.live++
+	}
+	h := append(w.heap, it)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(&h[i], &h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+	w.heap = h
+}
+
+func less(a, b *item) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
+
+func (w *World) pop() item {
+	h := w.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && less(&h[r], &h[l]) {
+			m = r
+		}
+		if !less(&h[m], &h[i]) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	w.heap = h
+	if !top.bg {
+		w.live--
+	}
+	return top
+}
+
+// NextTime is when the next scheduled step runs, or Never when settled.
+func (w *World) NextTime() Time {
+	if w.live == 0 || len(w.heap) == 0 {
+		return Never
+	}
+	return w.heap[0].t
+}
+
+// Step runs steps until one emits an event, and reports false when the run
+// has settled (nothing but background steps remain) without emitting.
+func (w *World) Step(sink Sink) bool {
+	w.sink = sink
+	defer func() { w.sink = nil }()
+	for w.live > 0 {
+		it := w.pop()
+		w.Now = it.t
+		w.emitted = false
+		w.run(&it)
+		if w.emitted {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *World) run(it *item) {
+	switch it.op {
+	case opPublish:
+		w.publish(int(it.w), int(it.a))
+	case opStartWorkers:
+		w.startWorkers()
+	case opDispatch:
+		w.dispatch()
+	case opHandle:
+		w.handle(int(it.w))
+	case opWork:
+		w.work(int(it.w))
+	case opSend:
+		w.send(int(it.w))
+	case opCallReturn:
+		w.callReturn(int(it.w))
+	case opAck:
+		w.ack(int(it.w))
+	case opLeaseExpire:
+		w.leaseExpire(it.a, it.d)
+	case opRestart:
+		w.restart(int(it.w))
+	case opCrashAfterClaim:
+		w.crash(int(it.w), CrashAfterClaim)
+	case opRenew:
+		w.renew(int(it.w), it.a, it.d)
+	case opAgeCheck:
+		w.ageCheck()
+	case opOperator:
+		w.operate(int(it.w))
+	case opKnobs:
+		w.applyKnobs()
+	case opAlert:
+		w.fireAlert(int(it.w), it.d == 1)
+	}
+}
+
+// emit records one event. Exactly one event or none per step, so the world
+// between any two events is a well-defined state to seek to and fork from.
+func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
+	e := Event{Pos: w.Pos, T: w.Now, Kind: k, Msg: msg, Worker: int16(wk), Delivery: delivery, Value: val, Aux: aux, Dec: -1}
+	var d *Decision
+	if w.hasDec {
+		w.hasDec = false
+		w.dec.Pos = w.Pos
+		e.Dec = w.dec.Index
+		d = &w.dec
+	}
+	w.fp = mix(w.fp ^ uint64(e.T) ^ uint64(k)<<56 ^ uint64(uint32(msg))<<20 ^ uint64(uint16(wk))<<4 ^ uint64(delivery)<<40)
+	w.fp = mix(w.fp ^ uint64(val) ^ uint64(aux)<<32)
+	w.Pos++
+	w.S.LastEvent = w.Now
+	w.emitted = true
+	if w.sink != nil {
+		w.sink.Event(w, &e, d)
+	}
+}
+
+// decide records a decision and returns its value: the natural one, unless
+// a fork's override or the incident's pin says otherwise.
+func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
+	d := Decision{Index: w.NDec, T: w.Now, Kind: k, Msg: msg, Worker: int16(wk), Delivery: delivery,
+		Value: natural, Lo: lo, Hi: hi, Mask: mask}
+	w.NDec++
+	if v, ok := w.pinned(k, msg, delivery, mask); ok {
+		d.Value, d.Forced = v, true
+	}
+	if o := w.override; o != nil && o.Index == d.Index {
+		w.override = nil
+		if k != DecWorker || (o.Value >= 0 && o.Value < 64 && mask&(1<<uint(o.Value)) != 0) {
+			d.Value, d.Forced = o.Value, true
+		}
+	}
+	w.dec, w.hasDec = d, true
+	return d.Value
+}
+
+func (w *World) pinned(k DecisionKind, msg int32, delivery uint16, mask uint64) (int64, bool) {
+	for _, p := range w.spec.Pins {
+		if p.Kind != k || p.Message != msg || p.Delivery != int(delivery) {
+			continue
+		}
+		if k != DecWorker {
+			return p.Value, true
+		}
+		for i := range w.workers {
+			if mask&(1<<uint(i)) != 0 && w.workers[i].Box == p.Box {
+				return int64(i), true
+			}
+		}
+	}
+	return 0, false
+}

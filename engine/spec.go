@@ -1,0 +1,133 @@
+package engine
+
+// Spec is one incident as the engine runs it: the story's traffic, the
+// broker, workers, handler and dependency, and what the lesson says the
+// run must show. The incidents package builds it from a file; the engine
+// never parses anything but knob values.
+type Spec struct {
+	ID    string
+	Title string
+	Story string // one paragraph, the picker's subtitle
+
+	Start    Time   // the incident's clock when the run begins
+	Seed     uint64 // the default seed, the lesson's run
+	Featured int32  // the message the story follows, or -1
+	Label    string // what a message is called on screen: "order"
+
+	Sources   []Source
+	Params    Params // knob values at the start
+	Workers   WorkerSetup
+	Alerts    []AlertSpec // configured: they fire and appear in `alerts`
+	WouldHave []AlertSpec // what the lesson says was missing
+	Operators []OperatorSpec
+	Pins      []Pin
+
+	Bookmarks []Bookmark
+	Expect    []Expectation
+	Forks     []ForkSpec
+	Exercises []Exercise
+}
+
+// Source publishes Count messages at Start + Every×k. The one named
+// "orders" takes its count from the `orders` knob.
+type Source struct {
+	Name   string
+	Start  Time
+	Every  Duration
+	Count  int
+	Poison bool // written by the old producer: the new handler raises on it
+}
+
+// WorkerSetup places single-threaded workers on boxes.
+type WorkerSetup struct {
+	Boxes  []string
+	PerBox int
+	Start  Time // when the consumers begin polling
+}
+
+// AlertKind says what an alert watches.
+type AlertKind uint8
+
+// The alert kinds.
+const (
+	AlertOldestAge   AlertKind = iota // oldest held message older than Threshold
+	AlertDLQNonEmpty                  // anything in the dead letter queue
+)
+
+func (k AlertKind) String() string {
+	switch k {
+	case AlertOldestAge:
+		return "oldest_age"
+	case AlertDLQNonEmpty:
+		return "dlq_nonempty"
+	}
+	return "unknown"
+}
+
+// AlertSpec is one alert rule.
+type AlertSpec struct {
+	Name      string
+	Kind      AlertKind
+	Threshold Duration
+}
+
+// OperatorSpec is a person acting on the system when a condition holds:
+// Christmas Friday's repair script redrives the drawer once it holds 40.
+type OperatorSpec struct {
+	Name        string
+	Action      string // "repair_redrive"
+	WhenDLQ     int    // act when the DLQ first holds this many
+	Description string
+}
+
+// Pin fixes one decision of the lesson's run ("the featured order's first
+// call takes 34 s"), so the story's beats land where the lesson puts them.
+// A pin applies only when its value is among the decision's alternatives.
+type Pin struct {
+	Kind     DecisionKind
+	Message  int32
+	Delivery int
+	Value    int64  // latency in ms
+	Box      string // for worker choice: prefer an idle worker on this box
+}
+
+// Bookmark is a beat of the story with the lesson's words.
+type Bookmark struct {
+	At    Time
+	Title string
+	Words string
+}
+
+// Expectation is one published figure: Key is a summary key
+// ("duplicate_effects", "figures.dlq_peak", "message.14.effects",
+// "alert.oldest_age"), Want an exact value, a range or a bound.
+type Expectation struct {
+	Key  string
+	Want string
+}
+
+// ForkSpec is a fork the lesson asks for, with the figures it must give.
+type ForkSpec struct {
+	Name   string
+	At     Time // 0: from the start
+	HasAt  bool
+	Set    []Setting
+	Expect []Expectation
+}
+
+// Exercise is a "Check your understanding" question this incident can
+// answer, as a preset fork at the right moment.
+type Exercise struct {
+	Key      string
+	Question string
+	At       Time
+	Set      []Setting
+	Override *DecisionOverride // force the decision at At instead of a knob
+	Explain  string
+}
+
+// Setting is one knob=value pair, in the order the user gave it.
+type Setting struct {
+	Knob  string
+	Value string
+}

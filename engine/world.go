@@ -1,0 +1,257 @@
+package engine
+
+// MsgStatus is where a message is in the broker's life.
+type MsgStatus uint8
+
+// The message statuses.
+const (
+	StUnpublished MsgStatus = iota
+	StVisible               // waiting in the queue
+	StInFlight              // leased to a worker, or handed back with a delay
+	StDeleted               // acked: the broker forgot it
+	StDLQ                   // moved to the dead letter queue
+)
+
+func (s MsgStatus) String() string {
+	return [...]string{"unpublished", "visible", "in flight", "deleted", "dead letter"}[s]
+}
+
+// Msg is the broker's and the ground truth's record of one message.
+type Msg struct {
+	Published Time
+	LeaseAt   Time // when the current lease began
+	Expiry    Time // when the current lease ends
+	ClaimAt   Time // the claims table: -1 when there is no claim
+	SentAt    Time // -1 until stamped
+	Receives  uint16
+	Effects   uint16
+	Holders   uint8 // workers still running a handler on it
+	Status    MsgStatus
+	Source    uint8
+	Poison    bool  // the new handler raises on it
+	Repaired  bool  // an operator added the missing field
+	Deferred  bool  // the current lease was set by the handler, not a delivery
+	Holder    int16 // worker holding the current lease, -1 for none
+	QSeq      uint32 // bumped at each enqueue; older queue entries are stale
+}
+
+// Held reports whether the broker still holds the message.
+func (m *Msg) Held() bool { return m.Status == StVisible || m.Status == StInFlight }
+
+// DeadLetter is one entry of the dead letter queue.
+type DeadLetter struct {
+	Msg       int32
+	Receives  uint16
+	Effects   uint16
+	Redriven  bool
+	Poison    bool
+	Source    uint8
+	Published Time
+	At        Time
+}
+
+// WorkerState is what a worker process is doing.
+type WorkerState uint8
+
+// The worker states.
+const (
+	WOff  WorkerState = iota // not started yet
+	WIdle                    // polling
+	WBusy                    // running a handler
+	WDead                    // crashed; the supervisor will restart it
+)
+
+func (s WorkerState) String() string {
+	return [...]string{"off", "idle", "busy", "dead"}[s]
+}
+
+// Worker is one single-threaded consumer process.
+type Worker struct {
+	Name     string
+	Box      string
+	State    WorkerState
+	Msg      int32
+	Delivery uint16
+	Since    Time // busy or dead since
+	CallEnd  Time // when its provider call answers, or Never
+	LeaseEnd Time // the expiry its receipt quotes
+	Wedged   bool
+	claimed  bool // this delivery wrote a claim (stamp sent_at on return)
+}
+
+// Stats are the running counters behind the run summary.
+type Stats struct {
+	Published    int64
+	Deliveries   int64
+	Effects      int64
+	Duplicates   int64
+	Effected     int64 // messages with at least one effect
+	LateRefused  int64
+	LateAccepted int64
+	Acks         int64
+	Crashes      int64
+	Redriven     int64
+	DLQTotal     int64
+	DLQPeak      int64
+	BusyMs       int64
+	MaxOldestAge Duration
+	LastEffect   Time
+	LastEvent    Time
+}
+
+type op uint8
+
+const (
+	opPublish op = iota
+	opStartWorkers
+	opDispatch
+	opHandle
+	opSend
+	opCallReturn
+	opAck
+	opWork
+	opLeaseExpire
+	opRestart
+	opCrashAfterClaim
+	opRenew
+	opAgeCheck
+	opOperator
+	opKnobs
+	opAlert
+)
+
+// item is a scheduled step. Steps run in (t, seq) order; seq is assigned
+// at scheduling, so ties resolve in the order the model scheduled them.
+type item struct {
+	t   Time
+	seq uint64
+	op  op
+	bg  bool // background: does not keep the run alive
+	a   int32
+	w   int16
+	d   uint16
+}
+
+// World is the whole simulated state: plain data, cloned for checkpoints
+// and forks. The spec is shared and read-only.
+type World struct {
+	spec *Spec
+	seed uint64
+	P    Params
+	Now  Time
+	Pos  int64 // events emitted so far
+	NDec int64 // decisions made so far
+
+	seq     uint64
+	heap    []item
+	live    int // scheduled non-background steps
+	msgs    cowVec[Msg]
+	queue   deque   // standard: visible ids; ordered: every held id in order
+	qseq    uint32  // enqueue stamps handed out
+	leased  []int32 // in-flight ids, for the in-flight pane
+	visible int     // messages in StVisible
+	workers []Worker
+	dlq     cowVec[DeadLetter]
+	dlqLen  int
+
+	S          Stats
+	AlertAt    []Time // per spec.Alerts: first firing, or -1
+	WouldAt    []Time // per spec.WouldHave
+	opDone     []bool
+	oldest     int // cursor: no id below it is held
+	ageCheckAt Time
+	dispatchOn bool
+	pending    []Setting // a fork's knob changes, applied at its first step
+	applied    []Setting // the last changes applied, for the knob event's caption
+	override   *DecisionOverride
+
+	fp    uint64 // running fingerprint of the trace
+	owner *token
+
+	// per-step scratch, never carried across steps
+	sink    Sink
+	emitted bool
+	hasDec  bool
+	dec     Decision
+}
+
+// Clone returns an independent copy sharing unchanged leaves.
+func (w *World) Clone() *World {
+	c := *w
+	c.heap = append([]item(nil), w.heap...)
+	c.msgs = w.msgs.clone()
+	c.dlq = w.dlq.clone()
+	c.queue = w.queue.clone()
+	c.leased = append([]int32(nil), w.leased...)
+	c.workers = append([]Worker(nil), w.workers...)
+	c.AlertAt = append([]Time(nil), w.AlertAt...)
+	c.WouldAt = append([]Time(nil), w.WouldAt...)
+	c.opDone = append([]bool(nil), w.opDone...)
+	c.pending = append([]Setting(nil), w.pending...)
+	if w.override != nil {
+		o := *w.override
+		c.override = &o
+	}
+	c.owner = &token{}
+	w.owner = &token{} // the original must now copy shared leaves too
+	return &c
+}
+
+// Msg reads message id. ok is false for an id never published or a
+// message the world has finished with (deleted, its leaf released).
+func (w *World) Msg(id int32) (Msg, bool) {
+	if id < 0 || int(id) >= w.msgs.n {
+		return Msg{}, false
+	}
+	return w.msgs.at(int(id))
+}
+
+func (w *World) m(id int32) *Msg { return w.msgs.mut(int(id), w.owner) }
+
+// Published is the number of messages published so far.
+func (w *World) Published() int { return w.msgs.n }
+
+// Workers lists the workers (read-only).
+func (w *World) Workers() []Worker { return w.workers }
+
+// Leased lists the ids of messages in flight (read-only).
+func (w *World) Leased() []int32 { return w.leased }
+
+// QueueLen is the number of messages waiting in the queue (visible).
+func (w *World) QueueLen() int { return w.visible }
+
+// Queue lists up to max waiting message ids in queue order.
+func (w *World) Queue(max int) []int32 {
+	var out []int32
+	for i := 0; i < w.queue.len() && len(out) < max; i++ {
+		q := w.queue.at(i)
+		if m, _ := w.Msg(q.id); m.Status == StVisible && m.QSeq == q.qseq {
+			out = append(out, q.id)
+		}
+	}
+	return out
+}
+
+// DLQLen is the number of messages in the dead letter queue now.
+func (w *World) DLQLen() int { return w.dlqLen }
+
+// DeadLetters lists up to max dead letters still in the DLQ, newest first.
+func (w *World) DeadLetters(max int) []DeadLetter {
+	var out []DeadLetter
+	for i := w.dlq.n - 1; i >= 0 && len(out) < max; i-- {
+		if d, ok := w.dlq.at(i); ok && !d.Redriven {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Spec is the incident the world runs.
+func (w *World) Spec() *Spec { return w.spec }
+
+// Fingerprint is a running hash of the trace so far; share codes use it to
+// notice an engine that no longer reproduces them.
+func (w *World) Fingerprint() uint64 { return w.fp }
+
+// Settled reports whether nothing but background steps remain.
+func (w *World) Settled() bool { return w.live == 0 }

@@ -1,0 +1,149 @@
+package incidents
+
+import (
+	"fmt"
+	"strings"
+
+	"inflight/engine"
+)
+
+func (r *reader) build(f *file) *engine.Spec {
+	s := &engine.Spec{ID: f.ID, Title: f.Title, Story: strings.TrimSpace(f.Story), Label: f.Label, Seed: f.Seed, Featured: -1}
+	if f.ID == "" {
+		r.at("$", "missing id")
+	} else if strings.ContainsAny(f.ID, " \t/|~") {
+		r.at("$.id", "id %q: use letters, digits and dashes", f.ID)
+	}
+	if f.Title == "" {
+		r.at("$", "missing title")
+	}
+	if f.Featured != nil {
+		s.Featured = *f.Featured
+	}
+	s.Start = r.clock("$.start", f.Start, true)
+
+	if len(f.Sources) == 0 {
+		r.at("$", "missing sources: at least one source of messages")
+	}
+	for i, src := range f.Sources {
+		p := fmt.Sprintf("$.sources[%d]", i)
+		if src.Name == "" {
+			r.at(p, "source %d has no name", i)
+		}
+		if src.Count < 0 {
+			r.at(p+".count", "count %d is negative", src.Count)
+		}
+		every := r.dur(p+".every", src.Every, src.Count > 1)
+		start := r.clock(p+".start", src.Start, true)
+		if start < s.Start {
+			r.at(p+".start", "source starts at %s, before the incident's start %s", start.Short(), s.Start.Short())
+		}
+		s.Sources = append(s.Sources, engine.Source{Name: src.Name, Start: start, Every: every, Count: src.Count, Poison: src.Poison})
+		if src.Name == "orders" {
+			s.Params.Orders = src.Count
+		}
+	}
+
+	// defaults a file may leave out
+	s.Params.MaxReceives = 1000
+	s.Params.VisibilityTimeout = 30 * engine.Second
+	s.Params.ClaimWindow = 2 * engine.Minute
+	var set []engine.Setting
+	set = append(set, r.settings("$.broker", f.Broker, knobSections["broker"])...)
+	set = append(set, r.settings("$.handler", f.Handler, knobSections["handler"])...)
+	set = append(set, r.settings("$.provider", f.Provider, knobSections["provider"])...)
+
+	if len(f.Workers.Boxes) == 0 || f.Workers.PerBox <= 0 {
+		r.at("$.workers", "workers need boxes (a list) and per_box (at least 1)")
+	} else if n := len(f.Workers.Boxes) * f.Workers.PerBox; n > 64 {
+		r.at("$.workers", "%d workers; at most 64", n)
+	}
+	s.Workers = engine.WorkerSetup{Boxes: f.Workers.Boxes, PerBox: f.Workers.PerBox, Start: s.Start}
+	if f.Workers.Start != "" {
+		s.Workers.Start = r.clock("$.workers.start", f.Workers.Start, false)
+	}
+	if f.Workers.RestartAfter != "" {
+		set = append(set, engine.Setting{Knob: "restart_after", Value: f.Workers.RestartAfter})
+	}
+	if err := s.Params.Apply(set); err != nil {
+		r.at("$", "%v", err)
+	}
+
+	for i, p := range f.Pins {
+		path := fmt.Sprintf("$.pins[%d]", i)
+		k, ok := engine.DecisionKindByName(p.Decision)
+		if !ok || (k != engine.DecLatency && k != engine.DecWorker) {
+			r.at(path+".decision", "pin decision %q: want latency or worker", p.Decision)
+			continue
+		}
+		pin := engine.Pin{Kind: k, Message: p.Message, Delivery: p.Delivery, Box: p.Box}
+		if k == engine.DecLatency {
+			pin.Value = int64(r.dur(path+".value", p.Value, true))
+		} else if !contains(f.Workers.Boxes, p.Box) {
+			r.at(path+".box", "pin box %q is not one of the workers' boxes (%s)", p.Box, strings.Join(f.Workers.Boxes, ", "))
+		}
+		if p.Delivery < 1 {
+			r.at(path+".delivery", "delivery counts from 1")
+		}
+		s.Pins = append(s.Pins, pin)
+	}
+	s.Alerts = r.alerts("$.alerts", f.Alerts)
+	s.WouldHave = r.alerts("$.would_have", f.WouldHave)
+	for i, o := range f.Operators {
+		path := fmt.Sprintf("$.operators[%d]", i)
+		if o.Action != "repair_redrive" {
+			r.at(path+".action", "operator action %q: want repair_redrive", o.Action)
+		}
+		if o.WhenDLQ < 1 {
+			r.at(path+".when_dlq", "when_dlq must be at least 1")
+		}
+		s.Operators = append(s.Operators, engine.OperatorSpec{Name: o.Name, Action: o.Action, WhenDLQ: o.WhenDLQ, Description: o.Description})
+	}
+	for i, b := range f.Bookmarks {
+		path := fmt.Sprintf("$.bookmarks[%d]", i)
+		s.Bookmarks = append(s.Bookmarks, engine.Bookmark{At: r.clock(path+".at", b.At, true), Title: b.Title, Words: strings.TrimSpace(b.Words)})
+	}
+	s.Expect = r.expect("$.expect", f.Expect)
+	for i, fk := range f.Forks {
+		path := fmt.Sprintf("$.forks[%d]", i)
+		if fk.Name == "" {
+			r.at(path, "fork %d has no name", i)
+		}
+		spec := engine.ForkSpec{Name: fk.Name, Set: r.settings(path+".set", fk.Set, nil), Expect: r.expect(path+".expect", fk.Expect)}
+		if fk.At != "" {
+			spec.At, spec.HasAt = r.clock(path+".at", fk.At, false), true
+		}
+		s.Forks = append(s.Forks, spec)
+	}
+	for i, ex := range f.Exercises {
+		path := fmt.Sprintf("$.exercises[%d]", i)
+		if ex.Key == "" || ex.Question == "" {
+			r.at(path, "an exercise needs a key and a question")
+		}
+		s.Exercises = append(s.Exercises, engine.Exercise{Key: ex.Key, Question: strings.TrimSpace(ex.Question),
+			At: r.clock(path+".at", ex.At, true), Set: r.settings(path+".set", ex.Set, nil), Explain: strings.TrimSpace(ex.Explain)})
+	}
+	return s
+}
+
+func (r *reader) alerts(path string, as []alert) []engine.AlertSpec {
+	var out []engine.AlertSpec
+	for i, a := range as {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		spec := engine.AlertSpec{Name: a.Name}
+		switch a.Kind {
+		case "oldest_age":
+			spec.Kind = engine.AlertOldestAge
+			spec.Threshold = r.dur(p+".threshold", a.Threshold, true)
+		case "dlq_nonempty":
+			spec.Kind = engine.AlertDLQNonEmpty
+		default:
+			r.at(p+".kind", "alert kind %q: want oldest_age or dlq_nonempty", a.Kind)
+		}
+		if a.Name == "" {
+			r.at(p, "alert %d has no name", i)
+		}
+		out = append(out, spec)
+	}
+	return out
+}
