@@ -72,12 +72,12 @@ type DecisionKind uint8
 
 // The decision kinds.
 const (
-	DecLatency  DecisionKind = iota + 1 // how long the provider takes to answer
-	DecWorker                           // which idle worker takes a message
-	DecLateAck                          // the broker accepts or refuses a late ack
-	DecBranch                           // the claim handler's branch
-	DecWedge                            // whether a provider call never returns
-	DecCrash                            // whether a worker dies at a given point
+	DecLatency DecisionKind = iota + 1 // how long the provider takes to answer
+	DecWorker                          // which idle worker takes a message
+	DecLateAck                         // the broker accepts or refuses a late ack
+	DecBranch                          // the claim handler's branch
+	DecWedge                           // whether a provider call never returns
+	DecCrash                           // whether a worker dies at a given point
 )
 
 var decisionNames = []string{"", "latency", "worker", "late_ack", "branch", "wedge", "crash"}

@@ -28,10 +28,10 @@ type Msg struct {
 	Holders   uint8 // workers still running a handler on it
 	Status    MsgStatus
 	Source    uint8
-	Poison    bool  // the new handler raises on it
-	Repaired  bool  // an operator added the missing field
-	Deferred  bool  // the current lease was set by the handler, not a delivery
-	Holder    int16 // worker holding the current lease, -1 for none
+	Poison    bool   // the new handler raises on it
+	Repaired  bool   // an operator added the missing field
+	Deferred  bool   // the current lease was set by the handler, not a delivery
+	Holder    int16  // worker holding the current lease, -1 for none
 	QSeq      uint32 // bumped at each enqueue; older queue entries are stale
 }
 

@@ -1,0 +1,228 @@
+package engine_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"inflight/engine"
+	"inflight/incidents"
+)
+
+// traceOf collects a branch's events from pos 0 to its end.
+func traceOf(x *engine.Explorer, b *engine.Branch) []engine.Event {
+	x.Summary(b) // play it out
+	var out []engine.Event
+	for _, e := range x.EventsOn(b, 0, b.Len()) {
+		out = append(out, e.Event)
+	}
+	return out
+}
+
+func straight(t *testing.T, spec *engine.Spec, seed uint64, set []engine.Setting) []engine.Event {
+	t.Helper()
+	w, err := engine.NewWorld(spec, seed, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []engine.Event
+	sink := collect(&out)
+	for w.Step(sink) {
+	}
+	return out
+}
+
+type collector struct{ out *[]engine.Event }
+
+func (c collector) Event(_ *engine.World, e *engine.Event, _ *engine.Decision) { *c.out = append(*c.out, *e) }
+
+func collect(out *[]engine.Event) engine.Sink { return collector{out} }
+
+func equalTraces(t *testing.T, what string, a, b []engine.Event) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%s: %d events vs %d", what, len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("%s: differ at event %d:\n%+v\n%+v", what, i, a[i], b[i])
+		}
+	}
+}
+
+// randomCase picks an incident, a seed and some knobs.
+func randomCase(r *rand.Rand) (*engine.Spec, uint64, []engine.Setting) {
+	all := incidents.All()
+	spec := all[r.IntN(len(all))]
+	var set []engine.Setting
+	knobs := [][2]string{
+		{"visibility_timeout", fmt.Sprintf("%ds", 20+r.IntN(50))},
+		{"late_ack", []string{"refuse", "accept"}[r.IntN(2)]},
+		{"ack", []string{"after", "before"}[r.IntN(2)]},
+		{"heartbeat", []string{"0s", "10s"}[r.IntN(2)]},
+		{"max_receives", fmt.Sprint(1 + r.IntN(4))},
+	}
+	for _, k := range knobs {
+		if r.IntN(3) == 0 {
+			set = append(set, engine.Setting{Knob: k[0], Value: k[1]})
+		}
+	}
+	if spec.ID != "christmas-friday" {
+		set = append(set, engine.Setting{Knob: "orders", Value: fmt.Sprint(5 + r.IntN(40))})
+	}
+	return spec, r.Uint64N(1000), set
+}
+
+func TestSeekThenPlayEqualsStraight(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 40; i++ {
+		spec, seed, set := randomCase(r)
+		want := straight(t, spec, seed, set)
+		x, err := engine.NewExplorer(spec, seed, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Every = int64(16 + r.IntN(200)) // many checkpoints
+		x.End()
+		// seek back and forth at random, then play from the last point
+		for j := 0; j < 5; j++ {
+			x.Goto(int64(r.IntN(len(want) + 1)))
+		}
+		p := x.Pos()
+		got := x.Events(p, int64(len(want))+10)
+		equalTraces(t, fmt.Sprintf("case %d (%s seed %d %v) from %d", i, spec.ID, seed, set, p), want[p:], evs(got))
+		if x.World().Pos != p {
+			t.Fatalf("cursor moved")
+		}
+	}
+}
+
+func evs(es []engine.Entry) []engine.Event {
+	var out []engine.Event
+	for _, e := range es {
+		out = append(out, e.Event)
+	}
+	return out
+}
+
+func TestForkWithNoChangeEqualsParent(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 30; i++ {
+		spec, seed, set := randomCase(r)
+		x, _ := engine.NewExplorer(spec, seed, set)
+		x.Every = 64
+		main := x.Branch()
+		want := traceOf(x, main)
+		x.Goto(int64(r.IntN(len(want) + 1)))
+		b, err := x.Fork(engine.ForkOptions{Pos: x.Pos(), At: x.World().Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		equalTraces(t, "fork without change", want, traceOf(x, b))
+		if a, c := x.Summary(main), x.Summary(b); a.TraceSHA256 != c.TraceSHA256 {
+			t.Fatalf("hash differs: %s vs %s", a.TraceSHA256, c.TraceSHA256)
+		}
+		if _, diverged := x.Compare(main, b); diverged {
+			t.Fatal("compare found a divergence between identical branches")
+		}
+	}
+}
+
+func TestForkMatchesParentUpToForkPoint(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 30; i++ {
+		spec, seed, set := randomCase(r)
+		x, _ := engine.NewExplorer(spec, seed, set)
+		x.Every = 100
+		want := traceOf(x, x.Branch())
+		pos := int64(r.IntN(len(want)))
+		x.Goto(pos)
+		vt := fmt.Sprintf("%ds", 31+r.IntN(60))
+		b, err := x.Fork(engine.ForkOptions{Pos: pos, At: x.World().Now, Set: []engine.Setting{{Knob: "visibility_timeout", Value: vt}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := traceOf(x, b)
+		equalTraces(t, "prefix", want[:pos], got[:pos])
+		if got[pos].Kind != engine.EvKnob {
+			t.Fatalf("first event after the fork is %v, want knob", got[pos].Kind)
+		}
+		d, ok := x.Compare(x.Branches()[0], b)
+		if !ok || d.Pos != pos {
+			t.Fatalf("divergence at %d (%v), want %d", d.Pos, ok, pos)
+		}
+	}
+}
+
+// A headless --at run and an explorer fork at the same clock agree.
+func TestHeadlessAtEqualsExplorerFork(t *testing.T) {
+	spec, _ := incidents.Get("thursday")
+	at, _ := engine.ParseClock("19:52:00")
+	set := []engine.Setting{{Knob: "visibility_timeout", Value: "60s"}}
+	sum, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, HasAt: true, At: at, AtSet: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := engine.NewExplorer(spec, spec.Seed, nil)
+	x.SeekTime(at)
+	b, err := x.Fork(engine.ForkOptions{Pos: x.Pos(), At: at, Set: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := x.Summary(b)
+	if got.TraceSHA256 != sum.TraceSHA256 || got.Effects != sum.Effects {
+		t.Fatalf("explorer fork %s/%d, headless %s/%d", got.TraceSHA256, got.Effects, sum.TraceSHA256, sum.Effects)
+	}
+	// and the main branch's summary equals a plain headless run
+	plain, _, _ := engine.Run(spec, engine.RunOptions{Seed: spec.Seed})
+	if m := x.Summary(x.Branches()[0]); m.TraceSHA256 != plain.TraceSHA256 {
+		t.Fatalf("main %s vs headless %s", m.TraceSHA256, plain.TraceSHA256)
+	}
+}
+
+func TestDecisionForkChangesOutcome(t *testing.T) {
+	spec, _ := incidents.Get("thursday")
+	x, _ := engine.NewExplorer(spec, spec.Seed, nil)
+	at, _ := engine.ParseClock("19:52:34")
+	x.SeekTime(at)
+	// the next decision is the broker's answer to box B's late ack
+	e, ok := x.NextDecision()
+	if !ok || e.Decision.Kind != engine.DecLateAck || e.Event.Msg != 14 {
+		t.Fatalf("next decision: %+v", e)
+	}
+	b, err := x.Fork(engine.ForkOptions{Pos: e.Event.Pos, At: e.Event.T,
+		Override: &engine.DecisionOverride{Index: e.Decision.Index, Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Summary(b)
+	n := 0
+	for _, en := range x.EventsOn(b, 0, b.Len()) {
+		if en.Event.Kind == engine.EvEffect && en.Event.Msg == 14 {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("order 14 got %d emails after the broker accepted the late ack, want 2", n)
+	}
+}
+
+func TestPrevNextDecisionRoundTrip(t *testing.T) {
+	spec, _ := incidents.Get("thursday")
+	x, _ := engine.NewExplorer(spec, spec.Seed, nil)
+	x.Every = 50
+	var fwd []int64
+	for i := 0; i < 30; i++ {
+		e, ok := x.NextDecision()
+		if !ok {
+			t.Fatal("ran out of decisions")
+		}
+		fwd = append(fwd, e.Event.Pos)
+	}
+	for i := len(fwd) - 2; i >= 0; i-- {
+		e, ok := x.PrevDecision()
+		if !ok || e.Event.Pos != fwd[i] {
+			t.Fatalf("prev decision %d: got %d (%v), want %d", i, e.Event.Pos, ok, fwd[i])
+		}
+	}
+}
