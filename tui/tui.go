@@ -1,0 +1,92 @@
+// Package tui is the explorer: a Bubble Tea program that drives an
+// engine.Explorer and draws it. Nothing here is package-level mutable
+// state: many SSH sessions share one process, each with its own Model,
+// renderer, styles and keys.
+package tui
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"inflight/engine"
+	"inflight/incidents"
+)
+
+// Options choose what the explorer opens on and how it is shared.
+type Options struct {
+	Spec      *engine.Spec       // nil: thursday
+	Seed      uint64             // 0 with Spec: use Spec.Seed
+	Set       []engine.Setting   // knobs from the start
+	Code      string             // open at a share code instead (inflight open CODE)
+	Renderer  *lipgloss.Renderer // nil: lipgloss.DefaultRenderer(); the SSH server passes one per session
+	Stage     *Stage             // nil: no presenter mode
+	Presenter bool               // this session drives the stage
+	Follow    bool               // start following the stage (ssh follow@host)
+}
+
+// New builds the explorer's model. It fails on a share code that does not
+// parse or no longer reproduces, or on an unknown incident.
+func New(o Options) (Model, error) {
+	r := o.Renderer
+	if r == nil {
+		r = lipgloss.DefaultRenderer()
+	}
+	x, err := openExplorer(o)
+	if err != nil {
+		return Model{}, err
+	}
+	return newModel(x, r, o), nil
+}
+
+// openExplorer builds the engine explorer Options name.
+func openExplorer(o Options) (*engine.Explorer, error) {
+	if o.Code != "" {
+		return openCode(o.Code, o.Spec)
+	}
+	spec := o.Spec
+	if spec == nil {
+		s, err := incidents.Get("thursday")
+		if err != nil {
+			return nil, err
+		}
+		spec = s
+	}
+	seed := o.Seed
+	if seed == 0 {
+		seed = spec.Seed
+	}
+	x, err := engine.NewExplorer(spec, seed, o.Set)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", spec.ID, err)
+	}
+	return x, nil
+}
+
+// openCode opens a share code, on spec when given (an incident file) or
+// else on the bundled incident the code names.
+func openCode(s string, spec *engine.Spec) (*engine.Explorer, error) {
+	c, err := engine.ParseCode(s)
+	if err != nil {
+		return nil, err
+	}
+	if spec == nil || spec.ID != c.Incident {
+		if spec, err = incidents.Get(c.Incident); err != nil {
+			return nil, fmt.Errorf("share code: %w", err)
+		}
+	}
+	return engine.OpenCode(c, spec)
+}
+
+// Run runs the explorer in this terminal until the user quits: alt screen,
+// mouse cell motion.
+func Run(o Options) error {
+	m, err := New(o)
+	if err != nil {
+		return err
+	}
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion())
+	_, err = p.Run()
+	return err
+}
