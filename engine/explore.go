@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"bufio"
 	"encoding"
+	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 )
 
@@ -594,4 +597,18 @@ func next(k *walker) (Entry, bool) {
 		got = true
 	}))
 	return en, ok && got
+}
+
+// WriteTrace writes branch b's whole trace as JSON lines, as `run --trace`
+// does, replaying it from the start.
+func (x *Explorer) WriteTrace(b *Branch, out io.Writer) error {
+	bw := bufio.NewWriter(out)
+	ts := &traceSink{enc: json.NewEncoder(bw)}
+	k := x.walkerAt(b, 0)
+	for k.step(ts) && ts.err == nil {
+	}
+	if ts.err != nil {
+		return ts.err
+	}
+	return bw.Flush()
 }

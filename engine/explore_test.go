@@ -34,7 +34,9 @@ func straight(t *testing.T, spec *engine.Spec, seed uint64, set []engine.Setting
 
 type collector struct{ out *[]engine.Event }
 
-func (c collector) Event(_ *engine.World, e *engine.Event, _ *engine.Decision) { *c.out = append(*c.out, *e) }
+func (c collector) Event(_ *engine.World, e *engine.Event, _ *engine.Decision) {
+	*c.out = append(*c.out, *e)
+}
 
 func collect(out *[]engine.Event) engine.Sink { return collector{out} }
 

@@ -30,6 +30,7 @@ func (w *World) startWorkers() {
 	for i := range w.workers {
 		if w.workers[i].State == WOff {
 			w.workers[i].State = WIdle
+			w.idle++
 			w.workers[i].Since = w.Now
 		}
 	}
@@ -65,7 +66,7 @@ func (w *World) unlease(id int32) {
 // wake asks for a dispatch at the current time: workers poll continuously,
 // so a visible message and an idle worker meet at once.
 func (w *World) wake() {
-	if !w.dispatchOn {
+	if !w.dispatchOn && w.idle > 0 && w.visible > 0 {
 		w.dispatchOn = true
 		w.schedule(item{t: w.Now, op: opDispatch})
 	}
@@ -140,6 +141,7 @@ func (w *World) dispatch() {
 	m.Holder = int16(wi)
 	m.Holders++
 	wk := &w.workers[wi]
+	w.idle--
 	*wk = Worker{Name: wk.Name, Box: wk.Box, State: WBusy, Msg: id, Delivery: delivery, Since: w.Now, CallEnd: Never, LeaseEnd: m.Expiry}
 	w.S.Deliveries++
 	w.schedule(item{t: m.Expiry, op: opLeaseExpire, a: id, d: delivery})
@@ -316,6 +318,7 @@ func (w *World) ackNow(wi int, how int64) {
 func (w *World) finish(wi int) {
 	w.release(wi)
 	w.workers[wi].State = WIdle
+	w.idle++
 	w.workers[wi].Since = w.Now
 	w.wake()
 }
@@ -346,6 +349,7 @@ func (w *World) crash(wi int, reason int64) {
 func (w *World) restart(wi int) {
 	wk := &w.workers[wi]
 	wk.State = WIdle
+	w.idle++
 	wk.Since = w.Now
 	w.emit(EvRestart, -1, wi, 0, 0, 0)
 	w.wake()

@@ -75,6 +75,14 @@ func (w *World) Override(o DecisionOverride) { w.override = &o }
 func (w *World) schedule(it item) {
 	w.seq++
 	it.seq = w.seq
+	if it.t == w.Now && !it.bg {
+		// Most steps schedule a follow-up at the current time. Their seq
+		// is the largest yet, so a FIFO gives the heap's order without
+		// the heap's cost.
+		w.live++
+		w.soon = append(w.soon, it)
+		return
+	}
 	w.push(it)
 }
 
@@ -96,6 +104,24 @@ func (w *World) push(it item) {
 }
 
 func less(a, b *item) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
+
+// next removes the step to run next: the earliest (t, seq) of the heap and
+// the FIFO of steps due now.
+func (w *World) next() item {
+	if w.soonHead < len(w.soon) {
+		f := &w.soon[w.soonHead]
+		if len(w.heap) == 0 || w.heap[0].t > f.t || (w.heap[0].t == f.t && w.heap[0].seq > f.seq) {
+			it := *f
+			w.soonHead++
+			if w.soonHead == len(w.soon) {
+				w.soon, w.soonHead = w.soon[:0], 0
+			}
+			w.live--
+			return it
+		}
+	}
+	return w.pop()
+}
 
 func (w *World) pop() item {
 	h := w.heap
@@ -128,8 +154,11 @@ func (w *World) pop() item {
 
 // NextTime is when the next scheduled step runs, or Never when settled.
 func (w *World) NextTime() Time {
-	if w.live == 0 || len(w.heap) == 0 {
+	if w.live == 0 {
 		return Never
+	}
+	if w.soonHead < len(w.soon) {
+		return w.soon[w.soonHead].t
 	}
 	return w.heap[0].t
 }
@@ -138,16 +167,17 @@ func (w *World) NextTime() Time {
 // has settled (nothing but background steps remain) without emitting.
 func (w *World) Step(sink Sink) bool {
 	w.sink = sink
-	defer func() { w.sink = nil }()
 	for w.live > 0 {
-		it := w.pop()
+		it := w.next()
 		w.Now = it.t
 		w.emitted = false
 		w.run(&it)
 		if w.emitted {
+			w.sink = nil
 			return true
 		}
 	}
+	w.sink = nil
 	return false
 }
 
@@ -191,7 +221,10 @@ func (w *World) run(it *item) {
 // emit records one event. Exactly one event or none per step, so the world
 // between any two events is a well-defined state to seek to and fork from.
 func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
-	e := Event{Pos: w.Pos, T: w.Now, Kind: k, Msg: msg, Worker: int16(wk), Delivery: delivery, Value: val, Aux: aux, Dec: -1}
+	// the event lives in the world so that handing it to the sink does not
+	// allocate: a sink must copy what it keeps
+	w.ev = Event{Pos: w.Pos, T: w.Now, Kind: k, Msg: msg, Worker: int16(wk), Delivery: delivery, Value: val, Aux: aux, Dec: -1}
+	e := &w.ev
 	var d *Decision
 	if w.hasDec {
 		w.hasDec = false
@@ -199,13 +232,15 @@ func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 		e.Dec = w.dec.Index
 		d = &w.dec
 	}
-	w.fp = mix(w.fp ^ uint64(e.T) ^ uint64(k)<<56 ^ uint64(uint32(msg))<<20 ^ uint64(uint16(wk))<<4 ^ uint64(delivery)<<40)
-	w.fp = mix(w.fp ^ uint64(val) ^ uint64(aux)<<32)
+	// FNV-style: two multiplies an event keep the fingerprint cheap
+	const prime = 0x100000001b3
+	w.fp = (w.fp ^ (uint64(e.T) ^ uint64(k)<<56 ^ uint64(uint32(msg))<<20 ^ uint64(uint16(wk))<<4 ^ uint64(delivery)<<40)) * prime
+	w.fp = (w.fp ^ (uint64(val) ^ uint64(aux)<<32)) * prime
 	w.Pos++
 	w.S.LastEvent = w.Now
 	w.emitted = true
 	if w.sink != nil {
-		w.sink.Event(w, &e, d)
+		w.sink.Event(w, e, d)
 	}
 }
 

@@ -142,17 +142,20 @@ type World struct {
 	Pos  int64 // events emitted so far
 	NDec int64 // decisions made so far
 
-	seq     uint64
-	heap    []item
-	live    int // scheduled non-background steps
-	msgs    cowVec[Msg]
-	queue   deque   // standard: visible ids; ordered: every held id in order
-	qseq    uint32  // enqueue stamps handed out
-	leased  []int32 // in-flight ids, for the in-flight pane
-	visible int     // messages in StVisible
-	workers []Worker
-	dlq     cowVec[DeadLetter]
-	dlqLen  int
+	seq      uint64
+	heap     []item
+	soon     []item // steps due at Now, in seq order (see schedule)
+	soonHead int
+	live     int // scheduled non-background steps
+	msgs     cowVec[Msg]
+	queue    deque   // standard: visible ids; ordered: every held id in order
+	qseq     uint32  // enqueue stamps handed out
+	leased   []int32 // in-flight ids, for the in-flight pane
+	visible  int     // messages in StVisible
+	idle     int     // workers in WIdle
+	workers  []Worker
+	dlq      cowVec[DeadLetter]
+	dlqLen   int
 
 	S          Stats
 	AlertAt    []Time // per spec.Alerts: first firing, or -1
@@ -170,6 +173,7 @@ type World struct {
 
 	// per-step scratch, never carried across steps
 	sink    Sink
+	ev      Event
 	emitted bool
 	hasDec  bool
 	dec     Decision
@@ -179,6 +183,8 @@ type World struct {
 func (w *World) Clone() *World {
 	c := *w
 	c.heap = append([]item(nil), w.heap...)
+	c.soon = append([]item(nil), w.soon[w.soonHead:]...)
+	c.soonHead = 0
 	c.msgs = w.msgs.clone()
 	c.dlq = w.dlq.clone()
 	c.queue = w.queue.clone()
