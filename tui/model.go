@@ -1,39 +1,277 @@
 package tui
 
 import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
 )
 
-// Model is the explorer's root model: one per session.
+// state is which screen has the keyboard.
+type state int
+
+const (
+	stateMain state = iota
+	stateFork
+	stateBranches
+	stateCompare
+	stateExercises
+	stateStory
+	stateJump
+	stateCode
+	statePicker
+)
+
+func (s state) String() string {
+	return [...]string{"main", "fork", "branches", "compare", "exercises", "story", "jump", "code", "picker"}[s]
+}
+
+// Model is the explorer's root model, one per session. It routes keys to
+// the active screen and owns the explorer; panes and screens only draw.
 type Model struct {
 	x      *engine.Explorer
 	r      *lipgloss.Renderer
+	st     Styles
+	keys   KeyMap
+	help   help.Model
 	width  int
 	height int
+	state  state
+
+	// the cursor's displayed moment: the clock the user asked for (a tick,
+	// a jump, a bookmark) or the latest event's time, never before it
+	at engine.Time
+
+	play  player
+	sel   int32 // the selected message, -1 none
+	snap  snap
+	panes [numPanes]int // scroll offsets
+	flash string        // one line of news: an error, a fork made
+
+	fork      forkForm
+	branches  branchList
+	compare   compareView
+	exercises exerciseList
+	story     storyView
+	jump      jumpInput
+	picker    picker
+	exercise  *engine.Exercise // the exercise this branch answers
+
+	stage *Stage
+	pres  bool
+	fol   follower
 }
 
 func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options) Model {
-	return Model{x: x, r: r}
+	st := DefaultStyles(r)
+	h := help.New()
+	h.Styles = st.Help
+	m := Model{x: x, r: r, st: st, keys: DefaultKeyMap(), help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil}
+	m.play = newPlayer()
+	m.picker = newPicker(st)
+	m.warm()
+	m.at = x.World().Now
+	if o.Follow && o.Stage != nil {
+		m.fol.on = true
+	}
+	m.refresh(true)
+	return m
 }
 
-// Init starts nothing until the first window size arrives.
-func (m Model) Init() tea.Cmd { return nil }
+// warm plays the opening branch ahead (bounded) so the chart has its whole
+// width from the start, then returns to where the cursor was.
+func (m *Model) warm() {
+	pos := m.x.Pos()
+	m.x.Goto(pos + warmEvents)
+	m.x.Goto(pos)
+}
 
-// Update handles a message.
+const warmEvents = 200_000
+
+// Init starts following the stage when asked to.
+func (m Model) Init() tea.Cmd {
+	if m.fol.on {
+		return m.fol.wait(m.stage)
+	}
+	return nil
+}
+
+// Update handles a message: quit first, then sizes and app messages, then
+// the active screen.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	before := m.x.Pos()
+	beforeBr := m.x.Branch()
+	var cmd tea.Cmd
 	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
 	case tea.KeyMsg:
-		if msg.String() == "q" || msg.String() == "ctrl+c" {
+		if msg.String() == "ctrl+c" {
 			return m, tea.Quit
 		}
+		cmd = m.updateKey(msg)
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.Width = msg.Width
+		m.picker.setSize(msg.Width, msg.Height)
+	case tea.MouseMsg:
+		m.updateMouse(msg)
+	case playTickMsg:
+		cmd = m.onTick(msg)
+	case stageMsg:
+		cmd = m.onStage(msg)
 	}
-	return m, nil
+	if m.x.Pos() != before || m.x.Branch() != beforeBr {
+		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
+	}
+	m.publish()
+	return m, cmd
 }
 
-// View draws the explorer.
-func (m Model) View() string { return m.x.Spec.Title + " " + m.x.World().Now.Short() }
+// updateKey routes a key to the screen that has the keyboard.
+func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
+	switch m.state {
+	case stateFork:
+		return m.updateFork(k)
+	case stateBranches:
+		return m.updateBranches(k)
+	case stateCompare, stateCode:
+		if key.Matches(k, m.keys.Quit) && k.String() == "q" || key.Matches(k, m.keys.Close) || k.String() == "enter" || key.Matches(k, m.keys.Compare) && m.state == stateCompare || key.Matches(k, m.keys.Code) && m.state == stateCode {
+			m.state = stateMain
+		}
+		return nil
+	case stateExercises:
+		return m.updateExercises(k)
+	case stateStory:
+		return m.updateStory(k)
+	case stateJump:
+		return m.updateJump(k)
+	case statePicker:
+		return m.updatePicker(k)
+	}
+	return m.updateMain(k)
+}
+
+// updateMain handles a key on the main screen.
+func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
+	km := m.keys
+	if key.Matches(k, km.Quit) {
+		return tea.Quit
+	}
+	if key.Matches(k, km.Help) {
+		m.help.ShowAll = !m.help.ShowAll
+		return nil
+	}
+	if key.Matches(k, km.Close) {
+		m.flash = ""
+		m.help.ShowAll = false
+		return nil
+	}
+	if key.Matches(k, km.Follow) {
+		return m.follow()
+	}
+	// every key below moves or forks: a follower detaches into its own copy
+	if m.fol.on && m.moves(k) {
+		m.detach()
+	}
+	switch {
+	case key.Matches(k, km.Play):
+		return m.togglePlay()
+	case key.Matches(k, km.Faster):
+		m.play.faster()
+	case key.Matches(k, km.Slower):
+		m.play.slower()
+	case key.Matches(k, km.Step):
+		m.pause()
+		m.step(1)
+	case key.Matches(k, km.Back):
+		m.pause()
+		m.step(-1)
+	case key.Matches(k, km.Tick):
+		m.pause()
+		m.tick(engine.Second)
+	case key.Matches(k, km.TickBack):
+		m.pause()
+		m.tick(-engine.Second)
+	case key.Matches(k, km.NextDec):
+		m.pause()
+		m.decision(true)
+	case key.Matches(k, km.PrevDec):
+		m.pause()
+		m.decision(false)
+	case key.Matches(k, km.NextMark):
+		m.pause()
+		m.bookmark(true)
+	case key.Matches(k, km.PrevMark):
+		m.pause()
+		m.bookmark(false)
+	case key.Matches(k, km.Start):
+		m.pause()
+		m.x.Goto(0)
+		m.at = m.x.World().Now
+	case key.Matches(k, km.End):
+		m.pause()
+		m.x.End()
+		m.at = m.x.World().Now
+	case key.Matches(k, km.Jump):
+		m.pause()
+		m.openJump()
+	case key.Matches(k, km.Fork):
+		m.pause()
+		m.openFork()
+	case key.Matches(k, km.Branches):
+		m.openBranches()
+	case key.Matches(k, km.NextBr):
+		m.nextBranch()
+	case key.Matches(k, km.Compare):
+		m.pause()
+		m.openCompare()
+	case key.Matches(k, km.Exercises):
+		m.openExercises()
+	case key.Matches(k, km.Up):
+		m.selectMsg(-1)
+	case key.Matches(k, km.Down):
+		m.selectMsg(1)
+	case key.Matches(k, km.Story):
+		m.pause()
+		m.openStory()
+	case key.Matches(k, km.Code):
+		m.state = stateCode
+	case key.Matches(k, km.Incidents):
+		m.pause()
+		m.openPicker()
+	}
+	return nil
+}
+
+// moves reports whether k moves the cursor or forks: the keys that detach
+// a follower from the stage.
+func (m *Model) moves(k tea.KeyMsg) bool {
+	km := m.keys
+	for _, b := range []key.Binding{km.Play, km.Step, km.Back, km.Tick, km.TickBack, km.NextDec, km.PrevDec,
+		km.NextMark, km.PrevMark, km.Start, km.End, km.Jump, km.Fork, km.Branches, km.NextBr, km.Exercises, km.Incidents} {
+		if key.Matches(k, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// publish puts the presenter's moment on stage.
+func (m *Model) publish() {
+	if m.pres && m.stage != nil {
+		m.stage.Publish(m.x.Code().String())
+	}
+}
+
+// setExplorer replaces the explorer (another incident, a share code) and
+// resets everything that belonged to the old one.
+func (m *Model) setExplorer(x *engine.Explorer) {
+	m.x = x
+	m.sel = x.Spec.Featured
+	m.exercise = nil
+	m.panes = [numPanes]int{}
+	m.warm()
+	m.at = x.World().Now
+	m.refresh(true)
+}

@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"inflight/engine"
+)
+
+var seriesNames = [4]string{"queue", "in flight", "DLQ", "emails"}
+
+// chartSpan is the chart's time axis: the incident's start to the last
+// moment the branch is known to reach (or the cursor, if later).
+func (m Model) chartSpan() (t0, t1 engine.Time) {
+	t0 = m.x.Spec.Start
+	t1 = max(m.at, t0+engine.Second)
+	if s := m.x.Branch().Series(); len(s) > 0 {
+		t1 = max(t1, s[len(s)-1].T)
+	}
+	return t0, t1
+}
+
+// chartTime is the moment under chart column c of n.
+func chartTime(t0, t1 engine.Time, c, n int) engine.Time {
+	return t0 + engine.Time((int64(c)*2+1)*int64(t1-t0)/(int64(n)*2))
+}
+
+// viewChart draws queue depth, in flight, DLQ and emails over simulated
+// time, one sparkline band each, with a ▲ under the cursor's column.
+func (m Model) viewChart(l layout) []string {
+	n := l.chart.w
+	rows := l.chartRow
+	t0, t1 := m.chartSpan()
+	var cols [4][]float64
+	for i := range cols {
+		cols[i] = make([]float64, n)
+	}
+	have := make([]bool, n)
+	for _, s := range m.x.Branch().Series() {
+		c := int(int64(s.T-t0) * int64(n) / int64(t1-t0+1))
+		if c < 0 || c >= n {
+			continue
+		}
+		v := [4]float64{float64(s.Queue), float64(s.InFlight), float64(s.DLQ), float64(s.Effects)}
+		for i := range cols {
+			cols[i][c] = v[i] // the state at the column's end
+		}
+		have[c] = true
+	}
+	for c := 1; c < n; c++ { // carry levels across columns with no sample
+		if !have[c] {
+			for i := range cols {
+				cols[i][c] = cols[i][c-1]
+			}
+		}
+	}
+	cur := int(int64(m.at-t0) * int64(n) / int64(t1-t0+1))
+	cur = max(0, min(cur, n-1))
+	w := m.x.World()
+	now := [4]int64{int64(w.QueueLen()), int64(len(w.Leased())), int64(w.DLQLen()), w.S.Effects}
+	var out []string
+	for i := range cols {
+		peak := 0.0
+		for _, v := range cols[i] {
+			peak = max(peak, v)
+		}
+		band := sparkRows(cols[i], peak, rows)
+		for r, line := range band {
+			label, val := "", ""
+			if r == rows-1 {
+				label = seriesNames[i]
+				val = fmt.Sprintf(" %d (max %.0f)", now[i], peak)
+			}
+			rs := []rune(line)
+			left, mid, right := string(rs[:cur]), string(rs[cur]), string(rs[cur+1:])
+			s := fmt.Sprintf("%-*s ", chartLabelW, label) + m.st.Series[i].Render(left) + m.st.Cursor.Render(mid) + m.st.Dim.Render(right) + val
+			out = append(out, fitLine(s, l.timeline.w))
+		}
+	}
+	axis := []rune(strings.Repeat(" ", n))
+	axis[cur] = '▲'
+	a := fmt.Sprintf("%-*s ", chartLabelW, t0.Short()[:min(5, len(t0.Short()))]) + string(axis) + " " + t1.Clock()[:8]
+	out = append(out, fitLine(m.st.Cursor.Render(a), l.timeline.w))
+	return out
+}
+
+// sparkRows draws vs as rows of block characters, top row first.
+func sparkRows(vs []float64, peak float64, rows int) []string {
+	blocks := []rune(" ▁▂▃▄▅▆▇█")
+	out := make([]string, rows)
+	for r := 0; r < rows; r++ {
+		var b strings.Builder
+		for _, v := range vs {
+			lvl := 0.0
+			if peak > 0 {
+				lvl = v / peak * float64(rows*8)
+			}
+			if v > 0 && lvl < 1 {
+				lvl = 1
+			}
+			fill := lvl - float64((rows-1-r)*8)
+			i := int(max(0, min(8, fill)))
+			b.WriteRune(blocks[i])
+		}
+		out[r] = b.String()
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"inflight/engine"
+)
+
+// compareView sets two branches' summaries side by side: the parent (a)
+// and the branch under the cursor (b), where they first part, and the
+// selected customer's inbox in each.
+type compareView struct {
+	a, b           *engine.Branch
+	sa, sb         engine.Summary
+	div            engine.Divergence
+	parted         bool
+	inboxA, inboxB []engine.Entry
+}
+
+func (m *Model) openCompare() {
+	b := m.x.Branch()
+	a := b.Parent
+	if a == nil {
+		bs := m.x.Branches()
+		if len(bs) < 2 {
+			m.flash = "main has no parent to compare with: fork one with f, or try an exercise with e"
+			return
+		}
+		a, b = b, bs[len(bs)-1]
+	}
+	c := compareView{a: a, b: b}
+	c.sa, c.sb = m.x.Summary(a), m.x.Summary(b)
+	c.div, c.parted = m.x.Compare(a, b)
+	c.inboxA, c.inboxB = m.emailsOn(a), m.emailsOn(b)
+	m.compare = c
+	m.state = stateCompare
+}
+
+// emailsOn is every email the selected customer gets on branch b.
+func (m *Model) emailsOn(b *engine.Branch) []engine.Entry {
+	if m.sel < 0 {
+		return nil
+	}
+	from := int64(0)
+	if mm, ok := m.x.World().Msg(m.sel); ok {
+		from = m.x.PosAtTime(b, mm.Published)
+	}
+	return m.msgEvents(b, m.sel, from, func(e *engine.Entry) bool { return e.Event.Kind == engine.EvEffect })
+}
+
+func (m Model) viewCompare(r rect) string {
+	c, st := m.compare, m.st
+	if c.a == nil {
+		return ""
+	}
+	na, nb := branchPath(c.a), branchPath(c.b)
+	out := []string{st.PaneTitle.Render("Compare") + "  each branch played to its end · esc closes", ""}
+	cw := max(12, min(28, (r.w-26)/2))
+	row := func(label, va, vb string) string {
+		mark := "  "
+		s := fmt.Sprintf("%-22s %-*s %-*s", label, cw, va, cw, vb)
+		if va != vb {
+			mark = st.Warn.Render("≠ ")
+			s = st.Warn.Render(s)
+		}
+		return mark + s
+	}
+	out = append(out, "  "+st.Header.Render(fmt.Sprintf("%-22s %-*s %-*s", "", cw, trunc(na, cw-1), cw, trunc(nb, cw-1))))
+	alerts := func(fs []engine.AlertFiring) string {
+		if len(fs) == 0 {
+			return "none"
+		}
+		var p []string
+		for _, f := range fs {
+			p = append(p, f.Name+" "+f.At)
+		}
+		return strings.Join(p, ", ")
+	}
+	a, b := c.sa, c.sb
+	d := func(v int64) string { return fmt.Sprint(v) }
+	out = append(out,
+		row("messages", d(a.Messages), d(b.Messages)),
+		row("deliveries", d(a.Deliveries), d(b.Deliveries)),
+		row("emails sent", d(a.Effects), d(b.Effects)),
+		row("duplicate emails", d(a.DuplicateEffects), d(b.DuplicateEffects)),
+		row("lost (never sent)", d(a.Lost), d(b.Lost)),
+		row("dead letters at end", d(a.DLQ), d(b.DLQ)),
+		row("late acks refused", d(a.LateAcksRefused), d(b.LateAcksRefused)),
+		row("oldest message, max", fmt.Sprintf("%gs", a.MaxOldestAgeS), fmt.Sprintf("%gs", b.MaxOldestAgeS)),
+		row("workers busy", fmt.Sprintf("%.0f%%", a.Busy*100), fmt.Sprintf("%.0f%%", b.Busy*100)),
+		row("alerts fired", alerts(a.Alerts), alerts(b.Alerts)),
+		row("unconfigured would fire", alerts(a.WouldHaveFired), alerts(b.WouldHaveFired)),
+		row("last event", a.End, b.End),
+		"")
+	if c.parted {
+		out = append(out, st.Header.Render(fmt.Sprintf("First divergence at event %d:", c.div.Pos)))
+		side := func(name string, e *engine.Entry) string {
+			if e == nil {
+				return fmt.Sprintf("  %s: (the branch has ended)", name)
+			}
+			return fmt.Sprintf("  %s: %s %s", name, e.Event.T.Clock(), e.Caption)
+		}
+		out = append(out, side(trunc(na, 24), c.div.A), side(trunc(nb, 24), c.div.B))
+	} else {
+		out = append(out, st.Dim.Render("The two branches never differ."))
+	}
+	out = append(out, "")
+	if m.sel >= 0 {
+		name := m.x.World().MsgName(m.sel)
+		out = append(out, st.Header.Render(name+"'s customer's inbox (↑/↓ on the main screen selects another):"))
+		inbox := func(es []engine.Entry) string {
+			if len(es) == 0 {
+				return "no email"
+			}
+			var p []string
+			for _, e := range es {
+				p = append(p, e.Event.T.Short())
+			}
+			return fmt.Sprintf("%d: %s", len(es), strings.Join(p, ", "))
+		}
+		ia, ib := inbox(c.inboxA), inbox(c.inboxB)
+		line := func(n, v string) string {
+			s := fmt.Sprintf("  %-22s %s", trunc(n, 22), v)
+			if ia != ib {
+				return st.Warn.Render(s)
+			}
+			return s
+		}
+		out = append(out, line(na, ia), line(nb, ib))
+	}
+	return strings.Join(out, "\n")
+}
+
+func trunc(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 2 {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

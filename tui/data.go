@@ -1,0 +1,192 @@
+package tui
+
+import "inflight/engine"
+
+// snap is what the panes draw, read from the explorer after every move so
+// that View does no engine work: replaying events happens in Update.
+type snap struct {
+	br         *engine.Branch
+	pos        int64
+	recent     []engine.Entry // events before the cursor, oldest first
+	queue      []int32        // visible ids in queue order (capped)
+	delayed    []int32        // handed back with a delay
+	leased     []int32        // leased to a worker
+	stale      []int          // busy workers whose lease has passed to another
+	dead       []engine.DeadLetter
+	busy       int
+	lost       int64
+	inbox      []engine.Entry // the selected customer's emails
+	inboxFor   int32
+	effects    []engine.Entry // every customer's recent emails
+	selectable []int32
+}
+
+const (
+	recentN  = 200
+	listCap  = 1000
+	inboxCap = 50
+)
+
+// refresh rereads the explorer. full rereads the timeline from scratch
+// (after a jump back or a branch change); otherwise only the events since
+// the last refresh are read.
+func (m *Model) refresh(full bool) {
+	x, w := m.x, m.x.World()
+	s := &m.snap
+	pos := x.Pos()
+	var fresh []engine.Entry
+	if full || s.br != x.Branch() || pos < s.pos || pos-s.pos > x.Every {
+		s.recent = x.Last(recentN, nil)
+		s.inboxFor = -2
+	} else if pos > s.pos {
+		fresh = x.Events(s.pos, pos)
+		s.recent = append(s.recent, fresh...)
+		if len(s.recent) > recentN {
+			s.recent = append([]engine.Entry(nil), s.recent[len(s.recent)-recentN:]...)
+		}
+	}
+	s.br, s.pos = x.Branch(), pos
+
+	s.queue = w.Queue(listCap)
+	s.delayed, s.leased, s.stale = s.delayed[:0], s.leased[:0], s.stale[:0]
+	for _, id := range w.Leased() {
+		if mm, ok := w.Msg(id); ok && mm.Deferred {
+			s.delayed = append(s.delayed, id)
+		} else {
+			s.leased = append(s.leased, id)
+		}
+	}
+	s.busy = 0
+	for i, wk := range w.Workers() {
+		if wk.State != engine.WBusy {
+			continue
+		}
+		s.busy++
+		if mm, ok := w.Msg(wk.Msg); !ok || mm.Holder != int16(i) || mm.Status != engine.StInFlight {
+			s.stale = append(s.stale, i)
+		}
+	}
+	s.dead = w.DeadLetters(listCap)
+	s.lost = m.lost()
+
+	s.effects = s.effects[:0]
+	for i := len(s.recent) - 1; i >= 0 && len(s.effects) < inboxCap; i-- {
+		if s.recent[i].Event.Kind == engine.EvEffect {
+			s.effects = append(s.effects, s.recent[i])
+		}
+	}
+	if s.inboxFor != m.sel {
+		m.refreshInbox()
+	} else {
+		for _, e := range fresh {
+			if e.Event.Msg == m.sel && e.Event.Kind == engine.EvEffect {
+				s.inbox = append(s.inbox, e)
+			}
+		}
+	}
+
+	s.selectable = s.selectable[:0]
+	add := func(ids []int32, n int) {
+		for i := 0; i < len(ids) && i < n; i++ {
+			s.selectable = append(s.selectable, ids[i])
+		}
+	}
+	add(s.queue, 100)
+	add(s.delayed, 100)
+	add(s.leased, 100)
+	for _, i := range s.stale {
+		s.selectable = append(s.selectable, w.Workers()[i].Msg)
+	}
+	for i := 0; i < len(s.dead) && i < 100; i++ {
+		s.selectable = append(s.selectable, s.dead[i].Msg)
+	}
+}
+
+// refreshInbox rereads the selected customer's emails up to the cursor.
+func (m *Model) refreshInbox() {
+	s := &m.snap
+	s.inboxFor = m.sel
+	s.inbox = nil
+	if m.sel < 0 || int(m.sel) >= m.x.World().Published() {
+		return
+	}
+	keep := func(e *engine.Entry) bool { return e.Event.Msg == m.sel && e.Event.Kind == engine.EvEffect }
+	if mm, ok := m.x.World().Msg(m.sel); ok {
+		from := m.x.PosAtTime(m.x.Branch(), mm.Published)
+		for _, e := range m.x.Events(from, m.x.Pos()) {
+			if keep(&e) {
+				s.inbox = append(s.inbox, e)
+			}
+		}
+		return
+	}
+	s.inbox = m.x.Last(inboxCap, keep)
+}
+
+// lost counts messages published and never acted on that nobody holds or
+// works on any more: the silent loss of acking before the work. Messages
+// in the dead letter queue are counted there, not here.
+func (m *Model) lost() int64 {
+	w := m.x.World()
+	pending := int64(0)
+	unworked := func(id int32) bool {
+		mm, ok := w.Msg(id)
+		return ok && mm.Effects == 0
+	}
+	for _, id := range w.Queue(w.QueueLen()) {
+		if unworked(id) {
+			pending++
+		}
+	}
+	for _, id := range w.Leased() {
+		if unworked(id) {
+			pending++
+		}
+	}
+	for _, wk := range w.Workers() {
+		if mm, ok := w.Msg(wk.Msg); wk.State == engine.WBusy && (!ok || !mm.Held() && mm.Status != engine.StDLQ && mm.Effects == 0) {
+			pending++
+		}
+	}
+	for _, d := range w.DeadLetters(w.DLQLen()) {
+		if d.Effects == 0 {
+			pending++
+		}
+	}
+	return max(0, w.S.Published-w.S.Effected-pending)
+}
+
+// msgEvents reads message id's events on branch b from event from on, in
+// chunks, until the message has been quiet for quietSpan events or the
+// branch ends: its whole life without replaying the whole branch.
+func (m *Model) msgEvents(b *engine.Branch, id int32, from int64, keep func(*engine.Entry) bool) []engine.Entry {
+	var out []engine.Entry
+	quiet := int64(0)
+	for pos := from; quiet < quietSpan && pos-from < scanCap; pos += chunk {
+		evs := m.x.EventsOn(b, pos, pos+chunk)
+		hit := false
+		for i := range evs {
+			if evs[i].Event.Msg == id {
+				hit = true
+				if keep(&evs[i]) {
+					out = append(out, evs[i])
+				}
+			}
+		}
+		if hit {
+			quiet = 0
+		} else {
+			quiet += chunk
+		}
+		if int64(len(evs)) < chunk {
+			break
+		}
+	}
+	return out
+}
+
+const (
+	chunk     = 4096
+	quietSpan = 16384
+	scanCap   = 1 << 20
+)

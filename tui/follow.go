@@ -1,0 +1,107 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
+)
+
+// follower is a session tracking the presenter's stage. tag names the
+// current wait, so a wait left over from before a detach is dropped.
+type follower struct {
+	on  bool
+	tag int
+	gen uint64 // the generation last shown
+}
+
+// stageWait bounds one wait on the stage, so a session that quits leaves
+// no goroutine waiting for long.
+const stageWait = 2 * time.Second
+
+// stageMsg reports the stage moved (or that a wait timed out: code "").
+type stageMsg struct {
+	tag  int
+	code string
+	gen  uint64
+}
+
+// wait is the command that waits for the stage to move past the
+// generation last shown.
+func (f follower) wait(s *Stage) tea.Cmd {
+	if s == nil {
+		return nil
+	}
+	tag, gen := f.tag, f.gen
+	return func() tea.Msg {
+		select {
+		case <-s.Changed(gen):
+			code, g := s.Current()
+			return stageMsg{tag: tag, code: code, gen: g}
+		case <-time.After(stageWait):
+			return stageMsg{tag: tag, gen: gen}
+		}
+	}
+}
+
+// follow starts following the stage again.
+func (m *Model) follow() tea.Cmd {
+	if m.stage == nil {
+		m.flash = "there is no stage to follow here (presenter mode runs under inflight serve)"
+		return nil
+	}
+	if m.pres {
+		m.flash = "this session is the presenter"
+		return nil
+	}
+	m.pause()
+	m.fol.on = true
+	m.fol.tag++
+	m.fol.gen = 0 // show the current stage at once
+	m.flash = "following the presenter"
+	return m.fol.wait(m.stage)
+}
+
+// onStage shows the presenter's moment: the same incident, branch and
+// clock. A code on the same line of branches only moves the cursor.
+func (m *Model) onStage(s stageMsg) tea.Cmd {
+	if !m.fol.on || s.tag != m.fol.tag {
+		return nil
+	}
+	if s.code != "" && s.gen != m.fol.gen {
+		m.fol.gen = s.gen
+		m.showCode(s.code)
+	}
+	return m.fol.wait(m.stage)
+}
+
+// showCode moves to the moment a share code names, reusing the explorer
+// when only the cursor differs.
+func (m *Model) showCode(code string) {
+	c, err := engine.ParseCode(code)
+	if err != nil {
+		m.flash = err.Error()
+		return
+	}
+	mine := m.x.Code()
+	if lineOf(mine.String()) == lineOf(code) && c.Cursor >= 0 {
+		m.x.Goto(c.Cursor)
+		m.at = m.x.World().Now
+		return
+	}
+	x, err := openCode(code, m.x.Spec)
+	if err != nil {
+		m.flash = "cannot show the stage: " + err.Error()
+		return
+	}
+	m.setExplorer(x)
+	m.state = stateMain
+}
+
+// lineOf is a code without its cursor: the incident and branch path.
+func lineOf(code string) string {
+	line, _, _ := strings.Cut(code, "#")
+	return line
+}

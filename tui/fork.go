@@ -1,0 +1,239 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
+)
+
+// forkForm makes a branch from this moment: it shows the decision at the
+// cursor with its alternatives, and the incident's knobs with their
+// values. Changing the decision forks just before the event that made it;
+// changing only knobs forks at the cursor, from the displayed clock on.
+type forkForm struct {
+	dec     *engine.Entry
+	values  []int64
+	labels  []string
+	pick    int // -1: as it was
+	knobs   []*engine.Knob
+	inputs  []textinput.Model
+	orig    []string
+	name    textinput.Model
+	row     int // 0 decision, 1..len(knobs) knobs, then the name
+	err     string
+	pos, at int64
+}
+
+func newInput(st Styles, value string) textinput.Model {
+	ti := textinput.New()
+	ti.Prompt = ""
+	ti.SetValue(value)
+	ti.Cursor.SetMode(cursor.CursorStatic)
+	ti.Cursor.Style = st.Selected
+	ti.CharLimit = 64
+	return ti
+}
+
+func (m *Model) openFork() {
+	w := m.x.World()
+	f := forkForm{pick: -1, pos: m.x.Pos(), at: int64(m.at)}
+	if last := m.x.Last(1, engine.IsDecision); len(last) == 1 {
+		e := last[0]
+		f.dec = &e
+		f.values, f.labels = w.DecisionChoices(e.Decision)
+	}
+	for _, k := range engine.Knobs() {
+		v := k.Get(&w.P)
+		f.knobs = append(f.knobs, k)
+		f.orig = append(f.orig, v)
+		f.inputs = append(f.inputs, newInput(m.st, v))
+	}
+	f.name = newInput(m.st, "")
+	f.name.Placeholder = "(a name from the changes)"
+	f.row = 1
+	if f.dec != nil {
+		f.row = 0
+	}
+	m.fork = f
+	m.focusFork()
+	m.state = stateFork
+}
+
+func (m *Model) focusFork() {
+	f := &m.fork
+	for i := range f.inputs {
+		f.inputs[i].Blur()
+	}
+	f.name.Blur()
+	switch {
+	case f.row >= 1 && f.row <= len(f.inputs):
+		f.inputs[f.row-1].Focus()
+	case f.row == len(f.inputs)+1:
+		f.name.Focus()
+	}
+}
+
+// changes are the knob settings the form changes.
+func (f *forkForm) changes() []engine.Setting {
+	var set []engine.Setting
+	for i, in := range f.inputs {
+		if v := strings.TrimSpace(in.Value()); v != f.orig[i] {
+			set = append(set, engine.Setting{Knob: f.knobs[i].Name, Value: v})
+		}
+	}
+	return set
+}
+
+// override is the forced decision, if the form changes it.
+func (f *forkForm) override() *engine.DecisionOverride {
+	if f.dec == nil || f.pick < 0 || f.values[f.pick] == f.dec.Decision.Value {
+		return nil
+	}
+	return &engine.DecisionOverride{Index: f.dec.Decision.Index, Value: f.values[f.pick]}
+}
+
+func (m *Model) updateFork(k tea.KeyMsg) tea.Cmd {
+	f := &m.fork
+	last := len(f.inputs) + 1
+	first := 1
+	if f.dec != nil {
+		first = 0
+	}
+	switch k.String() {
+	case "esc":
+		m.state = stateMain
+		return nil
+	case "enter":
+		m.confirmFork()
+		return nil
+	case "up", "shift+tab":
+		f.row = max(first, f.row-1)
+		m.focusFork()
+		return nil
+	case "down", "tab":
+		f.row = min(last, f.row+1)
+		m.focusFork()
+		return nil
+	case "left", "right":
+		d := 1
+		if k.String() == "left" {
+			d = -1
+		}
+		if f.row == 0 && f.dec != nil {
+			n := len(f.values) + 1
+			f.pick = (f.pick+1+d+n)%n - 1
+			return nil
+		}
+		if f.row >= 1 && f.row <= len(f.knobs) && len(f.knobs[f.row-1].Choices) > 0 {
+			ch := f.knobs[f.row-1].Choices
+			in := &f.inputs[f.row-1]
+			i := 0
+			for j, c := range ch {
+				if c == in.Value() {
+					i = j
+				}
+			}
+			in.SetValue(ch[(i+d+len(ch))%len(ch)])
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	switch {
+	case f.row >= 1 && f.row <= len(f.inputs):
+		f.inputs[f.row-1], cmd = f.inputs[f.row-1].Update(k)
+	case f.row == last:
+		f.name, cmd = f.name.Update(k)
+	}
+	f.err = ""
+	return cmd
+}
+
+func (m *Model) confirmFork() {
+	f := &m.fork
+	set := f.changes()
+	for _, s := range set {
+		if _, err := engine.ParseSetting(s.Knob + "=" + s.Value); err != nil {
+			f.err = err.Error()
+			return
+		}
+	}
+	o := engine.ForkOptions{Pos: f.pos, At: engine.Time(f.at), Set: set, Override: f.override()}
+	if o.Override != nil {
+		o.Pos, o.At = f.dec.Event.Pos, f.dec.Event.T
+	}
+	o.Name = strings.TrimSpace(f.name.Value())
+	if o.Name == "" {
+		o.Name = engine.ForkName(set, o.Override, o.At)
+	}
+	m.x.Goto(o.Pos)
+	b, err := m.x.Fork(o)
+	if err != nil {
+		f.err = err.Error()
+		return
+	}
+	m.exercise = nil
+	m.state = stateMain
+	m.at = max(o.At, m.x.World().Now)
+	m.flash = "forked " + branchPath(b) + ": space plays it, c compares it with its parent"
+}
+
+func (m Model) viewFork(r rect) string {
+	f, st := m.fork, m.st
+	var out []string
+	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", engine.Time(f.at).Short(), branchPath(m.x.Branch())), "")
+	cur := func(row int) string {
+		if row == f.row {
+			return st.Cursor.Render("▶ ")
+		}
+		return "  "
+	}
+	if f.dec != nil {
+		out = append(out, "The decision at the cursor (event "+fmt.Sprint(f.dec.Event.Pos)+", "+f.dec.Event.T.Short()+"):")
+		out = append(out, "  "+st.Decision.Render(f.dec.DecText))
+		alts := []string{"as it was"}
+		alts = append(alts, f.labels...)
+		for i := range alts {
+			if i-1 == f.pick {
+				alts[i] = st.Selected.Render("[" + alts[i] + "]")
+			} else {
+				alts[i] = " " + alts[i] + " "
+			}
+		}
+		out = append(out, cur(0)+"choose ‹ "+strings.Join(alts, " ")+" ›   ←/→")
+	} else {
+		out = append(out, st.Dim.Render("No decision before the cursor yet: change knobs below."))
+	}
+	out = append(out, "", "Knobs from this moment on (type a value; ←/→ cycles choices):")
+	nw := 0
+	for _, k := range f.knobs {
+		nw = max(nw, len(k.Name))
+	}
+	for i, k := range f.knobs {
+		v := f.inputs[i].View()
+		if f.row != i+1 {
+			v = f.inputs[i].Value()
+		}
+		ch := " "
+		if strings.TrimSpace(f.inputs[i].Value()) != f.orig[i] {
+			ch = st.Warn.Render("*")
+		}
+		out = append(out, fmt.Sprintf("%s%s%-*s %-14s %s", cur(i+1), ch, nw, k.Name, v, st.Dim.Render(k.Help)))
+	}
+	name := f.name.View()
+	out = append(out, "", cur(len(f.knobs)+1)+"branch name: "+name)
+	def := engine.ForkName(f.changes(), f.override(), engine.Time(f.at))
+	if o := f.override(); o != nil {
+		def = engine.ForkName(f.changes(), o, f.dec.Event.T)
+	}
+	out = append(out, st.Dim.Render("  default: "+def))
+	if f.err != "" {
+		out = append(out, st.Bad.Render("  "+f.err))
+	}
+	out = append(out, "", st.Dim.Render("enter creates the branch and switches to it · ↑/↓ moves · esc cancels"))
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,89 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every key the explorer answers. Each session gets its own from
+// DefaultKeyMap, so disabling a binding (step back at the first event)
+// never touches another session's help.
+type KeyMap struct {
+	Play      key.Binding
+	Step      key.Binding
+	Back      key.Binding
+	Tick      key.Binding
+	TickBack  key.Binding
+	NextDec   key.Binding
+	PrevDec   key.Binding
+	NextMark  key.Binding
+	PrevMark  key.Binding
+	Faster    key.Binding
+	Slower    key.Binding
+	Start     key.Binding
+	End       key.Binding
+	Jump      key.Binding
+	Fork      key.Binding
+	Branches  key.Binding
+	NextBr    key.Binding
+	Compare   key.Binding
+	Exercises key.Binding
+	Up        key.Binding
+	Down      key.Binding
+	Story     key.Binding
+	Code      key.Binding
+	Incidents key.Binding
+	Follow    key.Binding
+	Help      key.Binding
+	Close     key.Binding
+	Quit      key.Binding
+}
+
+// DefaultKeyMap returns the explorer's keys.
+func DefaultKeyMap() KeyMap {
+	b := func(keys []string, k, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
+	}
+	return KeyMap{
+		Play:      b([]string{" "}, "space", "play/pause"),
+		Step:      b([]string{"l", "right"}, "l/→", "step"),
+		Back:      b([]string{"h", "left"}, "h/←", "step back"),
+		Tick:      b([]string{"L", "shift+right"}, "L", "+1 s"),
+		TickBack:  b([]string{"H", "shift+left"}, "H", "−1 s"),
+		NextDec:   b([]string{"n"}, "n", "next decision"),
+		PrevDec:   b([]string{"N"}, "N", "prev decision"),
+		NextMark:  b([]string{"]"}, "]", "next bookmark"),
+		PrevMark:  b([]string{"["}, "[", "prev bookmark"),
+		Faster:    b([]string{"+", "="}, "+", "faster"),
+		Slower:    b([]string{"-", "_"}, "-", "slower"),
+		Start:     b([]string{"g", "home"}, "g", "start"),
+		End:       b([]string{"G", "end"}, "G", "end"),
+		Jump:      b([]string{"/"}, "/", "jump to clock"),
+		Fork:      b([]string{"f"}, "f", "fork here"),
+		Branches:  b([]string{"b"}, "b", "branches"),
+		NextBr:    b([]string{"tab"}, "tab", "next branch"),
+		Compare:   b([]string{"c"}, "c", "compare"),
+		Exercises: b([]string{"e"}, "e", "exercises"),
+		Up:        b([]string{"k", "up"}, "↑/k", "select prev msg"),
+		Down:      b([]string{"j", "down"}, "↓/j", "select next msg"),
+		Story:     b([]string{"enter"}, "enter", "life story"),
+		Code:      b([]string{"y"}, "y", "share code"),
+		Incidents: b([]string{"i"}, "i", "incidents"),
+		Follow:    b([]string{"F"}, "F", "follow stage"),
+		Help:      b([]string{"?"}, "?", "all keys"),
+		Close:     b([]string{"esc"}, "esc", "close"),
+		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
+	}
+}
+
+// ShortHelp is the help bar: the keys a newcomer needs first.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Play, k.Step, k.Back, k.NextMark, k.NextDec, k.Fork, k.Exercises, k.Help, k.Quit}
+}
+
+// FullHelp is every key, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Play, k.Faster, k.Slower, k.Step, k.Back, k.Tick, k.TickBack},
+		{k.NextDec, k.PrevDec, k.NextMark, k.PrevMark, k.Start, k.End, k.Jump},
+		{k.Fork, k.Branches, k.NextBr, k.Compare, k.Exercises, k.Follow},
+		{k.Up, k.Down, k.Story, k.Code, k.Incidents, k.Help, k.Quit},
+	}
+}

@@ -1,0 +1,70 @@
+package tui
+
+import tea "github.com/charmbracelet/bubbletea"
+
+// updateMouse scrolls the pane under the wheel, selects the message
+// clicked in a pane, and seeks to the moment clicked on the chart.
+func (m *Model) updateMouse(msg tea.MouseMsg) {
+	if m.state != stateMain || m.width < minWidth || m.height < minHeight {
+		return
+	}
+	l := m.layout()
+	ev := tea.MouseEvent(msg)
+	for i := range numPanes {
+		r := l.panes[i]
+		if !r.has(ev.X, ev.Y) {
+			continue
+		}
+		switch {
+		case ev.Button == tea.MouseButtonWheelUp:
+			m.panes[i] = max(0, m.panes[i]-3)
+		case ev.Button == tea.MouseButtonWheelDown:
+			m.panes[i] += 3
+			m.panes[i] = clampOff(m.panes[i], m.paneLen(i), r.h-1)
+		case ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress:
+			ids := m.paneIDs(i, r.w)
+			row := ev.Y - r.y - 1 + clampOff(m.panes[i], len(ids), r.h-1)
+			if row >= 0 && row < len(ids) && ids[row] >= 0 {
+				m.setSel(ids[row])
+			}
+		}
+		return
+	}
+	c := l.chart
+	if ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress && ev.X >= c.x && ev.X < c.x+c.w && ev.Y >= c.y && ev.Y <= c.y+c.h {
+		t0, t1 := m.chartSpan()
+		m.pause()
+		m.detach()
+		m.seekClock(chartTime(t0, t1, ev.X-c.x, c.w))
+	}
+}
+
+func (m *Model) paneIDs(p pane, w int) []int32 {
+	var ids []int32
+	switch p {
+	case paneQueue:
+		_, _, ids = m.queuePane(w)
+	case paneFlight:
+		_, _, ids = m.flightPane(w)
+	case paneDead:
+		_, _, ids = m.deadPane(w)
+	}
+	return ids
+}
+
+func (m *Model) paneLen(p pane) int {
+	if p == paneInbox {
+		_, lines := m.inboxPane(80)
+		return len(lines)
+	}
+	return len(m.paneIDs(p, 80))
+}
+
+// detach stops following the stage: this session's copy is its own now.
+func (m *Model) detach() {
+	if m.fol.on {
+		m.fol.on = false
+		m.fol.tag++
+		m.flash = "stopped following the stage: this is your own copy now (F follows again)"
+	}
+}

@@ -1,0 +1,66 @@
+package tui
+
+import (
+	"fmt"
+
+	"inflight/engine"
+)
+
+// queuePane lists the messages waiting: visible ones in queue order, then
+// the ones handed back with a delay. Each row: id, age, deliveries so far,
+// remaining delay.
+func (m Model) queuePane(w int) (title string, lines []string, ids []int32) {
+	wd := m.x.World()
+	title = fmt.Sprintf("Queue %d", wd.QueueLen())
+	if n := len(m.snap.delayed); n > 0 {
+		title += fmt.Sprintf(" +%d delayed", n)
+	}
+	row := func(id int32, delayed bool) string {
+		mm, _ := wd.Msg(id)
+		s := fmt.Sprintf("%-8s age %-6s %d× recv", wd.MsgName(id), fmtDur(m.at-mm.Published), mm.Receives)
+		if delayed {
+			s += " delay " + fmtDur(mm.Expiry-m.at)
+		}
+		return m.mark(id, s)
+	}
+	for _, id := range m.snap.queue {
+		lines, ids = append(lines, row(id, false)), append(ids, id)
+	}
+	for _, id := range m.snap.delayed {
+		lines, ids = append(lines, row(id, true)), append(ids, id)
+	}
+	if len(lines) == 0 {
+		lines = append(lines, m.st.Dim.Render("empty"))
+		ids = append(ids, -1)
+	}
+	return title, lines, ids
+}
+
+// mark draws a row of message id: reversed and with a pointer when it is
+// the selected message.
+func (m Model) mark(id int32, s string) string {
+	if id == m.sel && id >= 0 {
+		return m.st.Selected.Render("›" + s)
+	}
+	return " " + s
+}
+
+// bar is a countdown: filled for the part of total still left.
+func bar(left, total engine.Duration, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	f := 0
+	if total > 0 {
+		f = int(int64(max(0, min(left, total))) * int64(w) / int64(total))
+	}
+	out := make([]rune, 0, w)
+	for i := 0; i < w; i++ {
+		if i < f {
+			out = append(out, '█')
+		} else {
+			out = append(out, '·')
+		}
+	}
+	return string(out)
+}

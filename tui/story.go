@@ -1,0 +1,126 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
+)
+
+// storyView is one message's life: published, each delivery with its
+// worker and lease, each email, refused acks, the dead letter queue — read
+// from the trace of the branch under the cursor. Events after the cursor
+// are shown dimmed: what is still to come.
+type storyView struct {
+	id     int32
+	events []engine.Entry
+	cursor int64
+	off    int
+}
+
+func (m *Model) openStory() {
+	if m.sel < 0 {
+		m.flash = "select a message first (↑/↓, or click one)"
+		return
+	}
+	w := m.x.World()
+	if int(m.sel) >= w.Published() {
+		m.flash = w.MsgName(m.sel) + " has not been published yet: step on, or select another"
+		m.storyFallback()
+		if int(m.sel) >= w.Published() {
+			return
+		}
+	}
+	b := m.x.Branch()
+	from := int64(0)
+	if mm, ok := w.Msg(m.sel); ok {
+		from = m.x.PosAtTime(b, mm.Published)
+	}
+	evs := m.msgEvents(b, m.sel, from, func(e *engine.Entry) bool { return true })
+	m.story = storyView{id: m.sel, events: evs, cursor: m.x.Pos()}
+	m.state = stateStory
+}
+
+// storyFallback selects the first message on screen when the selected one
+// does not exist yet.
+func (m *Model) storyFallback() {
+	if len(m.snap.selectable) > 0 {
+		m.sel = m.snap.selectable[0]
+		m.snap.inboxFor = -2
+		m.refreshInbox()
+	}
+}
+
+func (m *Model) updateStory(k tea.KeyMsg) tea.Cmd {
+	switch k.String() {
+	case "esc", "enter", "q":
+		m.state = stateMain
+	case "up", "k":
+		m.story.off = max(0, m.story.off-1)
+	case "down", "j":
+		m.story.off = min(max(0, len(m.story.events)-1), m.story.off+1)
+	}
+	return nil
+}
+
+func (m Model) viewStory(r rect) string {
+	s, st := m.story, m.st
+	w := m.x.World()
+	name := w.MsgName(s.id)
+	var effects, deliveries int
+	for _, e := range s.events {
+		switch e.Event.Kind {
+		case engine.EvEffect:
+			effects++
+		case engine.EvDeliver:
+			deliveries++
+		}
+	}
+	out := []string{
+		st.PaneTitle.Render("Life story of "+name) + fmt.Sprintf("  on %s · %d deliveries, %d emails", branchPath(m.x.Branch()), deliveries, effects),
+		st.Dim.Render("dimmed lines are still to come after the cursor · ↑/↓ scrolls · esc closes"), "",
+	}
+	var lines []string
+	for _, e := range s.events {
+		icon := storyIcon(e.Event.Kind)
+		l := fmt.Sprintf("%s  %-3s %s", e.Event.T.Clock(), icon, e.Caption)
+		if e.Decision != nil {
+			l += st.Decision.Render("  ◆ " + e.DecText)
+		}
+		if e.Event.Pos >= s.cursor {
+			l = st.Dim.Render("  " + l)
+		} else {
+			l = "  " + l
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) == 0 {
+		lines = append(lines, st.Dim.Render("  nothing recorded for this message on this branch"))
+	}
+	off := clampOff(s.off, len(lines), r.h-len(out))
+	out = append(out, lines[off:]...)
+	return strings.Join(out, "\n")
+}
+
+// storyIcon is a short word for an event kind, readable without colour.
+func storyIcon(k engine.Kind) string {
+	switch k {
+	case engine.EvPublish:
+		return "NEW"
+	case engine.EvDeliver:
+		return "→"
+	case engine.EvEffect:
+		return "✉"
+	case engine.EvAck:
+		return "✓"
+	case engine.EvAckRefused:
+		return "✗"
+	case engine.EvLeaseExpired:
+		return "…"
+	case engine.EvDLQ:
+		return "DLQ"
+	}
+	return "·"
+}

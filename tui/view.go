@@ -1,0 +1,322 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"inflight/engine"
+)
+
+// The smallest terminal the explorer draws in; below it, one centred line
+// says so.
+const (
+	minWidth  = 60
+	minHeight = 16
+)
+
+// pane names the four state panes, in screen order.
+type pane int
+
+const (
+	paneQueue pane = iota
+	paneFlight
+	paneDead
+	paneInbox
+	numPanes
+)
+
+// rect is a screen region, for mouse hits.
+type rect struct{ x, y, w, h int }
+
+func (r rect) has(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
+
+// layout is where everything goes at the current size, computed the same
+// way by View and by the mouse handler.
+type layout struct {
+	body     rect // between header and status
+	panes    [numPanes]rect
+	timeline rect
+	chart    rect // the sparkline columns (without labels)
+	chartRow int  // rows per series
+	footer   int  // help lines
+}
+
+const (
+	chartLabelW = 9  // "in flight"
+	chartValueW = 15 // " 108 (max 108)"
+)
+
+func (m Model) layout() layout {
+	var l layout
+	footer := lipgloss.Height(m.help.View(m.keys))
+	l.footer = footer
+	top := 1
+	bottom := 1 + footer // status + help
+	if m.flash != "" || m.state == stateJump {
+		bottom++
+	}
+	l.body = rect{0, top, m.width, max(0, m.height-top-bottom)}
+	bh := l.body.h
+	cols := 2
+	if m.width >= 120 {
+		cols = 4
+	}
+	ph := bh * 45 / 100
+	if cols == 2 {
+		ph = bh / 2
+	}
+	ph = max(ph, 4)
+	cw := (m.width - (cols-1)*3) / cols
+	for i := range numPanes {
+		c, r := int(i)%cols, int(i)/cols
+		rows := 1
+		if cols == 2 {
+			rows = 2
+		}
+		h := ph / rows
+		l.panes[i] = rect{c * (cw + 3), top + r*h, cw, h}
+	}
+	l.timeline = rect{0, top + ph, m.width, bh - ph}
+	// the timeline: title+words, then the chart, then events
+	words := 3
+	if l.timeline.h < 12 {
+		words = 2
+	}
+	l.chartRow = 1
+	if l.timeline.h >= 24 {
+		l.chartRow = 2
+	}
+	if l.timeline.h >= 34 {
+		l.chartRow = 3
+	}
+	l.chart = rect{chartLabelW + 1, l.timeline.y + 1 + words, max(1, m.width-chartLabelW-1-chartValueW), 4 * l.chartRow}
+	return l
+}
+
+// View draws the explorer.
+func (m Model) View() string {
+	if m.width < minWidth || m.height < minHeight {
+		return m.tooSmall()
+	}
+	l := m.layout()
+	var body string
+	switch m.state {
+	case stateFork:
+		body = m.viewFork(l.body)
+	case stateBranches:
+		body = m.viewBranches(l.body)
+	case stateCompare:
+		body = m.viewCompare(l.body)
+	case stateExercises:
+		body = m.viewExercises(l.body)
+	case stateStory:
+		body = m.viewStory(l.body)
+	case stateCode:
+		body = m.viewCode(l.body)
+	case statePicker:
+		body = m.picker.list.View()
+	default:
+		body = m.viewMain(l)
+	}
+	body = fit(body, m.width, l.body.h)
+	parts := []string{m.viewHeader(), body}
+	if m.state == stateJump {
+		parts = append(parts, fitLine(m.jump.input.View(), m.width))
+	} else if m.flash != "" {
+		parts = append(parts, fitLine(m.st.Warn.Render("» "+m.flash), m.width))
+	}
+	parts = append(parts, m.viewStatus(), fit(m.help.View(m.keys), m.width, l.footer))
+	return strings.Join(parts, "\n")
+}
+
+// tooSmall is the one centred line shown below the minimum size.
+func (m Model) tooSmall() string {
+	msg := fmt.Sprintf("inflight needs at least %d×%d (this is %d×%d)", minWidth, minHeight, m.width, m.height)
+	w, h := max(m.width, 1), max(m.height, 1)
+	msg = ansi.Truncate(msg, w, "…")
+	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, msg)
+}
+
+func (m Model) viewHeader() string {
+	w := m.x.World()
+	right := []string{m.st.Clock.Render(max(m.at, w.Now).Clock()[:8]), m.play.label(), "⎇ " + m.st.Branch.Render(branchPath(m.x.Branch()))}
+	switch {
+	case m.pres:
+		right = append(right, m.st.Badge.Render(" PRESENTER "))
+	case m.fol.on:
+		right = append(right, m.st.Badge.Render(" FOLLOWING "))
+	case m.stage != nil:
+		right = append(right, m.st.Dim.Render("[own copy: F follows]"))
+	}
+	r := strings.Join(right, "  ")
+	room := m.width - lipgloss.Width(r) - 2
+	if room < 8 {
+		return fitLine(r, m.width)
+	}
+	left := ansi.Truncate(m.st.Title.Render(m.x.Spec.Title), room, "…")
+	gap := m.width - lipgloss.Width(left) - lipgloss.Width(r)
+	return left + strings.Repeat(" ", max(1, gap)) + r
+}
+
+// viewStatus is the status line: the figures the lesson argues about.
+func (m Model) viewStatus() string {
+	w, st := m.x.World(), m.st
+	var parts []string
+	age := w.OldestAge()
+	oldest := "oldest " + fmtDur(age)
+	for i, a := range m.x.Spec.Alerts {
+		if a.Kind == engine.AlertOldestAge {
+			oldest += "/" + fmtDur(a.Threshold) + " alert"
+			if w.AlertAt[i] >= 0 {
+				oldest = st.Bad.Render(oldest)
+			}
+		}
+	}
+	parts = append(parts, oldest)
+	parts = append(parts, fmt.Sprintf("busy %d/%d", m.snap.busy, len(w.Workers())))
+	parts = append(parts, fmt.Sprintf("emails %d", w.S.Effects))
+	dup := fmt.Sprintf("dups %d", w.S.Duplicates)
+	if w.S.Duplicates > 0 {
+		dup = st.Bad.Render(dup)
+	}
+	parts = append(parts, dup)
+	lost := fmt.Sprintf("lost %d", m.snap.lost)
+	if m.snap.lost > 0 {
+		lost = st.Bad.Render(lost)
+	}
+	parts = append(parts, lost)
+	dlq := fmt.Sprintf("DLQ %d", w.DLQLen())
+	if w.DLQLen() > 0 {
+		dlq = st.Warn.Render(dlq)
+	}
+	parts = append(parts, dlq)
+	var firing, would []string
+	for i, a := range m.x.Spec.Alerts {
+		if w.AlertAt[i] >= 0 {
+			firing = append(firing, a.Name+" "+w.AlertAt[i].Short())
+		}
+	}
+	for i, a := range m.x.Spec.WouldHave {
+		if w.WouldAt[i] >= 0 {
+			would = append(would, a.Name+" "+w.WouldAt[i].Short())
+		}
+	}
+	if len(firing) > 0 {
+		parts = append(parts, st.Bad.Render("ALERT "+strings.Join(firing, ", ")))
+	} else {
+		parts = append(parts, "alerts: none")
+	}
+	if len(would) > 0 {
+		parts = append(parts, st.Dim.Render("not set up, would fire: "+strings.Join(would, ", ")))
+	}
+	return fitLine(strings.Join(parts, " · "), m.width)
+}
+
+// viewMain is the four panes over the timeline.
+func (m Model) viewMain(l layout) string {
+	titles, lines := [numPanes]string{}, [numPanes][]string{}
+	titles[paneQueue], lines[paneQueue], _ = m.queuePane(l.panes[paneQueue].w)
+	titles[paneFlight], lines[paneFlight], _ = m.flightPane(l.panes[paneFlight].w)
+	titles[paneDead], lines[paneDead], _ = m.deadPane(l.panes[paneDead].w)
+	titles[paneInbox], lines[paneInbox] = m.inboxPane(l.panes[paneInbox].w)
+	var boxes [numPanes]string
+	for i := range numPanes {
+		boxes[i] = m.renderPane(titles[i], lines[i], l.panes[i].w, l.panes[i].h, m.panes[i])
+	}
+	sep := func(h int) string { return m.st.Dim.Render(strings.TrimSuffix(strings.Repeat(" │ \n", h), "\n")) }
+	var grid string
+	if l.panes[paneDead].y == l.panes[paneQueue].y { // one row of four
+		h := l.panes[0].h
+		grid = lipgloss.JoinHorizontal(lipgloss.Top, boxes[0], sep(h), boxes[1], sep(h), boxes[2], sep(h), boxes[3])
+	} else {
+		h := l.panes[0].h
+		grid = lipgloss.JoinVertical(lipgloss.Left,
+			lipgloss.JoinHorizontal(lipgloss.Top, boxes[0], sep(h), boxes[1]),
+			lipgloss.JoinHorizontal(lipgloss.Top, boxes[2], sep(h), boxes[3]))
+	}
+	grid = fit(grid, m.width, l.timeline.y-l.body.y)
+	return grid + "\n" + m.viewTimeline(l)
+}
+
+// renderPane draws a titled, scrolled list exactly w×h.
+func (m Model) renderPane(title string, lines []string, w, h, off int) string {
+	rows := max(0, h-1)
+	off = clampOff(off, len(lines), rows)
+	more := ""
+	if off > 0 {
+		more += " ↑"
+	}
+	if off+rows < len(lines) {
+		more += fmt.Sprintf(" ↓%d", len(lines)-off-rows)
+	}
+	out := []string{fitLine(m.st.PaneTitle.Render(title)+m.st.Dim.Render(more), w)}
+	for i := off; i < len(lines) && len(out) < h; i++ {
+		out = append(out, fitLine(lines[i], w))
+	}
+	return fit(strings.Join(out, "\n"), w, h)
+}
+
+func clampOff(off, n, rows int) int {
+	return max(0, min(off, n-rows))
+}
+
+// fitLine truncates or pads s to exactly w cells.
+func fitLine(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	s = ansi.Truncate(s, w, "…")
+	if d := w - lipgloss.Width(s); d > 0 {
+		s += strings.Repeat(" ", d)
+	}
+	return s
+}
+
+// fit makes s exactly w×h cells.
+func fit(s string, w, h int) string {
+	if h <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i := range lines {
+		lines[i] = fitLine(lines[i], w)
+	}
+	for len(lines) < h {
+		lines = append(lines, strings.Repeat(" ", max(w, 0)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fmtDur is a span to the second: "34s", "1m24s", "2h05m".
+func fmtDur(d engine.Duration) string {
+	if d < 0 {
+		return "-" + fmtDur(-d)
+	}
+	s := int64(d) / 1000
+	switch {
+	case s < 60:
+		if d > 0 && d < 10*engine.Second && d%1000 != 0 {
+			return fmt.Sprintf("%.1fs", float64(d)/1000)
+		}
+		return fmt.Sprintf("%ds", s)
+	case s < 3600 && s%60 == 0:
+		return fmt.Sprintf("%dm", s/60)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
+}
+
+// wrap word-wraps s to w cells.
+func wrap(s string, w int) []string {
+	if w < 4 {
+		return []string{s}
+	}
+	return strings.Split(ansi.Wordwrap(strings.Join(strings.Fields(s), " "), w, ""), "\n")
+}
