@@ -29,7 +29,10 @@ type Producer struct {
 	sticky []sticky
 	draws  uint64
 	inTxn  bool
-	fenced bool
+	// txnParts are the partitions this client already added to its open
+	// transaction; it does not ask the coordinator again for those.
+	txnParts []TP
+	fenced   bool
 }
 
 // NewProducer starts a producer: InitProducerId, or initTransactions with a
@@ -68,6 +71,7 @@ func (p *Producer) Clone() *Producer {
 		n.seqs[k] = v
 	}
 	n.sticky = append([]sticky(nil), p.sticky...)
+	n.txnParts = append([]TP(nil), p.txnParts...)
 	return &n
 }
 
@@ -138,9 +142,12 @@ func (p *Producer) Prepare(c *Cluster, topic string, recs ...Record) ([]Batch, e
 }
 
 // Produce sends one prepared batch to its partition leader. Within a
-// transaction the partition is first added to it (AddPartitionsToTxn,
-// which the Java client does on its own). A fencing error makes the
-// producer unusable, as ProducerFencedException does.
+// transaction a partition new to it is first added (AddPartitionsToTxn,
+// which the Java client does on its own). So a fenced instance gets
+// PRODUCER_FENCED from the coordinator for a new partition and
+// INVALID_PRODUCER_EPOCH from the partition leader for one it had already
+// added. Either makes a transactional producer unusable, as
+// ProducerFencedException does.
 func (p *Producer) Produce(c *Cluster, now int64, b Batch) (Result, error) {
 	if p.fenced {
 		return Result{}, ErrProducerFenced
@@ -154,16 +161,26 @@ func (p *Producer) Produce(c *Cluster, now int64, b Batch) (Result, error) {
 		res.BaseOffset, res.LastOffset = part.appendPlain(b.b.Records, now)
 		return res, nil
 	}
-	if b.b.Transactional {
+	if b.b.Transactional && !p.added(b.TP) {
 		if err := c.addPartition(p.cfg.TransactionalID, b.b.PID, b.b.Epoch, b.TP, now); err != nil {
 			return res, p.fail(err)
 		}
+		p.txnParts = append(p.txnParts, b.TP)
 	}
 	res.BaseOffset, res.LastOffset, res.Duplicate, err = part.appendBatch(b.b, now)
 	if err != nil {
 		return res, p.fail(err)
 	}
 	return res, nil
+}
+
+func (p *Producer) added(tp TP) bool {
+	for _, x := range p.txnParts {
+		if x == tp {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Producer) fail(err error) error {

@@ -148,7 +148,7 @@ func (p *Producer) BeginTransaction() error {
 	if p.cfg.TransactionalID == "" || p.inTxn {
 		return ErrInvalidTxnState
 	}
-	p.inTxn = true
+	p.inTxn, p.txnParts = true, nil
 	return nil
 }
 
