@@ -432,9 +432,8 @@ func (s *Stream) XReadGroup(grp, consumerName string, count int, id string, now 
 	var after ID
 	history := id != ">"
 	if history {
-		switch id {
-		case "$", "+":
-			return nil, &Error{Kind: "ERR", Msg: "ERR The " + id + " ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The " + id + " ID would just return an empty result set."}
+		if id == "$" { // ("+" is refused as an invalid id in 7.0.)
+			return nil, &Error{Kind: "ERR", Msg: "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set."}
 		}
 		var err error
 		if after, err = ParseID(id); err != nil {
@@ -443,8 +442,13 @@ func (s *Stream) XReadGroup(grp, consumerName string, count int, id string, now 
 		// Redis encodes ">" as the largest id, so that explicit id is ">".
 		history = after != MaxID
 	}
-	c, _ := g.ensureConsumer(consumerName, now)
-	c.seenTime = now
+	// The consumer is created (or refreshed) when the read is served: a
+	// history read always is; a ">" read only when there is something new
+	// (Redis 7.0 xreadCommand; 7.2 creates it in every case).
+	if history || s.hasNewFor(g) {
+		c, _ := g.ensureConsumer(consumerName, now)
+		c.seenTime = now
+	}
 
 	if history {
 		out := []Entry{}
@@ -471,7 +475,7 @@ func (s *Stream) XReadGroup(grp, consumerName string, count int, id string, now 
 
 	// New entries: served only if the last existing entry is after the
 	// group's last-delivered-id; otherwise the reply is nil.
-	if len(s.entries) == 0 || s.entries[len(s.entries)-1].id.Compare(g.lastID) <= 0 {
+	if !s.hasNewFor(g) {
 		return nil, nil
 	}
 	var out []Entry
@@ -492,6 +496,12 @@ func (s *Stream) XReadGroup(grp, consumerName string, count int, id string, now 
 		out = append(out, e.entry())
 	}
 	return out, nil
+}
+
+// hasNewFor reports whether the last existing entry is after the group's
+// last-delivered-id.
+func (s *Stream) hasNewFor(g *group) bool {
+	return len(s.entries) > 0 && s.entries[len(s.entries)-1].id.Compare(g.lastID) > 0
 }
 
 // ---------------------------------------------------------------------------
@@ -641,8 +651,12 @@ func (s *Stream) claim(grp, consumerName string, minIdle int64, ids []ID, opt Cl
 	if deliveryTime < 0 || deliveryTime > now {
 		deliveryTime = now
 	}
-	c, _ := g.ensureConsumer(consumerName, now)
-	c.seenTime = now
+	// Redis 7.0 creates (or refreshes) the consumer only when it claims an
+	// entry; 7.2 does it up front.
+	claimant := func() {
+		c, _ := g.ensureConsumer(consumerName, now)
+		c.seenTime = now
+	}
 	for _, id := range ids {
 		pi, pending := g.pelIndex(id)
 		ei, exists := s.find(id)
@@ -663,10 +677,11 @@ func (s *Stream) claim(grp, consumerName string, minIdle int64, ids []ID, opt Cl
 			g.pel = slices.Insert(g.pel, pi, nack{id: id, deliveryTime: now, count: 1})
 			forced = true
 		}
-		p := &g.pel[pi]
-		if !forced && minIdle > 0 && now-p.deliveryTime < minIdle {
+		if !forced && minIdle > 0 && now-g.pel[pi].deliveryTime < minIdle {
 			continue
 		}
+		claimant()
+		p := &g.pel[pi]
 		p.deliveryTime = deliveryTime
 		switch {
 		case opt.RetryCount != nil && *opt.RetryCount >= 0:
@@ -715,8 +730,6 @@ func (s *Stream) autoClaim(grp, consumerName string, minIdle int64, start ID, co
 	if g == nil {
 		return noKeyOrGroup(s.key, grp, "")
 	}
-	c, _ := g.ensureConsumer(consumerName, now)
-	c.seenTime = now
 	r.Deleted = []ID{}
 	attempts := 10 * count // "scans at most 10*COUNT entries" (xautoclaimCommand)
 	i, _ := g.pelIndex(start)
@@ -733,6 +746,9 @@ func (s *Stream) autoClaim(grp, consumerName string, minIdle int64, start ID, co
 			i++
 			continue
 		}
+		c, _ := g.ensureConsumer(consumerName, now) // 7.0: only when claiming
+		c.seenTime = now
+		p = &g.pel[i]
 		p.deliveryTime = now
 		if !justID {
 			p.count++
