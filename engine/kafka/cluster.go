@@ -35,13 +35,24 @@ import (
 // Errors, named after Kafka's error codes or the Java exception a client
 // raises.
 var (
-	ErrOutOfOrderSequence   = errors.New("OUT_OF_ORDER_SEQUENCE_NUMBER")
+	// ErrOutOfOrderSequence is a batch whose first sequence number does
+	// not follow the last one the partition accepted from that producer.
+	ErrOutOfOrderSequence = errors.New("OUT_OF_ORDER_SEQUENCE_NUMBER")
+	// ErrInvalidProducerEpoch is the partition leader refusing a batch from
+	// an epoch older than the one it knows (a fenced zombie, since 2.7).
 	ErrInvalidProducerEpoch = errors.New("INVALID_PRODUCER_EPOCH")
-	ErrProducerFenced       = errors.New("PRODUCER_FENCED")
-	ErrInvalidTxnState      = errors.New("INVALID_TXN_STATE")
-	ErrUnknownTopic         = errors.New("UNKNOWN_TOPIC_OR_PARTITION")
-	ErrTopicExists          = errors.New("TOPIC_ALREADY_EXISTS")
-	ErrInvalidPartitions    = errors.New("INVALID_PARTITIONS")
+	// ErrProducerFenced is the transaction coordinator refusing a request
+	// from a superseded epoch (KIP-588); the client then stays fenced.
+	ErrProducerFenced = errors.New("PRODUCER_FENCED")
+	// ErrInvalidTxnState is a transactional call out of order (commit
+	// without begin, send outside a transaction, begin twice).
+	ErrInvalidTxnState = errors.New("INVALID_TXN_STATE")
+	// ErrUnknownTopic names a topic or partition that does not exist.
+	ErrUnknownTopic = errors.New("UNKNOWN_TOPIC_OR_PARTITION")
+	// ErrTopicExists is CreateTopic on an existing name.
+	ErrTopicExists = errors.New("TOPIC_ALREADY_EXISTS")
+	// ErrInvalidPartitions is a partition count that is not an increase.
+	ErrInvalidPartitions = errors.New("INVALID_PARTITIONS")
 	// ErrCommitFailed is CommitFailedException: the member is no longer in
 	// the group (UNKNOWN_MEMBER_ID), typically after max.poll.interval.ms.
 	ErrCommitFailed = errors.New("CommitFailedException: UNKNOWN_MEMBER_ID")
@@ -73,6 +84,7 @@ type TP struct {
 	Partition int
 }
 
+// String is Kafka's "topic-partition" notation.
 func (tp TP) String() string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
 
 // Record is what a producer sends. NoKey is Kafka's null key (the sticky

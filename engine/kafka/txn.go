@@ -102,7 +102,10 @@ func (c *Cluster) addPartition(id string, pid int64, epoch int16, tp TP, now int
 // endTxn writes the markers of t's transaction to every partition it
 // touched and, on commit, makes its offset commits visible. The model
 // writes markers synchronously; Kafka writes them just after EndTxn
-// answers, so the LSO advances a moment later there.
+// answers, so the LSO advances a moment later there. Markers carry the
+// transaction's epoch, as in transaction protocol versions 0 and 1; with
+// KIP-890's version 2 (Kafka 4.x) the coordinator bumps the epoch at every
+// transaction end, which changes epoch numbers but not who is fenced.
 func (c *Cluster) endTxn(t *txnMeta, kind Control, now int64) {
 	for _, tp := range t.Partitions {
 		if p, err := c.partition(tp); err == nil {
