@@ -90,7 +90,7 @@ func (m Model) viewCompare(r rect) string {
 		row("oldest message, max", fmt.Sprintf("%gs", a.MaxOldestAgeS), fmt.Sprintf("%gs", b.MaxOldestAgeS)),
 		row("workers busy", fmt.Sprintf("%.0f%%", a.Busy*100), fmt.Sprintf("%.0f%%", b.Busy*100)),
 		row("alerts fired", alerts(a.Alerts), alerts(b.Alerts)),
-		row("unconfigured would fire", alerts(a.WouldHaveFired), alerts(b.WouldHaveFired)),
+		row("unset alert would fire", alerts(a.WouldHaveFired), alerts(b.WouldHaveFired)),
 		row("last event", a.End, b.End),
 		"")
 	if c.parted {

@@ -186,8 +186,10 @@ func (m Model) viewFork(r rect) string {
 	f, st := m.fork, m.st
 	var out []string
 	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", engine.Time(f.at).Short(), branchPath(m.x.Branch())), "")
+	focus := 0
 	cur := func(row int) string {
 		if row == f.row {
+			focus = len(out)
 			return st.Cursor.Render("▶ ")
 		}
 		return "  "
@@ -224,8 +226,8 @@ func (m Model) viewFork(r rect) string {
 		}
 		out = append(out, fmt.Sprintf("%s%s%-*s %-14s %s", cur(i+1), ch, nw, k.Name, v, st.Dim.Render(k.Help)))
 	}
-	name := f.name.View()
-	out = append(out, "", cur(len(f.knobs)+1)+"branch name: "+name)
+	out = append(out, "")
+	out = append(out, cur(len(f.knobs)+1)+"branch name: "+f.name.View())
 	def := engine.ForkName(f.changes(), f.override(), engine.Time(f.at))
 	if o := f.override(); o != nil {
 		def = engine.ForkName(f.changes(), o, f.dec.Event.T)
@@ -235,5 +237,8 @@ func (m Model) viewFork(r rect) string {
 		out = append(out, st.Bad.Render("  "+f.err))
 	}
 	out = append(out, "", st.Dim.Render("enter creates the branch and switches to it · ↑/↓ moves · esc cancels"))
-	return strings.Join(out, "\n")
+	if len(out) > r.h && f.row == len(f.knobs)+1 {
+		focus = len(out) // keep the name, the default and the hint in view
+	}
+	return window(out, focus, r.h)
 }

@@ -109,7 +109,21 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.String() == "ctrl+c" {
 			return m, tea.Quit
 		}
-		cmd = m.updateKey(msg)
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			// keys typed faster than one read arrive together: "++"
+			var cmds []tea.Cmd
+			for _, r := range msg.Runes {
+				one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
+				c := m.updateKey(one)
+				cmds = append(cmds, c)
+				if m.quitting(one) {
+					break
+				}
+			}
+			cmd = tea.Batch(cmds...)
+		} else {
+			cmd = m.updateKey(msg)
+		}
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.Width = msg.Width
@@ -242,6 +256,11 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.openPicker()
 	}
 	return nil
+}
+
+// quitting reports whether k quits from the main screen.
+func (m *Model) quitting(k tea.KeyMsg) bool {
+	return m.state == stateMain && key.Matches(k, m.keys.Quit)
 }
 
 // moves reports whether k moves the cursor or forks: the keys that detach

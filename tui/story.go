@@ -83,7 +83,12 @@ func (m Model) viewStory(r rect) string {
 		st.Dim.Render("dimmed lines are still to come after the cursor · ↑/↓ scrolls · esc closes"), "",
 	}
 	var lines []string
+	marked := false
 	for _, e := range s.events {
+		if e.Event.Pos >= s.cursor && !marked {
+			lines = append(lines, st.Cursor.Render(fmt.Sprintf("  ── the cursor: %s ── still to come:", max(m.at, w.Now).Short())))
+			marked = true
+		}
 		icon := storyIcon(e.Event.Kind)
 		l := fmt.Sprintf("%s  %-3s %s", e.Event.T.Clock(), icon, e.Caption)
 		if e.Decision != nil {

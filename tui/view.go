@@ -165,7 +165,7 @@ func (m Model) viewHeader() string {
 func (m Model) viewStatus() string {
 	w, st := m.x.World(), m.st
 	var parts []string
-	age := w.OldestAge()
+	age := max(0, w.OldestAge())
 	oldest := "oldest " + fmtDur(age)
 	for i, a := range m.x.Spec.Alerts {
 		if a.Kind == engine.AlertOldestAge {

@@ -1,0 +1,60 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+)
+
+// viewAfter runs the explorer under teatest at w×h, sends keys, quits and
+// returns the final model's view.
+func viewAfter(t *testing.T, w, h int, keys ...string) string {
+	t.Helper()
+	m, err := New(Options{Renderer: asciiRenderer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
+	for _, k := range keys {
+		tm.Send(keyMsg(k))
+	}
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	return tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).View()
+}
+
+// TestGolden pins the explorer's screens at 120×40 and 80×24: update with
+// go test ./tui -run TestGolden -update
+func TestGolden(t *testing.T) {
+	screens := []struct {
+		name string
+		keys []string
+	}{
+		{"start", nil},
+		{"bookmark1", []string{"]"}},
+		{"bookmark2", []string{"]", "]"}},
+		{"bookmark3", []string{"]", "]", "]"}},
+		{"bookmark4", []string{"]", "]", "]", "]"}},
+		{"bookmark5", []string{"]", "]", "]", "]", "]"}},
+		{"fork", []string{"]", "]", "]", "f"}},
+		{"compare", []string{"e", "1", "c"}},
+		{"story", []string{"]", "]", "]", "]", "]", "enter"}},
+		{"help", []string{"?"}},
+	}
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		for _, s := range screens {
+			t.Run(fmt.Sprintf("%dx%d/%s", size[0], size[1], s.name), func(t *testing.T) {
+				golden.RequireEqual(t, []byte(viewAfter(t, size[0], size[1], s.keys...)))
+			})
+		}
+	}
+	for _, size := range [][2]int{{59, 24}, {80, 15}, {1, 1}} {
+		t.Run(fmt.Sprintf("toosmall/%dx%d", size[0], size[1]), func(t *testing.T) {
+			golden.RequireEqual(t, []byte(viewAfter(t, size[0], size[1])))
+		})
+	}
+}

@@ -1,0 +1,419 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
+)
+
+func clock(t *testing.T, s string) engine.Time {
+	t.Helper()
+	c, err := engine.ParseClock(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func start(t *testing.T) Model { return newTest(t, Options{}, 120, 40) }
+
+func TestStepKeys(t *testing.T) {
+	m := start(t)
+	for _, k := range []string{"l", "right"} {
+		p := m.x.Pos()
+		m = press(m, k)
+		if m.x.Pos() != p+1 {
+			t.Fatalf("%s: pos %d, want %d", k, m.x.Pos(), p+1)
+		}
+	}
+	for _, k := range []string{"h", "left"} {
+		p := m.x.Pos()
+		m = press(m, k)
+		if m.x.Pos() != p-1 {
+			t.Fatalf("%s: pos %d, want %d", k, m.x.Pos(), p-1)
+		}
+	}
+	m = press(m, "h", "h")
+	if m.x.Pos() != 0 || !strings.Contains(m.flash, "first event") {
+		t.Fatalf("back at 0: pos %d flash %q", m.x.Pos(), m.flash)
+	}
+}
+
+func TestTickKeys(t *testing.T) {
+	m := press(start(t), "]") // 19:52:00
+	at := m.at
+	m = press(m, "L")
+	if m.at != at+engine.Second || m.x.World().Now > m.at {
+		t.Fatalf("L: at %s now %s", m.at.Short(), m.x.World().Now.Short())
+	}
+	m = press(m, "L", "L", "H")
+	if m.at != at+2*engine.Second {
+		t.Fatalf("LLH: at %s", m.at.Short())
+	}
+	for i := 0; i < 40; i++ { // ticks never stick on a quiet stretch
+		m = press(m, "L")
+	}
+	if m.at != at+42*engine.Second {
+		t.Fatalf("40 L: at %s", m.at.Short())
+	}
+}
+
+func TestDecisionKeys(t *testing.T) {
+	m := press(start(t), "n")
+	last := m.snap.recent[len(m.snap.recent)-1]
+	if last.Decision == nil || !strings.HasPrefix(m.flash, "decision:") {
+		t.Fatalf("n: last event %+v, flash %q", last.Event, m.flash)
+	}
+	p := m.x.Pos()
+	m = press(m, "n", "n", "N")
+	if m.x.Pos() <= p || m.snap.recent[len(m.snap.recent)-1].Decision == nil {
+		t.Fatalf("nnN: pos %d", m.x.Pos())
+	}
+}
+
+func TestBookmarkKeys(t *testing.T) {
+	m := start(t)
+	for _, b := range m.x.Spec.Bookmarks {
+		m = press(m, "]")
+		if m.at != b.At {
+			t.Fatalf("]: at %s, want %s", m.at.Short(), b.At.Short())
+		}
+		if e := m.snap.recent[len(m.snap.recent)-1]; e.Event.T != b.At {
+			t.Fatalf("] %s: last event at %s, want everything at the bookmark done", b.At.Short(), e.Event.T.Short())
+		}
+		if !strings.Contains(m.View(), b.Title) {
+			t.Fatalf("] %s: view lacks the bookmark title", b.At.Short())
+		}
+	}
+	m = press(m, "]")
+	if !strings.Contains(m.flash, "no more bookmarks") {
+		t.Fatalf("past the last: %q", m.flash)
+	}
+	m = press(m, "[")
+	if want := m.x.Spec.Bookmarks[3].At; m.at != want {
+		t.Fatalf("[: at %s, want %s", m.at.Short(), want.Short())
+	}
+}
+
+func TestSpeedAndPlay(t *testing.T) {
+	m := start(t)
+	s := m.play.speed
+	m = press(m, "+")
+	if m.play.speed != s+1 {
+		t.Fatal("+ did not speed up")
+	}
+	m = press(m, "-", "-")
+	if m.play.speed != s-1 {
+		t.Fatal("- did not slow down")
+	}
+	nm, cmd := m.Update(keyMsg("space"))
+	m = nm.(Model)
+	if !m.play.on || cmd == nil {
+		t.Fatal("space did not start playing")
+	}
+	at := m.at
+	nm, _ = m.Update(playTickMsg{gen: m.play.gen})
+	m = nm.(Model)
+	if m.at <= at {
+		t.Fatal("a tick did not advance the clock")
+	}
+	stale := m.play.gen
+	m = press(m, "space")
+	if m.play.on {
+		t.Fatal("space did not pause")
+	}
+	at = m.at
+	nm, cmd = m.Update(playTickMsg{gen: stale})
+	if nm.(Model).at != at || cmd != nil {
+		t.Fatal("a stale tick moved the clock")
+	}
+}
+
+func TestPlayNeverRunsPastTheNextEvent(t *testing.T) {
+	m := press(start(t), "-", "-", "-") // 1×
+	m = press(m, "space")
+	for i := 0; i < 40; i++ { // two seconds of 1× play
+		nm, _ := m.Update(playTickMsg{gen: m.play.gen})
+		m = nm.(Model)
+		if m.x.World().Now > m.at {
+			t.Fatalf("tick %d: showing an event at %s before the clock %s reaches it", i, m.x.World().Now.Clock(), m.at.Clock())
+		}
+	}
+}
+
+func TestStartEndKeys(t *testing.T) {
+	m := press(start(t), "G")
+	if !m.x.AtEnd() {
+		t.Fatal("G: not at the end")
+	}
+	m = press(m, "g")
+	if m.x.Pos() != 0 {
+		t.Fatal("g: not at the start")
+	}
+	m = press(m, "end")
+	if !m.x.AtEnd() {
+		t.Fatal("end: not at the end")
+	}
+}
+
+func TestJumpKey(t *testing.T) {
+	m := press(start(t), "/")
+	if m.state != stateJump {
+		t.Fatal("/ did not open the jump input")
+	}
+	m = typeText(m, "19:52:30")
+	m = press(m, "enter")
+	if want := clock(t, "19:52:30"); m.at != want || m.x.World().Now >= want {
+		t.Fatalf("jump: at %s, last event %s", m.at.Clock(), m.x.World().Now.Clock())
+	}
+	m = typeText(press(m, "/"), "nonsense")
+	m = press(m, "enter")
+	if !strings.Contains(m.flash, "clock") {
+		t.Fatalf("bad clock: flash %q", m.flash)
+	}
+}
+
+func TestForkDecision(t *testing.T) {
+	m := press(start(t), "]", "]", "]", "f")
+	if m.state != stateFork || m.fork.dec == nil {
+		t.Fatal("f: no fork form with a decision")
+	}
+	if !strings.Contains(m.View(), "late ack for order 14") {
+		t.Fatal("fork form does not show the decision at the cursor")
+	}
+	m = press(m, "right", "right") // as it was → refuse → accept
+	m = press(m, "enter")
+	if m.state != stateMain || len(m.x.Branches()) != 2 {
+		t.Fatalf("fork: state %s, %d branches", m.state, len(m.x.Branches()))
+	}
+	b := m.x.Branch()
+	if b.Override == nil || b.Override.Value != 1 || !strings.Contains(m.viewHeader(), "main ▸") {
+		t.Fatalf("fork: override %+v, header %q", b.Override, m.viewHeader())
+	}
+	m = press(m, "G")
+	if got := m.x.World().S.Effects; got >= 324 {
+		t.Fatalf("accepting the late ack still sends %d emails", got)
+	}
+}
+
+func TestForkKnob(t *testing.T) {
+	m := press(start(t), "/")
+	m = typeText(m, "19:52:00")
+	m = press(m, "enter", "f")
+	// down to visibility_timeout: row 0 is the decision, knobs are sorted
+	for i, k := range m.fork.knobs {
+		if k.Name == "visibility_timeout" {
+			for j := m.fork.row; j < i+1; j++ {
+				m = press(m, "down")
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		m = press(m, "backspace")
+	}
+	m = typeText(m, "60s")
+	m = press(m, "tab", "tab", "tab", "tab", "tab", "tab")
+	m = typeText(m, "vt60")
+	m = press(m, "enter")
+	if m.state != stateMain {
+		t.Fatalf("fork form still open: %s", m.fork.err)
+	}
+	b := m.x.Branch()
+	if b.Name != "vt60" || b.ForkAt != clock(t, "19:52:00") || len(b.Changes) != 1 || b.Changes[0].Value != "60s" {
+		t.Fatalf("branch %q at %s changes %+v", b.Name, b.ForkAt.Short(), b.Changes)
+	}
+	if h := m.viewHeader(); !strings.Contains(h, "main ▸ vt60 @19:52:00") {
+		t.Fatalf("header %q", h)
+	}
+	// a bad value stays in the form with its error
+	m = press(m, "f", "down")
+	m = typeText(m, "x")
+	m = press(m, "enter")
+	if m.state != stateFork || m.fork.err == "" {
+		t.Fatal("a bad knob value was accepted")
+	}
+	m = press(m, "esc")
+	if m.state != stateMain {
+		t.Fatal("esc did not close the form")
+	}
+}
+
+func TestBranchKeys(t *testing.T) {
+	m := press(start(t), "tab")
+	if !strings.Contains(m.flash, "only one branch") {
+		t.Fatal("tab with one branch")
+	}
+	m = press(m, "e", "1")
+	if len(m.x.Branches()) != 2 || m.exercise == nil {
+		t.Fatal("exercise 1 made no branch")
+	}
+	m = press(m, "tab")
+	if m.x.Branch() != m.x.Branches()[0] {
+		t.Fatal("tab did not switch to main")
+	}
+	m = press(m, "b")
+	if m.state != stateBranches || !strings.Contains(m.View(), "exercise 1") {
+		t.Fatal("b: no branch list")
+	}
+	m = press(m, "down", "enter")
+	if m.x.Branch() != m.x.Branches()[1] {
+		t.Fatal("b enter did not switch")
+	}
+}
+
+func TestCompareKey(t *testing.T) {
+	m := press(start(t), "c")
+	if m.state != stateMain || !strings.Contains(m.flash, "no parent") {
+		t.Fatal("c on main alone")
+	}
+	m = press(m, "e", "1", "c")
+	if m.state != stateCompare {
+		t.Fatal("c did not open compare")
+	}
+	v := m.View()
+	for _, want := range []string{"324", "First divergence", "3: 19:52:00, 19:52:30, 19:53:00", "2: 19:52:00, 19:52:30"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("compare lacks %q:\n%s", want, v)
+		}
+	}
+	m = press(m, "esc")
+	if m.state != stateMain {
+		t.Fatal("esc did not close compare")
+	}
+}
+
+func TestExercisesKey(t *testing.T) {
+	m := press(start(t), "e")
+	if m.state != stateExercises || !strings.Contains(m.View(), "late acknowledgement") {
+		t.Fatal("e: no exercise list")
+	}
+	m = press(m, "down", "enter")
+	ex := m.x.Spec.Exercises[1]
+	if m.exercise == nil || m.exercise.Key != ex.Key || m.x.Branch().ForkAt != ex.At {
+		t.Fatalf("exercise 2: %+v at %s", m.exercise, m.x.Branch().ForkAt.Short())
+	}
+	m = press(m, "e")
+	if !strings.Contains(m.View(), "Answer:") {
+		t.Fatal("a tried exercise shows no answer")
+	}
+}
+
+func TestStoryKey(t *testing.T) {
+	m := press(start(t), "]", "]", "]", "enter")
+	if m.state != stateStory || m.story.id != 14 {
+		t.Fatalf("enter: state %s story of %d", m.state, m.story.id)
+	}
+	kinds := map[engine.Kind]int{}
+	for _, e := range m.story.events {
+		kinds[e.Event.Kind]++
+	}
+	if kinds[engine.EvDeliver] != 3 || kinds[engine.EvEffect] != 3 || kinds[engine.EvDLQ] != 1 || kinds[engine.EvAckRefused] != 3 {
+		t.Fatalf("order 14's life: %v", kinds)
+	}
+	if !strings.Contains(m.View(), "the cursor") {
+		t.Fatal("no cursor line in the story")
+	}
+	m = press(m, "esc")
+	// nothing published yet: the story says so
+	m = press(m, "g", "enter")
+	if m.state == stateStory {
+		t.Fatal("a story of an unpublished order")
+	}
+}
+
+func TestSelectKeys(t *testing.T) {
+	m := press(start(t), "]", "]", "]", "]", "]")
+	first := m.sel
+	m = press(m, "j")
+	if m.sel == first {
+		t.Fatal("j did not move the selection")
+	}
+	m = press(m, "k")
+	if m.sel != first {
+		t.Fatalf("k: sel %d, want %d", m.sel, first)
+	}
+	m = press(m, "down", "enter")
+	if m.state != stateStory || m.story.id != m.sel {
+		t.Fatal("enter on a selected message")
+	}
+}
+
+func TestCodeKeyAndOpen(t *testing.T) {
+	m := press(start(t), "]", "]", "]", "f", "right", "right", "enter", "l", "l", "y")
+	if m.state != stateCode {
+		t.Fatal("y: no code")
+	}
+	code := m.x.Code().String()
+	if !strings.Contains(strings.ReplaceAll(m.View(), "\n", ""), code[:20]) {
+		t.Fatal("the code is not on screen")
+	}
+	o, err := New(Options{Code: code, Renderer: asciiRenderer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.x.Pos() != m.x.Pos() || branchPath(o.x.Branch()) != branchPath(m.x.Branch()) || o.x.Code().String() != code {
+		t.Fatalf("opened %s, want %s", o.x.Code(), code)
+	}
+	if _, err := New(Options{Code: "thursday@1#5.00000000"}); err == nil {
+		t.Fatal("a stale code opened")
+	}
+	if _, err := New(Options{Code: "nonsense"}); err == nil {
+		t.Fatal("a bad code opened")
+	}
+	m = press(m, "esc")
+	if m.state != stateMain {
+		t.Fatal("esc did not close the code")
+	}
+}
+
+func TestIncidentPicker(t *testing.T) {
+	m := press(start(t), "i")
+	if m.state != statePicker || !strings.Contains(m.View(), "christmas-friday") {
+		t.Fatal("i: no picker")
+	}
+	m = press(m, "down", "enter")
+	if m.x.Spec.ID != "thursday-fixed" {
+		t.Fatalf("picked %s", m.x.Spec.ID)
+	}
+}
+
+func TestHelpAndQuit(t *testing.T) {
+	m := press(start(t), "?")
+	if !m.help.ShowAll || !strings.Contains(m.View(), "share code") {
+		t.Fatal("? did not show every key")
+	}
+	for _, k := range []string{"q", "ctrl+c"} {
+		_, cmd := m.Update(keyMsg(k))
+		if cmd == nil {
+			t.Fatalf("%s: no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Fatalf("%s did not quit", k)
+		}
+	}
+}
+
+func TestMouse(t *testing.T) {
+	m := press(newTest(t, Options{}, 80, 24), "]", "]", "]", "]", "]")
+	l := m.layout()
+	dead := l.panes[paneDead]
+	nm, _ := m.Update(tea.MouseMsg{X: dead.x + 2, Y: dead.y + 2, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	m = nm.(Model)
+	if m.panes[paneDead] == 0 {
+		t.Fatal("wheel did not scroll the dead letters")
+	}
+	nm, _ = m.Update(tea.MouseMsg{X: dead.x + 2, Y: dead.y + 1, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	m = nm.(Model)
+	if m.sel == 14 {
+		t.Fatal("click did not select another message")
+	}
+	c := l.chart
+	nm, _ = m.Update(tea.MouseMsg{X: c.x, Y: c.y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	m = nm.(Model)
+	if m.at > clock(t, "19:42:00") {
+		t.Fatalf("click on the chart's left edge: at %s", m.at.Short())
+	}
+}
