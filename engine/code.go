@@ -145,7 +145,7 @@ func ParseCode(s string) (Code, error) {
 			return bad(fmt.Sprintf("fork %q: %v", p, err))
 		}
 		for _, fld := range fields[1:] {
-			if strings.HasPrefix(fld, "d") && !strings.Contains(strings.SplitN(fld, "=", 2)[0], "_") && fld[1] >= '0' && fld[1] <= '9' {
+			if len(fld) > 1 && fld[0] == 'd' && !strings.Contains(strings.SplitN(fld, "=", 2)[0], "_") && fld[1] >= '0' && fld[1] <= '9' {
 				k, v, _ := strings.Cut(fld[1:], "=")
 				i, err1 := strconv.ParseInt(k, 10, 64)
 				val, err2 := strconv.ParseInt(v, 10, 64)

@@ -255,7 +255,7 @@ func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natur
 	}
 	if o := w.override; o != nil && o.Index == d.Index {
 		w.override = nil
-		if k != DecWorker || (o.Value >= 0 && o.Value < 64 && mask&(1<<uint(o.Value)) != 0) {
+		if overrideValid(k, o.Value, lo, hi, mask) {
 			d.Value, d.Forced = o.Value, true
 		}
 	}
@@ -278,4 +278,17 @@ func (w *World) pinned(k DecisionKind, msg int32, delivery uint16, mask uint64) 
 		}
 	}
 	return 0, false
+}
+
+// overrideValid says whether a fork may force v: an idle worker, a latency
+// from 0 to a day (beyond the sampled range on purpose: "what if it took
+// 29 s?"), or one of the listed outcomes.
+func overrideValid(k DecisionKind, v, lo, hi int64, mask uint64) bool {
+	switch k {
+	case DecWorker:
+		return v >= 0 && v < 64 && mask&(1<<uint(v)) != 0
+	case DecLatency:
+		return v >= 0 && v <= int64(24*Hour)
+	}
+	return v >= lo && v <= hi
 }

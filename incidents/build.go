@@ -30,8 +30,8 @@ func (r *reader) build(f *file) *engine.Spec {
 		if src.Name == "" {
 			r.at(p, "source %d has no name", i)
 		}
-		if src.Count < 0 {
-			r.at(p+".count", "count %d is negative", src.Count)
+		if src.Count < 0 || src.Count > 50_000_000 {
+			r.at(p+".count", "count %d is outside 0…50,000,000", src.Count)
 		}
 		every := r.dur(p+".every", src.Every, src.Count > 1)
 		start := r.clock(p+".start", src.Start, true)
