@@ -22,6 +22,7 @@ func (m *Model) openBranches() {
 
 func (m *Model) updateBranches(k tea.KeyMsg) tea.Cmd {
 	bs := m.x.Branches()
+	m.branches.row = max(0, min(m.branches.row, len(bs)-1))
 	switch k.String() {
 	case "esc", "b", "q":
 		m.state = stateMain

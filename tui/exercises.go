@@ -23,6 +23,11 @@ func (m *Model) openExercises() {
 
 func (m *Model) updateExercises(k tea.KeyMsg) tea.Cmd {
 	exs := m.x.Spec.Exercises
+	if len(exs) == 0 {
+		m.state = stateMain
+		return nil
+	}
+	m.exercises.row = max(0, min(m.exercises.row, len(exs)-1))
 	switch s := k.String(); s {
 	case "esc", "e", "q":
 		m.state = stateMain

@@ -289,6 +289,8 @@ func (m *Model) setExplorer(x *engine.Explorer) {
 	m.x = x
 	m.sel = x.Spec.Featured
 	m.exercise = nil
+	m.exercises.row = 0
+	m.branches.row = 0
 	m.panes = [numPanes]int{}
 	m.warm()
 	m.at = x.World().Now
