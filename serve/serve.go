@@ -1,0 +1,265 @@
+// Package serve is inflight's SSH workshop server: every attendee who
+// connects with ssh gets an explorer of their own (own engine, own
+// branches, drawn for their terminal), and one presenter can drive a
+// stage that the others follow.
+//
+// Everything lives on a Server value; nothing here is package-level
+// mutable state, so tests can run many servers side by side.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/log"
+	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	bm "github.com/charmbracelet/wish/bubbletea"
+	"github.com/charmbracelet/wish/recover"
+	"github.com/muesli/termenv"
+
+	"inflight/tui"
+)
+
+// Defaults for Config's zero values, shared with the command's flags.
+const (
+	DefaultAddr        = "127.0.0.1:2222"
+	DefaultMaxSessions = 64
+	DefaultIdleTimeout = 30 * time.Minute
+)
+
+// Config is what `inflight serve` was asked for.
+type Config struct {
+	Addr           string        // listen address; "" means DefaultAddr
+	HostKeyPath    string        // generated (mode 0600) on first start, reused after
+	MaxSessions    int           // attendees at once; <= 0 means DefaultMaxSessions
+	IdleTimeout    time.Duration // close a session with no input or output for this long; 0 means DefaultIdleTimeout, < 0 never
+	AuthorizedKeys string        // authorized_keys file; "" accepts any public key
+	PresenterKeys  string        // authorized_keys file of the presenter(s); "" means no presenter
+	Logger         *log.Logger   // nil: stderr
+}
+
+// Server is one workshop: an SSH listener, its attendees and its stage.
+type Server struct {
+	cfg        Config
+	ssh        *ssh.Server
+	stage      *tui.Stage
+	log        *log.Logger
+	authorized keySet // nil: any key
+	presenters keySet
+
+	// newModel builds a session's explorer; tests swap it to inject faults.
+	newModel func(tui.Options) (tea.Model, error)
+
+	mu        sync.Mutex
+	sessions  map[*attendee]struct{}
+	listeners map[net.Listener]struct{}
+	conns     map[net.Conn]struct{}
+	closing   bool
+	nextID    uint64
+	handlers  sync.WaitGroup // session handlers still running
+	connWG    sync.WaitGroup // connection goroutines still running
+}
+
+// New checks the configuration, loads the key files and the host key
+// (creating it if missing) and returns a server that is not yet listening.
+func New(cfg Config) (*Server, error) {
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.HostKeyPath == "" {
+		return nil, errors.New("no host key path")
+	}
+	s := &Server{
+		cfg:       cfg,
+		stage:     tui.NewStage(),
+		log:       cfg.Logger,
+		sessions:  map[*attendee]struct{}{},
+		listeners: map[net.Listener]struct{}{},
+		conns:     map[net.Conn]struct{}{},
+		newModel:  func(o tui.Options) (tea.Model, error) { return tui.New(o) },
+	}
+	if s.log == nil {
+		s.log = log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "serve"})
+	}
+	var err error
+	if cfg.AuthorizedKeys != "" {
+		if s.authorized, err = loadKeys(cfg.AuthorizedKeys); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.PresenterKeys != "" {
+		if s.presenters, err = loadKeys(cfg.PresenterKeys); err != nil {
+			return nil, err
+		}
+	}
+	fingerprint, err := ensureHostKey(cfg.HostKeyPath)
+	if err != nil {
+		return nil, err
+	}
+
+	// The last middleware listed runs first: recover wraps everything,
+	// then admit (terminal, capacity), track (count, idle, log), the
+	// explorer itself, and farewell once the explorer has stopped.
+	s.ssh, err = wish.NewServer(
+		wish.WithAddress(cfg.Addr),
+		wish.WithHostKeyPath(cfg.HostKeyPath),
+		wish.WithPublicKeyAuth(s.allowKey),
+		wish.WithMiddleware(
+			recover.MiddlewareWithLogger(s.log,
+				s.farewell,
+				bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
+				s.track,
+				s.admit,
+			),
+		),
+		ssh.EmulatePty(),
+		s.refuseTheRest,
+	)
+	if err != nil {
+		return nil, fmt.Errorf("ssh server: %w", err)
+	}
+	if cfg.IdleTimeout > 0 {
+		// A backstop for connections that never open a session or stall
+		// in the handshake; sessions are closed politely before this.
+		s.ssh.IdleTimeout = cfg.IdleTimeout + time.Minute
+	}
+	s.log.Info("host key", "path", cfg.HostKeyPath, "fingerprint", fingerprint)
+	return s, nil
+}
+
+// ListenAndServe listens on the configured address and serves until
+// Shutdown; it returns nil after a clean shutdown.
+func (s *Server) ListenAndServe() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ln)
+}
+
+// Serve serves attendees on ln until Shutdown; it returns nil after a
+// clean shutdown. It runs its own accept loop (rather than the ssh
+// package's) so that Shutdown knows every connection, handshaking or
+// not, and can wait for all of them.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		ln.Close()
+		return nil
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	s.log.Info("listening", "addr", ln.Addr().String(), "max-sessions", s.cfg.MaxSessions,
+		"idle-timeout", s.cfg.IdleTimeout, "any-key", s.authorized == nil, "presenter-keys", len(s.presenters))
+	var delay time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if s.isClosing() {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() { // out of file descriptors and the like
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				s.log.Warn("accept", "err", err, "retry-in", delay)
+				time.Sleep(delay)
+				continue
+			}
+			return err
+		}
+		delay = 0
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			c.Close()
+			continue
+		}
+		s.conns[c] = struct{}{}
+		s.connWG.Add(1)
+		s.mu.Unlock()
+		go func() {
+			defer s.connWG.Done()
+			s.ssh.HandleConn(c)
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+		}()
+	}
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+// Sessions is the number of attendees connected right now.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// Shutdown stops accepting, says goodbye to every session and waits for
+// them to end (or ctx to expire), then closes every connection left and
+// waits for their goroutines.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	all := make([]*attendee, 0, len(s.sessions))
+	for a := range s.sessions {
+		all = append(all, a)
+	}
+	s.mu.Unlock()
+	s.log.Info("shutting down", "sessions", len(all))
+	for _, a := range all {
+		a.kick(endShutdown)
+	}
+
+	var err error
+	if !waitCtx(ctx, &s.handlers) {
+		err = fmt.Errorf("sessions still open: %w", ctx.Err())
+	}
+	// Goodbyes are written; drop what is left (connections without a
+	// session, handshakes in progress, sessions that would not end).
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	grace, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if !waitCtx(grace, &s.connWG) || !waitCtx(grace, &s.handlers) {
+		return errors.New("connections did not close in time")
+	}
+	return err
+}
+
+// waitCtx waits for wg, or for ctx; it reports whether wg finished.
+func waitCtx(ctx context.Context, wg *sync.WaitGroup) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

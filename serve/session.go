@@ -1,0 +1,313 @@
+package serve
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/ssh"
+	bm "github.com/charmbracelet/wish/bubbletea"
+	gossh "golang.org/x/crypto/ssh"
+
+	"inflight/tui"
+)
+
+// endReason is why the server, rather than the attendee, ended a session.
+type endReason uint8
+
+// The reasons a session ends.
+const (
+	endQuit     endReason = iota // the attendee quit, or hung up
+	endIdle                      // nothing in or out for the idle timeout
+	endShutdown                  // the server is stopping
+	endCrash                     // the explorer panicked
+	endError                     // the explorer could not be built
+)
+
+func (r endReason) String() string {
+	switch r {
+	case endIdle:
+		return "idle"
+	case endShutdown:
+		return "shutdown"
+	case endCrash:
+		return "crash"
+	case endError:
+		return "error"
+	}
+	return "quit"
+}
+
+// attendee is one session's state on the server.
+type attendee struct {
+	id        uint64
+	presenter bool
+	follow    bool
+	start     time.Time
+	last      atomic.Int64 // unix nanoseconds of the last byte in or out
+	idle      *time.Timer
+
+	mu     sync.Mutex
+	prog   *tea.Program
+	reason endReason
+	err    error // with endError
+}
+
+// attendeeKey finds the attendee in its session's context.
+type attendeeKey struct{}
+
+func attendeeOf(sess ssh.Session) *attendee {
+	a, _ := sess.Context().Value(attendeeKey{}).(*attendee)
+	return a
+}
+
+func (a *attendee) touch() { a.last.Store(time.Now().UnixNano()) }
+
+// kick ends the session for reason r (the first reason given wins): its
+// explorer is told to quit, and farewell says why.
+func (a *attendee) kick(r endReason) {
+	a.mu.Lock()
+	if a.reason == endQuit {
+		a.reason = r
+	}
+	p := a.prog
+	a.mu.Unlock()
+	if p != nil {
+		// Quit blocks until the program's loop takes it; kick may be
+		// called from inside that loop (a panicking View).
+		go p.Quit()
+	}
+}
+
+func (a *attendee) ended() (endReason, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.reason, a.err
+}
+
+// admit lets a session in only with a terminal and only while there is
+// room; a presenter always gets in.
+func (s *Server) admit(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		if _, _, ok := sess.Pty(); !ok {
+			fmt.Fprint(sess.Stderr(), "inflight is a full-screen explorer and needs a terminal: "+
+				"connect with plain `ssh` (or `ssh -t`), without a command.\r\n")
+			s.log.Info("refused", "why", "no pty", "user", sess.User(), "remote", sess.RemoteAddr().String())
+			_ = sess.Exit(1)
+			return
+		}
+		a := &attendee{
+			presenter: s.presenters.has(sess.PublicKey()),
+			follow:    sess.User() == "follow",
+			start:     time.Now(),
+		}
+		a.touch()
+		s.mu.Lock()
+		why := ""
+		switch {
+		case s.closing:
+			why = "inflight: the workshop server is shutting down. Thanks for coming!"
+		case len(s.sessions) >= s.cfg.MaxSessions && !a.presenter:
+			why = fmt.Sprintf("inflight: the workshop is full (%d attendees). Try again in a minute, or pair with a neighbour.", s.cfg.MaxSessions)
+		default:
+			s.nextID++
+			a.id = s.nextID
+			s.sessions[a] = struct{}{}
+			s.handlers.Add(1)
+		}
+		n := len(s.sessions)
+		s.mu.Unlock()
+		if why != "" {
+			fmt.Fprint(sess.Stderr(), why+"\r\n")
+			s.log.Info("refused", "why", "full or closing", "user", sess.User(), "remote", sess.RemoteAddr().String(), "sessions", n)
+			_ = sess.Exit(1)
+			return
+		}
+		defer s.handlers.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.sessions, a)
+			n := len(s.sessions)
+			s.mu.Unlock()
+			r, err := a.ended()
+			kv := []any{"id", a.id, "user", sess.User(), "remote", sess.RemoteAddr().String(),
+				"after", time.Since(a.start).Round(time.Millisecond), "why", r, "sessions", n}
+			if err != nil {
+				kv = append(kv, "err", err)
+			}
+			s.log.Info("disconnect", kv...)
+		}()
+		sess.Context().SetValue(attendeeKey{}, a)
+		next(sess)
+	}
+}
+
+// track logs the connect, watches for idleness and feeds the session on
+// to the explorer through a wrapper that notes every byte in and out.
+func (s *Server) track(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		a := attendeeOf(sess)
+		pty, _, _ := sess.Pty()
+		role := "attendee"
+		switch {
+		case a.presenter:
+			role = "presenter"
+		case a.follow:
+			role = "follower"
+		}
+		key := "none"
+		if k := sess.PublicKey(); k != nil {
+			key = gossh.FingerprintSHA256(k)
+		}
+		s.log.Info("connect", "id", a.id, "user", sess.User(), "remote", sess.RemoteAddr().String(),
+			"role", role, "key", key, "term", pty.Term,
+			"size", fmt.Sprintf("%dx%d", pty.Window.Width, pty.Window.Height), "sessions", s.Sessions())
+		if t := s.cfg.IdleTimeout; t > 0 {
+			var check func()
+			check = func() {
+				idle := time.Since(time.Unix(0, a.last.Load()))
+				if idle >= t {
+					a.kick(endIdle)
+					return
+				}
+				a.mu.Lock()
+				a.idle.Reset(t - idle)
+				a.mu.Unlock()
+			}
+			a.mu.Lock()
+			a.idle = time.AfterFunc(t, check)
+			a.mu.Unlock()
+			defer func() {
+				a.mu.Lock()
+				a.idle.Stop()
+				a.mu.Unlock()
+			}()
+		}
+		next(watched{Session: sess, a: a})
+	}
+}
+
+// watched is a session that records activity for the idle timeout.
+type watched struct {
+	ssh.Session
+	a *attendee
+}
+
+func (w watched) Read(p []byte) (int, error) {
+	n, err := w.Session.Read(p)
+	if n > 0 {
+		w.a.touch()
+	}
+	return n, err
+}
+
+func (w watched) Write(p []byte) (int, error) {
+	n, err := w.Session.Write(p)
+	if n > 0 {
+		w.a.touch()
+	}
+	return n, err
+}
+
+// program builds the session's explorer: its own engine and branches, a
+// renderer for its own terminal, the server's stage.
+func (s *Server) program(sess ssh.Session) *tea.Program {
+	a := attendeeOf(sess)
+	m, err := s.newModel(tui.Options{
+		Renderer:  bm.MakeRenderer(sess),
+		Stage:     s.stage,
+		Presenter: a.presenter,
+		Follow:    a.follow,
+	})
+	if err != nil {
+		a.mu.Lock()
+		a.reason, a.err = endError, err
+		a.mu.Unlock()
+		return nil
+	}
+	opts := append(bm.MakeOptions(sess),
+		tea.WithAltScreen(),
+		tea.WithMouseCellMotion(),
+		tea.WithoutSignalHandler(), // the server handles SIGINT/SIGTERM for every session
+	)
+	p := tea.NewProgram(guard{m: m, s: s, a: a}, opts...)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.reason != endQuit {
+		return nil // kicked while the explorer was being built
+	}
+	a.prog = p
+	return p
+}
+
+// farewell runs once the explorer has stopped and tells the attendee why
+// the server ended the session, if it did.
+func (s *Server) farewell(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		r, err := attendeeOf(sess).ended()
+		line := ""
+		switch r {
+		case endIdle:
+			line = fmt.Sprintf("inflight: closed after %s without activity. Reconnect any time.", s.cfg.IdleTimeout)
+		case endShutdown:
+			line = "inflight: the workshop server is shutting down. Goodbye, and thanks for coming!"
+		case endCrash:
+			line = "inflight: the explorer hit a bug and this session had to end (it has been logged). Reconnect to start again."
+		case endError:
+			line = fmt.Sprintf("inflight: could not open the explorer: %v", err)
+		}
+		if line != "" {
+			fmt.Fprint(sess.Stderr(), "\r\n"+line+"\r\n")
+		}
+		next(sess)
+	}
+}
+
+// guard recovers a panic in the explorer's Init, Update or View, logs it
+// with its session and ends that session only. (Bubble Tea recovers
+// panics in commands by itself and stops the program.)
+type guard struct {
+	m tea.Model
+	s *Server
+	a *attendee
+}
+
+func (g guard) crashed(r any) {
+	g.s.log.Error("explorer panic", "id", g.a.id, "panic", r, "stack", string(debug.Stack()))
+	g.a.kick(endCrash)
+}
+
+func (g guard) Init() (cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.crashed(r)
+			cmd = nil
+		}
+	}()
+	return g.m.Init()
+}
+
+func (g guard) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.crashed(r)
+			m, cmd = g, tea.Quit
+		}
+	}()
+	next, cmd := g.m.Update(msg)
+	g.m = next
+	return g, cmd
+}
+
+func (g guard) View() (v string) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.crashed(r)
+			v = ""
+		}
+	}()
+	return g.m.View()
+}
