@@ -12,7 +12,7 @@ package redisstream
 // Min-idle arguments are 0 or one hour, on either side of the gap, so they
 // select the same entries on both sides. Delivery counts are exact.
 //
-//	INFLIGHT_REDIS_SCRIPTS=n   number of scripts (default 1000)
+//	INFLIGHT_REDIS_SCRIPTS=n   number of scripts (default 3000)
 //	INFLIGHT_REDIS_SEED=n      first seed (default 1); script i uses seed+i
 
 import (
@@ -40,7 +40,7 @@ func envInt(name string, def int) int {
 
 func TestDifferentialAgainstRedis(t *testing.T) {
 	rc, version := startRedis(t)
-	scripts := envInt("INFLIGHT_REDIS_SCRIPTS", 1000)
+	scripts := envInt("INFLIGHT_REDIS_SCRIPTS", 3000)
 	seed := uint64(envInt("INFLIGHT_REDIS_SEED", 1))
 	start := time.Now()
 	kinds := map[string]int{}
