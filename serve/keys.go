@@ -13,6 +13,16 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
+// KeyFileError is a key list (Config.AuthorizedKeys or PresenterKeys)
+// that could not be used: the command reports it against its flag.
+type KeyFileError struct {
+	Field string // "AuthorizedKeys" or "PresenterKeys"
+	Err   error
+}
+
+func (e *KeyFileError) Error() string { return e.Err.Error() }
+func (e *KeyFileError) Unwrap() error { return e.Err }
+
 // keySet is a set of public keys, by their wire encoding.
 type keySet map[string]struct{}
 

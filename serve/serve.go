@@ -97,12 +97,12 @@ func New(cfg Config) (*Server, error) {
 	var err error
 	if cfg.AuthorizedKeys != "" {
 		if s.authorized, err = loadKeys(cfg.AuthorizedKeys); err != nil {
-			return nil, err
+			return nil, &KeyFileError{"AuthorizedKeys", err}
 		}
 	}
 	if cfg.PresenterKeys != "" {
 		if s.presenters, err = loadKeys(cfg.PresenterKeys); err != nil {
-			return nil, err
+			return nil, &KeyFileError{"PresenterKeys", err}
 		}
 	}
 	fingerprint, err := ensureHostKey(cfg.HostKeyPath)

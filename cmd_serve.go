@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/spf13/pflag"
+
+	"inflight/serve"
+)
+
+const serveUsage = `Usage: inflight serve [flags]
+
+Serve the explorer over SSH for a workshop: every attendee runs
+  ssh -p 2222 HOST           their own explorer
+  ssh -p 2222 follow@HOST    follow the presenter's screen
+
+Flags:
+`
+
+// runServe is `inflight serve`: it parses args (everything after "serve"),
+// runs the SSH workshop server until SIGINT or SIGTERM, and returns the
+// process exit code: 0 after a clean shutdown, 2 for bad flags, 1 for
+// anything else.
+func runServe(args []string) int {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported below, in one line
+	listen := fs.String("listen", serve.DefaultAddr, "address to listen on")
+	hostKey := fs.String("host-key", defaultHostKeyPath(), "host key file, generated on first start")
+	maxSessions := fs.Int("max-sessions", serve.DefaultMaxSessions, "attendees at once; more get a \"workshop full\" line")
+	idle := fs.Duration("idle-timeout", serve.DefaultIdleTimeout, "close sessions idle this long (0: never)")
+	authorized := fs.String("authorized-keys", "", "accept only these public keys (default: any key)")
+	presenters := fs.String("presenter-keys", "", "public keys of the presenter, who drives the stage")
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.SetOutput(os.Stdout)
+			fmt.Print(serveUsage)
+			fs.PrintDefaults()
+			return 0
+		}
+		return usageError("%v", err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError("unexpected argument %q", fs.Arg(0))
+	case *maxSessions < 1:
+		return usageError("--max-sessions must be at least 1, not %d", *maxSessions)
+	case *idle < 0:
+		return usageError("--idle-timeout must not be negative, not %s", *idle)
+	case *hostKey == "":
+		return usageError("--host-key must name a file")
+	}
+	if *idle == 0 {
+		*idle = -1 // never, in serve.Config's terms
+	}
+
+	logger := log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "inflight serve"})
+	srv, err := serve.New(serve.Config{
+		Addr:           *listen,
+		HostKeyPath:    *hostKey,
+		MaxSessions:    *maxSessions,
+		IdleTimeout:    *idle,
+		AuthorizedKeys: *authorized,
+		PresenterKeys:  *presenters,
+		Logger:         logger,
+	})
+	var kerr *serve.KeyFileError
+	switch {
+	case errors.As(err, &kerr) && kerr.Field == "AuthorizedKeys":
+		return usageError("--authorized-keys: %v", err)
+	case errors.As(err, &kerr):
+		return usageError("--presenter-keys: %v", err)
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "inflight serve: %v\n", err)
+		return 1
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.ListenAndServe() }()
+	select {
+	case err := <-served:
+		fmt.Fprintf(os.Stderr, "inflight serve: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	stop() // a second Ctrl-C kills outright
+	logger.Info("signal received; saying goodbye (Ctrl-C again to force)")
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		logger.Warn("shutdown", "err", err)
+	}
+	if err := <-served; err != nil {
+		fmt.Fprintf(os.Stderr, "inflight serve: %v\n", err)
+		return 1
+	}
+	logger.Info("stopped")
+	return 0
+}
+
+// usageError prints one line naming what was wrong and returns exit code 2.
+func usageError(format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "inflight serve: "+format+"\n", a...)
+	return 2
+}
+
+// defaultHostKeyPath keeps the host key in the user's config directory, so
+// a restarted workshop server keeps its identity and attendees see no
+// "host key changed" warning.
+func defaultHostKeyPath() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ".inflight_host_ed25519"
+	}
+	return filepath.Join(dir, "inflight", "ssh_host_ed25519")
+}
