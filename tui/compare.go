@@ -43,8 +43,8 @@ func (m *Model) emailsOn(b *engine.Branch) []engine.Entry {
 		return nil
 	}
 	from := int64(0)
-	if mm, ok := m.x.World().Msg(m.sel); ok {
-		from = m.x.PosAtTime(b, mm.Published)
+	if pub, ok := m.published(m.sel); ok {
+		from = m.x.PosAtTime(b, pub)
 	}
 	return m.msgEvents(b, m.sel, from, func(e *engine.Entry) bool { return e.Event.Kind == engine.EvEffect })
 }

@@ -1,6 +1,10 @@
 package tui
 
-import "inflight/engine"
+import (
+	"slices"
+
+	"inflight/engine"
+)
 
 // snap is what the panes draw, read from the explorer after every move so
 // that View does no engine work: replaying events happens in Update.
@@ -17,6 +21,7 @@ type snap struct {
 	lost       int64
 	inbox      []engine.Entry // the selected customer's emails
 	inboxFor   int32
+	inboxStale bool           // full-speed play skipped events: reread when it stops
 	effects    []engine.Entry // every customer's recent emails
 	selectable []int32
 }
@@ -25,6 +30,8 @@ const (
 	recentN  = 200
 	listCap  = 1000
 	inboxCap = 50
+	// inboxScan bounds the events reread for one customer's inbox
+	inboxScan = 4096
 )
 
 // refresh rereads the explorer. full rereads the timeline from scratch
@@ -35,10 +42,20 @@ func (m *Model) refresh(full bool) {
 	s := &m.snap
 	pos := x.Pos()
 	var fresh []engine.Entry
-	if full || s.br != x.Branch() || pos < s.pos || pos-s.pos > x.Every {
-		s.recent = x.Last(recentN, nil)
+	switch {
+	case full || s.br != x.Branch() || pos < s.pos:
+		s.recent = x.Events(max(0, pos-recentN), pos)
 		s.inboxFor = -2
-	} else if pos > s.pos {
+	case pos-s.pos > x.Every:
+		// a long stride forward (full-speed play, a jump): reading every
+		// event between would cost more than a frame
+		s.recent = x.Events(max(0, pos-recentN), pos)
+		if m.play.on {
+			s.inboxStale = true
+		} else {
+			s.inboxFor = -2
+		}
+	case pos > s.pos:
 		fresh = x.Events(s.pos, pos)
 		s.recent = append(s.recent, fresh...)
 		if len(s.recent) > recentN {
@@ -75,6 +92,9 @@ func (m *Model) refresh(full bool) {
 			s.effects = append(s.effects, s.recent[i])
 		}
 	}
+	if s.inboxStale && !m.play.on {
+		s.inboxFor = -2
+	}
 	if s.inboxFor != m.sel {
 		m.refreshInbox()
 	} else {
@@ -106,21 +126,56 @@ func (m *Model) refresh(full bool) {
 func (m *Model) refreshInbox() {
 	s := &m.snap
 	s.inboxFor = m.sel
+	s.inboxStale = false
 	s.inbox = nil
 	if m.sel < 0 || int(m.sel) >= m.x.World().Published() {
 		return
 	}
 	keep := func(e *engine.Entry) bool { return e.Event.Msg == m.sel && e.Event.Kind == engine.EvEffect }
-	if mm, ok := m.x.World().Msg(m.sel); ok {
-		from := m.x.PosAtTime(m.x.Branch(), mm.Published)
+	if pub, ok := m.published(m.sel); ok {
+		from := max(m.x.PosAtTime(m.x.Branch(), pub), m.x.Pos()-inboxScan)
 		for _, e := range m.x.Events(from, m.x.Pos()) {
 			if keep(&e) {
 				s.inbox = append(s.inbox, e)
 			}
 		}
-		return
 	}
-	s.inbox = m.x.Last(inboxCap, keep)
+}
+
+// published is when message id was (or will be) published: read from the
+// world while the broker still holds it, otherwise from the sources'
+// schedule, which no knob but the order count changes.
+func (m *Model) published(id int32) (engine.Time, bool) {
+	w := m.x.World()
+	if mm, ok := w.Msg(id); ok {
+		return mm.Published, true
+	}
+	var times []engine.Time
+	total := 0
+	for _, src := range m.x.Spec.Sources {
+		n := src.Count
+		if src.Name == "orders" {
+			n = w.P.Orders
+		}
+		if len(m.x.Spec.Sources) == 1 {
+			if int(id) < n {
+				return src.Start + engine.Time(id)*src.Every, true
+			}
+			return 0, false
+		}
+		total += n
+		if total > scanCap {
+			return 0, false
+		}
+		for k := 0; k < n; k++ {
+			times = append(times, src.Start+engine.Time(k)*src.Every)
+		}
+	}
+	slices.Sort(times)
+	if int(id) < len(times) {
+		return times[id], true
+	}
+	return 0, false
 }
 
 // lost counts messages published and never acted on that nobody holds or

@@ -4,10 +4,14 @@ import "fmt"
 
 // deadPane lists the dead letter queue, newest first: when each message
 // moved and why, and how many times its work was done anyway.
-func (m Model) deadPane(w int) (title string, lines []string, ids []int32) {
+func (m Model) deadPane(w, limit int) (title string, lines []string, ids []int32, total int) {
 	wd := m.x.World()
 	title = fmt.Sprintf("Dead letters %d (work done ×)", wd.DLQLen())
+	total = len(m.snap.dead)
 	for _, d := range m.snap.dead {
+		if len(lines) >= limit {
+			break
+		}
 		why := fmt.Sprintf("%d× recv", d.Receives)
 		if d.Poison {
 			why = "raises KeyError"
@@ -19,9 +23,10 @@ func (m Model) deadPane(w int) (title string, lines []string, ids []int32) {
 		lines = append(lines, m.mark(d.Msg, fmt.Sprintf("%-8s %s %s · %s", wd.MsgName(d.Msg), d.At.Short(), why, done)))
 		ids = append(ids, d.Msg)
 	}
-	if len(lines) == 0 {
+	if total == 0 {
 		lines = append(lines, m.st.Dim.Render("empty"))
 		ids = append(ids, -1)
+		total = 1
 	}
-	return title, lines, ids
+	return title, lines, ids, total
 }

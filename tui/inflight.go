@@ -9,7 +9,7 @@ import (
 // flightPane lists the leases: message, worker and box, a countdown bar to
 // the lease's expiry; then the workers still running a handler on a
 // message whose lease has already passed to somebody else — superseded.
-func (m Model) flightPane(w int) (title string, lines []string, ids []int32) {
+func (m Model) flightPane(w int) (title string, lines []string, ids []int32, total int) {
 	wd := m.x.World()
 	workers := wd.Workers()
 	title = fmt.Sprintf("In flight %d", len(m.snap.leased))
@@ -49,5 +49,5 @@ func (m Model) flightPane(w int) (title string, lines []string, ids []int32) {
 		lines = append(lines, m.st.Dim.Render(fmt.Sprintf("nothing leased · %d of %d workers idle", idle, len(workers))))
 		ids = append(ids, -1)
 	}
-	return title, lines, ids
+	return title, lines, ids, len(lines)
 }

@@ -20,10 +20,10 @@ func (m *Model) updateMouse(msg tea.MouseMsg) {
 			m.panes[i] = max(0, m.panes[i]-3)
 		case ev.Button == tea.MouseButtonWheelDown:
 			m.panes[i] += 3
-			m.panes[i] = clampOff(m.panes[i], m.paneLen(i), r.h-1)
+			m.panes[i] = clampOff(m.panes[i], m.paneLen(i, r.w), r.h-1)
 		case ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress:
-			ids := m.paneIDs(i, r.w)
-			row := ev.Y - r.y - 1 + clampOff(m.panes[i], len(ids), r.h-1)
+			ids, total := m.paneIDs(i, r.w, m.panes[i]+r.h)
+			row := ev.Y - r.y - 1 + clampOff(m.panes[i], total, r.h-1)
 			if row >= 0 && row < len(ids) && ids[row] >= 0 {
 				m.setSel(ids[row])
 			}
@@ -39,25 +39,25 @@ func (m *Model) updateMouse(msg tea.MouseMsg) {
 	}
 }
 
-func (m *Model) paneIDs(p pane, w int) []int32 {
-	var ids []int32
+// paneIDs are the messages on pane p's first limit rows, and its length.
+func (m *Model) paneIDs(p pane, w, limit int) (ids []int32, total int) {
 	switch p {
 	case paneQueue:
-		_, _, ids = m.queuePane(w)
+		_, _, ids, total = m.queuePane(w, limit)
 	case paneFlight:
-		_, _, ids = m.flightPane(w)
+		_, _, ids, total = m.flightPane(w)
 	case paneDead:
-		_, _, ids = m.deadPane(w)
+		_, _, ids, total = m.deadPane(w, limit)
+	case paneInbox:
+		_, lines := m.inboxPane(w)
+		total = len(lines)
 	}
-	return ids
+	return ids, total
 }
 
-func (m *Model) paneLen(p pane) int {
-	if p == paneInbox {
-		_, lines := m.inboxPane(80)
-		return len(lines)
-	}
-	return len(m.paneIDs(p, 80))
+func (m *Model) paneLen(p pane, w int) int {
+	_, total := m.paneIDs(p, w, 0)
+	return total
 }
 
 // detach stops following the stage: this session's copy is its own now.

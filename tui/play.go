@@ -17,7 +17,7 @@ const frame = 50 * time.Millisecond
 // events, so a key pressed while playing at full speed is answered within a
 // frame.
 const (
-	sliceBudget = 12 * time.Millisecond
+	sliceBudget = 8 * time.Millisecond
 	sliceEvents = 20_000
 )
 
@@ -105,8 +105,8 @@ func (m *Model) advance(dt time.Duration) {
 	start := time.Now()
 	sp := speeds[m.play.speed]
 	if sp == 0 {
-		for n := 0; n < sliceEvents && time.Since(start) < sliceBudget && !m.x.AtEnd(); n += 256 {
-			m.x.Step(256)
+		for n := 0; n < sliceEvents && time.Since(start) < sliceBudget && !m.x.AtEnd(); n += 64 {
+			m.x.Step(64)
 		}
 		m.at = m.x.World().Now
 		return

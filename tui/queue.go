@@ -9,7 +9,8 @@ import (
 // queuePane lists the messages waiting: visible ones in queue order, then
 // the ones handed back with a delay. Each row: id, age, deliveries so far,
 // remaining delay.
-func (m Model) queuePane(w int) (title string, lines []string, ids []int32) {
+// Only the first limit rows are drawn: the queue may hold millions.
+func (m Model) queuePane(w, limit int) (title string, lines []string, ids []int32, total int) {
 	wd := m.x.World()
 	title = fmt.Sprintf("Queue %d", wd.QueueLen())
 	if n := len(m.snap.delayed); n > 0 {
@@ -23,17 +24,25 @@ func (m Model) queuePane(w int) (title string, lines []string, ids []int32) {
 		}
 		return m.mark(id, s)
 	}
+	total = len(m.snap.queue) + len(m.snap.delayed)
 	for _, id := range m.snap.queue {
+		if len(lines) >= limit {
+			break
+		}
 		lines, ids = append(lines, row(id, false)), append(ids, id)
 	}
 	for _, id := range m.snap.delayed {
+		if len(lines) >= limit {
+			break
+		}
 		lines, ids = append(lines, row(id, true)), append(ids, id)
 	}
-	if len(lines) == 0 {
+	if total == 0 {
 		lines = append(lines, m.st.Dim.Render("empty"))
 		ids = append(ids, -1)
+		total = 1
 	}
-	return title, lines, ids
+	return title, lines, ids, total
 }
 
 // mark draws a row of message id: reversed and with a pointer when it is

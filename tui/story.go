@@ -35,8 +35,8 @@ func (m *Model) openStory() {
 	}
 	b := m.x.Branch()
 	from := int64(0)
-	if mm, ok := w.Msg(m.sel); ok {
-		from = m.x.PosAtTime(b, mm.Published)
+	if pub, ok := m.published(m.sel); ok {
+		from = m.x.PosAtTime(b, pub)
 	}
 	evs := m.msgEvents(b, m.sel, from, func(e *engine.Entry) bool { return true })
 	m.story = storyView{id: m.sel, events: evs, cursor: m.x.Pos()}

@@ -217,14 +217,16 @@ func (m Model) viewStatus() string {
 
 // viewMain is the four panes over the timeline.
 func (m Model) viewMain(l layout) string {
-	titles, lines := [numPanes]string{}, [numPanes][]string{}
-	titles[paneQueue], lines[paneQueue], _ = m.queuePane(l.panes[paneQueue].w)
-	titles[paneFlight], lines[paneFlight], _ = m.flightPane(l.panes[paneFlight].w)
-	titles[paneDead], lines[paneDead], _ = m.deadPane(l.panes[paneDead].w)
+	titles, lines, totals := [numPanes]string{}, [numPanes][]string{}, [numPanes]int{}
+	lim := func(p pane) int { return m.panes[p] + l.panes[p].h }
+	titles[paneQueue], lines[paneQueue], _, totals[paneQueue] = m.queuePane(l.panes[paneQueue].w, lim(paneQueue))
+	titles[paneFlight], lines[paneFlight], _, totals[paneFlight] = m.flightPane(l.panes[paneFlight].w)
+	titles[paneDead], lines[paneDead], _, totals[paneDead] = m.deadPane(l.panes[paneDead].w, lim(paneDead))
 	titles[paneInbox], lines[paneInbox] = m.inboxPane(l.panes[paneInbox].w)
+	totals[paneInbox] = len(lines[paneInbox])
 	var boxes [numPanes]string
 	for i := range numPanes {
-		boxes[i] = m.renderPane(titles[i], lines[i], l.panes[i].w, l.panes[i].h, m.panes[i])
+		boxes[i] = m.renderPane(titles[i], lines[i], totals[i], l.panes[i].w, l.panes[i].h, m.panes[i])
 	}
 	sep := func(h int) string { return m.st.Dim.Render(strings.TrimSuffix(strings.Repeat(" │ \n", h), "\n")) }
 	var grid string
@@ -241,16 +243,17 @@ func (m Model) viewMain(l layout) string {
 	return grid + "\n" + m.viewTimeline(l)
 }
 
-// renderPane draws a titled, scrolled list exactly w×h.
-func (m Model) renderPane(title string, lines []string, w, h, off int) string {
+// renderPane draws a titled, scrolled list exactly w×h. lines holds the
+// first rows of a list of total.
+func (m Model) renderPane(title string, lines []string, total, w, h, off int) string {
 	rows := max(0, h-1)
-	off = clampOff(off, len(lines), rows)
+	off = clampOff(off, total, rows)
 	more := ""
 	if off > 0 {
 		more += " ↑"
 	}
-	if off+rows < len(lines) {
-		more += fmt.Sprintf(" ↓%d", len(lines)-off-rows)
+	if off+rows < total {
+		more += fmt.Sprintf(" ↓%d", total-off-rows)
 	}
 	out := []string{fitLine(m.st.PaneTitle.Render(title)+m.st.Dim.Render(more), w)}
 	for i := off; i < len(lines) && len(out) < h; i++ {
