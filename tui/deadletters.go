@@ -20,7 +20,7 @@ func (m Model) deadPane(w, limit int) (title string, lines []string, ids []int32
 		if d.Effects == 0 {
 			done = "work never done"
 		}
-		lines = append(lines, m.mark(d.Msg, fmt.Sprintf("%-8s %s %s · %s", wd.MsgName(d.Msg), d.At.Short(), why, done)))
+		lines = append(lines, m.mark(d.Msg, fmt.Sprintf("%-8s %s %s · %s", wd.MsgName(d.Msg), d.At.Short(), done, why)))
 		ids = append(ids, d.Msg)
 	}
 	if total == 0 {

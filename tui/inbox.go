@@ -17,9 +17,9 @@ func (m Model) inboxPane(w int) (title string, lines []string) {
 	}
 	title = "Inbox: " + label
 	email := func(e engine.Entry) string {
-		s := fmt.Sprintf("%s ✉ %s", e.Event.T.Short(), wd.MsgName(e.Event.Msg))
+		s := fmt.Sprintf("%s %s", e.Event.T.Short(), wd.MsgName(e.Event.Msg))
 		if e.Event.Aux > 1 {
-			return m.st.Bad.Render(fmt.Sprintf("%s  COPY %d", s, e.Event.Aux))
+			return m.st.Bad.Render(fmt.Sprintf("%s COPY %d", s, e.Event.Aux))
 		}
 		return s
 	}

@@ -61,7 +61,7 @@ func (m Model) layout() layout {
 	l.body = rect{0, top, m.width, max(0, m.height-top-bottom)}
 	bh := l.body.h
 	cols := 2
-	if m.width >= 120 {
+	if m.width >= 160 {
 		cols = 4
 	}
 	ph := bh * 45 / 100
