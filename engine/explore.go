@@ -94,7 +94,7 @@ func NewExplorer(spec *Spec, seed uint64, set []Setting) (*Explorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Explorer{Spec: spec, Seed: seed, Set: set, Every: 4096}
+	x := &Explorer{Spec: spec, Seed: seed, Set: set, Every: 16384}
 	b := &Branch{ID: 0, Name: "main", frontier: w.Clone(), hash: newHashSink(nil)}
 	b.cps = []checkpoint{{pos: 0, w: w.Clone(), hstate: marshalHash(b.hash), hlast: 0}}
 	x.branches = []*Branch{b}
@@ -106,8 +106,7 @@ func NewExplorer(spec *Spec, seed uint64, set []Setting) (*Explorer, error) {
 }
 
 func marshalHash(h *hashSink) []byte {
-	h.h.Write(h.buf)
-	h.buf = h.buf[:0]
+	h.flush()
 	st, err := h.h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
 		panic(err) // sha256 always marshals

@@ -393,9 +393,11 @@ func (w *World) leaseExpire(id int32, delivery uint16) {
 
 func (w *World) deadLetter(id int32, m *Msg) {
 	w.remove(id, m, StDLQ)
-	i := w.dlq.push(w.owner)
-	*w.dlq.mut(i, w.owner) = DeadLetter{Msg: id, Receives: m.Receives, Effects: m.Effects, Poison: m.Poison && !m.Repaired,
-		Source: m.Source, Published: m.Published, At: w.Now}
+	if !w.countOnly {
+		i := w.dlq.push(w.owner)
+		*w.dlq.mut(i, w.owner) = DeadLetter{Msg: id, Receives: m.Receives, Effects: m.Effects, Poison: m.Poison && !m.Repaired,
+			Source: m.Source, Published: m.Published, At: w.Now}
+	}
 	w.dlqLen++
 	w.S.DLQTotal++
 	w.S.DLQPeak = max(w.S.DLQPeak, int64(w.dlqLen))

@@ -104,13 +104,16 @@ type TraceHash interface {
 
 type hashSink struct {
 	h    TraceHash
-	buf  []byte
+	buf  []byte // filled up to n; handed to h a block at a time
+	n    int
 	last Time
 	next Sink
 }
 
+const hashBlock = 64 << 10
+
 func newHashSink(next Sink) *hashSink {
-	return &hashSink{h: sha256.New(), buf: make([]byte, 0, 64<<10), next: next}
+	return &hashSink{h: sha256.New(), buf: make([]byte, hashBlock), next: next}
 }
 
 // withHash makes a hash sink that feeds h (a SHA-256, perhaps pipelined by
@@ -128,29 +131,32 @@ func (s *hashSink) Event(w *World, e *Event, d *Decision) {
 	// hashes the extra bytes faster than varints could save. A decision's
 	// value shows in the event it shapes (the worker, the latency, the
 	// kind of ack), so it needs no word of its own.
-	b := s.buf
 	var dk uint64
 	if d != nil {
 		dk = uint64(d.Kind)
 	}
-	b = binary.LittleEndian.AppendUint64(b, uint64(e.T-s.last)<<24|uint64(e.Kind)<<16|uint64(e.Delivery))
-	b = binary.LittleEndian.AppendUint64(b, uint64(uint32(e.Msg))<<32|uint64(uint16(e.Worker))<<16|dk)
-	b = binary.LittleEndian.AppendUint64(b, uint64(e.Value))
-	b = binary.LittleEndian.AppendUint64(b, uint64(e.Aux))
+	b := s.buf[s.n : s.n+32]
+	binary.LittleEndian.PutUint64(b[0:], uint64(e.T-s.last)<<24|uint64(e.Kind)<<16|uint64(e.Delivery))
+	binary.LittleEndian.PutUint64(b[8:], uint64(uint32(e.Msg))<<32|uint64(uint16(e.Worker))<<16|dk)
+	binary.LittleEndian.PutUint64(b[16:], uint64(e.Value))
+	binary.LittleEndian.PutUint64(b[24:], uint64(e.Aux))
 	s.last = e.T
-	if len(b) > 60<<10 {
-		s.h.Write(b)
-		b = b[:0]
+	s.n += 32
+	if s.n == hashBlock {
+		s.flush()
 	}
-	s.buf = b
 	if s.next != nil {
 		s.next.Event(w, e, d)
 	}
 }
 
+func (s *hashSink) flush() {
+	s.h.Write(s.buf[:s.n])
+	s.n = 0
+}
+
 func (s *hashSink) sum() string {
-	s.h.Write(s.buf)
-	s.buf = s.buf[:0]
+	s.flush()
 	return hex.EncodeToString(s.h.Sum(nil))
 }
 
@@ -262,6 +268,7 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 		ts = &traceSink{enc: json.NewEncoder(bw)}
 		next = ts
 	}
+	w.countOnly = len(spec.Operators) == 0
 	hs := withHash(o.Hash, next)
 	for w.Step(hs) {
 		if o.MaxSteps > 0 && w.Pos >= o.MaxSteps {

@@ -156,6 +156,9 @@ type World struct {
 	workers  []Worker
 	dlq      cowVec[DeadLetter]
 	dlqLen   int
+	// countOnly: keep only counts of dead letters, not the letters. A
+	// headless run that no operator redrives keeps memory flat this way.
+	countOnly bool
 
 	S          Stats
 	AlertAt    []Time // per spec.Alerts: first firing, or -1
