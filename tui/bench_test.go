@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -80,8 +81,9 @@ func BenchmarkKeyWhilePlaying(b *testing.B) {
 	}
 }
 
-// TestTickWithinFrame: a full-speed frame on the big run returns well
-// within one frame, so keys are answered between frames.
+// TestTickWithinFrame: full-speed frames on the big run return within one
+// frame, so keys are answered between frames. The median is checked; the
+// worst is logged, since a shared machine's scheduler adds noise.
 func TestTickWithinFrame(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 20,000-order run")
@@ -89,15 +91,17 @@ func TestTickWithinFrame(t *testing.T) {
 	m := bigModel(t)
 	m.play.speed = len(speeds) - 1
 	m = press(m, "space")
-	var worst time.Duration
-	for i := 0; i < 20; i++ {
+	var took []time.Duration
+	for i := 0; i < 20 && m.play.on; i++ {
 		t0 := time.Now()
 		nm, _ := m.Update(playTickMsg{gen: m.play.gen})
-		worst = max(worst, time.Since(t0))
+		took = append(took, time.Since(t0))
 		m = nm.(Model)
 	}
-	if worst > 2*frame { // generous: a shared CI machine is noisy
-		t.Fatalf("slowest full-speed frame took %s, over two %s frames", worst, frame)
+	slices.Sort(took)
+	med, worst := took[len(took)/2], took[len(took)-1]
+	t.Logf("%d full-speed frames: median %s, slowest %s", len(took), med, worst)
+	if med > frame {
+		t.Fatalf("median full-speed frame took %s, over the %s frame", med, frame)
 	}
-	t.Logf("slowest full-speed frame: %s", worst)
 }

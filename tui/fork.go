@@ -168,7 +168,7 @@ func (m *Model) confirmFork() {
 	}
 	o.Name = strings.TrimSpace(f.name.Value())
 	if o.Name == "" {
-		o.Name = engine.ForkName(set, o.Override, o.At)
+		o.Name = f.defaultName(set, o.Override, o.At)
 	}
 	m.x.Goto(o.Pos)
 	b, err := m.x.Fork(o)
@@ -228,9 +228,9 @@ func (m Model) viewFork(r rect) string {
 	}
 	out = append(out, "")
 	out = append(out, cur(len(f.knobs)+1)+"branch name: "+f.name.View())
-	def := engine.ForkName(f.changes(), f.override(), engine.Time(f.at))
+	def := f.defaultName(f.changes(), nil, engine.Time(f.at))
 	if o := f.override(); o != nil {
-		def = engine.ForkName(f.changes(), o, f.dec.Event.T)
+		def = f.defaultName(f.changes(), o, f.dec.Event.T)
 	}
 	out = append(out, st.Dim.Render("  default: "+def))
 	if f.err != "" {
@@ -241,4 +241,14 @@ func (m Model) viewFork(r rect) string {
 		focus = len(out) // keep the name, the default and the hint in view
 	}
 	return window(out, focus, r.h)
+}
+
+// defaultName names a branch by what it changes, the decision by its kind
+// and chosen label: "late_ack=accept @19:52:34".
+func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride, at engine.Time) string {
+	if o == nil {
+		return engine.ForkName(set, nil, at)
+	}
+	set = append([]engine.Setting{{Knob: f.dec.Decision.Kind.String(), Value: f.labels[f.pick]}}, set...)
+	return engine.ForkName(set, nil, at)
 }
