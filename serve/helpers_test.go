@@ -99,15 +99,19 @@ func startServer(t testing.TB, cfg Config, m model) *testServer {
 // newKey makes a throwaway client key.
 func newKey(t testing.TB) gossh.Signer {
 	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
+	s, err := quickKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+func quickKey() (gossh.Signer, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return gossh.NewSignerFromKey(priv)
 }
 
 // writeKeys writes an authorized_keys file listing keys.
