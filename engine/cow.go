@@ -37,6 +37,16 @@ func (v *cowVec[T]) at(i int) (T, bool) {
 	return l.items[i%leafSize], true
 }
 
+// ptr returns entry i for reading only, or nil when its leaf was released.
+// It spares the hot path a copy of the entry.
+func (v *cowVec[T]) ptr(i int) *T {
+	l := v.leaves[i/leafSize]
+	if l == nil {
+		return nil
+	}
+	return &l.items[i%leafSize]
+}
+
 // mut returns entry i for writing, copying its leaf if another world may
 // still read it. A released leaf comes back with every entry retired.
 func (v *cowVec[T]) mut(i int, owner *token) *T {

@@ -78,8 +78,8 @@ func (w *World) wake() {
 func (w *World) head() int32 {
 	for w.queue.len() > 0 {
 		q := w.queue.at(0)
-		m, ok := w.Msg(q.id)
-		if ok && m.QSeq == q.qseq {
+		m := w.msgs.ptr(int(q.id))
+		if m != nil && m.QSeq == q.qseq {
 			switch {
 			case m.Status == StVisible:
 				return q.id
@@ -179,7 +179,7 @@ const (
 
 func (w *World) work(wi int) {
 	wk := &w.workers[wi]
-	m, _ := w.Msg(wk.Msg)
+	m := w.msgs.ptr(int(wk.Msg)) // held by the worker: never released
 	if m.Poison && !m.Repaired {
 		w.crash(wi, CrashKeyError)
 		return
@@ -283,7 +283,7 @@ func (w *World) callReturn(wi int) {
 // ack is refused or accepted by the broker (the late_ack knob).
 func (w *World) ack(wi int) {
 	wk := &w.workers[wi]
-	m, _ := w.Msg(wk.Msg)
+	m := w.msgs.ptr(int(wk.Msg)) // held by the worker: never released
 	if m.Status == StInFlight && m.Receives == wk.Delivery && !m.Deferred && w.Now < m.Expiry {
 		w.ackNow(wi, AckNormal)
 		return
@@ -372,10 +372,11 @@ func (w *World) renew(wi int, id int32, delivery uint16) {
 }
 
 func (w *World) leaseExpire(id int32, delivery uint16) {
-	m, ok := w.Msg(id)
-	if !ok || m.Status != StInFlight || m.Receives != delivery || m.Expiry != w.Now {
+	m := w.msgs.ptr(int(id))
+	if m == nil || m.Status != StInFlight || m.Receives != delivery || m.Expiry != w.Now {
 		return // acked, renewed or superseded since
 	}
+	holder := m.Holder
 	mm := w.m(id)
 	if int(mm.Receives) >= w.P.MaxReceives {
 		w.deadLetter(id, mm)
@@ -387,7 +388,7 @@ func (w *World) leaseExpire(id int32, delivery uint16) {
 	if w.P.Mode == ModeStandard {
 		w.enqueue(id, mm)
 	}
-	w.emit(EvLeaseExpired, id, int(m.Holder), delivery, 0, int64(boolIdx(deferred)))
+	w.emit(EvLeaseExpired, id, int(holder), delivery, 0, int64(boolIdx(deferred)))
 	w.wake()
 }
 

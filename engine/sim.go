@@ -247,11 +247,14 @@ func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 // decide records a decision and returns its value: the natural one, unless
 // a fork's override or the incident's pin says otherwise.
 func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
-	d := Decision{Index: w.NDec, T: w.Now, Kind: k, Msg: msg, Worker: int16(wk), Delivery: delivery,
+	d := &w.dec // filled in place: the hot path makes two decisions an event
+	*d = Decision{Index: w.NDec, T: w.Now, Kind: k, Msg: msg, Worker: int16(wk), Delivery: delivery,
 		Value: natural, Lo: lo, Hi: hi, Mask: mask}
 	w.NDec++
-	if v, ok := w.pinned(k, msg, delivery, mask); ok {
-		d.Value, d.Forced = v, true
+	if len(w.spec.Pins) > 0 {
+		if v, ok := w.pinned(k, msg, delivery, mask); ok {
+			d.Value, d.Forced = v, true
+		}
 	}
 	if o := w.override; o != nil && o.Index == d.Index {
 		w.override = nil
@@ -259,7 +262,7 @@ func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natur
 			d.Value, d.Forced = o.Value, true
 		}
 	}
-	w.dec, w.hasDec = d, true
+	w.hasDec = true
 	return d.Value
 }
 
