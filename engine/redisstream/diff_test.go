@@ -75,6 +75,8 @@ type gen struct {
 	key  string
 	m    *Stream
 	seen []ID // every id the script added, deleted ones too
+
+	ghosts []*Stream // forks of the model that must not affect it
 }
 
 func runScript(t *testing.T, rc *respConn, seed uint64, key string, kinds map[string]int) int {
@@ -101,6 +103,10 @@ func runScript(t *testing.T, rc *respConn, seed uint64, key string, kinds map[st
 			t.Errorf("seed %d (INFLIGHT_REDIS_SEED=%d INFLIGHT_REDIS_SCRIPTS=1): model and redis differ at the last command:\n%s",
 				seed, seed, strings.Join(log, "\n"))
 			return false
+		}
+		g.scribble(now)
+		if g.r.IntN(8) == 0 {
+			g.fork()
 		}
 		for _, e := range g.m.entries {
 			if !slices.Contains(g.seen, e.id) {
@@ -129,6 +135,32 @@ func runScript(t *testing.T, rc *respConn, seed uint64, key string, kinds map[st
 		t.Fatal(err)
 	}
 	return len(log)
+}
+
+// fork goes on with either the model or a clone of it, and keeps the other
+// as a ghost that gets scribbled on after every later command: if the two
+// shared any state, the model's next replies would differ from the server's.
+func (g *gen) fork() {
+	ghost := g.m.Clone()
+	if g.r.IntN(2) == 0 {
+		g.m, ghost = ghost, g.m
+	}
+	g.ghosts = append(g.ghosts, ghost)
+	if len(g.ghosts) > 2 {
+		g.ghosts = g.ghosts[1:]
+	}
+}
+
+func (g *gen) scribble(now int64) {
+	for _, old := range g.ghosts {
+		_, _ = old.XAdd("*", []Field{{"scribble", "1"}}, now)
+		if len(g.seen) > 0 {
+			old.XDel(g.seen[g.r.IntN(len(g.seen))])
+		}
+		_, _ = old.XReadGroup("g1", "c1", 0, ">", now)
+		_, _ = old.XReadGroup("g1", "c2", 0, "0", now)
+		_ = old.XGroupCreate("g3", "0")
+	}
 }
 
 // ---------------------------------------------------------------------------

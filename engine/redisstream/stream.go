@@ -142,12 +142,17 @@ func New(key string) *Stream { return &Stream{key: key} }
 // Key is the stream's key name.
 func (s *Stream) Key() string { return s.key }
 
-// Clone returns a deep copy sharing no mutable state with s. (Field slices
-// of stored entries are shared: the model never mutates them and only hands
-// out copies.)
+// Clone returns a copy sharing no mutable state with s: later commands on
+// either never show in the other.
+//
+// The entry list costs nothing to clone: stored entries are never changed
+// in place (their field slices are never mutated nor handed out), XADD only
+// appends, and XDEL builds a new list. The clone's view is capped at its
+// length, so an append on either side never writes where the other reads.
+// Groups, consumers and PELs are copied.
 func (s *Stream) Clone() *Stream {
 	c := &Stream{key: s.key, lastID: s.lastID}
-	c.entries = slices.Clone(s.entries)
+	c.entries = s.entries[:len(s.entries):len(s.entries)]
 	c.groups = make([]group, len(s.groups))
 	for i, g := range s.groups {
 		c.groups[i] = group{
@@ -226,7 +231,8 @@ func (s *Stream) XDel(ids ...ID) int {
 	n := 0
 	for _, id := range ids {
 		if i, ok := s.find(id); ok {
-			s.entries = slices.Delete(s.entries, i, i+1)
+			// A new list, never an in-place shift: clones share the old one.
+			s.entries = slices.Concat(s.entries[:i], s.entries[i+1:])
 			n++
 		}
 	}

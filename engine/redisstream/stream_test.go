@@ -361,6 +361,8 @@ func TestCloneIsDeep(t *testing.T) {
 	s := newCashback(t, 3)
 	must[[]Entry](t)(s.XReadGroup("g", "a", 1, ">", 0))
 	c := s.Clone()
+	must[[]Entry](t)(c.XReadGroup("g", "a", 0, "0", 10)) // changes a pending entry in place
+	c.XDel(MustID("1000-2"))                             // before any append
 	must[[]Entry](t)(c.XReadGroup("g", "a", 0, ">", 10))
 	must[[]Entry](t)(c.XReadGroup("g", "a", 0, "0", 10))
 	c.XDel(MustID("1000-0"))
@@ -372,6 +374,18 @@ func TestCloneIsDeep(t *testing.T) {
 	p := pendingByID(t, s, "g", 0)
 	if len(p) != 1 || p["1000-0"].DeliveryCount != 1 {
 		t.Fatalf("clone shares the PEL: %+v", p)
+	}
+	// Appends and deletes on both sides after a clone stay on their side.
+	s2 := s.Clone()
+	a1 := must[ID](t)(s.XAdd("*", f("side", "s"), 9000))
+	a2 := must[ID](t)(s2.XAdd("*", f("side", "s2"), 9000))
+	s3 := s.Clone()
+	must[ID](t)(s3.XAdd("*", f("side", "s3"), 9001))
+	s2.XDel(MustID("1000-1"))
+	if a1 != a2 || s.XLen() != 4 || s2.XLen() != 3 || s3.XLen() != 5 ||
+		s.XRange(a1, a1, 0)[0].Fields[0].Value != "s" || s2.XRange(a2, a2, 0)[0].Fields[0].Value != "s2" ||
+		len(s.XRange(MustID("1000-1"), MustID("1000-1"), 0)) != 1 {
+		t.Fatalf("entries leak between clones: %d %d %d", s.XLen(), s2.XLen(), s3.XLen())
 	}
 	// Callers cannot reach stored fields through replies.
 	got := s.XRange(MinID, MaxID, 1)
