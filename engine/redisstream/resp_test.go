@@ -135,7 +135,9 @@ func render(v any) string {
 }
 
 // startRedis starts a private redis-server on a free loopback port and
-// returns a connection to it; the server is killed when the test ends.
+// returns a connection to it; the server is killed when the test ends. The
+// port is found by binding :0 and closing it, so another process may take
+// it first: then the server fails to bind and another port is tried.
 func startRedis(t testing.TB) (*respConn, string) {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
@@ -144,10 +146,22 @@ func startRedis(t testing.TB) (*respConn, string) {
 	}
 	out, _ := exec.Command(bin, "--version").Output()
 	version := strings.TrimSpace(string(out))
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		rc, err := startRedisOnce(t, bin)
+		if err == nil {
+			return rc, version
+		}
+		lastErr = err
+	}
+	t.Fatal(lastErr)
+	return nil, ""
+}
 
+func startRedisOnce(t testing.TB, bin string) (*respConn, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
@@ -156,29 +170,39 @@ func startRedis(t testing.TB) (*respConn, string) {
 		"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no")
 	logf, err := os.Create(dir + "/redis.log")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		logf.Close()
+		return nil, err
 	}
-	t.Cleanup(func() {
+	stop := func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		logf.Close()
-	})
+	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if rc, err := dialRESP(addr); err == nil {
 			if r, err := rc.do("PING"); err == nil && r == simple("PONG") {
-				return rc, version
+				// Ours, not another server that took the port first?
+				got, _ := rc.do("CONFIG", "GET", "dir")
+				if arr, ok := got.([]any); !ok || len(arr) != 2 || arr[1] != bulk(dir) {
+					rc.c.Close()
+					stop()
+					return nil, fmt.Errorf("port %d was taken by another server (dir %v)", port, render(got))
+				}
+				t.Cleanup(func() { rc.c.Close(); stop() })
+				return rc, nil
 			}
 			rc.c.Close()
 		}
 		if time.Now().After(deadline) {
+			stop()
 			log, _ := os.ReadFile(dir + "/redis.log")
-			t.Fatalf("redis-server on %s did not answer PING:\n%s", addr, log)
+			return nil, fmt.Errorf("redis-server on %s did not answer PING:\n%s", addr, log)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
