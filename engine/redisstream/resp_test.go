@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -188,8 +189,10 @@ func startRedisOnce(t testing.TB, bin string) (*respConn, error) {
 		if rc, err := dialRESP(addr); err == nil {
 			if r, err := rc.do("PING"); err == nil && r == simple("PONG") {
 				// Ours, not another server that took the port first?
+				// (Redis reports the directory after chdir: symlinks resolved.)
 				got, _ := rc.do("CONFIG", "GET", "dir")
-				if arr, ok := got.([]any); !ok || len(arr) != 2 || arr[1] != bulk(dir) {
+				real, _ := filepath.EvalSymlinks(dir)
+				if arr, ok := got.([]any); !ok || len(arr) != 2 || (arr[1] != bulk(dir) && arr[1] != bulk(real)) {
 					rc.c.Close()
 					stop()
 					return nil, fmt.Errorf("port %d was taken by another server (dir %v)", port, render(got))
