@@ -45,6 +45,11 @@ func nth(n uint16) string {
 // Caption is the event's one-line story, in the lesson's words where it can.
 // It reads the world as it is right after the event.
 func (w *World) Caption(e *Event, d *Decision) string {
+	if w.fam != nil {
+		if c, ok := w.fam.Caption(w, e, d); ok {
+			return c
+		}
+	}
 	name := w.MsgName(e.Msg)
 	who := w.workerName(e.Worker)
 	switch e.Kind {
@@ -143,6 +148,9 @@ func (w *World) Caption(e *Event, d *Decision) string {
 // DecisionText describes a decision and its alternatives in one line:
 // "provider latency, order 14, delivery 1: 34 s (31–40 s)".
 func (w *World) DecisionText(d *Decision) string {
+	if d.Kind >= FamilyDecision && w.fam != nil {
+		return w.fam.DecisionText(w, d)
+	}
 	name := w.MsgName(d.Msg)
 	switch d.Kind {
 	case DecLatency:
@@ -190,6 +198,20 @@ func (w *World) DecisionChoices(d *Decision) (values []int64, labels []string) {
 		values, labels = []int64{0, 1, 2}, []string{"claim and send", "defer", "ack as already sent"}
 	case DecWedge, DecCrash:
 		values, labels = []int64{0, 1}, []string{"no", "yes"}
+	default:
+		// a family's decision: every value of a short range, else its ends
+		// and middle
+		if d.Hi-d.Lo <= 8 {
+			for v := d.Lo; v <= d.Hi; v++ {
+				values = append(values, v)
+				labels = append(labels, fmt.Sprint(v))
+			}
+		} else {
+			for _, v := range []int64{d.Lo, (d.Lo + d.Hi) / 2, d.Hi} {
+				values = append(values, v)
+				labels = append(labels, fmt.Sprint(v))
+			}
+		}
 	}
 	return values, labels
 }

@@ -76,7 +76,11 @@ func (s *Series) add(w *World) {
 	if n := len(s.Samples); n > 0 && w.Pos-s.Samples[n-1].Pos < s.stride {
 		return
 	}
-	s.Samples = append(s.Samples, Sample{w.Pos, w.Now, int32(w.visible), int32(len(w.leased)), int32(w.dlqLen), w.S.Effects})
+	waiting, taken := w.visible, len(w.leased)
+	if w.fam != nil {
+		waiting, taken = w.fam.Counts(w)
+	}
+	s.Samples = append(s.Samples, Sample{w.Pos, w.Now, int32(waiting), int32(taken), int32(w.dlqLen), w.S.Effects})
 	if len(s.Samples) >= maxSamples {
 		j := 0
 		for i := 0; i < len(s.Samples); i += 2 {

@@ -42,6 +42,26 @@ type Params struct {
 	LatencyMin        Duration
 	LatencyMax        Duration
 	RestartAfter      Duration // supervisor's delay before a dead worker is back
+
+	// Knobs of the other incident families (see Family). Each family reads
+	// its own; an incident lists the ones it reads in Spec.Knobs.
+	Events          int      // cashback: stream entries
+	CrashP          float64  // cashback, stagefront: chance of a crash after commit, before the ack
+	Dedupe          int      // cashback: 0 false, 1 true (same transaction), 2 separate store
+	WriteTimeoutP   float64  // galewatch: chance a write's answer is lost
+	ClockStep       Duration // galewatch: a turbine's clock steps by this at 10:05 (may be negative)
+	ZeroRowsFail    bool     // stagefront: the consumer treats zero rows as failure
+	DedupWindow     Duration // fifo-window: the broker's deduplication interval
+	RetryDeadline   Duration // fifo-window: the producer gives up retrying after this
+	TransactionalID string   // kafka-restart: empty for none
+	Batch           int      // kafka-restart: records in the re-sent batch
+	EmailCrash      bool     // kafka-restart: the consumer crashes before its offset commit
+	KeyNone         bool     // ordering: unkeyed producer instead of key=order_id
+	ConsumerThreads int      // ordering: threads inside one consumer
+	Repartition     int      // ordering: partitions after the mid-run increase (0: none)
+	RetryToTail     bool     // ordering: failed events go to the back of the line
+	Versions        bool     // ordering: ignore events older than the applied version
+	Breaker         bool     // db-down: a circuit breaker pauses consumption
 }
 
 // Knob describes one --set key.
@@ -57,10 +77,14 @@ type Knob struct {
 func (k *Knob) Get(p *Params) string { return k.get(p) }
 
 func durKnob(name, help string, f func(*Params) *Duration, allowZero bool) *Knob {
+	return durKnobSigned(name, help, f, allowZero, false)
+}
+
+func durKnobSigned(name, help string, f func(*Params) *Duration, allowZero, allowNeg bool) *Knob {
 	return &Knob{Name: name, Help: help,
 		get: func(p *Params) string { return FormatDuration(*f(p)) },
 		set: func(p *Params, s string) error {
-			d, err := ParseDuration(s, false)
+			d, err := ParseDuration(s, allowNeg)
 			if err != nil {
 				return err
 			}
@@ -125,19 +149,96 @@ var knobs = []*Knob{
 	durKnob("claim_window", "a claim younger than this is taken to be in flight", func(p *Params) *Duration { return &p.ClaimWindow }, false),
 	durKnob("crash_after_claim", "the featured order's first worker dies this long after its claim (0s: never)", func(p *Params) *Duration { return &p.CrashAfterClaim }, true),
 	durKnob("heartbeat", "renew the lease this often while the handler runs (0s: never)", func(p *Params) *Duration { return &p.Heartbeat }, true),
-	{Name: "wedge_p", Help: "chance that a provider call never returns",
-		get: func(p *Params) string { return strconv.FormatFloat(p.WedgeP, 'g', -1, 64) },
-		set: func(p *Params, s string) error {
-			f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || f < 0 || f > 1 {
-				return fmt.Errorf("%q is not a probability between 0 and 1", s)
-			}
-			p.WedgeP = f
-			return nil
-		}},
+	probKnob("wedge_p", "chance that a provider call never returns", func(p *Params) *float64 { return &p.WedgeP }),
 	durKnob("latency_min", "the provider's fastest answer", func(p *Params) *Duration { return &p.LatencyMin }, true),
 	durKnob("latency_max", "the provider's slowest answer", func(p *Params) *Duration { return &p.LatencyMax }, true),
 	durKnob("restart_after", "the supervisor's delay before a dead worker is back", func(p *Params) *Duration { return &p.RestartAfter }, true),
+
+	intKnob("events", "stream entries the producer writes", func(p *Params) *int { return &p.Events }, 0, 10_000_000),
+	probKnob("crash_p", "chance the consumer dies after its commit and before its ack", func(p *Params) *float64 { return &p.CrashP }),
+	enumKnob("dedupe", "a processed-ids table: none, in the same transaction, or in a separate store", []string{"false", "true", "separate"},
+		func(p *Params) int { return p.Dedupe }, func(p *Params, i int) { p.Dedupe = i }),
+	probKnob("write_timeout_p", "chance a write lands but its answer is lost", func(p *Params) *float64 { return &p.WriteTimeoutP }),
+	durKnobSigned("clock_step", "a daemon steps one turbine's clock by this at 10:05 (0s: never)", func(p *Params) *Duration { return &p.ClockStep }, true, true),
+	enumKnob("zero_rows", "what the consumer makes of an update that matched no rows", []string{"success", "failure"},
+		func(p *Params) int { return boolIdx(p.ZeroRowsFail) }, func(p *Params, i int) { p.ZeroRowsFail = i == 1 }),
+	durKnob("dedup_window", "the broker's deduplication interval", func(p *Params) *Duration { return &p.DedupWindow }, true),
+	durKnob("retry_deadline", "the producer stops retrying after this", func(p *Params) *Duration { return &p.RetryDeadline }, true),
+	{Name: "transactional_id", Help: "the producer's transactional.id (empty: none)",
+		get: func(p *Params) string { return p.TransactionalID },
+		set: func(p *Params, s string) error {
+			if strings.ContainsAny(s, ",;/#@+= ") {
+				return fmt.Errorf("%q: use letters, digits, '-' and '_'", s)
+			}
+			p.TransactionalID = s
+			return nil
+		}},
+	intKnob("batch", "records in the batch the restarted producer sends again", func(p *Params) *int { return &p.Batch }, 1, 1_000_000),
+	enumKnob("email_crash", "the consumer crashes after its email and before committing its offset", []string{"false", "true"},
+		func(p *Params) int { return boolIdx(p.EmailCrash) }, func(p *Params, i int) { p.EmailCrash = i == 1 }),
+	enumKnob("key", "the producer's message key", []string{"order_id", "none"},
+		func(p *Params) int { return boolIdx(p.KeyNone) }, func(p *Params, i int) { p.KeyNone = i == 1 }),
+	intKnob("consumer_threads", "threads handling records inside one consumer", func(p *Params) *int { return &p.ConsumerThreads }, 1, 64),
+	intKnob("repartition", "partitions after the mid-run increase (0: no increase)", func(p *Params) *int { return &p.Repartition }, 0, 1024),
+	enumKnob("retry", "where a failed event is retried", []string{"in_place", "to_tail"},
+		func(p *Params) int { return boolIdx(p.RetryToTail) }, func(p *Params, i int) { p.RetryToTail = i == 1 }),
+	enumKnob("versions", "ignore events older than the version already applied", []string{"false", "true"},
+		func(p *Params) int { return boolIdx(p.Versions) }, func(p *Params, i int) { p.Versions = i == 1 }),
+	enumKnob("breaker", "a circuit breaker pauses consumption while the database is down", []string{"false", "true"},
+		func(p *Params) int { return boolIdx(p.Breaker) }, func(p *Params, i int) { p.Breaker = i == 1 }),
+}
+
+func probKnob(name, help string, f func(*Params) *float64) *Knob {
+	return &Knob{Name: name, Help: help,
+		get: func(p *Params) string { return strconv.FormatFloat(*f(p), 'g', -1, 64) },
+		set: func(p *Params, s string) error {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || v < 0 || v > 1 {
+				return fmt.Errorf("%q is not a probability between 0 and 1", s)
+			}
+			*f(p) = v
+			return nil
+		}}
+}
+
+// QueueKnobs are the knobs of the SQS-like queue incidents.
+var QueueKnobs = []string{"orders", "mode", "visibility_timeout", "max_receives", "late_ack", "ack", "claim", "claim_window",
+	"crash_after_claim", "heartbeat", "wedge_p", "latency_min", "latency_max", "restart_after"}
+
+// KnobsFor lists the knobs an incident reads, sorted.
+func KnobsFor(spec *Spec) []*Knob {
+	names := spec.Knobs
+	if len(names) == 0 {
+		names = QueueKnobs
+	}
+	var out []*Knob
+	for _, k := range Knobs() {
+		for _, n := range names {
+			if n == k.Name {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// CheckKnobsFor refuses settings for knobs the incident does not read.
+func CheckKnobsFor(spec *Spec, set []Setting) error {
+	ks := KnobsFor(spec)
+	for _, s := range set {
+		ok := false
+		for _, k := range ks {
+			ok = ok || k.Name == s.Knob
+		}
+		if !ok {
+			var names []string
+			for _, k := range ks {
+				names = append(names, k.Name)
+			}
+			return fmt.Errorf("knob %q does not apply to incident %s (its knobs: %s)", s.Knob, spec.ID, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 // Knobs lists every knob, sorted by name.

@@ -89,6 +89,11 @@ func (w *World) Summarize(traceHash string) Summary {
 		"wedged":             stuck,
 		"last_effect":        w.S.LastEffect.Short(),
 	}
+	if w.fam != nil {
+		for k, v := range w.fam.Figures(w) {
+			s.Figures[k] = v
+		}
+	}
 	return s
 }
 
@@ -187,7 +192,7 @@ type TraceDecision struct {
 
 // Line renders e (just emitted on w) as a trace line.
 func (w *World) Line(e *Event, d *Decision) TraceLine {
-	l := TraceLine{Pos: e.Pos, T: e.T.Clock(), Kind: e.Kind.String(), Delivery: e.Delivery, Caption: w.Caption(e, d), Actor: "broker"}
+	l := TraceLine{Pos: e.Pos, T: e.T.Clock(), Kind: w.kindName(e.Kind), Delivery: e.Delivery, Caption: w.Caption(e, d), Actor: "broker"}
 	if e.Msg >= 0 {
 		m := e.Msg
 		l.Message = &m
@@ -201,6 +206,9 @@ func (w *World) Line(e *Event, d *Decision) TraceLine {
 		td := &TraceDecision{Index: d.Index, Kind: d.Kind.String(), Chosen: d.Value, Forced: d.Forced, Text: w.DecisionText(d)}
 		vals, labels := w.DecisionChoices(d)
 		td.ChosenLabel = labelFor(d.Value, vals, labels)
+		if d.Kind >= FamilyDecision && w.fam != nil {
+			td.Kind = "family"
+		}
 		if d.Kind == DecLatency {
 			lo, hi := d.Lo, d.Hi
 			td.Min, td.Max = &lo, &hi

@@ -15,6 +15,9 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	if err := p.Apply(settings); err != nil {
 		return nil, err
 	}
+	if err := CheckKnobsFor(spec, settings); err != nil {
+		return nil, err
+	}
 	w := &World{spec: spec, seed: seed, P: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
 	for _, box := range spec.Workers.Boxes {
 		for i := 1; i <= spec.Workers.PerBox; i++ {
@@ -27,6 +30,11 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	w.AlertAt = fill(len(spec.Alerts))
 	w.WouldAt = fill(len(spec.WouldHave))
 	w.opDone = make([]bool, len(spec.Operators))
+	if spec.NewFamily != nil {
+		w.fam = spec.NewFamily(&w.P)
+		w.fam.Start(w)
+		return w, nil
+	}
 	w.schedule(item{t: max(spec.Workers.Start, spec.Start), op: opStartWorkers})
 	for i := range spec.Sources {
 		if w.sourceCount(i) > 0 {
@@ -57,6 +65,9 @@ func (w *World) sourceCount(i int) int {
 func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 	p := w.P
 	if err := p.Apply(settings); err != nil {
+		return err
+	}
+	if err := CheckKnobsFor(w.spec, settings); err != nil {
 		return err
 	}
 	if at < w.Now {
@@ -215,6 +226,8 @@ func (w *World) run(it *item) {
 		w.applyKnobs()
 	case opAlert:
 		w.fireAlert(int(it.w), it.d == 1)
+	case opFamily:
+		w.famStep(it)
 	}
 }
 

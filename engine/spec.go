@@ -22,6 +22,13 @@ type Spec struct {
 	Operators []OperatorSpec
 	Pins      []Pin
 
+	// NewFamily, when set, makes the incident's system (see Family) from
+	// the knobs; nil runs the SQS-like queue.
+	NewFamily func(p *Params) Family
+	// Knobs lists the knobs this incident reads; --set refuses others.
+	// Empty: the queue's knobs.
+	Knobs []string
+
 	Bookmarks []Bookmark
 	Expect    []Expectation
 	Forks     []ForkSpec

@@ -10,10 +10,11 @@ const (
 	StInFlight              // leased to a worker, or handed back with a delay
 	StDeleted               // acked: the broker forgot it
 	StDLQ                   // moved to the dead letter queue
+	StHeld                  // held by a family's system (see Family)
 )
 
 func (s MsgStatus) String() string {
-	return [...]string{"unpublished", "visible", "in flight", "deleted", "dead letter"}[s]
+	return [...]string{"unpublished", "visible", "in flight", "deleted", "dead letter", "held"}[s]
 }
 
 // Msg is the broker's and the ground truth's record of one message.
@@ -36,7 +37,9 @@ type Msg struct {
 }
 
 // Held reports whether the broker still holds the message.
-func (m *Msg) Held() bool { return m.Status == StVisible || m.Status == StInFlight }
+func (m *Msg) Held() bool {
+	return m.Status == StVisible || m.Status == StInFlight || m.Status == StHeld
+}
 
 // DeadLetter is one entry of the dead letter queue.
 type DeadLetter struct {
@@ -118,6 +121,7 @@ const (
 	opOperator
 	opKnobs
 	opAlert
+	opFamily
 )
 
 // item is a scheduled step. Steps run in (t, seq) order; seq is assigned
@@ -130,6 +134,7 @@ type item struct {
 	a   int32
 	w   int16
 	d   uint16
+	fop uint8 // a family's own op, for opFamily
 }
 
 // World is the whole simulated state: plain data, cloned for checkpoints
@@ -171,6 +176,8 @@ type World struct {
 	applied    []Setting // the last changes applied, for the knob event's caption
 	override   *DecisionOverride
 
+	fam Family // nil: the SQS-like queue of model.go
+
 	fp    uint64 // running fingerprint of the trace
 	owner *token
 
@@ -200,6 +207,9 @@ func (w *World) Clone() *World {
 	if w.override != nil {
 		o := *w.override
 		c.override = &o
+	}
+	if w.fam != nil {
+		c.fam = w.fam.Clone()
 	}
 	c.owner = &token{}
 	w.owner = &token{} // the original must now copy shared leaves too

@@ -22,7 +22,17 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	s.Start = r.clock("$.start", f.Start, true)
 
-	if len(f.Sources) == 0 {
+	var fam *Family
+	if f.Family != "" {
+		var ok bool
+		if fam, ok = families[f.Family]; !ok {
+			r.at("$.family", "unknown family %q (families: %s)", f.Family, strings.Join(familyNames(), ", "))
+		} else {
+			s.NewFamily = fam.New
+			s.Knobs = fam.Knobs
+		}
+	}
+	if len(f.Sources) == 0 && f.Family == "" {
 		r.at("$", "missing sources: at least one source of messages")
 	}
 	for i, src := range f.Sources {
@@ -49,11 +59,19 @@ func (r *reader) build(f *file) *engine.Spec {
 	s.Params.VisibilityTimeout = 30 * engine.Second
 	s.Params.ClaimWindow = 2 * engine.Minute
 	var set []engine.Setting
+	if fam != nil {
+		fam.Defaults(&s.Params)
+		set = append(set, r.settings("$.params", f.Params, fam.Knobs)...)
+	} else if len(f.Params) > 0 {
+		r.at("$.params", "params is for incidents with a family; the queue's knobs go under broker, handler and provider")
+	}
 	set = append(set, r.settings("$.broker", f.Broker, knobSections["broker"])...)
 	set = append(set, r.settings("$.handler", f.Handler, knobSections["handler"])...)
 	set = append(set, r.settings("$.provider", f.Provider, knobSections["provider"])...)
 
-	if len(f.Workers.Boxes) == 0 || f.Workers.PerBox <= 0 {
+	if f.Family != "" && len(f.Workers.Boxes) == 0 {
+		// a family brings its own consumers
+	} else if len(f.Workers.Boxes) == 0 || f.Workers.PerBox <= 0 {
 		r.at("$.workers", "workers need boxes (a list) and per_box (at least 1)")
 	} else if n := len(f.Workers.Boxes) * f.Workers.PerBox; n > 64 {
 		r.at("$.workers", "%d workers; at most 64", n)
@@ -109,7 +127,7 @@ func (r *reader) build(f *file) *engine.Spec {
 		if fk.Name == "" {
 			r.at(path, "fork %d has no name", i)
 		}
-		spec := engine.ForkSpec{Name: fk.Name, Set: r.settings(path+".set", fk.Set, nil), Expect: r.expect(path+".expect", fk.Expect)}
+		spec := engine.ForkSpec{Name: fk.Name, Set: r.settings(path+".set", fk.Set, knobsOf(s)), Expect: r.expect(path+".expect", fk.Expect)}
 		if fk.At != "" {
 			spec.At, spec.HasAt = r.clock(path+".at", fk.At, false), true
 		}
@@ -121,7 +139,7 @@ func (r *reader) build(f *file) *engine.Spec {
 			r.at(path, "an exercise needs a key and a question")
 		}
 		s.Exercises = append(s.Exercises, engine.Exercise{Key: ex.Key, Question: strings.TrimSpace(ex.Question),
-			At: r.clock(path+".at", ex.At, true), Set: r.settings(path+".set", ex.Set, nil), Explain: strings.TrimSpace(ex.Explain)})
+			At: r.clock(path+".at", ex.At, true), Set: r.settings(path+".set", ex.Set, knobsOf(s)), Explain: strings.TrimSpace(ex.Explain)})
 	}
 	return s
 }
@@ -146,4 +164,11 @@ func (r *reader) alerts(path string, as []alert) []engine.AlertSpec {
 		out = append(out, spec)
 	}
 	return out
+}
+
+func knobsOf(s *engine.Spec) []string {
+	if len(s.Knobs) > 0 {
+		return s.Knobs
+	}
+	return engine.QueueKnobs
 }

@@ -14,7 +14,8 @@ import (
 var bundled embed.FS
 
 // Order is the order incidents are listed in: the lessons' order.
-var order = []string{"thursday", "thursday-fixed", "christmas-friday"}
+var order = []string{"thursday", "thursday-fixed", "christmas-friday", "cashback", "galewatch", "stagefront",
+	"fifo-window", "kafka-restart", "ordering", "db-down"}
 
 // All returns every bundled incident, in the lessons' order. A bundled
 // file that does not parse is a bug caught by the tests, so it panics.

@@ -55,6 +55,8 @@ type file struct {
 	Workers   workers       `yaml:"workers"`
 	Handler   yaml.MapSlice `yaml:"handler"`
 	Provider  yaml.MapSlice `yaml:"provider"`
+	Family    string        `yaml:"family"`
+	Params    yaml.MapSlice `yaml:"params"`
 	Pins      []pin         `yaml:"pins"`
 	Alerts    []alert       `yaml:"alerts"`
 	WouldHave []alert       `yaml:"would_have"`

@@ -1,0 +1,170 @@
+package engine
+
+import "fmt"
+
+// Family is the model of an incident whose system is not the SQS-like
+// queue of model.go: a Redis Streams consumer and its wallet, a database
+// with a unique key, an SQS FIFO producer, Kafka producers and consumers.
+// A family owns its system's state (plain data, deep-copied by Clone) and
+// its steps. The world keeps everything shared: the clock, the event queue,
+// the trace and its hash, decisions, the ground truth per message, alerts,
+// checkpoints and forks. Families live in engine/families/<name>; the
+// incidents package picks one from an incident file's `family:` key.
+type Family interface {
+	// Clone deep-copies the family's state for a checkpoint or a fork.
+	Clone() Family
+	// Start schedules the family's first steps, at the world's start.
+	Start(w *World)
+	// Step runs one step the family scheduled. It emits at most one event
+	// (World.Emit) and makes at most one decision (World.Decide).
+	Step(w *World, s FamilyStep)
+	// Figures are the family's own summary figures ("balance", "crashes").
+	Figures(w *World) map[string]any
+	// KindName names a family event kind (FamilyKind and above) for the
+	// trace: "xack", "produce", "reject".
+	KindName(k Kind) string
+	// Caption tells a family event in one line; ok false falls back to the
+	// standard caption of a standard kind.
+	Caption(w *World, e *Event, d *Decision) (string, bool)
+	// DecisionText describes a family decision kind (FamilyDecision and
+	// above) with its alternatives.
+	DecisionText(w *World, d *Decision) string
+	// Panes lists what the explorer's panes show, in the system's terms.
+	Panes(w *World) Panes
+	// Counts are the chart's numbers, cheaply: messages waiting, and
+	// messages taken but not finished.
+	Counts(w *World) (waiting, taken int)
+}
+
+// FamilyStep is a step a family scheduled: an op of its own and three
+// small operands.
+type FamilyStep struct {
+	Op uint8
+	A  int32
+	W  int16
+	D  uint16
+}
+
+// FamilyKind is the first event kind a family may define for itself.
+const FamilyKind Kind = 64
+
+// FamilyDecision is the first decision kind a family may define.
+const FamilyDecision DecisionKind = 64
+
+// Panes is what the explorer draws for a family, pane by pane. Each row is
+// already worded in the system's terms ("p3  LEO 120  committed 96").
+type Panes struct {
+	QueueTitle, InFlightTitle, DLQTitle, InboxTitle string
+	Queue, InFlight, DLQ, Inbox                     []PaneRow
+}
+
+// PaneRow is one line of a pane. Msg (or -1) lets the explorer select the
+// message; Bar in [0,1] draws a countdown (negative: none); Mark is a word
+// that must survive without colour ("COPY 2", "LOST").
+type PaneRow struct {
+	Msg  int32
+	Text string
+	Mark string
+	Bar  float64
+}
+
+// Family returns the world's family, or nil for the SQS-like queue.
+func (w *World) Family() Family { return w.fam }
+
+// Schedule queues a family step at t (not before now). A background step
+// does not keep the run alive.
+func (w *World) Schedule(t Time, s FamilyStep, background bool) {
+	if t < w.Now {
+		t = w.Now
+	}
+	w.schedule(item{t: t, op: opFamily, a: s.A, w: s.W, d: s.D, fop: s.Op, bg: background})
+}
+
+// Emit records one event of the family's step (see World.emit).
+func (w *World) Emit(k Kind, msg int32, worker int, delivery uint16, val, aux int64) {
+	w.emit(k, msg, worker, delivery, val, aux)
+}
+
+// Decide records a decision and returns its value (natural unless a fork
+// overrides it); see World.decide.
+func (w *World) Decide(k DecisionKind, msg int32, worker int, delivery uint16, natural, lo, hi int64) int64 {
+	return w.decide(k, msg, worker, delivery, natural, lo, hi, 0)
+}
+
+// Draw returns 64 random bits for (stream, a, b) under the world's seed:
+// counter-based, so one kind of draw never shifts another.
+func (w *World) Draw(s Stream, a, b uint64) uint64 { return draw(w.seed, s, a, b) }
+
+// Uniform maps a draw to [lo, hi].
+func Uniform(x uint64, lo, hi int64) int64 { return uniform(x, lo, hi) }
+
+// Chance is true with probability p for a draw.
+func Chance(x uint64, p float64) bool { return chance(x, p) }
+
+// Seed is the run's seed.
+func (w *World) Seed() uint64 { return w.seed }
+
+// NewMessage publishes a message into the ground truth: the broker (or the
+// family's system) now holds it, it has no effect yet.
+func (w *World) NewMessage() int32 {
+	id := int32(w.msgs.push(w.owner))
+	*w.m(id) = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Status: StHeld}
+	w.S.Published++
+	w.ensureAgeCheck()
+	return id
+}
+
+// Effect counts one effect on message id (an email, a credit, a row); a
+// second one on the same message is a duplicate.
+func (w *World) Effect(id int32) int {
+	m := w.m(id)
+	m.Effects++
+	w.S.Effects++
+	if m.Effects == 1 {
+		w.S.Effected++
+	} else {
+		w.S.Duplicates++
+	}
+	w.S.LastEffect = w.Now
+	return int(m.Effects)
+}
+
+// Done says the system no longer holds message id (acked, committed past,
+// stored or thrown away).
+func (w *World) Done(id int32) {
+	if m := w.m(id); m.Held() {
+		w.remove(id, m, StDeleted)
+	}
+}
+
+// DeadLetter moves message id to the dead letter queue.
+func (w *World) DeadLetter(id int32) {
+	if m := w.m(id); m.Held() {
+		w.deadLetter(id, m)
+	}
+}
+
+// Count adds to the standard counters families share with the queue.
+func (w *World) Count(deliveries, lateRefused, crashes int64) {
+	w.S.Deliveries += deliveries
+	w.S.LateRefused += lateRefused
+	w.S.Crashes += crashes
+}
+
+// AddBusy adds worker time spent inside handlers (for `busy`).
+func (w *World) AddBusy(d Duration) { w.S.BusyMs += int64(d) }
+
+// famCaption and famKind route to the family for its own kinds.
+func (w *World) kindName(k Kind) string {
+	if k >= FamilyKind && w.fam != nil {
+		return w.fam.KindName(k)
+	}
+	return k.String()
+}
+
+func (w *World) famStep(it *item) {
+	if w.fam == nil {
+		panic(fmt.Sprintf("family step %d in a world without a family", it.fop))
+	}
+	w.fam.Step(w, FamilyStep{Op: it.fop, A: it.a, W: it.w, D: it.d})
+}
