@@ -160,6 +160,9 @@ func (f *incidentFlags) resolve(fs *pflag.FlagSet, id string) (*engine.Spec, uin
 	if err := p.Apply(set); err != nil {
 		return nil, 0, nil, usageErr("--set %v", err)
 	}
+	if err := engine.CheckKnobsFor(spec, set); err != nil {
+		return nil, 0, nil, usageErr("--set: %v", err)
+	}
 	return spec, seed, set, nil
 }
 
