@@ -284,6 +284,13 @@ func (tm *term) mustSee(t testing.TB, d time.Duration, subs ...string) {
 	}
 }
 
+// firstByte is when the first output after the terminal queries came.
+func (tm *term) firstByte() time.Duration {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.first
+}
+
 func (tm *term) send(keys string) error {
 	_, err := tm.in.Write([]byte(keys))
 	return err
