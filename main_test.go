@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (stdout, stderr string, code int) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+// The run summary carries exactly the keys INCIDENTS.md names.
+func TestRunJSONKeys(t *testing.T) {
+	out, errOut, code := runCLI("run", "thursday", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"incident", "seed", "messages", "deliveries", "effects", "duplicate_effects", "lost", "dlq",
+		"late_acks_refused", "max_oldest_age_s", "busy", "alerts", "would_have_fired", "end", "trace_sha256", "figures", "code"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("summary lacks %q", k)
+		}
+	}
+	if m["effects"].(float64) != 324 || m["dlq"].(float64) != 108 {
+		t.Errorf("effects %v dlq %v", m["effects"], m["dlq"])
+	}
+}
+
+func TestTraceAnswersJQQuestions(t *testing.T) {
+	out, errOut, code := runCLI("run", "thursday", "--trace")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "trace_sha256") {
+		t.Errorf("the summary should go to stderr with --trace")
+	}
+	emails, kinds := 0, map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var l struct {
+			T        string          `json:"t"`
+			Kind     string          `json:"kind"`
+			Message  *int            `json:"message"`
+			Actor    string          `json:"actor"`
+			Caption  string          `json:"caption"`
+			Decision json.RawMessage `json:"decision"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		if l.T == "" || l.Kind == "" || l.Actor == "" || l.Caption == "" {
+			t.Fatalf("line lacks a field: %s", sc.Text())
+		}
+		kinds[l.Kind] = true
+		if l.Kind == "effect" && l.Message != nil && *l.Message == 14 {
+			emails++
+		}
+	}
+	if emails != 3 {
+		t.Errorf("order 14 got %d emails in the trace, want 3", emails)
+	}
+	for _, k := range []string{"publish", "deliver", "effect", "ack_refused", "lease_expired", "dlq", "alert"} {
+		if !kinds[k] {
+			t.Errorf("no %q events in the thursday trace", k)
+		}
+	}
+	// ack, crash and restart appear in the forks that have them
+	out, _, _ = runCLI("run", "christmas-friday", "--trace")
+	for _, k := range []string{`"kind":"crash"`, `"kind":"restart"`, `"kind":"ack"`} {
+		if !strings.Contains(out, k) {
+			t.Errorf("christmas-friday trace has no %s", k)
+		}
+	}
+}
+
+func TestAtForkFigures(t *testing.T) {
+	out, _, code := runCLI("run", "thursday", "--at", "19:52:00", "--set", "visibility_timeout=60s", "--format", "json")
+	if code != 0 {
+		t.Fatal(out)
+	}
+	var s struct {
+		Code string `json:"code"`
+		Hash string `json:"trace_sha256"`
+	}
+	json.Unmarshal([]byte(out), &s)
+	// the code reproduces the run exactly
+	out2, errOut, code := runCLI("run", "--code", s.Code, "--format", "json")
+	if code != 0 {
+		t.Fatalf("run --code %s: %s", s.Code, errOut)
+	}
+	var s2 struct {
+		Hash string `json:"trace_sha256"`
+	}
+	json.Unmarshal([]byte(out2), &s2)
+	if s2.Hash != s.Hash {
+		t.Errorf("run --code gave %s, the run gave %s", s2.Hash, s.Hash)
+	}
+	// and a tampered code says so
+	bad := s.Code[:len(s.Code)-1] + string("0123456789abcdef"[(strings.IndexByte("0123456789abcdef", s.Code[len(s.Code)-1])+1)%16])
+	_, errOut, code = runCLI("run", "--code", bad)
+	if code == 0 || !strings.Contains(errOut, "no longer reproduces") {
+		t.Errorf("stale code: exit %d, %q", code, errOut)
+	}
+}
+
+func TestSweep(t *testing.T) {
+	out, errOut, code := runCLI("sweep", "thursday", "--vary", "visibility_timeout=30s,45s,60s,90s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(out, "\n")
+	if !strings.Contains(lines[0], "visibility_timeout=90s") {
+		t.Errorf("header: %q", lines[0])
+	}
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) == 5 && f[0] == "effects" {
+			if f[1] != "324" || f[2] != "108" || f[4] != "108" {
+				t.Errorf("effects row %v", f)
+			}
+			return
+		}
+	}
+	t.Errorf("no effects row in\n%s", out)
+}
+
+func TestCheckPasses(t *testing.T) {
+	out, errOut, code := runCLI("check")
+	if code != 0 {
+		t.Fatalf("check exit %d: %s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, " 0 failed") {
+		t.Errorf("check output: %s", out[max(0, len(out)-200):])
+	}
+}
+
+func TestListAndValidate(t *testing.T) {
+	out, _, code := runCLI("list")
+	if code != 0 || !strings.HasPrefix(out, "thursday ") {
+		t.Fatalf("list: %d %q", code, out)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("id: x\ntitle: X\nstart: \"10:00\"\nsources: [{name: orders, start: \"10:00\", every: 1s, count: 2}]\nworkers: {boxes: [A], per_box: 1}\nbroker: {late_ack: maybe}\ncolour: 1\n"), 0o644)
+	_, errOut, code := runCLI("validate", bad)
+	if code == 0 || !strings.Contains(errOut, "bad.yaml:") {
+		t.Errorf("validate bad: %d %q", code, errOut)
+	}
+}
+
+// Bad input gets one line naming what is wrong, and exit 2.
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "nope"}, `unknown incident "nope"`},
+		{[]string{"run", "thursday", "--set", "foo=1"}, `unknown knob "foo"`},
+		{[]string{"run", "thursday", "--set", "visibility_timeout=soon"}, "visibility_timeout"},
+		{[]string{"run", "thursday", "--set", "late_ack=maybe"}, "refuse, accept"},
+		{[]string{"run", "thursday", "--at", "25:61"}, "--at"},
+		{[]string{"run", "thursday", "--format", "xml"}, "--format"},
+		{[]string{"run", "thursday", "--bogus"}, "--bogus"},
+		{[]string{"run"}, "which incident"},
+		{[]string{"sweep", "thursday"}, "--vary"},
+		{[]string{"sweep", "thursday", "--vary", "max_receives=1,x"}, "max_receives"},
+		{[]string{"run", "--code", "garbage"}, "share code"},
+		{[]string{"run", "--incident-file", "/nonexistent.yaml"}, "nonexistent"},
+		{[]string{"nope-incident"}, `unknown incident "nope-incident"`},
+	}
+	for _, tc := range cases {
+		_, errOut, code := runCLI(tc.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", tc.args, code, errOut)
+		}
+		if strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: stderr %q should be one line mentioning %q", tc.args, errOut, tc.want)
+		}
+		if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
+			t.Errorf("%v: a stack trace", tc.args)
+		}
+	}
+}
