@@ -21,9 +21,15 @@ type leaf[T any] struct {
 type cowVec[T any] struct {
 	leaves []*leaf[T]
 	n      int
+	// free holds released leaves that only this vector ever referenced, for
+	// reuse: a long headless run then allocates a handful of leaves, not
+	// one per 256 messages, and the garbage collector stays idle.
+	free []*leaf[T]
 }
 
 func (v *cowVec[T]) clone() cowVec[T] {
+	// the free leaves stay with the original: sharing them would let two
+	// worlds write the same leaf
 	return cowVec[T]{leaves: append([]*leaf[T](nil), v.leaves...), n: v.n}
 }
 
@@ -68,7 +74,14 @@ func (v *cowVec[T]) mut(i int, owner *token) *T {
 // push appends a zero entry and returns its index.
 func (v *cowVec[T]) push(owner *token) int {
 	if v.n%leafSize == 0 {
-		v.leaves = append(v.leaves, &leaf[T]{owner: owner})
+		var l *leaf[T]
+		if k := len(v.free); k > 0 {
+			l, v.free = v.free[k-1], v.free[:k-1]
+			*l = leaf[T]{owner: owner}
+		} else {
+			l = &leaf[T]{owner: owner}
+		}
+		v.leaves = append(v.leaves, l)
 	}
 	v.n++
 	return v.n - 1
@@ -82,6 +95,11 @@ func (v *cowVec[T]) retire(i int, owner *token) {
 	l.retired++
 	if l.retired == leafSize {
 		v.leaves[i/leafSize] = nil
+		// after mut the leaf is this world's own copy, made since its last
+		// clone, so no checkpoint can still read it
+		if l.owner == owner && len(v.free) < 4 {
+			v.free = append(v.free, l)
+		}
 	}
 }
 

@@ -278,11 +278,11 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	}
 	w.countOnly = len(spec.Operators) == 0
 	hs := withHash(o.Hash, next)
-	for w.Step(hs) {
-		if o.MaxSteps > 0 && w.Pos >= o.MaxSteps {
-			break
-		}
+	limit := int64(-1)
+	if o.MaxSteps > 0 {
+		limit = o.MaxSteps
 	}
+	w.RunTo(hs, limit)
 	if bw != nil {
 		if ts.err == nil {
 			ts.err = bw.Flush()

@@ -192,6 +192,22 @@ func (w *World) Step(sink Sink) bool {
 	return false
 }
 
+// RunTo plays until the run settles or n events have been emitted (n < 0:
+// no limit) and reports whether it settled. It is Step in a loop without
+// the per-event call: the headless hot path.
+func (w *World) RunTo(sink Sink, n int64) bool {
+	w.sink = sink
+	stop := w.Pos + n
+	for w.live > 0 && (n < 0 || w.Pos < stop) {
+		it := w.next()
+		w.Now = it.t
+		w.run(&it)
+	}
+	w.emitted = false
+	w.sink = nil
+	return w.live == 0
+}
+
 func (w *World) run(it *item) {
 	switch it.op {
 	case opPublish:
