@@ -1,0 +1,133 @@
+package fifowindow_test
+
+import (
+	"fmt"
+	"testing"
+
+	"inflight/engine"
+	"inflight/incidents"
+)
+
+func spec(t *testing.T) *engine.Spec {
+	t.Helper()
+	s, err := incidents.Get("fifo-window")
+	if err != nil {
+		// not bundled yet: the file waits in testdata
+		s, err = incidents.Load("testdata/fifo-window.yaml")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Every published figure in the incident file, main run and forks.
+func TestPublishedFigures(t *testing.T) {
+	res, err := engine.CheckSpec(spec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if !r.OK {
+			t.Errorf("%s %s: %s want %s, got %s", r.Incident, r.Run, r.Key, r.Want, r.Got)
+		}
+	}
+}
+
+func TestFiguresDirectly(t *testing.T) {
+	cases := []struct {
+		set                       []engine.Setting
+		deliveries, dups, dropped int64
+	}{
+		{nil, 2, 1, 2},
+		{[]engine.Setting{{Knob: "dedup_window", Value: "10m"}}, 1, 0, 3},
+		{[]engine.Setting{{Knob: "retry_deadline", Value: "4m"}}, 1, 0, 2},
+		{[]engine.Setting{{Knob: "dedup_window", Value: "7m"}}, 2, 1, 2},    // half-open: forgotten at exactly 14:07
+		{[]engine.Setting{{Knob: "dedup_window", Value: "7m1ms"}}, 1, 0, 3}, // remembered one millisecond longer
+		{[]engine.Setting{{Knob: "retry_deadline", Value: "7m"}}, 2, 1, 2},  // the deadline includes minute 7
+		{[]engine.Setting{{Knob: "dedup_window", Value: "30s"}}, 4, 3, 0},   // a short memory drops nothing
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.set), func(t *testing.T) {
+			sum, _, err := engine.Run(spec(t), engine.RunOptions{Seed: 1, Set: c.set})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Deliveries != c.deliveries || sum.DuplicateEffects != c.dups || sum.Figures["dropped_duplicates"] != int(c.dropped) || sum.Lost != 0 {
+				t.Errorf("deliveries %d dups %d dropped %v lost %d; want %d %d %d 0",
+					sum.Deliveries, sum.DuplicateEffects, sum.Figures["dropped_duplicates"], sum.Lost, c.deliveries, c.dups, c.dropped)
+			}
+		})
+	}
+}
+
+// A fork that lets the first answer through: no retries, one email.
+func TestAnswerDecisionIsForkable(t *testing.T) {
+	w, err := engine.NewWorld(spec(t), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Override(engine.DecisionOverride{Index: 0, Value: 0})
+	for w.Step(nil) {
+	}
+	s := w.Summarize("")
+	if s.Effects != 1 || s.Figures["attempts"] != 1 {
+		t.Errorf("answer delivered: effects %d attempts %v, want 1 and 1", s.Effects, s.Figures["attempts"])
+	}
+}
+
+type rec struct{ lines []string }
+
+func (r *rec) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
+	l := w.Line(e, d)
+	s := fmt.Sprintf("%s %s %s", l.T, l.Kind, l.Caption)
+	if l.Decision != nil {
+		s += fmt.Sprintf(" [%d=%d]", l.Decision.Index, l.Decision.Chosen)
+	}
+	r.lines = append(r.lines, s)
+}
+
+// A world cloned mid-run and both copies stepped on give the straight
+// run's trace, each on its own.
+func TestCloneMidRun(t *testing.T) {
+	s := spec(t)
+	straight := &rec{}
+	w, _ := engine.NewWorld(s, 1, nil)
+	for w.Step(straight) {
+	}
+	for cut := 1; cut < len(straight.lines); cut++ {
+		a := &rec{}
+		w, _ := engine.NewWorld(s, 1, nil)
+		for i := 0; i < cut; i++ {
+			w.Step(a)
+		}
+		c := w.Clone()
+		b := &rec{lines: append([]string(nil), a.lines...)}
+		for w.Step(a) {
+		}
+		for c.Step(b) {
+		}
+		if fmt.Sprint(a.lines) != fmt.Sprint(straight.lines) || fmt.Sprint(b.lines) != fmt.Sprint(straight.lines) {
+			t.Fatalf("cut %d: clone diverged\nstraight %v\noriginal %v\nclone    %v", cut, straight.lines, a.lines, b.lines)
+		}
+	}
+}
+
+func TestPanes(t *testing.T) {
+	w, _ := engine.NewWorld(spec(t), 1, nil)
+	for w.Now < 14*engine.Hour+2*engine.Minute && w.Step(nil) {
+	}
+	p := w.Family().Panes(w)
+	if len(p.Queue) < 2 || p.Queue[1].Mark != "" || p.Queue[1].Bar <= 0 {
+		t.Errorf("at 14:03 the dedup id should be remembered with a countdown: %+v", p.Queue)
+	}
+	for w.Step(nil) {
+	}
+	p = w.Family().Panes(w)
+	if len(p.Inbox) != 2 || p.Inbox[1].Mark != "COPY 2" {
+		t.Errorf("inbox at the end: %+v", p.Inbox)
+	}
+	if p.Queue[1].Mark != "FORGOTTEN" {
+		t.Errorf("the first acceptance should be forgotten by 14:07: %+v", p.Queue)
+	}
+}

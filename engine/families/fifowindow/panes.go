@@ -1,0 +1,58 @@
+package fifowindow
+
+import (
+	"fmt"
+
+	"inflight/engine"
+	"inflight/engine/fifo"
+)
+
+// Panes implements engine.Family in SQS FIFO's terms: the message group
+// and the deduplication ids the broker remembers, with their expiry.
+func (f *Family) Panes(w *engine.World) engine.Panes {
+	p := engine.Panes{
+		QueueTitle:    "orders.fifo: message groups and the dedup memory",
+		InFlightTitle: "in flight (group blocked until deleted)",
+		DLQTitle:      "dead letter queue",
+		InboxTitle:    "customer's inbox",
+	}
+	if f.Q == nil {
+		return p
+	}
+	now := int64(w.Now)
+	queued, inflight := 0, 0
+	for _, m := range f.Q.Messages() {
+		if m.State != fifo.Queued {
+			continue
+		}
+		if m.ReceiveCount > 0 && now < m.VisibleAt {
+			inflight++
+			left := float64(m.VisibleAt-now) / float64(f.Q.Config().VisibilityTimeout)
+			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: f.Msg, Bar: left,
+				Text: fmt.Sprintf("%s  group %s  receive %d  lease until %s", m.ID, m.Group, m.ReceiveCount, engine.Time(m.VisibleAt).Short())})
+		} else {
+			queued++
+		}
+	}
+	p.Queue = append(p.Queue, engine.PaneRow{Msg: f.Msg, Bar: -1,
+		Text: fmt.Sprintf("group %s  %d waiting  %d in flight", Group, queued, inflight)})
+	for _, m := range f.Memory {
+		row := engine.PaneRow{Msg: f.Msg, Bar: -1}
+		if w.Now < m.Until {
+			row.Bar = float64(m.Until-w.Now) / float64(f.Window)
+			row.Text = fmt.Sprintf("dedup id %s  first accepted %s  remembered until %s", m.ID, m.Accepted.Short(), m.Until.Short())
+		} else {
+			row.Text = fmt.Sprintf("dedup id %s  first accepted %s  forgotten at %s", m.ID, m.Accepted.Short(), m.Until.Short())
+			row.Mark = "FORGOTTEN"
+		}
+		p.Queue = append(p.Queue, row)
+	}
+	for i, t := range f.Emails {
+		row := engine.PaneRow{Msg: f.Msg, Bar: -1, Text: fmt.Sprintf("%s  order 0: your order is confirmed", t.Short())}
+		if i > 0 {
+			row.Mark = fmt.Sprintf("COPY %d", i+1)
+		}
+		p.Inbox = append(p.Inbox, row)
+	}
+	return p
+}
