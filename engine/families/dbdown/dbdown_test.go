@@ -1,0 +1,181 @@
+package dbdown_test
+
+import (
+	"testing"
+
+	"inflight/engine"
+	"inflight/engine/families/dbdown"
+	"inflight/incidents"
+)
+
+func spec(t *testing.T) *engine.Spec {
+	t.Helper()
+	s, err := incidents.Get("db-down")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+type hashes struct {
+	n  int
+	fp []uint64
+}
+
+func (h *hashes) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
+	h.n++
+	h.fp = append(h.fp, w.Fingerprint())
+}
+
+// TestPublishedFigures checks the incident's figures, main and forks.
+func TestPublishedFigures(t *testing.T) {
+	res, err := engine.CheckSpec(spec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) < 10 {
+		t.Fatalf("only %d figures", len(res))
+	}
+	for _, r := range res {
+		if !r.OK {
+			t.Errorf("%s %s: want %s, got %s", r.Run, r.Key, r.Want, r.Got)
+		}
+	}
+}
+
+// TestCloneMidRun clones the world mid-outage (breaker open, retries on
+// their timers) and checks that the clone and the original, stepped apart,
+// give the trace a straight run gives.
+func TestCloneMidRun(t *testing.T) {
+	for _, set := range [][]engine.Setting{nil, {{Knob: "breaker", Value: "true"}}} {
+		straight, err := engine.NewWorld(spec(t), 1, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sh hashes
+		for straight.Step(&sh) {
+		}
+		for _, cut := range []int{1, 2000, 2405, 2410, 5000, sh.n - 3} {
+			w, _ := engine.NewWorld(spec(t), 1, set)
+			for i := 0; i < cut; i++ {
+				w.Step(nil)
+			}
+			c := w.Clone()
+			// scribble on the original first: the clone must not notice
+			var hw, hc hashes
+			for w.Step(&hw) {
+			}
+			for c.Step(&hc) {
+			}
+			for _, h := range []hashes{hw, hc} {
+				if h.n != sh.n-cut || h.fp[len(h.fp)-1] != sh.fp[len(sh.fp)-1] {
+					t.Fatalf("%v cut %d: %d events, fingerprint %x; straight %d, %x", set, cut, h.n, h.fp[len(h.fp)-1], sh.n-cut, sh.fp[len(sh.fp)-1])
+				}
+			}
+			if a, b := w.Summarize(""), c.Summarize(""); a.DLQ != b.DLQ || a.Effects != b.Effects || a.MaxOldestAgeS != b.MaxOldestAgeS {
+				t.Fatalf("cut %d: summaries differ: %+v vs %+v", cut, a, b)
+			}
+		}
+	}
+}
+
+// TestExplorerForkMatchesHeadless forks breaker=true at 10:05 in the
+// explorer and compares with `run --at 10:05:00`.
+func TestExplorerForkMatchesHeadless(t *testing.T) {
+	s := spec(t)
+	at, _ := engine.ParseClock("10:05:00")
+	set := []engine.Setting{{Knob: "breaker", Value: "true"}}
+	want, _, err := engine.Run(s, engine.RunOptions{Seed: 1, HasAt: true, At: at, AtSet: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.NewExplorer(s, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.SeekTime(at)
+	b, err := x.Fork(engine.ForkOptions{Pos: x.Pos(), At: at, Set: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := x.Summary(b)
+	if got.TraceSHA256 != want.TraceSHA256 || got.DLQ != want.DLQ {
+		t.Fatalf("explorer fork: dlq %d %s; headless: dlq %d %s", got.DLQ, got.TraceSHA256, want.DLQ, want.TraceSHA256)
+	}
+}
+
+// TestBreakerStory checks the breaker's beats: it trips within two
+// seconds of the outage, probes every 30 s, closes on the first trial
+// after 10:10, and the backlog drains within two minutes.
+func TestBreakerStory(t *testing.T) {
+	w, _ := engine.NewWorld(spec(t), 1, []engine.Setting{{Knob: "breaker", Value: "true"}})
+	var opens, closes []engine.Time
+	var lastLate engine.Time
+	sink := sinkFn(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+		switch e.Kind {
+		case dbdown.KindBreakerOpen:
+			opens = append(opens, e.T)
+		case dbdown.KindClosed:
+			closes = append(closes, e.T)
+		case engine.EvDLQ:
+			t.Fatalf("a dead letter with the breaker at %s", e.T.Short())
+		}
+		if e.Kind == engine.EvEffect && w.Caption(e, d) != "" && e.T > dbdown.DownUntil {
+			if age := w.OldestAge(); age > engine.Minute {
+				lastLate = e.T
+			}
+		}
+	})
+	for w.Step(sink) {
+	}
+	if len(opens) == 0 || opens[0] > dbdown.DownFrom+2*engine.Second {
+		t.Fatalf("breaker opens %v", opens)
+	}
+	for i := 1; i < len(opens); i++ {
+		if d := opens[i] - opens[i-1]; d < dbdown.CoolDown || d > dbdown.CoolDown+engine.Second {
+			t.Fatalf("open %d after %s", i, engine.FormatDuration(d))
+		}
+	}
+	if len(closes) != 1 || closes[0] < dbdown.DownUntil || closes[0] > dbdown.DownUntil+dbdown.CoolDown {
+		t.Fatalf("breaker closes %v", closes)
+	}
+	if lastLate > dbdown.DownUntil+2*engine.Minute {
+		t.Fatalf("backlog still over a minute old at %s", lastLate.Short())
+	}
+}
+
+type sinkFn func(*engine.World, *engine.Event, *engine.Decision)
+
+func (f sinkFn) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
+
+// TestForcedAnswer forks the first trial to succeed at 10:00:31.55: the
+// breaker closes, the next writes fail and trip it again.
+func TestForcedAnswer(t *testing.T) {
+	x, err := engine.NewExplorer(spec(t), 1, []engine.Setting{{Knob: "breaker", Value: "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.SeekTime(dbdown.DownFrom + 31*engine.Second)
+	var trial *engine.Entry
+	for trial == nil {
+		e, ok := x.NextDecision()
+		if !ok {
+			t.Fatal("no trial")
+		}
+		if e.Event.Kind == dbdown.KindFail && e.Event.Aux == dbdown.FailProbe {
+			trial = &e
+		}
+	}
+	b, err := x.Fork(engine.ForkOptions{Pos: trial.Event.Pos, At: trial.Event.T, Override: &engine.DecisionOverride{Index: trial.Decision.Index, Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := x.Summary(b)
+	if s.DLQ != 0 || s.Lost != 0 || s.Figures["breaker_opened"].(int64) < 2 {
+		t.Fatalf("forced trial: %+v", s)
+	}
+	evs := x.EventsOn(b, trial.Event.Pos, trial.Event.Pos+3)
+	if evs[0].Event.Kind != engine.EvEffect || evs[1].Event.Kind != dbdown.KindClosed {
+		t.Fatalf("after the forced answer: %s / %s", evs[0].Caption, evs[1].Caption)
+	}
+}

@@ -1,0 +1,185 @@
+package dbdown
+
+import (
+	"fmt"
+	"strings"
+
+	"inflight/engine"
+)
+
+func secs(d engine.Duration) string {
+	s := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".")
+	return s + " s"
+}
+
+// span is a duration to the second: "9m58s".
+func span(d engine.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int64(d) / 1000
+	if s < 60 {
+		return fmt.Sprintf("%ds", s)
+	}
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
+}
+
+// Caption tells each event in the lesson's words.
+func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
+	name := w.MsgName(e.Msg)
+	switch e.Kind {
+	case engine.EvPublish:
+		return fmt.Sprintf("%s arrives", name), true
+	case engine.EvDeliver:
+		switch {
+		case e.Aux == 1:
+			return fmt.Sprintf("breaker half-open: the consumer lets %s through as the trial", name), true
+		case e.Delivery > 1:
+			return fmt.Sprintf("retry %d of %d: the consumer tries %s again", e.Delivery-1, Retries, name), true
+		}
+		return fmt.Sprintf("the consumer takes %s and writes it to the database", name), true
+	case engine.EvEffect:
+		if e.Aux > 1 {
+			return fmt.Sprintf("%s's row is written — copy %d", name, e.Aux), true
+		}
+		late := ""
+		if m := int(e.Msg); m < len(f.s.pub) {
+			if lag := w.Now - f.s.pub[m]; lag >= engine.Minute {
+				late = fmt.Sprintf(", %s after it arrived", span(lag))
+			}
+		}
+		return fmt.Sprintf("%s's row is written: done%s", name, late), true
+	case engine.EvDLQ:
+		n := 0
+		if m := int(e.Msg); m >= 0 && m < len(f.s.attempts) {
+			n = int(f.s.attempts[m])
+		}
+		return fmt.Sprintf("%s moved to the dead letter queue after %d attempts — nothing is wrong with it: the database was down", name, n), true
+	case KindFail:
+		base := fmt.Sprintf("%s: the database refuses the connection (attempt %d)", name, e.Delivery)
+		switch e.Aux {
+		case FailRetry, FailRetryB:
+			return fmt.Sprintf("%s — retry %d of %d at %s", base, e.Delivery, Retries, engine.Time(e.Value).Short()), true
+		case FailDLQ:
+			return base + " — out of retries", true
+		case FailTrip:
+			return fmt.Sprintf("%s — %d failures in a row: the breaker trips", base, TripAfter), true
+		case FailProbe:
+			return base + " — the trial failed: the breaker opens again", true
+		}
+		return base, true
+	case KindBreakerOpen:
+		s := fmt.Sprintf("breaker OPEN: the consumer stops taking messages until %s", engine.Time(e.Value).Short())
+		if e.Aux > 0 {
+			s += fmt.Sprintf("; %d waiting for a retry go back to the head, their attempts forgiven", e.Aux)
+		}
+		return s, true
+	case KindHalfOpen:
+		return "breaker HALF-OPEN: one message may try the database", true
+	case KindClosed:
+		if e.Aux == 1 {
+			return "the breaker is taken out: the consumer takes messages again", true
+		}
+		return "breaker CLOSED: the trial was written; the consumer works through the backlog", true
+	case KindDBDown:
+		return fmt.Sprintf("the database goes down: every write is refused until %s", engine.Time(e.Value).Short()), true
+	case KindDBUp:
+		return fmt.Sprintf("the database is back, after %s down", span(w.Now-engine.Time(e.Value))), true
+	}
+	return "", false
+}
+
+// DecisionText says whether the database answered a write, and what else
+// it could have done.
+func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
+	ans := "answers"
+	if d.Value == 0 {
+		ans = "refuses"
+	}
+	why := "up"
+	if d.T >= DownFrom && d.T < DownUntil {
+		why = "down " + DownFrom.Short() + "–" + DownUntil.Short()
+	}
+	return fmt.Sprintf("does the database answer %s's write (attempt %d): it %s (0 refuses, 1 answers; it is %s)", w.MsgName(d.Msg), d.Delivery, ans, why)
+}
+
+// Panes words the consumer's world for the explorer: the line of
+// messages, the consumer and its breaker, the dead letters, the database.
+func (f *Family) Panes(w *engine.World) engine.Panes {
+	s := &f.s
+	var p engine.Panes
+	waiting, _ := f.Counts(w)
+	p.QueueTitle = fmt.Sprintf("Waiting %d", waiting)
+	if w.P.Breaker && s.brk == open {
+		p.QueueTitle += " · PAUSED by the breaker"
+	}
+	const maxRows = 200
+	add := func(id int32, mark string) {
+		if len(p.Queue) >= maxRows {
+			return
+		}
+		text := fmt.Sprintf("%-10s age %s", w.MsgName(id), span(w.Now-s.pub[id]))
+		if a := s.attempts[id]; a > 0 {
+			text += fmt.Sprintf(" · %d tried", a)
+		}
+		p.Queue = append(p.Queue, engine.PaneRow{Msg: id, Text: text, Mark: mark, Bar: -1})
+	}
+	for _, id := range s.lane {
+		add(id, "RETRY DUE")
+	}
+	for i := s.head; i < len(s.queue); i++ {
+		add(s.queue[i], "")
+	}
+
+	// the consumer
+	p.InFlightTitle = "Consumer · no breaker"
+	if w.P.Breaker {
+		p.InFlightTitle = fmt.Sprintf("Consumer · breaker %s", breakerNames[s.brk])
+		switch s.brk {
+		case open:
+			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("breaker open: trial at %s", s.until.Short()),
+				Mark: "OPEN", Bar: float64(s.until-w.Now) / float64(CoolDown)})
+		case halfOpen:
+			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Text: "breaker half-open: one trial write", Mark: "HALF-OPEN", Bar: -1})
+		default:
+			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("breaker closed: %d of %d failures in a row", s.fails, TripAfter), Bar: -1})
+		}
+	}
+	if s.busy >= 0 {
+		mark := ""
+		if s.probe {
+			mark = "TRIAL"
+		}
+		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: s.busy, Text: fmt.Sprintf("%-10s writing (attempt %d)", w.MsgName(s.busy), s.attempts[s.busy]), Mark: mark, Bar: -1})
+	} else if len(p.InFlight) == 0 || !w.P.Breaker || s.brk != open {
+		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Text: "idle: nothing to take", Bar: -1})
+	}
+	for _, wt := range s.waits {
+		if len(p.InFlight) >= maxRows {
+			break
+		}
+		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: wt.id, Text: fmt.Sprintf("%-10s retry %d of %d in %s", w.MsgName(wt.id), wt.n, Retries, secs(wt.due-w.Now)),
+			Mark: fmt.Sprintf("RETRY %d/%d", wt.n, Retries), Bar: float64(wt.due-w.Now) / float64(Backoff(int(wt.n)))})
+	}
+
+	p.DLQTitle = fmt.Sprintf("Dead letters %d", w.DLQLen())
+	for _, d := range w.DeadLetters(maxRows) {
+		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-10s %s after %d attempts", w.MsgName(d.Msg), d.At.Short(), s.attempts[d.Msg]),
+			Mark: "NOT POISON: DB DOWN", Bar: -1})
+	}
+
+	if s.dbUp {
+		p.InboxTitle = fmt.Sprintf("Database UP · %d rows", s.rowsWritten)
+	} else {
+		p.InboxTitle = fmt.Sprintf("Database DOWN until %s · %d rows", DownUntil.Short(), s.rowsWritten)
+	}
+	for i := 0; i < len(s.rows) && i < s.nrows; i++ {
+		r := s.rows[(s.nrows-1-i)%len(s.rows)]
+		mark := ""
+		if lag := r.at - r.since; lag >= engine.Minute {
+			mark = "LATE " + span(lag)
+		}
+		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: r.id, Text: fmt.Sprintf("%s %-10s row written", r.at.Short(), w.MsgName(r.id)), Mark: mark, Bar: -1})
+	}
+	return p
+}
