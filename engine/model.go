@@ -226,24 +226,16 @@ func (w *World) claimBranch(wi int) {
 func (w *World) send(wi int) {
 	wk := &w.workers[wi]
 	id := wk.Msg
-	m := w.m(id)
 	lo, hi := int64(w.P.LatencyMin), int64(w.P.LatencyMax)
 	natural := uniform(draw(w.seed, StreamLatency, uint64(id), uint64(wk.Delivery)), lo, hi)
 	lat := Duration(w.decide(DecLatency, id, wi, wk.Delivery, natural, lo, hi, 0))
-	m.Effects++
-	w.S.Effects++
-	if m.Effects == 1 {
-		w.S.Effected++
-	} else {
-		w.S.Duplicates++
-	}
-	w.S.LastEffect = w.Now
+	copies := w.Effect(id)
 	wk.CallEnd = w.Now + lat
 	w.schedule(item{t: wk.CallEnd, op: opCallReturn, w: int16(wi)})
 	if w.P.Heartbeat > 0 && w.P.Ack == AckAfter {
 		w.schedule(item{t: w.Now + w.P.Heartbeat, op: opRenew, w: int16(wi), a: id, d: wk.Delivery})
 	}
-	w.emit(EvEffect, id, wi, wk.Delivery, int64(lat), int64(m.Effects))
+	w.emit(EvEffect, id, wi, wk.Delivery, int64(lat), int64(copies))
 }
 
 func (w *World) callReturn(wi int) {
