@@ -1,0 +1,491 @@
+// Package kafkarestart is the kafka-restart incident's system: an
+// idempotent producer that sends a batch of order confirmations, loses one
+// answer (its own retry is dropped by the broker), is restarted before it
+// finishes, and sends the batch again; and an email consumer in a consumer
+// group that sends one email per record and commits its offset after each.
+//
+// The lesson (036): "What it covers is the producer's own retries … And
+// without a configured transactional.id, a restarted producer asks for a
+// new producer id, so the broker has never seen it and the memory starts
+// empty. … Point the output at an email provider and the transaction does
+// not stretch to cover it."
+//
+// The brokers, producers and consumers are engine/kafka, wrapped: this
+// package decides when each client acts, whose answer is lost, who crashes,
+// and what reaches the customer.
+package kafkarestart
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"inflight/engine"
+	"inflight/engine/kafka"
+)
+
+// The family's event kinds.
+const (
+	EvInit        = engine.FamilyKind + iota // a producer instance starts (InitProducerId / initTransactions)
+	EvProduce                                // a batch is appended to a partition
+	EvDuplicate                              // the broker drops a batch it already has
+	EvAnswerLost                             // the producer never hears the broker's answer
+	EvAnswer                                 // the producer gets its answer
+	EvCommitTxn                              // the producer commits its transaction
+	EvCommit                                 // the consumer commits its offset
+	EvSessionOver                            // the coordinator drops a silent member
+)
+
+// The family's decisions.
+const (
+	DecAnswer        = engine.FamilyDecision + iota // is the broker's answer lost (1) or not (0)
+	DecProducerCrash                                // is the producer killed before it finishes (1)
+	DecConsumerCrash                                // does the consumer die before this offset commit (1)
+)
+
+// The system's fixed shape.
+const (
+	Topic      = "orders"
+	Partitions = 3
+	Group      = "mailer"
+
+	produceGap     = 10 * engine.Millisecond  // between the producer's requests
+	answerAfter    = 5 * engine.Millisecond   // the broker's answer
+	retryBackoff   = 100 * engine.Millisecond // retry.backoff.ms
+	restartAfter   = 3 * engine.Second        // the deploy brings the producer back
+	pollEvery      = 200 * engine.Millisecond // an empty poll waits this long
+	readTime       = 10 * engine.Millisecond  // from poll to the handler
+	emailTime      = 150 * engine.Millisecond // the email provider's answer
+	commitAfter    = 20 * engine.Millisecond
+	consumerReturn = 2 * engine.Second // the supervisor restarts a dead consumer
+)
+
+const (
+	opStart uint8 = iota
+	opInit
+	opProduce
+	opAnswer
+	opFinish
+	opPoll
+	opRead
+	opEmail
+	opCommit
+	opConsumerRestart
+	opSessionOver
+)
+
+// Family is the system's state: the cluster, the live clients, and what
+// the customer got.
+type Family struct {
+	C        *kafka.Cluster
+	Prod     *kafka.Producer
+	Instance int           // producer instances started
+	Batches  []kafka.Batch // the current instance's prepared requests
+	Tries    []int         // sends of each batch by this instance
+	Batch    int           // records in the batch (the knob, read at the start)
+	Txn      string        // the producer's transactional.id (read at the start)
+	ProdDone bool          // the producer finished (committed, or recorded the batch as sent)
+
+	Cons      *kafka.Consumer
+	Mailer    *kafka.Producer // the consumer's transactional producer (offsets in a transaction), or nil
+	Member    int             // consumer instances started
+	Alive     bool
+	Buf       []kafka.ConsumerRecord
+	Cur       kafka.ConsumerRecord // the record being handled
+	Handling  bool
+	Polling   bool // a poll is scheduled
+	Emails    []email
+	Crashes   int
+	Dropped   int // producer retries the broker dropped as duplicates
+	Deaths    []string
+	Expiring  bool // a dead member's session has yet to time out
+	Restarted bool
+	Settled   bool
+}
+
+type email struct {
+	At    engine.Time
+	Order int32
+	Copy  int
+	TP    kafka.TP
+	Off   int64
+}
+
+// New makes the family; knobs are read from the world at the start.
+func New(p *engine.Params) engine.Family { return &Family{} }
+
+// Clone implements engine.Family: a deep copy (batches share their
+// records, which nothing mutates).
+func (f *Family) Clone() engine.Family {
+	c := *f
+	if f.C != nil {
+		c.C = f.C.Clone()
+	}
+	if f.Prod != nil {
+		c.Prod = f.Prod.Clone()
+	}
+	if f.Cons != nil {
+		c.Cons = f.Cons.Clone()
+	}
+	if f.Mailer != nil {
+		c.Mailer = f.Mailer.Clone()
+	}
+	c.Batches = append([]kafka.Batch(nil), f.Batches...)
+	c.Tries = append([]int(nil), f.Tries...)
+	c.Buf = append([]kafka.ConsumerRecord(nil), f.Buf...)
+	c.Emails = append([]email(nil), f.Emails...)
+	c.Deaths = append([]string(nil), f.Deaths...)
+	return &c
+}
+
+// Start implements engine.Family.
+func (f *Family) Start(w *engine.World) {
+	f.Batch = max(w.P.Batch, 1)
+	f.Txn = w.P.TransactionalID
+	f.C = kafka.NewCluster(kafka.ClusterConfig{})
+	if err := f.C.CreateTopic(Topic, Partitions); err != nil {
+		panic(err)
+	}
+	w.Schedule(w.Now, engine.FamilyStep{Op: opStart}, false)
+	w.Schedule(w.Now+engine.Second, engine.FamilyStep{Op: opInit}, false)
+}
+
+// Step implements engine.Family.
+func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
+	switch s.Op {
+	case opStart:
+		f.startConsumer(w, false)
+	case opInit:
+		f.initProducer(w)
+	case opProduce:
+		f.produce(w, int(s.A))
+	case opAnswer:
+		f.answer(w, int(s.A), s.D)
+	case opFinish:
+		f.finish(w)
+	case opPoll:
+		f.poll(w)
+	case opRead:
+		f.read(w)
+	case opEmail:
+		f.email(w)
+	case opCommit:
+		f.commit(w)
+	case opConsumerRestart:
+		f.startConsumer(w, true)
+	case opSessionOver:
+		f.sessionOver(w, s.A)
+	}
+}
+
+func (f *Family) memberID(n int) string { return fmt.Sprintf("mailer-%d", n) }
+
+// --- the producer ---
+
+func (f *Family) initProducer(w *engine.World) {
+	f.Instance++
+	openBefore := false
+	if f.Txn != "" {
+		for p := 0; p < Partitions; p++ {
+			tp := kafka.TP{Topic: Topic, Partition: p}
+			openBefore = openBefore || f.C.LastStableOffset(tp) < f.C.LogEndOffset(tp)
+		}
+	}
+	p, err := kafka.NewProducer(f.C, int64(w.Now), kafka.ProducerConfig{TransactionalID: f.Txn, Seed: w.Seed()})
+	if err != nil {
+		panic(err)
+	}
+	f.Prod = p
+	if f.Txn != "" {
+		if err := p.BeginTransaction(); err != nil {
+			panic(err)
+		}
+	}
+	if f.Instance == 1 {
+		for i := 0; i < f.Batch; i++ {
+			w.NewMessage() // order i's confirmation: message i
+		}
+	}
+	recs := make([]kafka.Record, f.Batch)
+	for i := range recs {
+		recs[i] = kafka.Keyed(fmt.Sprintf("order-%d", i), fmt.Sprintf("confirm order %d", i))
+	}
+	f.Batches, err = p.Prepare(f.C, Topic, recs...)
+	if err != nil {
+		panic(err)
+	}
+	f.Tries = make([]int, len(f.Batches))
+	aux := int64(0)
+	if openBefore {
+		aux = 1
+	}
+	w.Emit(EvInit, -1, -1, 0, p.PID, int64(p.Epoch)<<1|aux)
+	w.Schedule(w.Now+produceGap, engine.FamilyStep{Op: opProduce, A: 0}, false)
+	f.kick(w)
+}
+
+func (f *Family) produce(w *engine.World, k int) {
+	b := f.Batches[k]
+	res, err := f.Prod.Produce(f.C, int64(w.Now), b)
+	f.Tries[k]++
+	if err != nil {
+		panic(fmt.Sprintf("kafka-restart: produce %s: %v", b.TP, err))
+	}
+	first := int64(b.FirstSeq())
+	if res.Duplicate {
+		f.Dropped++
+		w.Emit(EvDuplicate, -1, -1, 0, int64(k), first)
+	} else {
+		w.Emit(EvProduce, -1, -1, 0, int64(k), res.BaseOffset<<20|res.LastOffset)
+	}
+	w.Schedule(w.Now+answerAfter, engine.FamilyStep{Op: opAnswer, A: int32(k), D: uint16(f.Tries[k])}, false)
+	f.kick(w)
+}
+
+func (f *Family) answer(w *engine.World, k int, try uint16) {
+	natural := int64(0)
+	if f.Instance == 1 && k == 0 && try == 1 {
+		natural = 1 // the first request's answer is lost on the way back
+	}
+	if w.Decide(DecAnswer, -1, -1, try, natural, 0, 1) == 1 {
+		w.Emit(EvAnswerLost, -1, -1, try, int64(k), 0)
+		w.Schedule(w.Now+retryBackoff, engine.FamilyStep{Op: opProduce, A: int32(k)}, false)
+		return
+	}
+	w.Emit(EvAnswer, -1, -1, try, int64(k), 0)
+	if k+1 < len(f.Batches) {
+		w.Schedule(w.Now+produceGap, engine.FamilyStep{Op: opProduce, A: int32(k + 1)}, false)
+	} else {
+		w.Schedule(w.Now+produceGap, engine.FamilyStep{Op: opFinish}, false)
+	}
+}
+
+// finish: the first instance is killed by a deploy before it commits its
+// transaction (or records the batch as sent); the second commits.
+func (f *Family) finish(w *engine.World) {
+	natural := int64(0)
+	if f.Instance == 1 {
+		natural = 1
+	}
+	if w.Decide(DecProducerCrash, -1, -1, uint16(f.Instance), natural, 0, 1) == 1 {
+		f.Prod, f.Batches, f.Tries = nil, nil, nil
+		w.Emit(engine.EvCrash, -1, -1, uint16(f.Instance), int64(w.Now+restartAfter), 1)
+		w.Schedule(w.Now+restartAfter, engine.FamilyStep{Op: opInit}, false)
+		return
+	}
+	if f.Txn != "" {
+		if err := f.Prod.CommitTransaction(f.C, int64(w.Now)); err != nil {
+			panic(err)
+		}
+	}
+	f.ProdDone = true
+	w.Emit(EvCommitTxn, -1, -1, uint16(f.Instance), 0, 0)
+	f.kick(w)
+}
+
+// --- the consumer ---
+
+func (f *Family) startConsumer(w *engine.World, restart bool) {
+	f.Member++
+	f.Cons = kafka.NewConsumer(f.C, int64(w.Now), kafka.ConsumerConfig{
+		Group: Group, MemberID: f.memberID(f.Member), Topics: []string{Topic},
+		Isolation: kafka.ReadCommitted, AutoOffsetReset: kafka.ResetEarliest,
+	})
+	f.Mailer = nil
+	if f.Txn != "" {
+		m, err := kafka.NewProducer(f.C, int64(w.Now), kafka.ProducerConfig{TransactionalID: f.Txn + "-mailer"})
+		if err != nil {
+			panic(err)
+		}
+		f.Mailer = m
+	}
+	f.Alive, f.Buf, f.Handling = true, nil, false
+	if restart {
+		f.Restarted = true
+		w.Emit(engine.EvRestart, -1, -1, uint16(f.Member), int64(f.Member), 0)
+	} else {
+		w.Emit(engine.EvStart, -1, -1, 0, 1, 0)
+	}
+	f.kick(w)
+}
+
+// kick schedules a poll now if the consumer is idle.
+func (f *Family) kick(w *engine.World) {
+	if f.Alive && !f.Handling && !f.Polling {
+		f.Polling = true
+		w.Schedule(w.Now+readTime, engine.FamilyStep{Op: opPoll}, false)
+	}
+}
+
+func (f *Family) poll(w *engine.World) {
+	f.Polling = false
+	if !f.Alive || f.Handling {
+		return
+	}
+	if len(f.Buf) == 0 {
+		f.Buf = f.Cons.Poll(f.C, int64(w.Now))
+	}
+	if len(f.Buf) > 0 {
+		f.Handling = true
+		w.Schedule(w.Now, engine.FamilyStep{Op: opRead}, false)
+		return
+	}
+	if f.ProdDone && !f.Expiring && len(f.C.Members(Group)) == 1 {
+		// everything readable is read and nothing more will come
+		if !f.Settled {
+			f.Settled = true
+			for i := 0; i < f.Batch; i++ {
+				w.Done(int32(i))
+			}
+		}
+		return
+	}
+	f.Polling = true
+	w.Schedule(w.Now+pollEvery, engine.FamilyStep{Op: opPoll}, false)
+}
+
+func order(r kafka.Record) int32 {
+	n, err := strconv.Atoi(strings.TrimPrefix(r.Key, "order-"))
+	if err != nil {
+		panic("kafka-restart: record key " + r.Key)
+	}
+	return int32(n)
+}
+
+func (f *Family) read(w *engine.World) {
+	f.Cur, f.Buf = f.Buf[0], f.Buf[1:]
+	w.Count(1, 0, 0)
+	w.Emit(engine.EvDeliver, order(f.Cur.Record), -1, 0, f.Cur.Offset, int64(f.Cur.TP.Partition))
+	w.Schedule(w.Now+emailTime, engine.FamilyStep{Op: opEmail}, false)
+}
+
+func (f *Family) email(w *engine.World) {
+	id := order(f.Cur.Record)
+	n := w.Effect(id)
+	f.Emails = append(f.Emails, email{At: w.Now, Order: id, Copy: n, TP: f.Cur.TP, Off: f.Cur.Offset})
+	w.AddBusy(emailTime)
+	w.Emit(engine.EvEffect, id, -1, uint16(n), f.Cur.Offset, int64(n))
+	w.Schedule(w.Now+commitAfter, engine.FamilyStep{Op: opCommit}, false)
+}
+
+// commit: the consumer commits the offset after the record it emailed —
+// unless it dies first (the email_crash knob: once, half-way through).
+func (f *Family) commit(w *engine.World) {
+	id := order(f.Cur.Record)
+	natural := int64(0)
+	if w.P.EmailCrash && f.Crashes == 0 && len(f.Emails) == (f.Batch+1)/2 {
+		natural = 1
+	}
+	if w.Decide(DecConsumerCrash, id, -1, uint16(f.Member), natural, 0, 1) == 1 {
+		f.Crashes++
+		w.Count(0, 0, 1)
+		dead := f.Member
+		f.Deaths = append(f.Deaths, f.memberID(dead))
+		f.Alive, f.Handling, f.Buf, f.Cons, f.Mailer = false, false, nil, nil, nil
+		f.Expiring = true
+		w.Emit(engine.EvCrash, id, -1, uint16(dead), f.Cur.Offset+1, int64(f.Cur.TP.Partition))
+		w.Schedule(w.Now+consumerReturn, engine.FamilyStep{Op: opConsumerRestart}, false)
+		w.Schedule(w.Now+engine.Time(kafka.DefaultSessionTimeout), engine.FamilyStep{Op: opSessionOver, A: int32(dead)}, false)
+		return
+	}
+	off := kafka.Offset{TP: f.Cur.TP, Offset: f.Cur.Offset + 1}
+	var err error
+	if f.Mailer != nil {
+		err = f.Mailer.BeginTransaction()
+		if err == nil {
+			err = f.Mailer.SendOffsetsToTransaction(f.C, int64(w.Now), Group, off)
+		}
+		if err == nil {
+			err = f.Mailer.CommitTransaction(f.C, int64(w.Now))
+		}
+	} else {
+		err = f.Cons.CommitOffsets(f.C, int64(w.Now), off)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("kafka-restart: commit: %v", err))
+	}
+	w.Emit(EvCommit, id, -1, 0, off.Offset, int64(off.TP.Partition))
+	f.Handling = false
+	if len(f.Buf) > 0 {
+		f.Handling = true
+		w.Schedule(w.Now, engine.FamilyStep{Op: opRead}, false)
+		return
+	}
+	f.kick(w)
+}
+
+func (f *Family) sessionOver(w *engine.World, member int32) {
+	f.Expiring = false
+	f.C.LeaveGroup(Group, f.memberID(int(member)))
+	w.Emit(EvSessionOver, -1, -1, uint16(member), kafka.DefaultSessionTimeout, 0)
+	f.kick(w)
+}
+
+// Figures implements engine.Family.
+func (f *Family) Figures(w *engine.World) map[string]any {
+	stored, aborted := 0, 0
+	for p := 0; p < Partitions; p++ {
+		log := f.C.Log(kafka.TP{Topic: Topic, Partition: p})
+		for i, e := range log {
+			if e.Control != kafka.Data {
+				continue
+			}
+			stored++
+			if abortedAt(log, i) {
+				aborted++
+			}
+		}
+	}
+	return map[string]any{
+		"consumer_crashes":         f.Crashes,
+		"producer_instances":       f.Instance,
+		"producer_retries_dropped": f.Dropped,
+		"records_stored":           stored,
+		"records_aborted":          aborted,
+		"records_stored_twice":     stored - aborted - f.Batch,
+		"emails":                   len(f.Emails),
+		"transactional_id":         f.Txn,
+		"batch":                    f.Batch,
+		"duplicates_from_producer": stored - aborted - f.Batch,
+		"duplicates_from_consumer": w.S.Duplicates - int64(stored-aborted-f.Batch),
+	}
+}
+
+// abortedAt reports whether log[i], a transactional data record, belongs to
+// a transaction that ended with an abort marker.
+func abortedAt(log []kafka.Entry, i int) bool {
+	e := log[i]
+	if !e.Transactional {
+		return false
+	}
+	for _, m := range log[i+1:] {
+		if m.ProducerID == e.ProducerID && m.Control != kafka.Data {
+			return m.Control == kafka.AbortMarker
+		}
+	}
+	return false
+}
+
+// Counts implements engine.Family: records readable and not yet read by
+// the live consumer, and records read and not yet committed.
+func (f *Family) Counts(w *engine.World) (waiting, taken int) {
+	if f.C == nil {
+		return 0, 0
+	}
+	for p := 0; p < Partitions; p++ {
+		tp := kafka.TP{Topic: Topic, Partition: p}
+		pos, ok := int64(0), false
+		if f.Cons != nil {
+			pos, ok = f.Cons.Position(tp)
+		}
+		if !ok {
+			pos, _ = f.C.Committed(Group, tp)
+		}
+		waiting += int(max(0, f.C.LastStableOffset(tp)-pos))
+	}
+	taken = len(f.Buf)
+	if f.Handling {
+		taken++
+	}
+	return waiting, taken
+}

@@ -1,0 +1,188 @@
+package kafkarestart_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"inflight/engine"
+	"inflight/incidents"
+)
+
+func spec(t *testing.T) *engine.Spec {
+	t.Helper()
+	s, err := incidents.Get("kafka-restart")
+	if err != nil {
+		// not bundled yet: the file waits in testdata
+		s, err = incidents.Load("testdata/kafka-restart.yaml")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestPublishedFigures(t *testing.T) {
+	res, err := engine.CheckSpec(spec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if !r.OK {
+			t.Errorf("%s %s: %s want %s, got %s", r.Incident, r.Run, r.Key, r.Want, r.Got)
+		}
+	}
+}
+
+// The published rule, for several batch sizes: no transactional id →
+// duplicate_effects = batch; with one → 0; each consumer crash before its
+// offset commit adds one duplicate email, transactions or not.
+func TestFiguresDirectly(t *testing.T) {
+	for _, batch := range []int{1, 2, 7, 100, 333} {
+		for _, txn := range []string{"", "shop-1"} {
+			for _, crash := range []bool{false, true} {
+				name := fmt.Sprintf("batch=%d,txn=%q,crash=%v", batch, txn, crash)
+				t.Run(name, func(t *testing.T) {
+					set := []engine.Setting{{Knob: "batch", Value: fmt.Sprint(batch)}, {Knob: "email_crash", Value: fmt.Sprint(crash)}}
+					if txn != "" {
+						set = append(set, engine.Setting{Knob: "transactional_id", Value: txn})
+					}
+					s, _, err := engine.Run(spec(t), engine.RunOptions{Seed: 1, Set: set})
+					if err != nil {
+						t.Fatal(err)
+					}
+					crashes := s.Figures["consumer_crashes"].(int)
+					wantCrashes := 0
+					if crash {
+						wantCrashes = 1
+					}
+					want := int64(wantCrashes)
+					if txn == "" {
+						want += int64(batch)
+					}
+					if crashes != wantCrashes || s.DuplicateEffects != want || s.Lost != 0 || s.Messages != int64(batch) {
+						t.Errorf("crashes %d dups %d lost %d messages %d; want %d %d 0 %d", crashes, s.DuplicateEffects, s.Lost, s.Messages, wantCrashes, want, batch)
+					}
+					if s.Figures["producer_retries_dropped"] != 1 {
+						t.Errorf("the producer's own retry should be dropped once: %v", s.Figures["producer_retries_dropped"])
+					}
+					if txn != "" && s.Figures["records_aborted"] != batch {
+						t.Errorf("records_aborted %v, want %d", s.Figures["records_aborted"], batch)
+					}
+				})
+			}
+		}
+	}
+}
+
+// Forcing the consumer-crash decision on any commit adds exactly one
+// duplicate email: the decision is forkable.
+func TestConsumerCrashDecisionIsForkable(t *testing.T) {
+	s := spec(t)
+	for _, txn := range []string{"", "shop-1"} {
+		set := []engine.Setting{{Knob: "batch", Value: "12"}, {Knob: "transactional_id", Value: txn}}
+		base, _, err := engine.Run(s, engine.RunOptions{Seed: 1, Set: set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// find a consumer-crash decision by stepping a world
+		w, _ := engine.NewWorld(s, 1, set)
+		var idx int64 = -1
+		sink := sinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+			if d != nil && idx < 0 && e.Kind.String() == "unknown" && strings.Contains(w.DecisionText(d), "die after the email") && d.Index > 10 {
+				idx = d.Index
+			}
+		})
+		for w.Step(sink) {
+		}
+		if idx < 0 {
+			t.Fatal("no consumer crash decision")
+		}
+		w, _ = engine.NewWorld(s, 1, set)
+		w.Override(engine.DecisionOverride{Index: idx, Value: 1})
+		for w.Step(nil) {
+		}
+		got := w.Summarize("")
+		if got.DuplicateEffects != base.DuplicateEffects+1 || got.Figures["consumer_crashes"] != 1 {
+			t.Errorf("txn %q: forced crash gives dups %d (base %d), crashes %v", txn, got.DuplicateEffects, base.DuplicateEffects, got.Figures["consumer_crashes"])
+		}
+	}
+}
+
+type sinkFunc func(w *engine.World, e *engine.Event, d *engine.Decision)
+
+func (f sinkFunc) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
+
+type rec struct{ lines []string }
+
+func (r *rec) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
+	l := w.Line(e, d)
+	s := fmt.Sprintf("%s %s %s", l.T, l.Kind, l.Caption)
+	if l.Decision != nil {
+		s += fmt.Sprintf(" [%d=%d]", l.Decision.Index, l.Decision.Chosen)
+	}
+	r.lines = append(r.lines, s)
+}
+
+func TestCloneMidRun(t *testing.T) {
+	s := spec(t)
+	for _, set := range [][]engine.Setting{
+		{{Knob: "batch", Value: "9"}, {Knob: "email_crash", Value: "true"}},
+		{{Knob: "batch", Value: "9"}, {Knob: "email_crash", Value: "true"}, {Knob: "transactional_id", Value: "shop-1"}},
+	} {
+		straight := &rec{}
+		w, _ := engine.NewWorld(s, 1, set)
+		for w.Step(straight) {
+		}
+		for cut := 1; cut < len(straight.lines); cut += 3 {
+			a := &rec{}
+			w, _ := engine.NewWorld(s, 1, set)
+			for i := 0; i < cut; i++ {
+				w.Step(a)
+			}
+			c := w.Clone()
+			b := &rec{lines: append([]string(nil), a.lines...)}
+			// interleave the two so shared state would show
+			for {
+				x, y := w.Step(a), c.Step(b)
+				if !x && !y {
+					break
+				}
+			}
+			if strings.Join(a.lines, "\n") != strings.Join(straight.lines, "\n") || strings.Join(b.lines, "\n") != strings.Join(straight.lines, "\n") {
+				t.Fatalf("%v cut %d: a clone diverged from the straight run", set, cut)
+			}
+		}
+	}
+}
+
+func TestPanesAndCounts(t *testing.T) {
+	set := []engine.Setting{{Knob: "transactional_id", Value: "shop-1"}, {Knob: "batch", Value: "10"}}
+	w, _ := engine.NewWorld(spec(t), 1, set)
+	sawOpen := false
+	for w.Step(nil) {
+		p := w.Family().Panes(w)
+		for _, r := range p.InFlight {
+			sawOpen = sawOpen || r.Mark == "OPEN"
+		}
+		if len(p.Queue) != 3 {
+			t.Fatalf("want 3 partition rows, got %+v", p.Queue)
+		}
+	}
+	if !sawOpen {
+		t.Error("the open transaction never showed in the in-flight pane")
+	}
+	p := w.Family().Panes(w)
+	if len(p.DLQ) != 10 || p.DLQ[0].Mark != "ABORTED" {
+		t.Errorf("aborted pane: %+v", p.DLQ)
+	}
+	if len(p.Inbox) != 10 {
+		t.Errorf("inbox: %d rows, want 10", len(p.Inbox))
+	}
+	if !strings.Contains(p.Queue[0].Text, "LEO") || !strings.Contains(p.Queue[0].Text, "committed") {
+		t.Errorf("partition row: %q", p.Queue[0].Text)
+	}
+	if wt, tk := w.Family().Counts(w); wt != 0 || tk != 0 {
+		t.Errorf("counts at the end: %d waiting, %d taken", wt, tk)
+	}
+}
