@@ -1,0 +1,464 @@
+// Package cashback is the incident family of the second lesson's real test,
+// "₹5,500 of extra cashback": a Redis stream of 5,000 events "credit ₹100
+// cashback to user u1", one consumer in a consumer group, a SQLite-style
+// wallet, and a crash 1% of the time after the wallet commit and before
+// XACK.
+//
+// The stream and its consumer group are the redisstream model (Redis 7.0
+// semantics, checked against a real server): XREADGROUP … > puts an entry
+// in the consumer's pending list with delivery count 1; after a crash the
+// restarted consumer first re-reads its own pending entries with
+// XREADGROUP … 0 (the canonical Redis consumer loop: read history from the
+// last id handled until it comes back empty, then switch to >), then new
+// ones. COUNT is 10, so a crash also leaves the rest of its batch pending.
+//
+// Every delivery that reaches the handler makes exactly one crash decision,
+// drawn from (entry, delivery count) under the seed. The consumer's path
+// through the stream depends only on those decisions, never on the dedupe
+// knob, so the same seed crashes at the same points with dedupe false, true
+// or separate: a controlled experiment, where the lesson's two lines were
+// two separate runs (55 and 51 crashes).
+//
+// dedupe:
+//   - false: credit, commit, XACK. A crash between commit and XACK credits
+//     the event again on redelivery: balance − 500000 = 100 × crashes.
+//   - true: the lesson's handler. INSERT INTO processed(event_id) in the
+//     same transaction as the credit; a redelivery fails the insert, rolls
+//     back, skips the credit and still acks. Balance exact.
+//   - separate (pitfall 2): the processed record lives in another store
+//     (Redis: SADD processed <event_id>), written in its own step before
+//     the wallet transaction, in the lesson's handler order. The crash
+//     point moves (same draws) to between the two writes: the event is
+//     marked processed, the credit never commits, and the redelivery skips
+//     it. The guarantee breaks toward loss: balance = 500000 − 100 ×
+//     crashes, lost = crashes, no duplicates.
+package cashback
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"inflight/engine"
+	"inflight/engine/redisstream"
+)
+
+// The dedupe knob's values (engine.Params.Dedupe).
+const (
+	DedupeNone     = 0
+	DedupeSame     = 1
+	DedupeSeparate = 2
+)
+
+// Count is XREADGROUP's COUNT: entries handed out per read.
+const Count = 10
+
+// Amount is each event's cashback in rupees.
+const Amount = 100
+
+const (
+	group    = "cashback"
+	consumer = "consumer-1"
+	// epoch puts stream ids on a real-looking calendar: midnight UTC of
+	// 14 November 2023, plus the incident clock.
+	epoch = 1_699_920_000_000
+)
+
+// The family's own event kinds.
+const (
+	KindSkip        = engine.FamilyKind + iota // a redelivery finds the processed record: skip the credit
+	KindMark                                   // separate store: the processed record is written
+	KindBacklogDone                            // the pending list read back empty: back to new entries
+	KindCaughtUp                               // XREADGROUP > returned nil: the stream is consumed
+)
+
+var kindNames = []string{"skip", "mark", "backlog_done", "caught_up"}
+
+// Crash points, as the crash event's Aux.
+const (
+	CrashBeforeXAck     = 1 // after the wallet commit, before XACK
+	CrashBetweenWrites  = 2 // separate store: after SADD processed, before the wallet commit
+	CrashSkippedNoXAck  = 3 // a skipping delivery, before its XACK (harmless)
+	ackAfterCredit      = 0
+	ackAfterSkip        = 1
+	skipSameTransaction = 0
+	skipSeparateStore   = 1
+)
+
+type op uint8
+
+const (
+	opProduce  op = iota // XADD entry A
+	opRead               // XREADGROUP (> or the backlog)
+	opAnnounce           // the deliver event of batch[A], same instant as the read
+	opHandle             // the handler's first write for batch[cur]
+	opCommit             // separate store: the wallet transaction after SADD
+	opAfter              // the crash point before XACK, then XACK
+	opAck                // XACK without a decision (separate store, after a credit)
+	opRestart            // the supervisor brings the consumer back
+)
+
+// pend mirrors one pending entry of the consumer (the PEL is at most Count
+// long): its delivery count, and whether each dedupe store holds its id.
+// An acked entry is never delivered again, so the processed records of
+// acked entries need no copy here; processedRows counts them.
+type pend struct {
+	entry int32
+	count uint16
+	db    bool // processed row in the wallet database (same transaction)
+	store bool // processed record in the separate store
+}
+
+type batchEntry struct {
+	entry int32
+	id    redisstream.ID
+}
+
+type credit struct {
+	entry   int32
+	n       uint16 // 1: first credit; more: duplicate; 0: a skip
+	lost    bool   // a skip of an event the wallet never got
+	at      engine.Time
+	balance int64
+}
+
+type crashRec struct {
+	entry    int32
+	delivery uint16
+	point    uint8
+	at       engine.Time
+}
+
+// Cashback is the family's state: plain data, deep-copied by Clone.
+type Cashback struct {
+	s        *redisstream.Stream
+	produced int32
+	readNew  int32 // entries handed out by XREADGROUP >
+	batch    []batchEntry
+	cur      int
+	skipping bool // the current delivery skipped its credit
+	backlog  bool
+	after    redisstream.ID // the backlog read's cursor
+	alive    bool
+	done     bool
+	pel      []pend
+
+	balance       int64
+	crashes       int64
+	skipCrashes   int64 // crashes before the XACK of a delivery that skipped: nothing to repeat
+	skips         int64
+	lostSkips     int64
+	processedRows int64
+
+	credits  [24]credit // newest at (nCredits-1) % len
+	nCredits int
+	crashLog [16]crashRec
+	nCrashes int
+}
+
+// New builds the family (the incidents registry calls it).
+func New(p *engine.Params) engine.Family {
+	s := redisstream.New("cashback-events")
+	if err := s.XGroupCreate(group, "0"); err != nil {
+		panic(err) // a fresh stream always takes a group
+	}
+	return &Cashback{s: s, alive: true}
+}
+
+// Defaults are the lesson's knobs: 5,000 events, a 1% crash, no dedupe,
+// and a one-second restart.
+func Defaults(p *engine.Params) {
+	p.Events = 5000
+	p.CrashP = 0.01
+	p.Dedupe = DedupeNone
+	p.RestartAfter = engine.Second
+}
+
+// Knobs are the knobs the family reads.
+var Knobs = []string{"events", "crash_p", "dedupe", "restart_after"}
+
+// Clone deep-copies the state.
+func (c *Cashback) Clone() engine.Family {
+	d := *c
+	d.s = c.s.Clone()
+	d.batch = slices.Clone(c.batch)
+	d.pel = slices.Clone(c.pel)
+	return &d
+}
+
+func step(o op, a int32) engine.FamilyStep { return engine.FamilyStep{Op: uint8(o), A: a} }
+
+// Start schedules the producer's first XADD.
+func (c *Cashback) Start(w *engine.World) {
+	if w.P.Events > 0 {
+		w.Schedule(w.Now, step(opProduce, 0), false)
+	}
+}
+
+// Step runs one step: one event, at most one decision.
+func (c *Cashback) Step(w *engine.World, s engine.FamilyStep) {
+	switch op(s.Op) {
+	case opProduce:
+		c.produce(w, s.A)
+	case opRead:
+		c.read(w)
+	case opAnnounce:
+		c.announce(w, int(s.A))
+	case opHandle:
+		c.handle(w)
+	case opCommit:
+		c.commit(w)
+	case opAfter:
+		c.afterWrites(w)
+	case opAck:
+		c.xack(w, ackAfterCredit)
+	case opRestart:
+		c.restart(w)
+	}
+}
+
+func (c *Cashback) produce(w *engine.World, k int32) {
+	fields := []redisstream.Field{{Name: "event_id", Value: strconv.Itoa(int(k))}, {Name: "user", Value: "u1"}, {Name: "amount", Value: strconv.Itoa(Amount)}}
+	if _, err := c.s.XAdd("*", fields, epoch+int64(w.Now)); err != nil {
+		panic(err)
+	}
+	id := w.NewMessage()
+	if id != k {
+		panic(fmt.Sprintf("cashback: message %d for entry %d", id, k))
+	}
+	c.produced++
+	if int(c.produced) < w.P.Events {
+		w.Schedule(w.Now+engine.Millisecond, step(opProduce, c.produced), false)
+	} else {
+		// The test's consumer starts on a full stream.
+		w.Schedule(w.Now+engine.Millisecond, step(opRead, 0), false)
+	}
+	w.Emit(engine.EvPublish, k, -1, 0, int64(k), 0)
+}
+
+func entryIndex(e redisstream.Entry) int32 {
+	n, err := strconv.Atoi(e.Fields[0].Value)
+	if err != nil {
+		panic(err)
+	}
+	return int32(n)
+}
+
+func (c *Cashback) pelIndex(entry int32) int {
+	for i := range c.pel {
+		if c.pel[i].entry == entry {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *Cashback) read(w *engine.World) {
+	if !c.alive {
+		return
+	}
+	id := ">"
+	if c.backlog {
+		id = c.after.String()
+	}
+	got, err := c.s.XReadGroup(group, consumer, Count, id, epoch+int64(w.Now))
+	if err != nil {
+		panic(err)
+	}
+	c.batch, c.cur = c.batch[:0], 0
+	for _, e := range got {
+		k := entryIndex(e)
+		c.batch = append(c.batch, batchEntry{k, e.ID})
+		if c.backlog {
+			c.pel[c.pelIndex(k)].count++
+		} else {
+			c.pel = append(c.pel, pend{entry: k, count: 1})
+			c.readNew++
+		}
+	}
+	switch {
+	case len(got) == 0 && c.backlog:
+		c.backlog = false
+		w.Schedule(w.Now+engine.Millisecond, step(opRead, 0), false)
+		w.Emit(KindBacklogDone, -1, -1, 0, 0, 0)
+	case len(got) == 0:
+		c.done = true
+		w.Emit(KindCaughtUp, -1, -1, 0, int64(c.produced), 0)
+	default:
+		for i := 1; i < len(c.batch); i++ {
+			w.Schedule(w.Now, step(opAnnounce, int32(i)), false)
+		}
+		w.Schedule(w.Now+engine.Millisecond, step(opHandle, 0), false)
+		c.announce(w, 0)
+	}
+}
+
+func (c *Cashback) announce(w *engine.World, i int) {
+	k := c.batch[i].entry
+	p := c.pel[c.pelIndex(k)]
+	w.Count(1, 0, 0)
+	backlog := int64(0)
+	if c.backlog {
+		backlog = 1
+	}
+	w.Emit(engine.EvDeliver, k, -1, p.count, backlog, int64(len(c.batch)))
+}
+
+// handle is the handler's first write for the current entry.
+func (c *Cashback) handle(w *engine.World) {
+	k := c.batch[c.cur].entry
+	p := &c.pel[c.pelIndex(k)]
+	c.skipping = false
+	switch w.P.Dedupe {
+	case DedupeSame:
+		if p.db {
+			// INSERT INTO processed fails: IntegrityError, rollback.
+			c.skip(w, k, p, skipSameTransaction)
+			return
+		}
+		p.db = true
+		c.processedRows++
+		c.credit(w, k, p)
+		w.Schedule(w.Now+engine.Millisecond, step(opAfter, 0), false)
+	case DedupeSeparate:
+		if p.store {
+			c.skip(w, k, p, skipSeparateStore)
+			return
+		}
+		p.store = true
+		c.processedRows++
+		w.Schedule(w.Now+engine.Millisecond, step(opCommit, 0), false)
+		w.Emit(KindMark, k, -1, p.count, 0, 0)
+	default:
+		c.credit(w, k, p)
+		w.Schedule(w.Now+engine.Millisecond, step(opAfter, 0), false)
+	}
+}
+
+func (c *Cashback) skip(w *engine.World, k int32, p *pend, where int64) {
+	c.skips++
+	c.skipping = true
+	lost := false
+	if m, ok := w.Msg(k); ok && m.Effects == 0 {
+		lost = true
+		c.lostSkips++
+	}
+	c.logCredit(credit{entry: k, n: 0, lost: lost, at: w.Now, balance: c.balance})
+	w.Schedule(w.Now+engine.Millisecond, step(opAfter, 0), false)
+	w.Emit(KindSkip, k, -1, p.count, c.balance, where)
+}
+
+// credit applies ₹100 and commits the wallet transaction.
+func (c *Cashback) credit(w *engine.World, k int32, p *pend) {
+	c.balance += Amount
+	n := w.Effect(k)
+	c.logCredit(credit{entry: k, n: uint16(n), at: w.Now, balance: c.balance})
+	w.Emit(engine.EvEffect, k, -1, p.count, c.balance, int64(n))
+}
+
+func (c *Cashback) logCredit(r credit) {
+	c.credits[c.nCredits%len(c.credits)] = r
+	c.nCredits++
+}
+
+// crashes draws and records this delivery's one crash decision.
+func (c *Cashback) crashHere(w *engine.World, k int32, count uint16) bool {
+	natural := int64(0)
+	if engine.Chance(w.Draw(engine.StreamCrash, uint64(k), uint64(count)), w.P.CrashP) {
+		natural = 1
+	}
+	return w.Decide(engine.DecCrash, k, -1, count, natural, 0, 1) == 1
+}
+
+// commit is the separate store's second write: the wallet transaction,
+// with the crash point before it.
+func (c *Cashback) commit(w *engine.World) {
+	k := c.batch[c.cur].entry
+	p := &c.pel[c.pelIndex(k)]
+	if c.crashHere(w, k, p.count) {
+		c.crash(w, k, p.count, CrashBetweenWrites)
+		return
+	}
+	c.credit(w, k, p)
+	w.Schedule(w.Now+engine.Millisecond, step(opAck, 0), false)
+}
+
+// afterWrites is the crash point after the handler's writes, then XACK.
+func (c *Cashback) afterWrites(w *engine.World) {
+	k := c.batch[c.cur].entry
+	p := &c.pel[c.pelIndex(k)]
+	point := int64(CrashBeforeXAck)
+	how := int64(ackAfterCredit)
+	if c.skipping {
+		point, how = CrashSkippedNoXAck, ackAfterSkip
+	}
+	if c.crashHere(w, k, p.count) {
+		c.crash(w, k, p.count, point)
+		return
+	}
+	c.xack(w, how)
+}
+
+func (c *Cashback) xack(w *engine.World, how int64) {
+	b := c.batch[c.cur]
+	k := b.entry
+	i := c.pelIndex(k)
+	count := c.pel[i].count
+	if c.s.XAck(group, b.id) != 1 {
+		panic(fmt.Sprintf("cashback: XACK of entry %d acknowledged nothing", k))
+	}
+	c.pel = slices.Delete(c.pel, i, i+1)
+	w.Done(k)
+	c.cur++
+	if c.backlog {
+		c.after = b.id
+	}
+	if c.cur < len(c.batch) {
+		w.Schedule(w.Now+engine.Millisecond, step(opHandle, 0), false)
+	} else {
+		w.Schedule(w.Now+engine.Millisecond, step(opRead, 0), false)
+	}
+	w.Emit(engine.EvAck, k, -1, count, c.balance, how)
+}
+
+func (c *Cashback) crash(w *engine.World, k int32, count uint16, point int64) {
+	c.alive = false
+	c.crashes++
+	if point == CrashSkippedNoXAck {
+		c.skipCrashes++
+	}
+	c.crashLog[c.nCrashes%len(c.crashLog)] = crashRec{entry: k, delivery: count, point: uint8(point), at: w.Now}
+	c.nCrashes++
+	c.batch, c.cur = c.batch[:0], 0
+	w.Count(0, 0, 1)
+	at := w.Now + w.P.RestartAfter
+	w.Schedule(at, step(opRestart, 0), false)
+	w.Emit(engine.EvCrash, k, -1, count, int64(at), point)
+}
+
+func (c *Cashback) restart(w *engine.World) {
+	c.alive = true
+	c.backlog = true
+	c.after = redisstream.ID{}
+	w.Schedule(w.Now+engine.Millisecond, step(opRead, 0), false)
+	w.Emit(engine.EvRestart, -1, -1, 0, int64(len(c.pel)), 0)
+}
+
+// Figures are the lesson's numbers.
+func (c *Cashback) Figures(w *engine.World) map[string]any {
+	return map[string]any{
+		"expected_balance":   int64(c.produced) * Amount,
+		"balance":            c.balance,
+		"crashes":            c.crashes,
+		"skipped":            c.skips,
+		"crashes_after_skip": c.skipCrashes,
+		"skipped_uncredited": c.lostSkips,
+		"processed_rows":     c.processedRows,
+		"pending":            len(c.pel),
+	}
+}
+
+// Counts: stream entries not yet handed out, and the pending list.
+func (c *Cashback) Counts(w *engine.World) (waiting, taken int) {
+	return int(c.produced - c.readNew), len(c.pel)
+}

@@ -1,0 +1,144 @@
+package cashback
+
+import (
+	"fmt"
+	"strconv"
+
+	"inflight/engine"
+)
+
+// Rupees formats an amount the Indian way: ₹5,05,500.
+func Rupees(n int64) string {
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	s := strconv.FormatInt(n, 10)
+	if len(s) > 3 {
+		head, tail := s[:len(s)-3], s[len(s)-3:]
+		out := ""
+		for len(head) > 2 {
+			out = "," + head[len(head)-2:] + out
+			head = head[:len(head)-2]
+		}
+		s = head + out + "," + tail
+	}
+	if neg {
+		return "−₹" + s
+	}
+	return "₹" + s
+}
+
+func ev(k int32) string { return fmt.Sprintf("event %d", k) }
+
+// KindName names the family's event kinds for the trace.
+func (c *Cashback) KindName(k engine.Kind) string {
+	if i := int(k - engine.FamilyKind); k >= engine.FamilyKind && i < len(kindNames) {
+		return kindNames[i]
+	}
+	return "unknown"
+}
+
+// Caption tells each event in the lesson's words.
+func (c *Cashback) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
+	k := e.Msg
+	switch e.Kind {
+	case engine.EvPublish:
+		return fmt.Sprintf("XADD: %s, “credit ₹100 cashback to user u1”, written to the stream", ev(k)), true
+	case engine.EvDeliver:
+		if e.Value == 1 {
+			return fmt.Sprintf("XREADGROUP … 0 re-reads %s from consumer-1's own pending list (delivery count %d): delivered but unacknowledged", ev(k), e.Delivery), true
+		}
+		return fmt.Sprintf("XREADGROUP … > hands %s to consumer-1: it enters the pending list, delivery count 1", ev(k)), true
+	case engine.EvEffect:
+		s := fmt.Sprintf("UPDATE wallet SET balance = balance + 100 for %s, committed: u1 has %s", ev(k), Rupees(e.Value))
+		if w.P.Dedupe == DedupeSame {
+			s = fmt.Sprintf("INSERT INTO processed(%s) and the ₹100 credit commit together: u1 has %s", ev(k), Rupees(e.Value))
+		}
+		if e.Aux > 1 {
+			s += fmt.Sprintf(" — credit %d for the same event: ₹100 credited for nothing", e.Aux)
+		}
+		return s, true
+	case KindSkip:
+		if e.Aux == skipSeparateStore {
+			s := fmt.Sprintf("%s is already in the processed set in Redis: skip the credit, but still ack", ev(k))
+			if m, ok := w.Msg(k); ok && m.Effects == 0 {
+				s += " — yet the wallet never got it: ₹100 lost"
+			}
+			return s, true
+		}
+		return fmt.Sprintf("INSERT INTO processed(%s) raises IntegrityError: already processed — rollback, skip the credit, but still ack", ev(k)), true
+	case KindMark:
+		return fmt.Sprintf("SADD processed %s in Redis: the dedupe record, written apart from the wallet", ev(k)), true
+	case engine.EvCrash:
+		switch e.Aux {
+		case CrashBetweenWrites:
+			return fmt.Sprintf("consumer-1 crashes between the two writes: %s is recorded “processed” in Redis, the wallet update never committed; restart at %s", ev(k), engine.Time(e.Value).Short()), true
+		case CrashSkippedNoXAck:
+			return fmt.Sprintf("consumer-1 crashes before XACK of %s, which it skipped: nothing to repeat; restart at %s", ev(k), engine.Time(e.Value).Short()), true
+		}
+		return fmt.Sprintf("consumer-1 “crashes” after committing the wallet update but before XACK: %s stays pending; restart at %s", ev(k), engine.Time(e.Value).Short()), true
+	case engine.EvRestart:
+		return fmt.Sprintf("consumer-1 restarts and, as it should, first re-reads its own pending (delivered but unacknowledged) messages: %d pending", e.Value), true
+	case engine.EvAck:
+		if e.Aux == ackAfterSkip {
+			return fmt.Sprintf("XACK %s: off the pending list, credited once", ev(k)), true
+		}
+		return fmt.Sprintf("XACK %s: off the pending list", ev(k)), true
+	case KindBacklogDone:
+		return "XREADGROUP … 0 comes back empty: no pending entries left, back to new ones (>)", true
+	case KindCaughtUp:
+		return fmt.Sprintf("XREADGROUP … > has nothing new: all %d events consumed", e.Value), true
+	}
+	return "", false
+}
+
+// DecisionText: the family decides only crashes, a standard kind.
+func (c *Cashback) DecisionText(w *engine.World, d *engine.Decision) string {
+	return fmt.Sprintf("does consumer-1 crash on %s, delivery %d: %v", ev(d.Msg), d.Delivery, d.Value == 1)
+}
+
+// Panes shows the stream in Redis's terms: undelivered entries, the
+// pending entries list with delivery counts, the crashes, and u1's wallet.
+func (c *Cashback) Panes(w *engine.World) engine.Panes {
+	p := engine.Panes{
+		QueueTitle:    fmt.Sprintf("stream: %d entries not yet read (XREADGROUP >)", c.produced-c.readNew),
+		InFlightTitle: fmt.Sprintf("pending entries list: %d delivered, not XACKed", len(c.pel)),
+		DLQTitle:      fmt.Sprintf("crashes: %d (after commit, before XACK)", c.crashes),
+		InboxTitle:    fmt.Sprintf("wallet u1: %s (expected %s)", Rupees(c.balance), Rupees(int64(c.produced)*Amount)),
+	}
+	if w.P.Dedupe == DedupeSeparate {
+		p.DLQTitle = fmt.Sprintf("crashes: %d (between SADD and the wallet commit)", c.crashes)
+	}
+	for k := c.readNew; k < c.produced && len(p.Queue) < 40; k++ {
+		p.Queue = append(p.Queue, engine.PaneRow{Msg: k, Text: fmt.Sprintf("event %-5d credit ₹100 to u1", k), Bar: -1})
+	}
+	for _, q := range c.pel {
+		r := engine.PaneRow{Msg: q.entry, Text: fmt.Sprintf("event %-5d consumer-1  delivery count %d", q.entry, q.count), Bar: -1}
+		if q.count > 1 {
+			r.Mark = "REDELIVERED"
+		}
+		p.InFlight = append(p.InFlight, r)
+	}
+	for i := c.nCrashes - 1; i >= 0 && i >= c.nCrashes-len(c.crashLog); i-- {
+		x := c.crashLog[i%len(c.crashLog)]
+		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: x.entry, Text: fmt.Sprintf("%s  event %d, delivery %d", x.at.Short(), x.entry, x.delivery), Mark: "CRASH", Bar: -1})
+	}
+	for i := c.nCredits - 1; i >= 0 && i >= c.nCredits-len(c.credits); i-- {
+		x := c.credits[i%len(c.credits)]
+		r := engine.PaneRow{Msg: x.entry, Bar: -1}
+		switch {
+		case x.n == 0 && x.lost:
+			r.Text, r.Mark = fmt.Sprintf("skip event %d: marked processed, never credited", x.entry), "LOST"
+		case x.n == 0:
+			r.Text, r.Mark = fmt.Sprintf("skip event %d: already processed", x.entry), "SKIP"
+		default:
+			r.Text = fmt.Sprintf("+₹100 event %-5d → %s", x.entry, Rupees(x.balance))
+			if x.n > 1 {
+				r.Mark = "DUP"
+			}
+		}
+		p.Inbox = append(p.Inbox, r)
+	}
+	return p
+}
