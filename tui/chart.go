@@ -7,7 +7,14 @@ import (
 	"inflight/engine"
 )
 
-var seriesNames = [4]string{"queue", "in flight", "DLQ", "emails"}
+// seriesNames label the chart's bands: the queue's words, or for a family
+// incident the words of engine.Family.Counts.
+func (m Model) seriesNames() [4]string {
+	if m.snap.fam != nil {
+		return [4]string{"waiting", "taken", "DLQ", "effects"}
+	}
+	return [4]string{"queue", "in flight", "DLQ", "emails"}
+}
 
 // chartSpan is the chart's time axis: the incident's start to the last
 // moment the branch is known to reach (or the cursor, if later).
@@ -58,17 +65,23 @@ func (m Model) viewChart(l layout) []string {
 	cur = max(0, min(cur, n-1))
 	w := m.x.World()
 	now := [4]int64{int64(w.QueueLen()), int64(len(w.Leased())), int64(w.DLQLen()), w.S.Effects}
+	if f := w.Family(); f != nil {
+		waiting, taken := f.Counts(w)
+		now[0], now[1] = int64(waiting), int64(taken)
+	}
+	names := m.seriesNames()
 	var out []string
 	for i := range cols {
 		peak := 0.0
 		for _, v := range cols[i] {
 			peak = max(peak, v)
 		}
+		peak = max(peak, float64(now[i])) // the series is decimated: it may miss a peak
 		band := sparkRows(cols[i], peak, rows)
 		for r, line := range band {
 			label, val := "", ""
 			if r == rows-1 {
-				label = seriesNames[i]
+				label = names[i]
 				val = fmt.Sprintf(" %d (max %.0f)", now[i], peak)
 			}
 			rs := []rune(line)

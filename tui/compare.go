@@ -79,12 +79,16 @@ func (m Model) viewCompare(r rect) string {
 	}
 	a, b := c.sa, c.sb
 	d := func(v int64) string { return fmt.Sprint(v) }
+	sent, dups, lost := "emails sent", "duplicate emails", "lost (never sent)"
+	if m.isFamily() {
+		sent, dups, lost = "effects", "duplicate effects", "lost (no effect)"
+	}
 	out = append(out,
 		row("messages", d(a.Messages), d(b.Messages)),
 		row("deliveries", d(a.Deliveries), d(b.Deliveries)),
-		row("emails sent", d(a.Effects), d(b.Effects)),
-		row("duplicate emails", d(a.DuplicateEffects), d(b.DuplicateEffects)),
-		row("lost (never sent)", d(a.Lost), d(b.Lost)),
+		row(sent, d(a.Effects), d(b.Effects)),
+		row(dups, d(a.DuplicateEffects), d(b.DuplicateEffects)),
+		row(lost, d(a.Lost), d(b.Lost)),
 		row("dead letters at end", d(a.DLQ), d(b.DLQ)),
 		row("late acks refused", d(a.LateAcksRefused), d(b.LateAcksRefused)),
 		row("oldest message, max", fmt.Sprintf("%gs", a.MaxOldestAgeS), fmt.Sprintf("%gs", b.MaxOldestAgeS)),
@@ -108,10 +112,14 @@ func (m Model) viewCompare(r rect) string {
 	out = append(out, "")
 	if m.sel >= 0 {
 		name := m.x.World().MsgName(m.sel)
-		out = append(out, st.Header.Render(name+"'s customer's inbox (↑/↓ on the main screen selects another):"))
+		head, none := name+"'s customer's inbox (↑/↓ on the main screen selects another):", "no email"
+		if m.isFamily() {
+			head, none = name+"'s effects (↑/↓ on the main screen selects another):", "none"
+		}
+		out = append(out, st.Header.Render(head))
 		inbox := func(es []engine.Entry) string {
 			if len(es) == 0 {
-				return "no email"
+				return none
 			}
 			var p []string
 			for _, e := range es {

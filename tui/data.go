@@ -24,6 +24,7 @@ type snap struct {
 	inboxStale bool           // full-speed play skipped events: reread when it stops
 	effects    []engine.Entry // every customer's recent emails
 	selectable []int32
+	fam        *engine.Panes // a family incident's panes; nil for the queue
 }
 
 const (
@@ -64,6 +65,11 @@ func (m *Model) refresh(full bool) {
 	}
 	s.br, s.pos = x.Branch(), pos
 
+	s.fam = nil
+	if f := w.Family(); f != nil {
+		p := f.Panes(w)
+		s.fam = &p
+	}
 	s.queue = w.Queue(listCap)
 	s.delayed, s.leased, s.stale = s.delayed[:0], s.leased[:0], s.stale[:0]
 	for _, id := range w.Leased() {
@@ -84,7 +90,11 @@ func (m *Model) refresh(full bool) {
 		}
 	}
 	s.dead = w.DeadLetters(listCap)
-	s.lost = m.lost()
+	if s.fam != nil {
+		s.lost = famLost(w)
+	} else {
+		s.lost = m.lost()
+	}
 
 	s.effects = s.effects[:0]
 	for i := len(s.recent) - 1; i >= 0 && len(s.effects) < inboxCap; i-- {
@@ -106,6 +116,10 @@ func (m *Model) refresh(full bool) {
 	}
 
 	s.selectable = s.selectable[:0]
+	if s.fam != nil {
+		s.selectable = append(s.selectable, famSelectable(s.fam)...)
+		return
+	}
 	add := func(ids []int32, n int) {
 		for i := 0; i < len(ids) && i < n; i++ {
 			s.selectable = append(s.selectable, ids[i])
@@ -149,6 +163,9 @@ func (m *Model) published(id int32) (engine.Time, bool) {
 	w := m.x.World()
 	if mm, ok := w.Msg(id); ok {
 		return mm.Published, true
+	}
+	if id == m.selPub.id && m.selPub.ok {
+		return m.selPub.at, true
 	}
 	var times []engine.Time
 	total := 0

@@ -47,7 +47,8 @@ func (m *Model) openFork() {
 		f.dec = &e
 		f.values, f.labels = w.DecisionChoices(e.Decision)
 	}
-	for _, k := range engine.Knobs() {
+	// only the knobs this incident reads: the rest would change nothing
+	for _, k := range engine.KnobsFor(m.x.Spec) {
 		v := k.Get(&w.P)
 		f.knobs = append(f.knobs, k)
 		f.orig = append(f.orig, v)
@@ -249,6 +250,10 @@ func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride,
 	if o == nil {
 		return engine.ForkName(set, nil, at)
 	}
-	set = append([]engine.Setting{{Knob: f.dec.Decision.Kind.String(), Value: f.labels[f.pick]}}, set...)
+	kind := f.dec.Decision.Kind.String()
+	if f.dec.Decision.Kind >= engine.FamilyDecision {
+		kind = "decision" // a family's own kind has no engine name
+	}
+	set = append([]engine.Setting{{Knob: kind, Value: f.labels[f.pick]}}, set...)
 	return engine.ForkName(set, nil, at)
 }

@@ -13,7 +13,14 @@ import (
 // returns the final model's view.
 func viewAfter(t *testing.T, w, h int, keys ...string) string {
 	t.Helper()
-	m, err := New(Options{Renderer: asciiRenderer()})
+	return viewAfterOn(t, Options{}, w, h, keys...)
+}
+
+// viewAfterOn is viewAfter on the incident o names.
+func viewAfterOn(t *testing.T, o Options, w, h int, keys ...string) string {
+	t.Helper()
+	o.Renderer = asciiRenderer()
+	m, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

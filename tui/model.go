@@ -46,6 +46,14 @@ type Model struct {
 
 	play  player
 	sel   int32 // the selected message, -1 none
+	// selPub is when the selected message was published, noted while the
+	// world still held it: a family's messages may come from no source
+	// schedule, and its story is read from there
+	selPub struct {
+		id int32
+		at engine.Time
+		ok bool
+	}
 	snap  snap
 	panes [numPanes]int // scroll offsets
 	flash string        // one line of news: an error, a fork made

@@ -41,6 +41,10 @@ func (m *Model) updateMouse(msg tea.MouseMsg) {
 
 // paneIDs are the messages on pane p's first limit rows, and its length.
 func (m *Model) paneIDs(p pane, w, limit int) (ids []int32, total int) {
+	if m.snap.fam != nil {
+		_, _, ids, total = m.famPane(p, w, limit)
+		return ids, total
+	}
 	switch p {
 	case paneQueue:
 		_, _, ids, total = m.queuePane(w, limit)

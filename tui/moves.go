@@ -173,6 +173,9 @@ func (m *Model) setSel(id int32) {
 		return
 	}
 	m.sel = id
+	if mm, ok := m.x.World().Msg(id); ok {
+		m.selPub.id, m.selPub.at, m.selPub.ok = id, mm.Published, true
+	}
 	m.snap.inboxFor = -2 // recompute
 	m.refreshInbox()
 	m.flash = fmt.Sprintf("selected %s: enter tells its life story", m.x.World().MsgName(id))

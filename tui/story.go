@@ -79,7 +79,7 @@ func (m Model) viewStory(r rect) string {
 		}
 	}
 	out := []string{
-		st.PaneTitle.Render("Life story of "+name) + fmt.Sprintf("  on %s · %d deliveries, %d emails", branchPath(m.x.Branch()), deliveries, effects),
+		st.PaneTitle.Render("Life story of "+name) + fmt.Sprintf("  on %s · %d deliveries, %d %s", branchPath(m.x.Branch()), deliveries, effects, m.effectWord()),
 		st.Dim.Render("dimmed lines are still to come after the cursor · ↑/↓ scrolls · esc closes"), "",
 	}
 	var lines []string

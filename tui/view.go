@@ -176,8 +176,12 @@ func (m Model) viewStatus() string {
 		}
 	}
 	parts = append(parts, oldest)
-	parts = append(parts, fmt.Sprintf("busy %d/%d", m.snap.busy, len(w.Workers())))
-	parts = append(parts, fmt.Sprintf("emails %d", w.S.Effects))
+	if m.snap.fam != nil {
+		parts = append(parts, m.famStatus(w))
+	} else {
+		parts = append(parts, fmt.Sprintf("busy %d/%d", m.snap.busy, len(w.Workers())))
+		parts = append(parts, fmt.Sprintf("emails %d", w.S.Effects))
+	}
 	dup := fmt.Sprintf("dups %d", w.S.Duplicates)
 	if w.S.Duplicates > 0 {
 		dup = st.Bad.Render(dup)
@@ -219,11 +223,13 @@ func (m Model) viewStatus() string {
 func (m Model) viewMain(l layout) string {
 	titles, lines, totals := [numPanes]string{}, [numPanes][]string{}, [numPanes]int{}
 	lim := func(p pane) int { return m.panes[p] + l.panes[p].h }
-	titles[paneQueue], lines[paneQueue], _, totals[paneQueue] = m.queuePane(l.panes[paneQueue].w, lim(paneQueue))
-	titles[paneFlight], lines[paneFlight], _, totals[paneFlight] = m.flightPane(l.panes[paneFlight].w)
-	titles[paneDead], lines[paneDead], _, totals[paneDead] = m.deadPane(l.panes[paneDead].w, lim(paneDead))
-	titles[paneInbox], lines[paneInbox] = m.inboxPane(l.panes[paneInbox].w)
-	totals[paneInbox] = len(lines[paneInbox])
+	if m.snap.fam != nil {
+		for p := range numPanes {
+			titles[p], lines[p], _, totals[p] = m.famPane(p, l.panes[p].w, lim(p))
+		}
+	} else {
+		m.queuePanes(l, lim, &titles, &lines, &totals)
+	}
 	var boxes [numPanes]string
 	for i := range numPanes {
 		boxes[i] = m.renderPane(titles[i], lines[i], totals[i], l.panes[i].w, l.panes[i].h, m.panes[i])
@@ -241,6 +247,15 @@ func (m Model) viewMain(l layout) string {
 	}
 	grid = fit(grid, m.width, l.timeline.y-l.body.y)
 	return grid + "\n" + m.viewTimeline(l)
+}
+
+// queuePanes fills the four panes of the SQS-like queue.
+func (m Model) queuePanes(l layout, lim func(pane) int, titles *[numPanes]string, lines *[numPanes][]string, totals *[numPanes]int) {
+	titles[paneQueue], lines[paneQueue], _, totals[paneQueue] = m.queuePane(l.panes[paneQueue].w, lim(paneQueue))
+	titles[paneFlight], lines[paneFlight], _, totals[paneFlight] = m.flightPane(l.panes[paneFlight].w)
+	titles[paneDead], lines[paneDead], _, totals[paneDead] = m.deadPane(l.panes[paneDead].w, lim(paneDead))
+	titles[paneInbox], lines[paneInbox] = m.inboxPane(l.panes[paneInbox].w)
+	totals[paneInbox] = len(lines[paneInbox])
 }
 
 // renderPane draws a titled, scrolled list exactly w×h. lines holds the

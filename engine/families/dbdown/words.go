@@ -110,6 +110,9 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	var p engine.Panes
 	waiting, _ := f.Counts(w)
 	p.QueueTitle = fmt.Sprintf("Waiting %d", waiting)
+	if age := w.OldestAge(); age >= engine.Second {
+		p.QueueTitle += " · lag " + span(age) // lag in time: what users feel
+	}
 	if w.P.Breaker && s.brk == open {
 		p.QueueTitle += " · PAUSED by the breaker"
 	}
@@ -154,18 +157,24 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	} else if len(p.InFlight) == 0 || !w.P.Breaker || s.brk != open {
 		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Text: "idle: nothing to take", Bar: -1})
 	}
-	for _, wt := range s.waits {
+	waits := append([]wait(nil), s.waits...)
+	for i := 1; i < len(waits); i++ { // soonest first
+		for j := i; j > 0 && waits[j].due < waits[j-1].due; j-- {
+			waits[j], waits[j-1] = waits[j-1], waits[j]
+		}
+	}
+	for _, wt := range waits {
 		if len(p.InFlight) >= maxRows {
 			break
 		}
-		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: wt.id, Text: fmt.Sprintf("%-10s retry %d of %d in %s", w.MsgName(wt.id), wt.n, Retries, secs(wt.due-w.Now)),
+		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: wt.id, Text: fmt.Sprintf("%-10s in %s", w.MsgName(wt.id), secs(wt.due-w.Now)),
 			Mark: fmt.Sprintf("RETRY %d/%d", wt.n, Retries), Bar: float64(wt.due-w.Now) / float64(Backoff(int(wt.n)))})
 	}
 
 	p.DLQTitle = fmt.Sprintf("Dead letters %d", w.DLQLen())
 	for _, d := range w.DeadLetters(maxRows) {
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-10s %s after %d attempts", w.MsgName(d.Msg), d.At.Short(), s.attempts[d.Msg]),
-			Mark: "NOT POISON: DB DOWN", Bar: -1})
+		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-10s %s · refused %d×", w.MsgName(d.Msg), d.At.Short(), s.attempts[d.Msg]),
+			Mark: "NOT POISON", Bar: -1})
 	}
 
 	if s.dbUp {

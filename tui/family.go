@@ -1,0 +1,129 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"inflight/engine"
+)
+
+// A family incident (a Redis stream, a database, Kafka: see engine.Family)
+// words its own panes: the explorer draws the rows it is given, in the
+// system's terms, and keeps what every incident shares — the chart, the
+// status line, the timeline, the life story, forks and compare.
+
+// isFamily reports whether the incident under the cursor is not the
+// SQS-like queue.
+func (m Model) isFamily() bool { return m.x.World().Family() != nil }
+
+// famRows is one pane's rows of a family incident.
+func (m Model) famRows(p pane) (string, []engine.PaneRow) {
+	f := m.snap.fam
+	switch p {
+	case paneQueue:
+		return f.QueueTitle, f.Queue
+	case paneFlight:
+		return f.InFlightTitle, f.InFlight
+	case paneDead:
+		return f.DLQTitle, f.DLQ
+	}
+	return f.InboxTitle, f.Inbox
+}
+
+// famPane draws a family's pane p: each row's text, its countdown bar when
+// it has one, and its mark as a word that survives without colour.
+func (m Model) famPane(p pane, w, limit int) (title string, lines []string, ids []int32, total int) {
+	title, rows := m.famRows(p)
+	total = len(rows)
+	for _, r := range rows {
+		if len(lines) >= limit {
+			break
+		}
+		lines = append(lines, m.famRow(r, w))
+		ids = append(ids, r.Msg)
+	}
+	if total == 0 {
+		lines = append(lines, m.st.Dim.Render("empty"))
+		ids = append(ids, -1)
+		total = 1
+	}
+	return title, lines, ids, total
+}
+
+// famRow is one row: the mark goes first when the pane is narrow, so that
+// truncation never hides it.
+func (m Model) famRow(r engine.PaneRow, w int) string {
+	text := r.Text
+	mark := ""
+	if r.Mark != "" {
+		mark = m.st.Bad.Render(r.Mark)
+	}
+	room := w - 1 - lipgloss.Width(text)
+	if r.Mark != "" {
+		room -= lipgloss.Width(r.Mark) + 1
+	}
+	if r.Bar >= 0 && room >= 6 {
+		bw := min(room-1, 20)
+		text += " " + barFrac(r.Bar, bw)
+		room -= bw + 1
+	}
+	switch {
+	case r.Mark == "":
+	case room >= 0:
+		text += " " + mark
+	default:
+		text = mark + " " + text
+	}
+	return m.mark(r.Msg, text)
+}
+
+// barFrac is a countdown bar filled for the fraction f of w.
+func barFrac(f float64, w int) string {
+	n := int(max(0, min(1, f))*float64(w) + 0.5)
+	return strings.Repeat("█", n) + strings.Repeat("·", w-n)
+}
+
+// famSelectable lists the messages a family's panes show, for ↑/↓.
+func famSelectable(p *engine.Panes) []int32 {
+	var out []int32
+	for _, rows := range [][]engine.PaneRow{p.Queue, p.InFlight, p.DLQ, p.Inbox} {
+		for i, r := range rows {
+			if i >= 100 {
+				break
+			}
+			if r.Msg >= 0 {
+				out = append(out, r.Msg)
+			}
+		}
+	}
+	return out
+}
+
+// famLost counts the messages a family has finished with and never acted
+// on: published, not effected, neither held nor in the dead letter queue.
+func famLost(w *engine.World) int64 {
+	dead := 0
+	for _, d := range w.DeadLetters(w.DLQLen()) {
+		if d.Effects == 0 {
+			dead++
+		}
+	}
+	return max(0, w.S.Published-w.S.Effected-int64(w.HeldWithoutEffect())-int64(dead))
+}
+
+// effectWord is what an effect is called on screen: the queue incidents
+// send emails; a family's effects are rows, credits, records.
+func (m Model) effectWord() string {
+	if m.isFamily() {
+		return "effects"
+	}
+	return "emails"
+}
+
+// famStatus is the middle of a family incident's status line: it has no
+// queue workers, so no busy count, and its effects are not emails.
+func (m Model) famStatus(w *engine.World) string {
+	return fmt.Sprintf("effects %d", w.S.Effects)
+}
