@@ -44,8 +44,8 @@ type Model struct {
 	// a jump, a bookmark) or the latest event's time, never before it
 	at engine.Time
 
-	play  player
-	sel   int32 // the selected message, -1 none
+	play player
+	sel  int32 // the selected message, -1 none
 	// selPub is when the selected message was published, noted while the
 	// world still held it: a family's messages may come from no source
 	// schedule, and its story is read from there
