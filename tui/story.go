@@ -90,6 +90,9 @@ func (m Model) viewStory(r rect) string {
 			marked = true
 		}
 		icon := storyIcon(e.Event.Kind)
+		if e.Event.Kind == engine.EvEffect && m.isFamily() {
+			icon = "+" // a row, a credit, a record: not an email
+		}
 		l := fmt.Sprintf("%s  %-3s %s", e.Event.T.Clock(), icon, e.Caption)
 		if e.Decision != nil {
 			l += st.Decision.Render("  ◆ " + e.DecText)

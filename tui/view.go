@@ -46,7 +46,7 @@ type layout struct {
 
 const (
 	chartLabelW = 9  // "in flight"
-	chartValueW = 15 // " 108 (max 108)"
+	chartValueW = 18 // " 4860 (max 4899)"
 )
 
 func (m Model) layout() layout {
