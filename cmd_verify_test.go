@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// captureStderr runs f with os.Stderr going to a pipe and returns what it
+// wrote.
+func captureStderr(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stderr
+	os.Stderr = w
+	done := make(chan string)
+	go func() { b, _ := io.ReadAll(r); done <- string(b) }()
+	defer func() { os.Stderr = old }()
+	f()
+	w.Close()
+	return <-done
+}
+
+// TestRunVerifyFlagErrors calls runVerify directly, as main.go's
+// `inflight verify` will: every bad flag is one line naming it, exit 2.
+func TestRunVerifyFlagErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cashback", "--events", "many"}, `--events "many": want an integer`},
+		{[]string{"cashback", "--events", "0"}, "--events 0"},
+		{[]string{"cashback", "--events=-5"}, "--events -5"},
+		{[]string{"cashback", "--crash-p", "1.5"}, "--crash-p 1.5"},
+		{[]string{"cashback", "--crash-p", "NaN"}, "--crash-p NaN"},
+		{[]string{"cashback", "--crash-p", "lots"}, `--crash-p "lots"`},
+		{[]string{"cashback", "--seed", "-1"}, `--seed "-1": want a non-negative integer`},
+		{[]string{"cashback", "--redis", "nohostport"}, "--redis"},
+		{[]string{"cashback", "--redis"}, "--redis"},
+		{[]string{"cashback", "--frobnicate"}, "--frobnicate"},
+		{[]string{}, "inflight verify cashback"},
+		{[]string{"thursday"}, `unknown test "thursday"`},
+		{[]string{"cashback", "extra"}, "unexpected arguments: extra"},
+	}
+	for _, c := range cases {
+		var code int
+		msg := captureStderr(t, func() { code = runVerify(c.args) })
+		if code != 2 {
+			t.Errorf("%q: exit %d, want 2 (%q)", c.args, code, msg)
+		}
+		if strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "inflight verify: ") || !strings.Contains(msg, c.want) {
+			t.Errorf("%q: message %q, want one line naming %s", c.args, msg, c.want)
+		}
+		if strings.Contains(msg, "goroutine") || strings.Contains(msg, "panic") {
+			t.Errorf("%q: stack trace: %s", c.args, msg)
+		}
+	}
+}
+
+func TestVerifyHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := verifyMain([]string{"--help"}, &out, &errb, false); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"inflight verify cashback", "--redis", "--events", "--crash-p", "--seed"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestVerifyNoRedisServer: without redis-server on PATH and no --redis,
+// the command says how to install it and exits 2.
+func TestVerifyNoRedisServer(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	var out, errb bytes.Buffer
+	code := verifyMain([]string{"cashback", "--events", "10"}, &out, &errb, false)
+	if code != 2 || !strings.Contains(errb.String(), "apt-get install redis-server") || strings.Count(errb.String(), "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -1,0 +1,12 @@
+package verify
+
+import (
+	"os"
+	"syscall"
+)
+
+func serverProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+func terminate(p *os.Process) error { return p.Signal(syscall.SIGTERM) }
