@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"inflight/engine"
-	"inflight/engine/redisstream"
+	"inflight/engine/families/cashback"
 	"inflight/incidents"
 )
 
@@ -37,27 +37,23 @@ type Model interface {
 	Run(dedupe bool) (ModelRun, error)
 }
 
-// Batch is the consumer's XREADGROUP COUNT, in the model and in reality:
-// entries after a crashed one in the same batch stay pending and are
-// re-read (delivery 2) after the restart, so both sides must read the
-// same batches for the delivery numbers, and so the crash schedule, to
-// line up.
-const Batch = 10
+// Batch is the consumer's XREADGROUP COUNT, the model's own: entries after
+// a crashed one in the same batch stay pending and are re-read (delivery
+// 2) after the restart, so both sides must read the same batches for the
+// delivery numbers, and so the crash schedule, to line up.
+const Batch = cashback.Count
 
-// NewModel returns the simulator's cashback incident as the model, or,
-// when this build has no such incident, a stand-in that drives the
-// redisstream model itself with a seeded crash schedule.
-func NewModel(events int, crashP float64, seed uint64, seedSet bool) (Model, uint64) {
-	if spec, err := incidents.Get("cashback"); err == nil {
-		if !seedSet {
-			seed = spec.Seed
-		}
-		return &simModel{spec: spec, seed: seed, events: events, crashP: crashP}, seed
+// NewModel returns the simulator's cashback incident as the model, with
+// its own seed unless seedSet.
+func NewModel(events int, crashP float64, seed uint64, seedSet bool) (Model, uint64, error) {
+	spec, err := incidents.Get("cashback")
+	if err != nil {
+		return nil, 0, err
 	}
 	if !seedSet {
-		seed = 1
+		seed = spec.Seed
 	}
-	return &standIn{seed: seed, events: events, crashP: crashP}, seed
+	return &simModel{spec: spec, seed: seed, events: events, crashP: crashP}, seed, nil
 }
 
 // simModel is the simulator: incidents/cashback.yaml on its family.
@@ -172,99 +168,3 @@ func (w *crashWriter) close() error {
 }
 
 var _ io.Writer = (*crashWriter)(nil)
-
-// standIn plays the lesson's consumer on the redisstream model, deciding
-// each delivery's crash by a counter-based draw on (seed, entry,
-// delivery). It is only used by a build without the cashback incident.
-type standIn struct {
-	seed   uint64
-	events int
-	crashP float64
-}
-
-func (m *standIn) Describe() string {
-	return fmt.Sprintf("stand-in model (no cashback incident in this build), seed %d", m.seed)
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-func (m *standIn) crashes(entry, delivery int, dedupe bool) bool {
-	d := uint64(0)
-	if dedupe {
-		d = 1
-	}
-	x := splitmix(splitmix(splitmix(m.seed^d<<63)^uint64(entry)) ^ uint64(delivery))
-	return float64(x>>11)/(1<<53) < m.crashP
-}
-
-func (m *standIn) Run(dedupe bool) (ModelRun, error) {
-	const group, consumer = "wallet", "consumer-1"
-	s := redisstream.New("cashback")
-	if err := s.XGroupCreate(group, "0"); err != nil {
-		return ModelRun{}, err
-	}
-	now := int64(1_700_000_000_000)
-	index := map[redisstream.ID]int{}
-	for i := 0; i < m.events; i++ {
-		id, err := s.XAdd("*", []redisstream.Field{{Name: "user", Value: "u1"}, {Name: "amount", Value: "100"}}, now)
-		if err != nil {
-			return ModelRun{}, err
-		}
-		index[id] = i
-	}
-	var run ModelRun
-	processed := map[redisstream.ID]bool{}
-	pendingPhase := true
-	for {
-		now++
-		start := ">"
-		if pendingPhase {
-			start = "0"
-		}
-		batch, err := s.XReadGroup(group, consumer, Batch, start, now)
-		if err != nil {
-			return ModelRun{}, err
-		}
-		if len(batch) == 0 {
-			if pendingPhase {
-				pendingPhase = false
-				continue
-			}
-			return run, nil
-		}
-		deliveries := map[redisstream.ID]int{}
-		if pendingPhase {
-			pend, err := s.XPendingRange(group, redisstream.PendingQuery{Start: batch[0].ID, End: batch[len(batch)-1].ID, Count: len(batch), Consumer: consumer}, now)
-			if err != nil {
-				return ModelRun{}, err
-			}
-			for _, p := range pend {
-				deliveries[p.ID] = int(p.DeliveryCount)
-			}
-		}
-		pendingPhase = false
-		for _, e := range batch {
-			n := index[e.ID]
-			delivery := 1
-			if d, ok := deliveries[e.ID]; ok {
-				delivery = d
-			}
-			if !dedupe || !processed[e.ID] {
-				run.Balance += 100
-				processed[e.ID] = true
-			}
-			if m.crashes(n, delivery, dedupe) {
-				run.Crashes = append(run.Crashes, Crash{n, delivery})
-				run.NCrash++
-				pendingPhase = true
-				break
-			}
-			s.XAck(group, e.ID)
-		}
-	}
-}

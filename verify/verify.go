@@ -27,10 +27,12 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"inflight/engine/families/cashback"
 )
 
-// Amount is what each event credits, in rupees.
-const Amount = 100
+// Amount is what each event credits, in rupees: the model's.
+const Amount = cashback.Amount
 
 // Options configure a verify run.
 type Options struct {
@@ -105,7 +107,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	model := o.Model
 	seed := o.Seed
 	if model == nil {
-		model, seed = NewModel(o.Events, o.CrashP, o.Seed, o.SeedSet)
+		var err error
+		if model, seed, err = NewModel(o.Events, o.CrashP, o.Seed, o.SeedSet); err != nil {
+			return nil, err
+		}
 	}
 	dir, err := os.MkdirTemp("", "inflight-verify-")
 	if err != nil {

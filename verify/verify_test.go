@@ -93,13 +93,15 @@ func (l liar) Run(dedupe bool) (ModelRun, error) {
 	return r, err
 }
 
-// TestDisagreementAndStandIn drives reality with the stand-in model (the
-// schedule a build without the cashback incident uses) and checks that a
-// model whose figures differ from reality is reported, not excused.
-func TestDisagreementAndStandIn(t *testing.T) {
+// TestDisagreement checks that a model whose figures differ from reality
+// is reported, not excused.
+func TestDisagreement(t *testing.T) {
 	needRedis(t)
 	var out bytes.Buffer
-	m := &standIn{seed: 3, events: 300, crashP: 0.03}
+	m, _, err := NewModel(300, 0.03, 3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := Run(context.Background(), Options{Events: 300, CrashP: 0.03, Consumer: self(t), Model: liar{m}, Out: &out})
 	if err != nil {
 		t.Fatal(err)
@@ -144,5 +146,32 @@ func TestNoRedisServer(t *testing.T) {
 	_, err := Run(context.Background(), Options{Events: 10, CrashP: 0.01, Consumer: self(t)})
 	if err != ErrNoRedisServer || !strings.Contains(err.Error(), "apt-get install redis-server") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// TestModelSchedule: the simulator's crash schedule for the lesson's run
+// is the 55 crashes of its summary, each a delivery of a real entry.
+func TestModelSchedule(t *testing.T) {
+	m, seed, err := NewModel(5000, 0.01, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dedupe := range []bool{false, true} {
+		r, err := m.Run(dedupe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(500000)
+		if !dedupe {
+			want += 100 * r.NCrash
+		}
+		if int64(len(r.Crashes)) != r.NCrash || r.NCrash != 55 || r.Balance != want {
+			t.Fatalf("seed %d dedupe=%v: %d scheduled, figures crashes %d balance %d", seed, dedupe, len(r.Crashes), r.NCrash, r.Balance)
+		}
+		for _, c := range r.Crashes {
+			if c.Entry < 0 || c.Entry >= 5000 || c.Delivery < 1 {
+				t.Fatalf("crash %+v", c)
+			}
+		}
 	}
 }
