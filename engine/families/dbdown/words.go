@@ -133,6 +133,9 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	for i := s.head; i < len(s.queue); i++ {
 		add(s.queue[i], "")
 	}
+	if n := waiting - len(p.Queue); n > 0 {
+		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more", n), Bar: -1})
+	}
 
 	// the consumer
 	p.InFlightTitle = "Consumer · no breaker"
@@ -175,6 +178,9 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	for _, d := range w.DeadLetters(maxRows) {
 		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-10s %s · refused %d×", w.MsgName(d.Msg), d.At.Short(), s.attempts[d.Msg]),
 			Mark: "NOT POISON", Bar: -1})
+	}
+	if n := w.DLQLen() - len(p.DLQ); n > 0 {
+		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more", n), Bar: -1})
 	}
 
 	if s.dbUp {
