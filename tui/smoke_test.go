@@ -37,6 +37,18 @@ func TestEveryIncident(t *testing.T) {
 				t.Fatal("G did not reach the end")
 			}
 			look("end")
+			// at the end, the running lost figure is the summary's, less
+			// the dead letters (the status line counts those under DLQ)
+			sum := m.x.Summary(m.x.Branch())
+			dead := int64(0)
+			for _, d := range m.x.World().DeadLetters(m.x.World().DLQLen()) {
+				if d.Effects == 0 {
+					dead++
+				}
+			}
+			if m.snap.lost != sum.Lost-dead {
+				t.Fatalf("status line lost %d at the end; summary %d, %d unworked dead letters", m.snap.lost, sum.Lost, dead)
+			}
 			m = press(m, "g", "l", "f")
 			if m.state != stateFork {
 				t.Fatalf("f: state %s (%s)", m.state, m.flash)
