@@ -1,0 +1,219 @@
+package ordering
+
+import (
+	"inflight/engine"
+	"inflight/engine/kafka"
+)
+
+func (f *Family) threadsWanted(w *engine.World) int { return max(1, w.P.ConsumerThreads) }
+
+func (f *Family) kickAll(w *engine.World) {
+	for i := range f.Cons {
+		f.kick(w, i)
+	}
+}
+
+// kick schedules a poll for consumer i when its buffer is empty and a
+// thread is free (one thread: when it is idle, so records are handled in
+// the order the partition holds them).
+func (f *Family) kick(w *engine.World, i int) {
+	c := &f.Cons[i]
+	if (c.Polling && !c.PollBG) || len(c.Buf) > 0 || c.running() >= f.threadsWanted(w) {
+		return
+	}
+	f.schedulePoll(w, i, w.Now, false)
+}
+
+// schedulePoll replaces consumer i's pending poll: an idle poll is a
+// background step once nothing is left to do, and new work must not wait
+// behind one (the run could end first).
+func (f *Family) schedulePoll(w *engine.World, i int, at engine.Time, bg bool) {
+	c := &f.Cons[i]
+	c.PollGen++
+	c.Polling, c.PollBG = true, bg
+	w.Schedule(at, engine.FamilyStep{Op: opPoll, W: int16(i), D: c.PollGen}, bg)
+}
+
+// workLeft says whether anything remains to produce, handle or commit.
+func (f *Family) workLeft() bool {
+	if f.Produced < 3*Orders || f.PendingTail > 0 {
+		return true
+	}
+	for i := range f.Cons {
+		if len(f.Cons[i].Buf) > 0 || f.Cons[i].running() > 0 {
+			return true
+		}
+	}
+	for p := 0; p < f.C.Partitions(Topic); p++ {
+		tp := kafka.TP{Topic: Topic, Partition: p}
+		if off, _ := f.C.Committed(Group, tp); off < f.C.LogEndOffset(tp) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Family) poll(w *engine.World, i int, gen uint16) {
+	c := &f.Cons[i]
+	if gen != c.PollGen {
+		return // replaced by a later poll
+	}
+	c.Polling = false
+	if len(c.Buf) > 0 || c.running() >= f.threadsWanted(w) {
+		return
+	}
+	recs := c.C.Poll(f.C, int64(w.Now))
+	if len(recs) > 0 {
+		c.Buf = recs
+		w.Emit(EvPoll, -1, -1, 0, int64(len(recs)), int64(i))
+		f.dispatch(w, i)
+		return
+	}
+	left := f.workLeft()
+	if !left && !f.Settled {
+		f.Settled = true
+		for id := 0; id < f.Produced; id++ {
+			w.Done(int32(id))
+		}
+	}
+	f.schedulePoll(w, i, w.Now+PollIdle, !left)
+}
+
+// dispatch hands buffered records to free threads, in buffer order.
+func (f *Family) dispatch(w *engine.World, i int) {
+	c := &f.Cons[i]
+	t := f.threadsWanted(w)
+	for len(c.Threads) < t {
+		c.Threads = append(c.Threads, thread{})
+	}
+	for th := 0; th < t && len(c.Buf) > 0; th++ {
+		if c.Threads[th].Busy {
+			continue
+		}
+		c.Threads[th] = thread{Busy: true, Rec: c.Buf[0]}
+		c.Buf = c.Buf[1:]
+		w.Schedule(w.Now, engine.FamilyStep{Op: opStart, W: int16(i), D: uint16(th)}, false)
+	}
+	if len(c.Buf) == 0 {
+		c.Buf = nil
+	}
+	f.kick(w, i)
+}
+
+// start: a thread begins an attempt at its record. How long it takes is a
+// decision (it is what interleaves the threads).
+func (f *Family) start(w *engine.World, i, th int) {
+	t := &f.Cons[i].Threads[th]
+	id := msgOf(t.Rec.Record)
+	f.Attempts[id]++
+	t.Attempt, t.Waiting = f.Attempts[id], false
+	natural := engine.Uniform(w.Draw(streamHandle, uint64(id), uint64(t.Attempt)), int64(HandleMin), int64(HandleMax))
+	h := engine.Duration(w.Decide(DecHandle, id, -1, t.Attempt, natural, int64(HandleMin), int64(HandleMax)))
+	t.Until = w.Now + h
+	w.Count(1, 0, 0)
+	w.AddBusy(h)
+	w.Emit(engine.EvDeliver, id, -1, t.Attempt, int64(t.Rec.TP.Partition), t.Rec.Offset<<8|int64(i)<<4|int64(th&15))
+	w.Schedule(t.Until, engine.FamilyStep{Op: opEnd, W: int16(i), D: uint16(th)}, false)
+}
+
+// end: the attempt's database call succeeds or fails (a decision). A
+// success applies the event, or, with versions, ignores a stale one.
+func (f *Family) end(w *engine.World, i, th int) {
+	c := &f.Cons[i]
+	t := &c.Threads[th]
+	id := msgOf(t.Rec.Record)
+	natural := int64(0)
+	if engine.Chance(w.Draw(streamFail, uint64(id), uint64(t.Attempt)), FailP) {
+		natural = 1
+	}
+	if w.Decide(DecFail, id, -1, t.Attempt, natural, 0, 1) == 1 {
+		f.Fails++
+		if w.P.RetryToTail {
+			// the consumer moves on; the event goes to the back of the line
+			// once the backoff is over
+			w.Emit(EvFail, id, -1, t.Attempt, int64(t.Rec.TP.Partition), int64(w.Now+RetryBackoff)<<1|1)
+			*t = thread{}
+			f.PendingTail++
+			w.Schedule(w.Now+RetryBackoff, engine.FamilyStep{Op: opRetryTail, A: id}, false)
+			f.dispatch(w, i)
+			return
+		}
+		t.Waiting = true
+		w.Emit(EvFail, id, -1, t.Attempt, int64(t.Rec.TP.Partition), int64(w.Now+RetryBackoff)<<1)
+		w.Schedule(w.Now+RetryBackoff, engine.FamilyStep{Op: opStart, W: int16(i), D: uint16(th)}, false)
+		return
+	}
+	o, v := f.MsgOrder[id], f.MsgVer[id]
+	late := f.Seen[o] > v
+	if late {
+		f.OutOfOrder++
+	}
+	f.Seen[o] = max(f.Seen[o], v)
+	f.Handled[o]++
+	n := w.Effect(id)
+	part := int64(t.Rec.TP.Partition)
+	*t = thread{}
+	var aux int64
+	if late {
+		aux = 1
+	}
+	if w.P.Versions && v <= f.Status[o] {
+		f.Ignored++
+		w.Emit(EvStale, id, -1, uint16(n), part, int64(f.Status[o]))
+	} else {
+		prev := f.Status[o]
+		f.Status[o] = v
+		f.Applied++
+		w.Emit(engine.EvEffect, id, -1, uint16(n), part, aux|int64(prev)<<1)
+	}
+	f.dispatch(w, i)
+}
+
+// WrongFinal counts orders whose applied status is not their last event's.
+func (f *Family) WrongFinal() int {
+	n := 0
+	for _, s := range f.Status {
+		if s != 3 {
+			n++
+		}
+	}
+	return n
+}
+
+// Figures implements engine.Family.
+func (f *Family) Figures(w *engine.World) map[string]any {
+	return map[string]any{
+		"orders":           Orders,
+		"out_of_order":     f.OutOfOrder,
+		"wrong_final":      f.WrongFinal(),
+		"ignored_stale":    f.Ignored,
+		"applied":          f.Applied,
+		"handler_failures": f.Fails,
+		"retried_to_tail":  f.ToTail,
+		"rebalances":       f.Rebalances,
+		"partitions":       f.C.Partitions(Topic),
+		"sticky_switches":  f.Switches,
+	}
+}
+
+// Counts implements engine.Family: records not yet fetched, and records
+// fetched and not finished.
+func (f *Family) Counts(w *engine.World) (waiting, taken int) {
+	for p := 0; p < f.C.Partitions(Topic); p++ {
+		tp := kafka.TP{Topic: Topic, Partition: p}
+		pos, ok := int64(0), false
+		for i := range f.Cons {
+			if q, has := f.Cons[i].C.Position(tp); has && (!ok || q > pos) {
+				pos, ok = q, true
+			}
+		}
+		if !ok {
+			pos, _ = f.C.Committed(Group, tp)
+		}
+		waiting += int(max(0, f.C.LogEndOffset(tp)-pos))
+	}
+	for i := range f.Cons {
+		taken += len(f.Cons[i].Buf) + f.Cons[i].running()
+	}
+	return waiting, taken
+}

@@ -1,0 +1,192 @@
+package ordering_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"inflight/engine"
+	"inflight/engine/families/ordering"
+	"inflight/incidents"
+)
+
+func spec(t *testing.T) *engine.Spec {
+	t.Helper()
+	s, err := incidents.Get("ordering")
+	if err != nil {
+		// not bundled yet: the file waits in testdata
+		s, err = incidents.Load("testdata/ordering.yaml")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestPublishedFigures(t *testing.T) {
+	res, err := engine.CheckSpec(spec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if !r.OK {
+			t.Errorf("%s %s: %s want %s, got %s", r.Incident, r.Run, r.Key, r.Want, r.Got)
+		}
+	}
+}
+
+func run(t *testing.T, seed uint64, set ...engine.Setting) engine.Summary {
+	t.Helper()
+	s, _, err := engine.Run(spec(t), engine.RunOptions{Seed: seed, Set: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func fig(s engine.Summary, k string) int { return s.Figures[k].(int) }
+
+// The published figures on several seeds, not only the lesson's: keyed →
+// 0 out of order; each breaking knob → out_of_order and wrong_final above
+// 0; versions=true with it → wrong_final 0; nothing lost anywhere.
+func TestFiguresAcrossSeeds(t *testing.T) {
+	breakers := []engine.Setting{
+		{Knob: "key", Value: "none"},
+		{Knob: "consumer_threads", Value: "8"},
+		{Knob: "repartition", Value: "8"},
+		{Knob: "retry", Value: "to_tail"},
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		s := run(t, seed)
+		if fig(s, "out_of_order") != 0 || fig(s, "wrong_final") != 0 || s.Lost != 0 || s.DuplicateEffects != 0 || s.Messages != 3*ordering.Orders {
+			t.Errorf("seed %d keyed: out_of_order %d wrong_final %d lost %d dups %d messages %d", seed, fig(s, "out_of_order"), fig(s, "wrong_final"), s.Lost, s.DuplicateEffects, s.Messages)
+		}
+		for _, b := range breakers {
+			s := run(t, seed, b)
+			if fig(s, "out_of_order") <= 0 || fig(s, "wrong_final") <= 0 || s.Lost != 0 {
+				t.Errorf("seed %d %s=%s: out_of_order %d wrong_final %d lost %d", seed, b.Knob, b.Value, fig(s, "out_of_order"), fig(s, "wrong_final"), s.Lost)
+			}
+			v := run(t, seed, b, engine.Setting{Knob: "versions", Value: "true"})
+			if fig(v, "wrong_final") != 0 || fig(v, "ignored_stale") <= 0 || v.Lost != 0 {
+				t.Errorf("seed %d %s=%s versions: wrong_final %d ignored %d lost %d", seed, b.Knob, b.Value, fig(v, "wrong_final"), fig(v, "ignored_stale"), v.Lost)
+			}
+		}
+	}
+}
+
+// A wrong final row is always an order whose last event was overtaken:
+// with versions off, wrong_final never exceeds out_of_order.
+func TestWrongFinalNeedsOutOfOrder(t *testing.T) {
+	for _, set := range [][]engine.Setting{nil, {{Knob: "key", Value: "none"}}, {{Knob: "consumer_threads", Value: "8"}}} {
+		s := run(t, 1, set...)
+		if fig(s, "wrong_final") > fig(s, "out_of_order") {
+			t.Errorf("%v: wrong_final %d > out_of_order %d", set, fig(s, "wrong_final"), fig(s, "out_of_order"))
+		}
+	}
+}
+
+type rec struct{ lines []string }
+
+func (r *rec) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
+	l := w.Line(e, d)
+	s := fmt.Sprintf("%s %s %s", l.T, l.Kind, l.Caption)
+	if l.Decision != nil {
+		s += fmt.Sprintf(" [%d=%d]", l.Decision.Index, l.Decision.Chosen)
+	}
+	r.lines = append(r.lines, s)
+}
+
+// A world cloned mid-run: both copies, stepped in turn, give the straight
+// run's trace.
+func TestCloneMidRun(t *testing.T) {
+	s := spec(t)
+	for _, set := range [][]engine.Setting{
+		{{Knob: "key", Value: "none"}},
+		{{Knob: "consumer_threads", Value: "8"}, {Knob: "repartition", Value: "8"}, {Knob: "retry", Value: "to_tail"}},
+	} {
+		straight := &rec{}
+		w, _ := engine.NewWorld(s, 1, set)
+		for w.Step(straight) {
+		}
+		n := len(straight.lines)
+		for _, cut := range []int{1, n / 7, n / 3, n / 2, 2 * n / 3, n - 2} {
+			a := &rec{}
+			w, _ := engine.NewWorld(s, 1, set)
+			for i := 0; i < cut; i++ {
+				w.Step(a)
+			}
+			c := w.Clone()
+			b := &rec{lines: append([]string(nil), a.lines...)}
+			for {
+				x, y := w.Step(a), c.Step(b)
+				if !x && !y {
+					break
+				}
+			}
+			if strings.Join(a.lines, "\n") != strings.Join(straight.lines, "\n") || strings.Join(b.lines, "\n") != strings.Join(straight.lines, "\n") {
+				t.Fatalf("%v cut %d of %d: a clone diverged from the straight run", set, cut, n)
+			}
+		}
+	}
+}
+
+// Forking a decision: forcing order 2's first database call to succeed
+// removes its in-place retry.
+func TestFailDecisionIsForkable(t *testing.T) {
+	s := spec(t)
+	w, _ := engine.NewWorld(s, 1, nil)
+	var idx int64 = -1
+	for idx < 0 && w.Step(sink(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+		if d != nil && d.Kind == ordering.DecFail && d.Value == 1 {
+			idx = d.Index
+		}
+	})) {
+	}
+	if idx < 0 {
+		t.Fatal("no failing database call")
+	}
+	base := run(t, 1)
+	w, _ = engine.NewWorld(s, 1, nil)
+	w.Override(engine.DecisionOverride{Index: idx, Value: 0})
+	for w.Step(nil) {
+	}
+	got := w.Summarize("")
+	if fig(got, "handler_failures") != fig(base, "handler_failures")-1 {
+		t.Errorf("forced success: failures %d, base %d", fig(got, "handler_failures"), fig(base, "handler_failures"))
+	}
+}
+
+type sink func(w *engine.World, e *engine.Event, d *engine.Decision)
+
+func (f sink) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
+
+func TestPanesAndCounts(t *testing.T) {
+	w, _ := engine.NewWorld(spec(t), 1, []engine.Setting{{Knob: "consumer_threads", Value: "8"}, {Knob: "repartition", Value: "8"}})
+	maxTaken := 0
+	for w.Step(nil) {
+		_, tk := w.Family().Counts(w)
+		maxTaken = max(maxTaken, tk)
+	}
+	if maxTaken < 2 {
+		t.Errorf("eight threads never held two records at once (max %d)", maxTaken)
+	}
+	p := w.Family().Panes(w)
+	if len(p.Queue) != 8 || !strings.Contains(p.Queue[7].Text, "LEO") {
+		t.Errorf("partition rows: %+v", p.Queue)
+	}
+	if len(p.Inbox) != ordering.Orders {
+		t.Errorf("orders table: %d rows", len(p.Inbox))
+	}
+	wrong := 0
+	for _, r := range p.Inbox {
+		if r.Mark == "WRONG" {
+			wrong++
+		}
+	}
+	if wrong != fig(w.Summarize(""), "wrong_final") || wrong != len(p.DLQ) {
+		t.Errorf("%d WRONG rows, %d behind rows, wrong_final %v", wrong, len(p.DLQ), w.Summarize("").Figures["wrong_final"])
+	}
+	if wt, tk := w.Family().Counts(w); wt != 0 || tk != 0 {
+		t.Errorf("counts at the end: %d waiting, %d taken", wt, tk)
+	}
+}

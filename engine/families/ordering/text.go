@@ -1,0 +1,159 @@
+package ordering
+
+import (
+	"fmt"
+
+	"inflight/engine"
+	"inflight/engine/kafka"
+)
+
+// KindName implements engine.Family.
+func (f *Family) KindName(k engine.Kind) string {
+	switch k {
+	case EvPoll:
+		return "poll"
+	case EvFail:
+		return "fail"
+	case EvStale:
+		return "stale_ignored"
+	case EvRepartition:
+		return "repartition"
+	case EvRebalance:
+		return "rebalance"
+	case EvRetryTail:
+		return "retry_to_tail"
+	}
+	return "unknown"
+}
+
+func (f *Family) ev(id int32) string {
+	if id < 0 || int(id) >= len(f.MsgOrder) {
+		return "?"
+	}
+	v := f.MsgVer[id]
+	return fmt.Sprintf("order %d %s (v%d)", f.MsgOrder[id], statuses[v], v)
+}
+
+// Caption implements engine.Family, in the lesson's words.
+func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
+	switch e.Kind {
+	case engine.EvPublish:
+		key := fmt.Sprintf("key order-%d", f.MsgOrder[e.Msg])
+		if w.P.KeyNone {
+			key = "no key (the sticky partitioner chooses)"
+		}
+		return fmt.Sprintf("%s published, %s → %s-%d offset %d", f.ev(e.Msg), key, Topic, e.Value, e.Aux), true
+	case EvPoll:
+		return fmt.Sprintf("%s polls: %d records", memberID(int(e.Aux)), e.Value), true
+	case engine.EvDeliver:
+		c, th := (e.Aux>>4)&15, e.Aux&15
+		who := memberID(int(c))
+		if w.P.ConsumerThreads > 1 {
+			who = fmt.Sprintf("%s thread %d", who, th+1)
+		}
+		s := fmt.Sprintf("%s handles %s from %s-%d offset %d", who, f.ev(e.Msg), Topic, e.Value, e.Aux>>8)
+		if e.Delivery > 1 {
+			s += fmt.Sprintf(" (attempt %d)", e.Delivery)
+		}
+		return s, true
+	case engine.EvEffect:
+		o := f.MsgOrder[e.Msg]
+		prev := statuses[e.Aux>>1]
+		if e.Aux&1 == 1 {
+			return fmt.Sprintf("OUT OF ORDER: %s applied after a later event of order %d — the row goes from %s back to %s", f.ev(e.Msg), o, prev, statuses[f.MsgVer[e.Msg]]), true
+		}
+		return fmt.Sprintf("%s applied: order %d's row %s → %s", f.ev(e.Msg), o, prev, statuses[f.MsgVer[e.Msg]]), true
+	case EvStale:
+		return fmt.Sprintf("%s arrives late and is ignored: \"I'm already at status %s, version %d; ignore this %s event with version %d\"",
+			f.ev(e.Msg), statuses[e.Aux], e.Aux, statuses[f.MsgVer[e.Msg]], f.MsgVer[e.Msg]), true
+	case EvFail:
+		if e.Aux&1 == 1 {
+			return fmt.Sprintf("the database call for %s fails; the consumer moves on, and the event goes back at the end of the queue at %s", f.ev(e.Msg), engine.Time(e.Aux>>1).Short()), true
+		}
+		if w.P.ConsumerThreads > 1 {
+			return fmt.Sprintf("the database call for %s fails; its thread retries at %s while the other threads carry on", f.ev(e.Msg), engine.Time(e.Aux>>1).Short()), true
+		}
+		return fmt.Sprintf("the database call for %s fails; the consumer retries it in place at %s, holding the partition", f.ev(e.Msg), engine.Time(e.Aux>>1).Short()), true
+	case EvRetryTail:
+		return fmt.Sprintf("the database call for %s fails; it is put back at the end of the queue: %s-%d offset %d, now behind newer events for the same order",
+			f.ev(e.Msg), Topic, e.Value, e.Aux), true
+	case EvRepartition:
+		return fmt.Sprintf("an operator raises %s from %d to %d partitions: hash(key) %% partitions changes, so new events for an order may land in a different partition than old ones", Topic, e.Value, e.Aux), true
+	case EvRebalance:
+		return fmt.Sprintf("the group notices %d partitions and rebalances (generation %d): every consumer resumes from the committed offsets", e.Value, e.Aux), true
+	}
+	return "", false
+}
+
+// DecisionText implements engine.Family.
+func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
+	switch d.Kind {
+	case DecHandle:
+		return fmt.Sprintf("how long the handler takes on %s, attempt %d: %d ms (%d–%d ms)", f.ev(d.Msg), d.Delivery, d.Value, d.Lo, d.Hi)
+	case DecFail:
+		return fmt.Sprintf("does the database call for %s fail, attempt %d: %s", f.ev(d.Msg), d.Delivery, [2]string{"no", "yes"}[d.Value&1])
+	case DecPartition:
+		return fmt.Sprintf("the sticky partitioner's next partition, from %s: %d (0–%d)", f.ev(d.Msg), d.Value, d.Hi)
+	}
+	return "unknown"
+}
+
+// Panes implements engine.Family in Kafka's terms.
+func (f *Family) Panes(w *engine.World) engine.Panes {
+	p := engine.Panes{
+		QueueTitle:    Topic + ": partitions",
+		InFlightTitle: "being handled / read, not committed",
+		DLQTitle:      "orders whose row is behind their last event",
+		InboxTitle:    "the orders table",
+	}
+	for part := 0; part < f.C.Partitions(Topic); part++ {
+		tp := kafka.TP{Topic: Topic, Partition: part}
+		com, ok := f.C.Committed(Group, tp)
+		cs := "none"
+		if ok {
+			cs = fmt.Sprint(com)
+		}
+		owner := ""
+		for _, m := range f.C.Members(Group) {
+			for _, a := range f.C.Assignment(Group, m) {
+				if a == tp {
+					owner = m
+				}
+			}
+		}
+		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1,
+			Text: fmt.Sprintf("%s  LEO %d  committed %s  lag %d  owner %s", tp, f.C.LogEndOffset(tp), cs, f.C.Lag(Group, tp), owner)})
+	}
+	for i := range f.Cons {
+		c := &f.Cons[i]
+		for th, t := range c.Threads {
+			if !t.Busy {
+				continue
+			}
+			id := msgOf(t.Rec.Record)
+			row := engine.PaneRow{Msg: id, Bar: -1, Text: fmt.Sprintf("%s thread %d  %s  %s-%d@%d", memberID(i), th+1, f.ev(id), Topic, t.Rec.TP.Partition, t.Rec.Offset)}
+			if t.Waiting {
+				row.Mark = "RETRY"
+			}
+			p.InFlight = append(p.InFlight, row)
+		}
+		if len(c.Buf) > 0 {
+			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("%s  %d records fetched, waiting for a thread", memberID(i), len(c.Buf))})
+		}
+	}
+	for o := range f.Status {
+		s, seen := f.Status[o], f.Seen[o]
+		if seen > s {
+			p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Mark: "BEHIND",
+				Text: fmt.Sprintf("order %d  row says %s, but %s was handled", o, statuses[s], statuses[seen])})
+		}
+		if seen > 0 {
+			row := engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("order %d  %s (v%d)", o, statuses[s], s)}
+			if seen > s {
+				row.Mark = "WRONG"
+			}
+			p.Inbox = append(p.Inbox, row)
+		}
+	}
+	return p
+}
