@@ -176,7 +176,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 
 	p.DLQTitle = fmt.Sprintf("Dead letters %d", w.DLQLen())
 	for _, d := range w.DeadLetters(maxRows) {
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-10s %s · refused %d×", w.MsgName(d.Msg), d.At.Short(), s.attempts[d.Msg]),
+		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-10s %s · refused %d×", w.MsgName(d.Msg), d.At.Clock(), s.attempts[d.Msg]),
 			Mark: "NOT POISON", Bar: -1})
 	}
 	if n := w.DLQLen() - len(p.DLQ); n > 0 {
@@ -194,7 +194,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 		if lag := r.at - r.since; lag >= engine.Minute {
 			mark = "LATE " + span(lag)
 		}
-		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: r.id, Text: fmt.Sprintf("%s %-10s row written", r.at.Short(), w.MsgName(r.id)), Mark: mark, Bar: -1})
+		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: r.id, Text: fmt.Sprintf("%s %-10s row written", r.at.Clock(), w.MsgName(r.id)), Mark: mark, Bar: -1})
 	}
 	return p
 }
