@@ -82,7 +82,7 @@ func (m Model) viewChart(l layout) []string {
 			label, val := "", ""
 			if r == rows-1 {
 				label = names[i]
-				val = fmt.Sprintf(" %d (max %.0f)", now[i], peak)
+				val = fmt.Sprintf(" %s (max %s)", count(now[i]), count(int64(peak)))
 			}
 			rs := []rune(line)
 			left, mid, right := string(rs[:cur]), string(rs[cur]), string(rs[cur+1:])
@@ -118,4 +118,16 @@ func sparkRows(vs []float64, peak float64, rows int) []string {
 		out[r] = b.String()
 	}
 	return out
+}
+
+// count is a chart value that fits its column: exact below 100,000, then
+// "372k", "1.2M".
+func count(n int64) string {
+	switch {
+	case n < 100_000:
+		return fmt.Sprint(n)
+	case n < 10_000_000:
+		return fmt.Sprintf("%dk", (n+500)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }

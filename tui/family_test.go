@@ -154,3 +154,11 @@ func TestFamilyForkBreaker(t *testing.T) {
 		t.Fatalf("fork form branch dlq %d, headless --at dlq %d", got.DLQ, want.DLQ)
 	}
 }
+
+func TestChartCount(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 99_999: "99999", 199_780: "200k", 372_000: "372k", 12_345_678: "12.3M"} {
+		if got := count(n); got != want {
+			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
