@@ -78,6 +78,10 @@ func verifyMain(args []string, stdout, stderr io.Writer, terminal bool) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// `inflight verify cashback | head -3` must not kill us mid-run: a
+	// broken pipe becomes a write error, and the server and the temporary
+	// folder are still cleaned up.
+	signal.Ignore(syscall.SIGPIPE)
 	res, err := verify.Run(ctx, verify.Options{
 		Redis: *redisAddr, Events: *events, CrashP: *crashP, Seed: *seed, SeedSet: fs.Changed("seed"),
 		Consumer: []string{exe, "verify"},
