@@ -28,6 +28,7 @@ Usage:
   inflight check                        every bundled incident against its published figures
   inflight validate FILE                check an incident file
   inflight serve [flags]                serve the explorer over SSH for a workshop
+  inflight verify cashback [flags]      the lesson's real test (Redis + SQLite) against the model
 
 Run 'inflight COMMAND --help' for a command's flags.
 `
@@ -69,6 +70,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdOpen(args[1:])
 	case "serve":
 		return runServe(args[1:])
+	case "verify":
+		// the consumer child processes of verify come back through here too
+		return runVerify(args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
