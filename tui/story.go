@@ -79,7 +79,7 @@ func (m Model) viewStory(r rect) string {
 		}
 	}
 	out := []string{
-		st.PaneTitle.Render("Life story of "+name) + fmt.Sprintf("  on %s · %d deliveries, %d %s", branchPath(m.x.Branch()), deliveries, effects, m.effectWord()),
+		st.PaneTitle.Render("Life story of "+name) + fmt.Sprintf("  on %s · %s, %s", branchPath(m.x.Branch()), plural(deliveries, "delivery", "deliveries"), plural(effects, strings.TrimSuffix(m.effectWord(), "s"), m.effectWord())),
 		st.Dim.Render("dimmed lines are still to come after the cursor · ↑/↓ scrolls · esc closes"), "",
 	}
 	var lines []string
@@ -131,4 +131,12 @@ func storyIcon(k engine.Kind) string {
 		return "DLQ"
 	}
 	return "·"
+}
+
+// plural is "1 email", "3 emails".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
