@@ -94,6 +94,18 @@ type Family struct {
 	Emails     []engine.Time
 	Ended      bool // the producer is finished: answered or gave up
 	Deliveries int
+	Asked      engine.Duration // the knob's value last seen
+	Log        []qop           // every call made on the queue, to replay under another interval
+	Kept       bool            // a mid-run dedup_window change could not apply: the past would differ
+}
+
+// qop is one call on the queue: a send (with whether it was a duplicate),
+// a receive, or a delete.
+type qop struct {
+	Op     uint8
+	T      engine.Time
+	Dup    bool
+	Handle string
 }
 
 // New makes the family. Knobs are read from the world at each step, so a
@@ -109,6 +121,7 @@ func (f *Family) Clone() engine.Family {
 	}
 	c.Memory = append([]memo(nil), f.Memory...)
 	c.Emails = append([]engine.Time(nil), f.Emails...)
+	c.Log = append([]qop(nil), f.Log...)
 	return &c
 }
 
@@ -119,6 +132,7 @@ func (f *Family) Start(w *engine.World) {
 	if f.Window <= 0 {
 		f.Window = engine.Millisecond // a queue that remembers nothing
 	}
+	f.Asked = w.P.DedupWindow
 	f.Q = fifo.New(fifo.Config{DedupInterval: int64(f.Window)})
 	f.First = w.Now
 	w.Schedule(w.Now, engine.FamilyStep{Op: opSend}, false)
@@ -126,6 +140,9 @@ func (f *Family) Start(w *engine.World) {
 
 // Step implements engine.Family.
 func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
+	if w.P.DedupWindow != f.Asked {
+		f.rewindow(w)
+	}
 	switch s.Op {
 	case opSend:
 		f.send(w, int(s.A))
@@ -146,6 +163,7 @@ func (f *Family) send(w *engine.World, k int) {
 		panic(err) // the input is fixed and valid
 	}
 	f.Attempts++
+	f.Log = append(f.Log, qop{Op: opSend, T: w.Now, Dup: res.Duplicate})
 	if f.Msg < 0 {
 		f.Msg = w.NewMessage()
 	}
@@ -204,6 +222,7 @@ func (f *Family) receive(w *engine.World) {
 	if len(ds) == 0 {
 		return
 	}
+	f.Log = append(f.Log, qop{Op: opReceive, T: w.Now})
 	f.Handle, f.Holding, f.Busy = ds[0].Handle, true, true
 	w.Count(1, 0, 0)
 	f.Deliveries++
@@ -223,6 +242,7 @@ func (f *Family) delete(w *engine.World) {
 	if err := f.Q.Delete(int64(w.Now), f.Handle); err != nil {
 		panic(err) // the lease is 30 s; the handler takes under one
 	}
+	f.Log = append(f.Log, qop{Op: opDelete, T: w.Now, Handle: f.Handle})
 	f.Holding, f.Busy, f.Handle = false, false, ""
 	w.Emit(engine.EvAck, f.Msg, -1, uint16(f.Deliveries), 0, 0)
 	f.maybeDone(w)
@@ -246,6 +266,7 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 		"dedup_window_s":     f.Window.Seconds(),
 		"retry_deadline_s":   w.P.RetryDeadline.Seconds(),
 		"producer_gave_up":   f.GaveUp,
+		"window_change_kept": f.Kept,
 	}
 }
 
@@ -327,4 +348,40 @@ func (f *Family) Counts(w *engine.World) (waiting, taken int) {
 		return 1, 0
 	}
 	return 0, 0
+}
+
+// rewindow applies a dedup_window changed by a fork. Real SQS fixes the
+// interval; the model asks "what if this queue had been created with the
+// new one": it replays every call so far on a fresh queue with the new
+// interval and adopts it only if every send got the same answer — the
+// same observable past. Otherwise (the past would have gone differently)
+// the queue keeps its interval, and Kept says so.
+func (f *Family) rewindow(w *engine.World) {
+	f.Asked = w.P.DedupWindow
+	win := max(w.P.DedupWindow, engine.Millisecond)
+	q := fifo.New(fifo.Config{DedupInterval: int64(win)})
+	var mem []memo
+	attempt := 0
+	for _, op := range f.Log {
+		switch op.Op {
+		case opSend:
+			res, err := q.Send(int64(op.T), fifo.SendInput{Group: Group, DedupID: DedupID, Body: "send the confirmation for order 0"})
+			if err != nil || res.Duplicate != op.Dup {
+				f.Kept = true
+				return
+			}
+			if !res.Duplicate {
+				mem = append(mem, memo{ID: DedupID, Accepted: op.T, Until: op.T + win, Attempt: attempt})
+			}
+			attempt++
+		case opReceive:
+			q.Receive(int64(op.T), 1)
+		case opDelete:
+			if err := q.Delete(int64(op.T), op.Handle); err != nil {
+				f.Kept = true
+				return
+			}
+		}
+	}
+	f.Q, f.Window, f.Memory, f.Kept = q, win, mem, false
 }

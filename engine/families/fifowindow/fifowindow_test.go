@@ -131,3 +131,31 @@ func TestPanes(t *testing.T) {
 		t.Errorf("the first acceptance should be forgotten by 14:07: %+v", p.Queue)
 	}
 }
+
+// A fork that changes dedup_window mid-run replays the queue's calls under
+// the new interval and adopts it only when the past comes out the same.
+func TestWindowChangedMidRun(t *testing.T) {
+	cases := []struct {
+		at, window string
+		dups       int64
+		kept       bool
+	}{
+		{"14:02:00", "10m", 0, false}, // same past; the id is remembered at 14:07
+		{"14:06:00", "10m", 0, false}, // forgotten at 14:05 only silently: same past
+		{"14:02:00", "30s", 1, true},  // with 30 s the 14:01 retry would have been new
+		{"14:06:00", "7m", 1, false},  // adopted, and still forgotten exactly at 14:07
+	}
+	for _, c := range cases {
+		at, err := engine.ParseClock(c.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, _, err := engine.Run(spec(t), engine.RunOptions{Seed: 1, HasAt: true, At: at, AtSet: []engine.Setting{{Knob: "dedup_window", Value: c.window}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.DuplicateEffects != c.dups || sum.Figures["window_change_kept"] != c.kept {
+			t.Errorf("%s at %s: dups %d kept %v; want %d %v", c.window, c.at, sum.DuplicateEffects, sum.Figures["window_change_kept"], c.dups, c.kept)
+		}
+	}
+}
