@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"inflight/engine"
 	"inflight/incidents"
 )
 
@@ -109,5 +108,4 @@ func TestPickerOpensFamilies(t *testing.T) {
 		m = press(m, "l", "]")
 		_ = m.View()
 	}
-	_ = engine.Second
 }
