@@ -34,6 +34,7 @@ const (
 	EvCommitTxn                              // the producer commits its transaction
 	EvCommit                                 // the consumer commits its offset
 	EvSessionOver                            // the coordinator drops a silent member
+	EvTxnTimeout                             // the coordinator aborts a transaction open too long
 )
 
 // The family's decisions.
@@ -72,6 +73,7 @@ const (
 	opCommit
 	opConsumerRestart
 	opSessionOver
+	opTxnTimeout
 )
 
 // Family is the system's state: the cluster, the live clients, and what
@@ -83,7 +85,9 @@ type Family struct {
 	Batches  []kafka.Batch // the current instance's prepared requests
 	Tries    []int         // sends of each batch by this instance
 	Batch    int           // records in the batch (the knob, read at the start)
-	Txn      string        // the producer's transactional.id (read at the start)
+	Txn      string        // the current producer instance's transactional.id (read when it starts)
+	MailTxn  string        // the consumer's transactional.id (read when it starts)
+	TxnWatch bool          // a transaction-timeout check is pending
 	ProdDone bool          // the producer finished (committed, or recorded the batch as sent)
 
 	Cons      *kafka.Consumer
@@ -101,6 +105,7 @@ type Family struct {
 	Expiring  bool // a dead member's session has yet to time out
 	Restarted bool
 	Settled   bool
+	Timeouts  int
 }
 
 type email struct {
@@ -141,7 +146,6 @@ func (f *Family) Clone() engine.Family {
 // Start implements engine.Family.
 func (f *Family) Start(w *engine.World) {
 	f.Batch = max(w.P.Batch, 1)
-	f.Txn = w.P.TransactionalID
 	f.C = kafka.NewCluster(kafka.ClusterConfig{})
 	if err := f.C.CreateTopic(Topic, Partitions); err != nil {
 		panic(err)
@@ -175,6 +179,8 @@ func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
 		f.startConsumer(w, true)
 	case opSessionOver:
 		f.sessionOver(w, s.A)
+	case opTxnTimeout:
+		f.txnTimeout(w)
 	}
 }
 
@@ -184,6 +190,7 @@ func (f *Family) memberID(n int) string { return fmt.Sprintf("mailer-%d", n) }
 
 func (f *Family) initProducer(w *engine.World) {
 	f.Instance++
+	f.Txn = w.P.TransactionalID
 	openBefore := false
 	if f.Txn != "" {
 		for p := 0; p < Partitions; p++ {
@@ -268,6 +275,12 @@ func (f *Family) finish(w *engine.World) {
 		natural = 1
 	}
 	if w.Decide(DecProducerCrash, -1, -1, uint16(f.Instance), natural, 0, 1) == 1 {
+		if f.Txn != "" {
+			// nobody may come back with this id: the coordinator's
+			// transaction.timeout.ms is the backstop
+			f.TxnWatch = true
+			w.Schedule(w.Now+engine.Time(kafka.DefaultTransactionTimeout)+engine.Second, engine.FamilyStep{Op: opTxnTimeout}, false)
+		}
 		f.Prod, f.Batches, f.Tries = nil, nil, nil
 		w.Emit(engine.EvCrash, -1, -1, uint16(f.Instance), int64(w.Now+restartAfter), 1)
 		w.Schedule(w.Now+restartAfter, engine.FamilyStep{Op: opInit}, false)
@@ -292,8 +305,9 @@ func (f *Family) startConsumer(w *engine.World, restart bool) {
 		Isolation: kafka.ReadCommitted, AutoOffsetReset: kafka.ResetEarliest,
 	})
 	f.Mailer = nil
-	if f.Txn != "" {
-		m, err := kafka.NewProducer(f.C, int64(w.Now), kafka.ProducerConfig{TransactionalID: f.Txn + "-mailer"})
+	f.MailTxn = w.P.TransactionalID
+	if f.MailTxn != "" {
+		m, err := kafka.NewProducer(f.C, int64(w.Now), kafka.ProducerConfig{TransactionalID: f.MailTxn + "-mailer"})
 		if err != nil {
 			panic(err)
 		}
@@ -330,7 +344,7 @@ func (f *Family) poll(w *engine.World) {
 		w.Schedule(w.Now, engine.FamilyStep{Op: opRead}, false)
 		return
 	}
-	if f.ProdDone && !f.Expiring && len(f.C.Members(Group)) == 1 {
+	if f.ProdDone && !f.Expiring && !f.TxnWatch && len(f.C.Members(Group)) == 1 {
 		// everything readable is read and nothing more will come
 		if !f.Settled {
 			f.Settled = true
@@ -421,6 +435,19 @@ func (f *Family) sessionOver(w *engine.World, member int32) {
 	f.kick(w)
 }
 
+// txnTimeout is the coordinator's periodic abort of transactions open
+// longer than transaction.timeout.ms (60 s): it matters only when the
+// restarted producer did not come back with the same transactional.id.
+func (f *Family) txnTimeout(w *engine.World) {
+	f.TxnWatch = false
+	ids := f.C.ExpireTransactions(int64(w.Now))
+	if len(ids) > 0 {
+		f.Timeouts += len(ids)
+		w.Emit(EvTxnTimeout, -1, -1, 0, int64(len(ids)), 0)
+	}
+	f.kick(w)
+}
+
 // Figures implements engine.Family.
 func (f *Family) Figures(w *engine.World) map[string]any {
 	stored, aborted := 0, 0
@@ -445,6 +472,7 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 		"records_stored_twice":     stored - aborted - f.Batch,
 		"emails":                   len(f.Emails),
 		"transactional_id":         f.Txn,
+		"txn_timeouts":             f.Timeouts,
 		"batch":                    f.Batch,
 		"duplicates_from_producer": stored - aborted - f.Batch,
 		"duplicates_from_consumer": w.S.Duplicates - int64(stored-aborted-f.Batch),

@@ -186,3 +186,28 @@ func TestPanesAndCounts(t *testing.T) {
 		t.Errorf("counts at the end: %d waiting, %d taken", wt, tk)
 	}
 }
+
+// Forks that change transactional_id mid-run: the restarted instance reads
+// it when it starts. Dropping the id leaves the first transaction open
+// until transaction.timeout.ms aborts it; adding one cannot undo the first
+// instance's plain records.
+func TestTransactionalIDChangedMidRun(t *testing.T) {
+	at, _ := engine.ParseClock("10:00:02")
+	cases := []struct {
+		from, to           string
+		dups, timeouts, ab int64
+	}{
+		{"shop-1", "", 0, 1, 100},
+		{"", "shop-1", 100, 0, 0},
+	}
+	for _, c := range cases {
+		s, _, err := engine.Run(spec(t), engine.RunOptions{Seed: 1, Set: []engine.Setting{{Knob: "transactional_id", Value: c.from}},
+			HasAt: true, At: at, AtSet: []engine.Setting{{Knob: "transactional_id", Value: c.to}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.DuplicateEffects != c.dups || int64(s.Figures["txn_timeouts"].(int)) != c.timeouts || int64(s.Figures["records_aborted"].(int)) != c.ab || s.Lost != 0 {
+			t.Errorf("%q → %q: dups %d timeouts %v aborted %v lost %d", c.from, c.to, s.DuplicateEffects, s.Figures["txn_timeouts"], s.Figures["records_aborted"], s.Lost)
+		}
+	}
+}

@@ -26,6 +26,8 @@ func (f *Family) KindName(k engine.Kind) string {
 		return "commit"
 	case EvSessionOver:
 		return "session_timeout"
+	case EvTxnTimeout:
+		return "txn_timeout"
 	}
 	return "unknown"
 }
@@ -99,10 +101,12 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 			return fmt.Sprintf("the email for %s leaves again — copy %d: the same record read again after the crash; no transaction stretches to an email provider", w.MsgName(e.Msg), e.Aux), true
 		}
 		return fmt.Sprintf("the email for %s leaves — copy %d: the record was stored twice, by two producer ids", w.MsgName(e.Msg), e.Aux), true
+	case EvTxnTimeout:
+		return "the coordinator aborts the dead producer's transaction, open longer than transaction.timeout.ms (60 s): abort markers written, read_committed consumers move on", true
 	case EvCommit:
-		if f.Txn != "" {
+		if f.MailTxn != "" {
 			return fmt.Sprintf("%s commits offset %d on %s-%d inside transaction %s-mailer: exactly once for everything Kafka owns",
-				f.memberID(f.Member), e.Value, Topic, e.Aux, f.Txn), true
+				f.memberID(f.Member), e.Value, Topic, e.Aux, f.MailTxn), true
 		}
 		return fmt.Sprintf("%s commits offset %d on %s-%d", f.memberID(f.Member), e.Value, Topic, e.Aux), true
 	}
