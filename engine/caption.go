@@ -199,6 +199,9 @@ func (w *World) DecisionChoices(d *Decision) (values []int64, labels []string) {
 	case DecWedge, DecCrash:
 		values, labels = []int64{0, 1}, []string{"no", "yes"}
 	default:
+		if fc, ok := w.fam.(FamilyChoices); ok {
+			return fc.DecisionChoices(w, d)
+		}
 		// a family's decision: every value of a short range, else its ends
 		// and middle
 		if d.Hi-d.Lo <= 8 {

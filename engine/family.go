@@ -36,6 +36,13 @@ type Family interface {
 	Counts(w *World) (waiting, taken int)
 }
 
+// FamilyChoices is implemented by a family that labels its decisions'
+// outcomes for the fork form ("the database answers" / "it times out")
+// instead of the generic numbers.
+type FamilyChoices interface {
+	DecisionChoices(w *World, d *Decision) (values []int64, labels []string)
+}
+
 // FamilyStep is a step a family scheduled: an op of its own and three
 // small operands.
 type FamilyStep struct {

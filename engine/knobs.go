@@ -76,6 +76,10 @@ type Knob struct {
 // Get formats the knob's current value in p.
 func (k *Knob) Get(p *Params) string { return k.get(p) }
 
+// Set parses v into p, checking this knob's value alone (not how it sits
+// with others, as Apply does).
+func (k *Knob) Set(p *Params, v string) error { return k.set(p, v) }
+
 func durKnob(name, help string, f func(*Params) *Duration, allowZero bool) *Knob {
 	return durKnobSigned(name, help, f, allowZero, false)
 }

@@ -219,9 +219,10 @@ func (r *reader) settings(path string, m yaml.MapSlice, allowed []string) []engi
 			continue
 		}
 		s := engine.Setting{Knob: k, Value: scalar(it.Value)}
+		knob, _ := engine.LookupKnob(k)
 		var probe engine.Params
-		if err := probe.Apply([]engine.Setting{s}); err != nil && !strings.Contains(err.Error(), "latency_max") {
-			r.at(p, "%v", err)
+		if err := knob.Set(&probe, s.Value); err != nil {
+			r.at(p, "knob %s=%s: %v", k, s.Value, err)
 			continue
 		}
 		out = append(out, s)
