@@ -211,3 +211,52 @@ func TestTransactionalIDChangedMidRun(t *testing.T) {
 		}
 	}
 }
+
+// The explorer checkpoints (often, here), seeks back and forth and forks
+// this family's worlds: a branch's summary equals the headless run's, and
+// a fork's knob change from the middle gives the same summary twice.
+func TestExplorerSeekAndFork(t *testing.T) {
+	s := spec(t)
+	straight, _, err := engine.Run(s, engine.RunOptions{Seed: s.Seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.NewExplorer(s, s.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Every = 7
+	x.End()
+	n := x.Pos()
+	for _, p := range []int64{n / 2, 3, n - 1, n / 3, n} {
+		x.Goto(p)
+	}
+	if got := x.Summary(x.Branch()); got.TraceSHA256 != straight.TraceSHA256 || got.DuplicateEffects != straight.DuplicateEffects {
+		t.Fatalf("explored main %s, headless %s", got.TraceSHA256, straight.TraceSHA256)
+	}
+	k := engine.KnobsFor(s)[0]
+	other := ""
+	for _, c := range k.Choices {
+		if c != k.Get(&s.Params) {
+			other = c
+		}
+	}
+	if other == "" {
+		other = "7"
+	}
+	var sums []string
+	for i := 0; i < 2; i++ {
+		x.Switch(x.Branches()[0])
+		x.Goto(n / 2)
+		b, err := x.Fork(engine.ForkOptions{Name: "mid", Pos: n / 2, At: x.World().Now, Set: []engine.Setting{{Knob: k.Name, Value: other}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.End()
+		x.Goto(x.Pos() / 2)
+		sums = append(sums, x.Summary(b).TraceSHA256)
+	}
+	if sums[0] != sums[1] {
+		t.Errorf("the same fork twice: %s and %s", sums[0], sums[1])
+	}
+}
