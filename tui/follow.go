@@ -79,7 +79,14 @@ func (m *Model) onStage(s stageMsg) tea.Cmd {
 
 // showCode moves to the moment a share code names, reusing the explorer
 // when only the cursor differs.
-func (m *Model) showCode(code string) {
+func (m *Model) showCode(staged string) {
+	code, clock, _ := strings.Cut(staged, " ")
+	defer func() {
+		// the presenter's clock, when it is ahead of its cursor's event
+		if t, err := engine.ParseClock(clock); err == nil && t >= m.x.World().Now {
+			m.at = t
+		}
+	}()
 	c, err := engine.ParseCode(code)
 	if err != nil {
 		m.flash = err.Error()

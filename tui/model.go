@@ -284,10 +284,11 @@ func (m *Model) moves(k tea.KeyMsg) bool {
 	return false
 }
 
-// publish puts the presenter's moment on stage.
+// publish puts the presenter's moment on stage: the share code of the
+// cursor and the clock on screen, which moves between events while playing.
 func (m *Model) publish() {
 	if m.pres && m.stage != nil {
-		m.stage.Publish(m.x.Code().String())
+		m.stage.Publish(m.x.Code().String() + " " + m.at.Clock())
 	}
 }
 

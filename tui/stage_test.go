@@ -73,10 +73,18 @@ func TestPresenterAndFollower(t *testing.T) {
 	// a cursor move on the same branch only moves the follower's cursor
 	x := f.x
 	p = press(p, "l", "l")
-	nm, _ = f.Update(run(t, wait))
+	nm, wait = f.Update(run(t, wait))
 	f = nm.(Model)
 	if f.x != x || f.x.Pos() != p.x.Pos() {
 		t.Fatal("follower did not track the presenter's clock")
+	}
+	// the presenter's clock between events reaches the follower too (L
+	// moves the clock a second, perhaps past no event)
+	p = press(p, "L")
+	nm, wait = f.Update(run(t, wait))
+	f = nm.(Model)
+	if f.at != p.at || f.x.Pos() != p.x.Pos() {
+		t.Fatalf("follower clock %s pos %d, presenter %s pos %d", f.at.Clock(), f.x.Pos(), p.at.Clock(), p.x.Pos())
 	}
 	// stepping detaches into the follower's own copy
 	f = press(f, "l")
