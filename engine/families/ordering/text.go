@@ -44,6 +44,9 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		}
 		return fmt.Sprintf("%s published, %s → %s-%d offset %d", f.ev(e.Msg), key, Topic, e.Value, e.Aux), true
 	case EvPoll:
+		if e.Value == 1 {
+			return fmt.Sprintf("%s polls: 1 record", memberID(int(e.Aux))), true
+		}
 		return fmt.Sprintf("%s polls: %d records", memberID(int(e.Aux)), e.Value), true
 	case engine.EvDeliver:
 		c, th := (e.Aux>>4)&15, e.Aux&15
