@@ -453,12 +453,13 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 	stored, aborted := 0, 0
 	for p := 0; p < Partitions; p++ {
 		log := f.C.Log(kafka.TP{Topic: Topic, Partition: p})
+		ab := abortedFlags(log)
 		for i, e := range log {
 			if e.Control != kafka.Data {
 				continue
 			}
 			stored++
-			if abortedAt(log, i) {
+			if ab[i] {
 				aborted++
 			}
 		}
@@ -479,19 +480,38 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 	}
 }
 
-// abortedAt reports whether log[i], a transactional data record, belongs to
-// a transaction that ended with an abort marker.
-func abortedAt(log []kafka.Entry, i int) bool {
-	e := log[i]
-	if !e.Transactional {
-		return false
+// abortedFlags marks the transactional data records of log whose
+// transaction ended with an abort marker, in one backward pass: a record's
+// fate is the next marker its producer wrote.
+func abortedFlags(log []kafka.Entry) []bool {
+	out := make([]bool, len(log))
+	type fate struct {
+		pid   int64
+		abort bool
 	}
-	for _, m := range log[i+1:] {
-		if m.ProducerID == e.ProducerID && m.Control != kafka.Data {
-			return m.Control == kafka.AbortMarker
+	var next []fate // per producer id seen so far from the end; a handful
+	for i := len(log) - 1; i >= 0; i-- {
+		e := &log[i]
+		if !e.Transactional {
+			continue
 		}
+		k := -1
+		for j := range next {
+			if next[j].pid == e.ProducerID {
+				k = j
+			}
+		}
+		if e.Control != kafka.Data {
+			if k < 0 {
+				next = append(next, fate{e.ProducerID, false})
+				k = len(next) - 1
+			}
+			next[k].abort = e.Control == kafka.AbortMarker
+			continue
+		}
+		out[i] = k >= 0 && next[k].abort
 	}
-	return false
+	return out
 }
 
 // Counts implements engine.Family: records readable and not yet read by

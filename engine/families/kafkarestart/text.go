@@ -127,6 +127,9 @@ func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	return "unknown"
 }
 
+// maxRows bounds a pane's rows; the rest are counted in a last row.
+const maxRows = 200
+
 // Panes implements engine.Family in Kafka's terms: partitions with their
 // log end, last stable and committed offsets; the uncommitted range; the
 // aborted records read_committed skips; the customer's emails.
@@ -140,6 +143,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	if f.C == nil {
 		return p
 	}
+	aborted := 0
 	for part := 0; part < Partitions; part++ {
 		tp := kafka.TP{Topic: Topic, Partition: part}
 		leo, lso := f.C.LogEndOffset(tp), f.C.LastStableOffset(tp)
@@ -169,23 +173,37 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 				Text: fmt.Sprintf("%s  transaction open from offset %d: read_committed stops there", tp, lso)})
 		}
 		log := f.C.Log(tp)
-		for i, e := range log {
-			if e.Control == kafka.Data && abortedAt(log, i) {
-				p.DLQ = append(p.DLQ, engine.PaneRow{Msg: order(e.Record), Bar: -1, Mark: "ABORTED",
-					Text: fmt.Sprintf("%s offset %d  %s  pid %d epoch %d", tp, e.Offset, e.Record.Value, e.ProducerID, e.Epoch)})
+		for i, ab := range abortedFlags(log) {
+			if !ab {
+				continue
 			}
+			if len(p.DLQ) >= maxRows {
+				aborted++
+				continue
+			}
+			e := &log[i]
+			p.DLQ = append(p.DLQ, engine.PaneRow{Msg: order(e.Record), Bar: -1, Mark: "ABORTED",
+				Text: fmt.Sprintf("%s offset %d  %s  pid %d epoch %d", tp, e.Offset, e.Record.Value, e.ProducerID, e.Epoch)})
 		}
 	}
 	if f.Handling {
 		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: order(f.Cur.Record), Bar: -1,
 			Text: fmt.Sprintf("%s handling %s-%d offset %d (%s)", f.memberID(f.Member), Topic, f.Cur.TP.Partition, f.Cur.Offset, f.Cur.Record.Value)})
 	}
-	for _, m := range f.Emails {
+	if aborted > 0 {
+		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d more", aborted)})
+	}
+	// the newest emails first
+	for i := len(f.Emails) - 1; i >= 0 && len(p.Inbox) < maxRows; i-- {
+		m := f.Emails[i]
 		row := engine.PaneRow{Msg: m.Order, Bar: -1, Text: fmt.Sprintf("%s  %s: your order is confirmed (from %s offset %d)", m.At.Short(), w.MsgName(m.Order), m.TP, m.Off)}
 		if m.Copy > 1 {
 			row.Mark = fmt.Sprintf("COPY %d", m.Copy)
 		}
 		p.Inbox = append(p.Inbox, row)
+	}
+	if n := len(f.Emails) - len(p.Inbox); n > 0 {
+		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d earlier", n)})
 	}
 	return p
 }

@@ -101,6 +101,9 @@ func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	return "unknown"
 }
 
+// maxRows bounds a pane's rows; the rest are counted in a last row.
+const maxRows = 200
+
 // Panes implements engine.Family in Kafka's terms.
 func (f *Family) Panes(w *engine.World) engine.Panes {
 	p := engine.Panes{
@@ -144,19 +147,39 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("%s  %d records fetched, waiting for a thread", memberID(i), len(c.Buf))})
 		}
 	}
+	behind := 0
 	for o := range f.Status {
-		s, seen := f.Status[o], f.Seen[o]
-		if seen > s {
+		if s, seen := f.Status[o], f.Seen[o]; seen > s {
+			if len(p.DLQ) >= maxRows {
+				behind++
+				continue
+			}
 			p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Mark: "BEHIND",
 				Text: fmt.Sprintf("order %d  row says %s, but %s was handled", o, statuses[s], statuses[seen])})
 		}
-		if seen > 0 {
-			row := engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("order %d  %s (v%d)", o, statuses[s], s)}
-			if seen > s {
-				row.Mark = "WRONG"
-			}
-			p.Inbox = append(p.Inbox, row)
+	}
+	if behind > 0 {
+		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d more", behind)})
+	}
+	// the table's newest orders first
+	rows := 0
+	for o := len(f.Status) - 1; o >= 0; o-- {
+		s, seen := f.Status[o], f.Seen[o]
+		if seen == 0 {
+			continue
 		}
+		rows++
+		if len(p.Inbox) >= maxRows {
+			continue
+		}
+		row := engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("order %d  %s (v%d)", o, statuses[s], s)}
+		if seen > s {
+			row.Mark = "WRONG"
+		}
+		p.Inbox = append(p.Inbox, row)
+	}
+	if n := rows - len(p.Inbox); n > 0 {
+		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d older orders", n)})
 	}
 	return p
 }
