@@ -62,7 +62,7 @@ const (
 
 // DedupID and Group are the ids the producer stamps on its one send.
 const (
-	DedupID = "order-0-confirmation"
+	DedupID = "order-0"
 	Group   = "order-0"
 )
 
@@ -298,7 +298,7 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 			capital(f.attemptName(e.Value)), DedupID, e.Aux, (e.T + f.Window).Short()), true
 	case EvDuplicate:
 		return fmt.Sprintf("%s: dedup id %s seen within the %s interval — accepted but not delivered (remembered until %s)",
-			capital(f.attemptName(e.Value)), DedupID, engine.FormatDuration(f.Window), engine.Time(e.Aux).Short()), true
+			capital(f.attemptName(e.Value)), DedupID, span(f.Window), engine.Time(e.Aux).Short()), true
 	case EvAnswerLost:
 		if e.Aux < 0 {
 			return fmt.Sprintf("the answer to %s is lost; the next retry would be past the producer's retry deadline (%s): it gives up",
@@ -323,6 +323,14 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		return "the consumer deletes the message: the broker forgets it, but keeps the dedup id until the window ends", true
 	}
 	return "", false
+}
+
+// span words a window the lesson's way: "5-minute".
+func span(d engine.Duration) string {
+	if d%engine.Minute == 0 {
+		return fmt.Sprintf("%d-minute", d/engine.Minute)
+	}
+	return engine.FormatDuration(d)
 }
 
 func capital(s string) string {

@@ -11,8 +11,8 @@ import (
 // and the deduplication ids the broker remembers, with their expiry.
 func (f *Family) Panes(w *engine.World) engine.Panes {
 	p := engine.Panes{
-		QueueTitle:    "orders.fifo: message groups and the dedup memory",
-		InFlightTitle: "in flight (group blocked until deleted)",
+		QueueTitle:    "orders.fifo: groups · dedup ids",
+		InFlightTitle: "in flight (group blocked)",
 		DLQTitle:      "dead letter queue",
 		InboxTitle:    "customer's inbox",
 	}
@@ -29,13 +29,13 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			inflight++
 			left := float64(m.VisibleAt-now) / float64(f.Q.Config().VisibilityTimeout)
 			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: f.Msg, Bar: left,
-				Text: fmt.Sprintf("%s  group %s  receive %d  lease until %s", m.ID, m.Group, m.ReceiveCount, engine.Time(m.VisibleAt).Short())})
+				Text: fmt.Sprintf("%s  lease until %s · group %s · receive %d", m.ID, engine.Time(m.VisibleAt).Short(), m.Group, m.ReceiveCount)})
 		} else {
 			queued++
 		}
 	}
 	p.Queue = append(p.Queue, engine.PaneRow{Msg: f.Msg, Bar: -1,
-		Text: fmt.Sprintf("group %s  %d waiting  %d in flight", Group, queued, inflight)})
+		Text: fmt.Sprintf("group %s  %d waiting · %d in flight", Group, queued, inflight)})
 	if f.Kept {
 		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1, Mark: "KEPT",
 			Text: fmt.Sprintf("dedup_window %s not applied: under it this queue's past sends would have been answered differently; the interval stays %s",
@@ -45,15 +45,15 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 		row := engine.PaneRow{Msg: f.Msg, Bar: -1}
 		if w.Now < m.Until {
 			row.Bar = float64(m.Until-w.Now) / float64(f.Window)
-			row.Text = fmt.Sprintf("dedup id %s  first accepted %s  remembered until %s", m.ID, m.Accepted.Short(), m.Until.Short())
+			row.Text = fmt.Sprintf("id %s  remembered until %s (from %s)", m.ID, m.Until.Short(), m.Accepted.Short())
 		} else {
-			row.Text = fmt.Sprintf("dedup id %s  first accepted %s  forgotten at %s", m.ID, m.Accepted.Short(), m.Until.Short())
+			row.Text = fmt.Sprintf("id %s  forgotten at %s (from %s)", m.ID, m.Until.Short(), m.Accepted.Short())
 			row.Mark = "FORGOTTEN"
 		}
 		p.Queue = append(p.Queue, row)
 	}
 	for i, t := range f.Emails {
-		row := engine.PaneRow{Msg: f.Msg, Bar: -1, Text: fmt.Sprintf("%s  order 0: your order is confirmed", t.Short())}
+		row := engine.PaneRow{Msg: f.Msg, Bar: -1, Text: fmt.Sprintf("%s  order 0 confirmed", t.Short())}
 		if i > 0 {
 			row.Mark = fmt.Sprintf("COPY %d", i+1)
 		}

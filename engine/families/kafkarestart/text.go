@@ -135,10 +135,10 @@ const maxRows = 200
 // aborted records read_committed skips; the customer's emails.
 func (f *Family) Panes(w *engine.World) engine.Panes {
 	p := engine.Panes{
-		QueueTitle:    "topic orders: partitions",
-		InFlightTitle: "read, not committed / open transactions",
-		DLQTitle:      "aborted (read_committed skips them)",
-		InboxTitle:    "customers' inboxes",
+		QueueTitle:    "orders: partitions",
+		InFlightTitle: "uncommitted",
+		DLQTitle:      "aborted: read_committed skips",
+		InboxTitle:    "emails sent",
 	}
 	if f.C == nil {
 		return p
@@ -161,16 +161,16 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			}
 		}
 		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1,
-			Text: fmt.Sprintf("%s  LEO %d  LSO %d  committed %s  lag %d  owner %s", tp, leo, lso, cs, f.C.Lag(Group, tp), owner)})
+			Text: fmt.Sprintf("p%d  LEO %d · LSO %d · committed %s · lag %d · %s", part, leo, lso, cs, f.C.Lag(Group, tp), owner)})
 		if f.Cons != nil {
 			if pos, ok := f.Cons.Position(tp); ok && pos > com {
 				p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1,
-					Text: fmt.Sprintf("%s  offsets %d–%d read by %s, not committed", tp, com, pos-1, f.memberID(f.Member))})
+					Text: fmt.Sprintf("p%d  %d–%d read, not committed (%s)", part, com, pos-1, f.memberID(f.Member))})
 			}
 		}
 		if lso < leo {
 			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1, Mark: "OPEN",
-				Text: fmt.Sprintf("%s  transaction open from offset %d: read_committed stops there", tp, lso)})
+				Text: fmt.Sprintf("p%d  transaction open from %d: read_committed stops there", part, lso)})
 		}
 		log := f.C.Log(tp)
 		for i, ab := range abortedFlags(log) {
@@ -183,12 +183,12 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			}
 			e := &log[i]
 			p.DLQ = append(p.DLQ, engine.PaneRow{Msg: order(e.Record), Bar: -1, Mark: "ABORTED",
-				Text: fmt.Sprintf("%s offset %d  %s  pid %d epoch %d", tp, e.Offset, e.Record.Value, e.ProducerID, e.Epoch)})
+				Text: fmt.Sprintf("p%d@%d  %s · pid %d epoch %d", part, e.Offset, w.MsgName(order(e.Record)), e.ProducerID, e.Epoch)})
 		}
 	}
 	if f.Handling {
 		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: order(f.Cur.Record), Bar: -1,
-			Text: fmt.Sprintf("%s handling %s-%d offset %d (%s)", f.memberID(f.Member), Topic, f.Cur.TP.Partition, f.Cur.Offset, f.Cur.Record.Value)})
+			Text: fmt.Sprintf("%s  %s (p%d@%d): email, then commit", f.memberID(f.Member), w.MsgName(order(f.Cur.Record)), f.Cur.TP.Partition, f.Cur.Offset)})
 	}
 	if aborted > 0 {
 		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d more", aborted)})
@@ -196,7 +196,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	// the newest emails first
 	for i := len(f.Emails) - 1; i >= 0 && len(p.Inbox) < maxRows; i-- {
 		m := f.Emails[i]
-		row := engine.PaneRow{Msg: m.Order, Bar: -1, Text: fmt.Sprintf("%s  %s: your order is confirmed (from %s offset %d)", m.At.Short(), w.MsgName(m.Order), m.TP, m.Off)}
+		row := engine.PaneRow{Msg: m.Order, Bar: -1, Text: fmt.Sprintf("%s  %s confirmed (p%d@%d)", m.At.Short(), w.MsgName(m.Order), m.TP.Partition, m.Off)}
 		if m.Copy > 1 {
 			row.Mark = fmt.Sprintf("COPY %d", m.Copy)
 		}

@@ -2,6 +2,7 @@ package ordering
 
 import (
 	"fmt"
+	"strings"
 
 	"inflight/engine"
 	"inflight/engine/kafka"
@@ -101,6 +102,14 @@ func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	return "unknown"
 }
 
+// short names a member in a pane: "fulfilment-2" → "c2".
+func short(member string) string {
+	if i := strings.LastIndexByte(member, '-'); i >= 0 {
+		return "c" + member[i+1:]
+	}
+	return member
+}
+
 // maxRows bounds a pane's rows; the rest are counted in a last row.
 const maxRows = 200
 
@@ -108,9 +117,9 @@ const maxRows = 200
 func (f *Family) Panes(w *engine.World) engine.Panes {
 	p := engine.Panes{
 		QueueTitle:    Topic + ": partitions",
-		InFlightTitle: "being handled / read, not committed",
-		DLQTitle:      "orders whose row is behind their last event",
-		InboxTitle:    "the orders table",
+		InFlightTitle: "handlers (c consumer/t thread)",
+		DLQTitle:      "rows behind their last event",
+		InboxTitle:    "orders table",
 	}
 	for part := 0; part < f.C.Partitions(Topic); part++ {
 		tp := kafka.TP{Topic: Topic, Partition: part}
@@ -128,7 +137,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			}
 		}
 		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1,
-			Text: fmt.Sprintf("%s  LEO %d  committed %s  lag %d  owner %s", tp, f.C.LogEndOffset(tp), cs, f.C.Lag(Group, tp), owner)})
+			Text: fmt.Sprintf("p%d  LEO %d · committed %s · lag %d · %s", part, f.C.LogEndOffset(tp), cs, f.C.Lag(Group, tp), short(owner))})
 	}
 	for i := range f.Cons {
 		c := &f.Cons[i]
@@ -137,14 +146,14 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 				continue
 			}
 			id := msgOf(t.Rec.Record)
-			row := engine.PaneRow{Msg: id, Bar: -1, Text: fmt.Sprintf("%s thread %d  %s  %s-%d@%d", memberID(i), th+1, f.ev(id), Topic, t.Rec.TP.Partition, t.Rec.Offset)}
+			row := engine.PaneRow{Msg: id, Bar: -1, Text: fmt.Sprintf("c%d/t%d  %s · p%d@%d", i+1, th+1, f.ev(id), t.Rec.TP.Partition, t.Rec.Offset)}
 			if t.Waiting {
 				row.Mark = "RETRY"
 			}
 			p.InFlight = append(p.InFlight, row)
 		}
 		if len(c.Buf) > 0 {
-			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("%s  %d records fetched, waiting for a thread", memberID(i), len(c.Buf))})
+			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("c%d  %d fetched, waiting for a thread", i+1, len(c.Buf))})
 		}
 	}
 	behind := 0
@@ -155,7 +164,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 				continue
 			}
 			p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Mark: "BEHIND",
-				Text: fmt.Sprintf("order %d  row says %s, but %s was handled", o, statuses[s], statuses[seen])})
+				Text: fmt.Sprintf("order %d  row %s, saw %s", o, statuses[s], statuses[seen])})
 		}
 	}
 	if behind > 0 {
