@@ -97,11 +97,11 @@ func (g *Galewatch) Panes(w *engine.World) engine.Panes {
 		QueueTitle:    fmt.Sprintf("answers lost: %d readings to send again a minute later", len(g.retries)),
 		InFlightTitle: fmt.Sprintf("%s's writes (clock %s)", Turbine(int(Stepped)), skewText(g.skew)),
 		DLQTitle:      fmt.Sprintf("genuine readings thrown away: %d", g.collisions),
-		InboxTitle:    fmt.Sprintf("copies rejected by the unique key: %d of %d re-sent (%d rows)", g.retriesRejected, g.retriesSent, g.rows),
+		InboxTitle:    fmt.Sprintf("copies rejected: %d of %d re-sent", g.retriesRejected, g.retriesSent),
 	}
 	for _, x := range g.retries {
 		bar := float64(x.at-w.Now) / float64(RetryAfter)
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  again at %s", Turbine(int(x.reading)%Turbines), x.stamp.Clock(), x.at.Short()), Bar: bar})
+		p.Queue = append(p.Queue, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  again at %s", Turbine(int(x.reading)%Turbines), clock(x.stamp), clock(x.at)), Bar: bar})
 	}
 	for i := g.nWatch - 1; i >= 0 && i >= g.nWatch-len(g.watch); i-- {
 		x := g.watch[i%len(g.watch)]
@@ -123,7 +123,7 @@ func (g *Galewatch) Panes(w *engine.World) engine.Panes {
 	}
 	for i := g.nRejected - 1; i >= 0 && i >= g.nRejected-len(g.rejected); i-- {
 		x := g.rejected[i%len(g.rejected)]
-		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  re-sent %s", Turbine(int(x.reading)%Turbines), x.stamp.Clock(), x.at.Short()), Mark: "COPY", Bar: -1})
+		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  re-sent %s", Turbine(int(x.reading)%Turbines), clock(x.stamp), clock(x.at)), Mark: "COPY", Bar: -1})
 	}
 	return p
 }

@@ -2,6 +2,7 @@ package stagefront
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"inflight/engine"
@@ -80,14 +81,68 @@ func (s *Stagefront) DecisionText(w *engine.World, d *engine.Decision) string {
 	return "does " + Consumer(int(d.Worker)) + " crash after committing " + seat(d.Msg) + ": " + [2]string{"no", "yes"}[d.Value&1]
 }
 
+// consumerRows lists, in this order: the featured hold's row, leases no
+// consumer works on, dead consumers, busy ones (latest delivery first),
+// idle ones — so the rows the story is about are on screen.
+func (s *Stagefront) consumerRows(w *engine.World) []engine.PaneRow {
+	vt := float64(w.P.VisibilityTimeout)
+	bar := func(end engine.Time) float64 {
+		if vt <= 0 {
+			return -1
+		}
+		return max(0, float64(end-w.Now)/vt)
+	}
+	type ranked struct {
+		rank int
+		at   engine.Time
+		row  engine.PaneRow
+	}
+	var rows []ranked
+	featured := w.Spec().Featured
+	for _, l := range s.orphans {
+		r := engine.PaneRow{Msg: l.hold, Text: fmt.Sprintf("%s  delivery %d  back at %s", seat(l.hold), l.delivery, clock(l.end)), Mark: "LEASED", Bar: bar(l.end)}
+		rows = append(rows, ranked{1, -l.end, r})
+	}
+	for i, c := range s.consumers {
+		switch c.state {
+		case cIdle:
+			rows = append(rows, ranked{4, engine.Time(i), engine.PaneRow{Msg: -1, Text: Consumer(i) + "  idle", Bar: -1}})
+		case cDead:
+			rows = append(rows, ranked{2, -c.since, engine.PaneRow{Msg: -1, Text: Consumer(i) + "  dead, restarting", Mark: "DEAD", Bar: -1}})
+		default:
+			r := engine.PaneRow{Msg: c.hold, Text: fmt.Sprintf("%s  %s  delivery %d", Consumer(i), seat(c.hold), c.delivery), Bar: bar(c.leaseEnd)}
+			if s.h.at(c.hold).sold {
+				r.Mark = "SOLD"
+			}
+			rows = append(rows, ranked{3, -c.since, r})
+		}
+	}
+	for i := range rows {
+		if featured >= 0 && rows[i].row.Msg == featured {
+			rows[i].rank = 0
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b ranked) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		return int(a.at - b.at)
+	})
+	out := make([]engine.PaneRow, len(rows))
+	for i, r := range rows {
+		out[i] = r.row
+	}
+	return out
+}
+
 // Panes: the queue, the consumers and their seats, the drawer, and the
 // zero-row updates.
 func (s *Stagefront) Panes(w *engine.World) engine.Panes {
 	p := engine.Panes{
-		QueueTitle:    fmt.Sprintf("queue: %d sales waiting (%d back after a lease ran out)", s.visible(), len(s.again)),
-		InFlightTitle: fmt.Sprintf("consumers: %d seats sold of %d held", s.sold, s.pressed),
-		DLQTitle:      fmt.Sprintf("dead letter queue: %d (%d of them sold)", s.dlq, s.dlqSold),
-		InboxTitle:    fmt.Sprintf("zero-row updates: %d taken as success, %d as failure", s.zeroOK, s.zeroFail),
+		QueueTitle:    fmt.Sprintf("queue: %d waiting, %d back again", s.visible(), len(s.again)),
+		InFlightTitle: fmt.Sprintf("consumers: %d of %d seats sold", s.sold, s.pressed),
+		DLQTitle:      fmt.Sprintf("dead letters: %d (%d sold)", s.dlq, s.dlqSold),
+		InboxTitle:    fmt.Sprintf("zero-row updates: %d ok, %d failed", s.zeroOK, s.zeroFail),
 	}
 	for _, id := range s.again {
 		if len(p.Queue) >= 40 {
@@ -99,36 +154,9 @@ func (s *Stagefront) Panes(w *engine.World) engine.Panes {
 	for id := s.fresh; id < s.pressed && len(p.Queue) < 40; id++ {
 		p.Queue = append(p.Queue, engine.PaneRow{Msg: id, Text: seat(id), Bar: -1})
 	}
-	vt := float64(w.P.VisibilityTimeout)
-	for i, c := range s.consumers {
-		r := engine.PaneRow{Msg: -1, Bar: -1}
-		switch c.state {
-		case cIdle:
-			r.Text = Consumer(i) + "  idle"
-		case cDead:
-			r.Text, r.Mark = Consumer(i)+"  dead, restarting", "DEAD"
-		default:
-			h := s.h.at(c.hold)
-			r.Msg = c.hold
-			r.Text = fmt.Sprintf("%s  %s  delivery %d", Consumer(i), seat(c.hold), c.delivery)
-			if h.sold {
-				r.Mark = "SOLD"
-			}
-			if vt > 0 {
-				r.Bar = max(0, float64(c.leaseEnd-w.Now)/vt)
-			}
-		}
-		p.InFlight = append(p.InFlight, r)
-	}
-	for _, l := range s.orphans {
-		r := engine.PaneRow{Msg: l.hold, Text: fmt.Sprintf("%s  delivery %d, no consumer: back at %s", seat(l.hold), l.delivery, l.end.Short()), Mark: "LEASED", Bar: -1}
-		if vt > 0 {
-			r.Bar = max(0, float64(l.end-w.Now)/vt)
-		}
-		p.InFlight = append(p.InFlight, r)
-	}
+	p.InFlight = s.consumerRows(w)
 	for _, dl := range w.DeadLetters(40) {
-		r := engine.PaneRow{Msg: dl.Msg, Text: fmt.Sprintf("%s  at %s", seat(dl.Msg), dl.At.Short()), Bar: -1}
+		r := engine.PaneRow{Msg: dl.Msg, Text: fmt.Sprintf("%s  at %s", seat(dl.Msg), clock(dl.At)), Bar: -1}
 		if s.h.at(dl.Msg).sold {
 			r.Mark = "SOLD"
 		}
