@@ -76,9 +76,14 @@ var kindNames = []string{"skip", "mark", "backlog_done", "caught_up"}
 
 // Crash points, as the crash event's Aux.
 const (
-	CrashBeforeXAck     = 1 // after the wallet commit, before XACK
-	CrashBetweenWrites  = 2 // separate store: after SADD processed, before the wallet commit
-	CrashSkippedNoXAck  = 3 // a skipping delivery, before its XACK (harmless)
+	CrashBeforeXAck    = 1 // after the wallet commit, before XACK
+	CrashBetweenWrites = 2 // separate store: after SADD processed, before the wallet commit
+	CrashSkippedNoXAck = 3 // a skipping delivery, before its XACK (harmless)
+)
+
+// What an XACK follows (the ack event's Aux) and where a skip found the
+// processed record (the skip event's Aux).
+const (
 	ackAfterCredit      = 0
 	ackAfterSkip        = 1
 	skipSameTransaction = 0
