@@ -36,7 +36,7 @@ func (f *Family) schedulePoll(w *engine.World, i int, at engine.Time, bg bool) {
 
 // workLeft says whether anything remains to produce, handle or commit.
 func (f *Family) workLeft() bool {
-	if f.Produced < 3*Orders || f.PendingTail > 0 {
+	if !f.LastOrder || f.Produced < 3*f.Orders || f.PendingTail > 0 {
 		return true
 	}
 	for i := range f.Cons {
@@ -183,7 +183,7 @@ func (f *Family) WrongFinal() int {
 // Figures implements engine.Family.
 func (f *Family) Figures(w *engine.World) map[string]any {
 	return map[string]any{
-		"orders":           Orders,
+		"orders":           f.Orders,
 		"out_of_order":     f.OutOfOrder,
 		"wrong_final":      f.WrongFinal(),
 		"ignored_stale":    f.Ignored,

@@ -51,14 +51,17 @@ const (
 // The workload, fixed: the lesson gives no numbers, so these are chosen to
 // keep the consumers busy enough that a broken ordering shows.
 const (
-	Orders          = 1200
-	OrderEvery      = 500 * engine.Millisecond
+	OrderEvery      = 500 * engine.Millisecond // one order every half second…
+	RushFrom        = 3 * engine.Minute        // …except in the lunchtime rush, 12:03–12:05,
+	RushTo          = 5 * engine.Minute
+	RushEvery       = 200 * engine.Millisecond // when one comes every 0.2 s
+	OrdersFor       = 10 * engine.Minute       // orders are placed from the start for this long
 	GapMin          = 500 * engine.Millisecond // created → paid and paid → shipped
 	GapMax          = 5 * engine.Second
 	Partitions      = 6
 	Consumers       = 3
 	HandleMin       = 50 * engine.Millisecond
-	HandleMax       = 550 * engine.Millisecond
+	HandleMax       = 350 * engine.Millisecond
 	FailP           = 0.03
 	RetryBackoff    = 5 * engine.Second // an in-place retry waits this long
 	PollIdle        = 100 * engine.Millisecond
@@ -143,7 +146,10 @@ type Family struct {
 	Routes              [][]string // per partition count: a key that lands on each partition
 
 	Produced    int
-	PendingTail int // failed events waiting to be put back at the tail
+	Orders      int         // orders placed so far
+	LastOrder   bool        // the last order has been placed
+	Began       engine.Time // the first order
+	PendingTail int         // failed events waiting to be put back at the tail
 	OutOfOrder  int
 	Ignored     int
 	Applied     int
@@ -201,9 +207,7 @@ func (f *Family) Start(w *engine.World) {
 			AutoOffsetReset: kafka.ResetEarliest, AutoCommit: true, AutoCommitInterval: int64(AutoCommitEvery),
 		})})
 	}
-	f.Status = make([]uint8, Orders)
-	f.Seen = make([]uint8, Orders)
-	f.Handled = make([]uint8, Orders)
+	f.Began = w.Now
 	w.Schedule(w.Now, engine.FamilyStep{Op: opCreate, A: 0}, false)
 	w.Schedule(w.Now+RepartitionAt, engine.FamilyStep{Op: opRepartition}, false)
 	for i := range f.Cons {
@@ -239,8 +243,18 @@ func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
 // create publishes order o's "created" and schedules the next order and
 // this order's later events.
 func (f *Family) create(w *engine.World, o int32) {
-	if o+1 < Orders {
-		w.Schedule(w.Now+OrderEvery, engine.FamilyStep{Op: opCreate, A: o + 1}, false)
+	f.Status = append(f.Status, 0)
+	f.Seen = append(f.Seen, 0)
+	f.Handled = append(f.Handled, 0)
+	f.Orders++
+	every := OrderEvery
+	if el := w.Now - f.Began; el >= RushFrom && el < RushTo {
+		every = RushEvery
+	}
+	if next := w.Now + every; next < f.Began+OrdersFor {
+		w.Schedule(next, engine.FamilyStep{Op: opCreate, A: o + 1}, false)
+	} else {
+		f.LastOrder = true
 	}
 	paid := w.Now + engine.Time(engine.Uniform(w.Draw(streamGap, uint64(o), 1), int64(GapMin), int64(GapMax)))
 	shipped := paid + engine.Time(engine.Uniform(w.Draw(streamGap, uint64(o), 2), int64(GapMin), int64(GapMax)))
