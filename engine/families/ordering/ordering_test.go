@@ -233,3 +233,17 @@ func TestExplorerSeekAndFork(t *testing.T) {
 		t.Errorf("the same fork twice: %s and %s", sums[0], sums[1])
 	}
 }
+
+// Every bookmark lands on an event of the lesson's run.
+func TestBookmarksLandOnEvents(t *testing.T) {
+	s := spec(t)
+	at := map[engine.Time]bool{}
+	w, _ := engine.NewWorld(s, s.Seed, nil)
+	for w.Step(sink(func(w *engine.World, e *engine.Event, d *engine.Decision) { at[e.T] = true })) {
+	}
+	for _, b := range s.Bookmarks {
+		if !at[b.At] {
+			t.Errorf("bookmark %q at %s: no event then", b.Title, b.At.Short())
+		}
+	}
+}
