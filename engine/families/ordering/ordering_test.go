@@ -247,3 +247,20 @@ func TestBookmarksLandOnEvents(t *testing.T) {
 		}
 	}
 }
+
+// Each exercise's preset fork runs to the end and loses nothing.
+func TestExercisesRun(t *testing.T) {
+	s := spec(t)
+	if len(s.Exercises) == 0 {
+		t.Fatal("no exercises")
+	}
+	for _, ex := range s.Exercises {
+		sum, _, err := engine.Run(s, engine.RunOptions{Seed: s.Seed, HasAt: true, At: ex.At, AtSet: ex.Set})
+		if err != nil {
+			t.Fatalf("exercise %s: %v", ex.Key, err)
+		}
+		if sum.Events == 0 || sum.Lost != 0 {
+			t.Errorf("exercise %s: %d events, %d lost", ex.Key, sum.Events, sum.Lost)
+		}
+	}
+}
