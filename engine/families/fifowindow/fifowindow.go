@@ -79,7 +79,7 @@ type memo struct {
 // consumer's current receipt and what reached the customer.
 type Family struct {
 	Q          *fifo.Queue
-	Window     engine.Duration // the queue's deduplication interval, fixed at creation
+	Window     engine.Duration // the queue's deduplication interval (see rewindow)
 	First      engine.Time     // the first attempt
 	Msg        int32           // the order's ground-truth message, -1 before the first send
 	Attempts   int             // sends made
@@ -92,8 +92,8 @@ type Family struct {
 	Holding    bool
 	Busy       bool
 	Emails     []engine.Time
-	Ended      bool // the producer is finished: answered or gave up
-	Deliveries int
+	Ended      bool            // the producer is finished: answered or gave up
+	Deliveries int             // deliveries of the order so far
 	Asked      engine.Duration // the knob's value last seen
 	Log        []qop           // every call made on the queue, to replay under another interval
 	Kept       bool            // a mid-run dedup_window change could not apply: the past would differ
@@ -108,9 +108,9 @@ type qop struct {
 	Handle string
 }
 
-// New makes the family. Knobs are read from the world at each step, so a
-// fork's changes apply from its moment; the queue's interval is its
-// attribute and is read once, at the start.
+// New makes the family. Knobs are read from the world as steps run, so a
+// fork's changes apply from its moment: retry_deadline at the next lost
+// answer, dedup_window at the next step (see rewindow).
 func New(p *engine.Params) engine.Family { return &Family{Msg: -1} }
 
 // Clone implements engine.Family.

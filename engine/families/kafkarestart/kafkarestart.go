@@ -116,7 +116,9 @@ type email struct {
 	Off   int64
 }
 
-// New makes the family; knobs are read from the world at the start.
+// New makes the family. Knobs are read from the world as steps run: batch
+// at the start, transactional_id when each producer (and consumer)
+// instance starts, email_crash at each offset commit.
 func New(p *engine.Params) engine.Family { return &Family{} }
 
 // Clone implements engine.Family: a deep copy (batches share their
