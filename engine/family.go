@@ -43,6 +43,13 @@ type FamilyChoices interface {
 	DecisionChoices(w *World, d *Decision) (values []int64, labels []string)
 }
 
+// FamilyActors is implemented by a family that names who acted in each of
+// its events for the trace's `actor` ("consumer-1", "producer", "db");
+// without it every family event's actor is "broker".
+type FamilyActors interface {
+	ActorName(w *World, e *Event) string
+}
+
 // FamilyStep is a step a family scheduled: an op of its own and three
 // small operands.
 type FamilyStep struct {

@@ -197,7 +197,11 @@ func (w *World) Line(e *Event, d *Decision) TraceLine {
 		m := e.Msg
 		l.Message = &m
 	}
-	if e.Worker >= 0 && int(e.Worker) < len(w.workers) {
+	if fa, ok := w.fam.(FamilyActors); ok {
+		if name := fa.ActorName(w, e); name != "" {
+			l.Actor = name
+		}
+	} else if e.Worker >= 0 && int(e.Worker) < len(w.workers) {
 		l.Actor = w.workers[e.Worker].Name
 	} else if e.Kind == EvRedrive || e.Kind == EvKnob {
 		l.Actor = "operator"
