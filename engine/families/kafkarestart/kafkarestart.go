@@ -104,7 +104,6 @@ type Family struct {
 	Deaths    []string
 	Expiring  bool // a dead member's session has yet to time out
 	Restarted bool
-	Settled   bool
 	Timeouts  int
 }
 
@@ -347,14 +346,7 @@ func (f *Family) poll(w *engine.World) {
 		return
 	}
 	if f.ProdDone && !f.Expiring && !f.TxnWatch && len(f.C.Members(Group)) == 1 {
-		// everything readable is read and nothing more will come
-		if !f.Settled {
-			f.Settled = true
-			for i := 0; i < f.Batch; i++ {
-				w.Done(int32(i))
-			}
-		}
-		return
+		return // everything readable is read and nothing more will come
 	}
 	f.Polling = true
 	w.Schedule(w.Now+pollEvery, engine.FamilyStep{Op: opPoll}, false)
@@ -371,6 +363,7 @@ func order(r kafka.Record) int32 {
 func (f *Family) read(w *engine.World) {
 	f.Cur, f.Buf = f.Buf[0], f.Buf[1:]
 	w.Count(1, 0, 0)
+	w.Hold(order(f.Cur.Record)) // a second copy, or the same record read again
 	w.Emit(engine.EvDeliver, order(f.Cur.Record), -1, 0, f.Cur.Offset, int64(f.Cur.TP.Partition))
 	w.Schedule(w.Now+emailTime, engine.FamilyStep{Op: opEmail}, false)
 }
@@ -420,6 +413,7 @@ func (f *Family) commit(w *engine.World) {
 	if err != nil {
 		panic(fmt.Sprintf("kafka-restart: commit: %v", err))
 	}
+	w.Finish(id) // emailed and committed past
 	w.Emit(EvCommit, id, -1, 0, off.Offset, int64(off.TP.Partition))
 	f.Handling = false
 	if len(f.Buf) > 0 {

@@ -70,12 +70,6 @@ func (f *Family) poll(w *engine.World, i int, gen uint16) {
 		return
 	}
 	left := f.workLeft()
-	if !left && !f.Settled {
-		f.Settled = true
-		for id := 0; id < f.Produced; id++ {
-			w.Done(int32(id))
-		}
-	}
 	f.schedulePoll(w, i, w.Now+PollIdle, !left)
 }
 
@@ -107,6 +101,7 @@ func (f *Family) start(w *engine.World, i, th int) {
 	id := msgOf(t.Rec.Record)
 	f.Attempts[id]++
 	t.Attempt, t.Waiting = f.Attempts[id], false
+	w.Hold(id) // a record read again after a rebalance is held again
 	natural := engine.Uniform(w.Draw(streamHandle, uint64(id), uint64(t.Attempt)), int64(HandleMin), int64(HandleMax))
 	h := engine.Duration(w.Decide(DecHandle, id, -1, t.Attempt, natural, int64(HandleMin), int64(HandleMax)))
 	t.Until = w.Now + h
@@ -151,6 +146,7 @@ func (f *Family) end(w *engine.World, i, th int) {
 	f.Seen[o] = max(f.Seen[o], v)
 	f.Handled[o]++
 	n := w.Effect(id)
+	w.Finish(id) // handled: the age of the oldest unhandled event moves on
 	part := int64(t.Rec.TP.Partition)
 	*t = thread{}
 	var aux int64

@@ -157,7 +157,6 @@ type Family struct {
 	ToTail      int
 	Rebalances  int
 	PartsNow    int
-	Settled     bool
 	RepartTime  engine.Time
 }
 

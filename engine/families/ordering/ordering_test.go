@@ -74,6 +74,15 @@ func TestFiguresAcrossSeeds(t *testing.T) {
 	}
 }
 
+// max_oldest_age_s is the lag in time: the oldest event not yet handled.
+// The lunchtime rush puts it above a minute; it is far below the run.
+func TestLagInTime(t *testing.T) {
+	s := run(t, 1)
+	if s.MaxOldestAgeS < 60 || s.MaxOldestAgeS > 300 {
+		t.Errorf("max_oldest_age_s %v, want a minute to five", s.MaxOldestAgeS)
+	}
+}
+
 // A wrong final row is always an order whose last event was overtaken:
 // with versions off, wrong_final never exceeds out_of_order.
 func TestWrongFinalNeedsOutOfOrder(t *testing.T) {
