@@ -64,7 +64,11 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		o := f.MsgOrder[e.Msg]
 		prev := statuses[e.Aux>>1]
 		if e.Aux&1 == 1 {
-			return fmt.Sprintf("OUT OF ORDER: %s applied after a later event of order %d — the row goes from %s back to %s", f.ev(e.Msg), o, prev, statuses[f.MsgVer[e.Msg]]), true
+			s := fmt.Sprintf("OUT OF ORDER: %s applied after a later event of order %d — the row goes from %s back to %s", f.ev(e.Msg), o, prev, statuses[f.MsgVer[e.Msg]])
+			if e.Aux>>1 == 3 {
+				s += "; shipped will not come again, so the order ends wrong (wrong_final: its final status is not its last event's)"
+			}
+			return s, true
 		}
 		return fmt.Sprintf("%s applied: order %d's row %s → %s", f.ev(e.Msg), o, prev, statuses[f.MsgVer[e.Msg]]), true
 	case EvStale:
