@@ -66,7 +66,7 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		if e.Aux&1 == 1 {
 			s := fmt.Sprintf("OUT OF ORDER: %s applied after a later event of order %d — the row goes from %s back to %s", f.ev(e.Msg), o, prev, statuses[f.MsgVer[e.Msg]])
 			if e.Aux>>1 == 3 {
-				s += "; shipped will not come again, so the order ends wrong (wrong_final: its final status is not its last event's)"
+				s += "; unless shipped is read again, the order ends wrong (wrong_final: its final status is not its last event's)"
 			}
 			return s, true
 		}
