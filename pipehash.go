@@ -19,7 +19,7 @@ type pipeHash struct {
 func newPipeHash() *pipeHash {
 	p := &pipeHash{h: sha256.New(), work: make(chan []byte, 4), free: make(chan []byte, 4), done: make(chan struct{})}
 	for i := 0; i < 4; i++ {
-		p.free <- make([]byte, 0, 64<<10)
+		p.free <- make([]byte, 0, 256<<10)
 	}
 	go func() {
 		for b := range p.work {

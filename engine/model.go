@@ -142,7 +142,9 @@ func (w *World) dispatch() {
 	m.Holders++
 	wk := &w.workers[wi]
 	w.idle--
-	*wk = Worker{Name: wk.Name, Box: wk.Box, State: WBusy, Msg: id, Delivery: delivery, Since: w.Now, CallEnd: Never, LeaseEnd: m.Expiry}
+	// field by field: the name and box stay, and are not rewritten
+	wk.State, wk.Msg, wk.Delivery, wk.Since, wk.CallEnd, wk.LeaseEnd = WBusy, id, delivery, w.Now, Never, m.Expiry
+	wk.Wedged, wk.claimed = false, false
 	w.S.Deliveries++
 	w.schedule(item{t: m.Expiry, op: opLeaseExpire, a: id, d: delivery})
 	w.schedule(item{t: w.Now, op: opHandle, w: int16(wi)})

@@ -115,7 +115,7 @@ type hashSink struct {
 	next Sink
 }
 
-const hashBlock = 64 << 10
+const hashBlock = 256 << 10
 
 func newHashSink(next Sink) *hashSink {
 	return &hashSink{h: sha256.New(), buf: make([]byte, hashBlock), next: next}

@@ -252,8 +252,8 @@ func (w *World) run(it *item) {
 func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
 	// the event lives in the world so that handing it to the sink does not
 	// allocate: a sink must copy what it keeps
-	w.ev = Event{Pos: w.Pos, T: w.Now, Kind: k, Msg: msg, Worker: int16(wk), Delivery: delivery, Value: val, Aux: aux, Dec: -1}
 	e := &w.ev
+	e.Pos, e.T, e.Kind, e.Msg, e.Worker, e.Delivery, e.Value, e.Aux, e.Dec = w.Pos, w.Now, k, msg, int16(wk), delivery, val, aux, -1
 	var d *Decision
 	if w.hasDec {
 		w.hasDec = false
@@ -277,8 +277,8 @@ func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 // a fork's override or the incident's pin says otherwise.
 func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
 	d := &w.dec // filled in place: the hot path makes two decisions an event
-	*d = Decision{Index: w.NDec, T: w.Now, Kind: k, Msg: msg, Worker: int16(wk), Delivery: delivery,
-		Value: natural, Lo: lo, Hi: hi, Mask: mask}
+	d.Index, d.T, d.Kind, d.Msg, d.Worker, d.Delivery = w.NDec, w.Now, k, msg, int16(wk), delivery
+	d.Value, d.Lo, d.Hi, d.Mask, d.Forced, d.Pos = natural, lo, hi, mask, false, 0
 	w.NDec++
 	if len(w.spec.Pins) > 0 {
 		if v, ok := w.pinned(k, msg, delivery, mask); ok {
