@@ -3,7 +3,7 @@ package main
 import "crypto/sha256"
 
 // pipeHash is a SHA-256 that hashes on another goroutine: the engine fills
-// 64 KiB blocks of trace while the previous ones are hashed, so a headless
+// 256 KiB blocks of trace while the previous ones are hashed, so a headless
 // run's trace hash costs almost no time on the simulating core. The engine
 // itself starts no goroutines; this lives in the command.
 type pipeHash struct {
