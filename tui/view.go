@@ -211,10 +211,11 @@ func (m Model) viewStatus() string {
 	if len(firing) > 0 {
 		parts = append(parts, st.Bad.Render("ALERT "+strings.Join(firing, ", ")))
 	} else {
-		parts = append(parts, "alerts: none")
+		parts = append(parts, "no alert")
 	}
 	if len(would) > 0 {
-		parts = append(parts, st.Dim.Render("not set up, would fire: "+strings.Join(would, ", ")))
+		// the alert the lesson says was missing, and when it would have fired
+		parts = append(parts, st.Dim.Render("missing: "+strings.Join(would, ", ")))
 	}
 	return fitLine(strings.Join(parts, " · "), m.width)
 }
