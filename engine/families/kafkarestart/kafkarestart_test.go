@@ -13,25 +13,9 @@ func spec(t *testing.T) *engine.Spec {
 	t.Helper()
 	s, err := incidents.Get("kafka-restart")
 	if err != nil {
-		// not bundled yet: the file waits in testdata
-		s, err = incidents.Load("testdata/kafka-restart.yaml")
-	}
-	if err != nil {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func TestPublishedFigures(t *testing.T) {
-	res, err := engine.CheckSpec(spec(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range res {
-		if !r.OK {
-			t.Errorf("%s %s: %s want %s, got %s", r.Incident, r.Run, r.Key, r.Want, r.Got)
-		}
-	}
 }
 
 // The published rule, for several batch sizes: no transactional id →
@@ -208,86 +192,6 @@ func TestTransactionalIDChangedMidRun(t *testing.T) {
 		}
 		if s.DuplicateEffects != c.dups || int64(s.Figures["txn_timeouts"].(int)) != c.timeouts || int64(s.Figures["records_aborted"].(int)) != c.ab || s.Lost != 0 {
 			t.Errorf("%q → %q: dups %d timeouts %v aborted %v lost %d", c.from, c.to, s.DuplicateEffects, s.Figures["txn_timeouts"], s.Figures["records_aborted"], s.Lost)
-		}
-	}
-}
-
-// The explorer checkpoints (often, here), seeks back and forth and forks
-// this family's worlds: a branch's summary equals the headless run's, and
-// a fork's knob change from the middle gives the same summary twice.
-func TestExplorerSeekAndFork(t *testing.T) {
-	s := spec(t)
-	straight, _, err := engine.Run(s, engine.RunOptions{Seed: s.Seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := engine.NewExplorer(s, s.Seed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x.Every = 7
-	x.End()
-	n := x.Pos()
-	for _, p := range []int64{n / 2, 3, n - 1, n / 3, n} {
-		x.Goto(p)
-	}
-	if got := x.Summary(x.Branch()); got.TraceSHA256 != straight.TraceSHA256 || got.DuplicateEffects != straight.DuplicateEffects {
-		t.Fatalf("explored main %s, headless %s", got.TraceSHA256, straight.TraceSHA256)
-	}
-	k := engine.KnobsFor(s)[0]
-	other := ""
-	for _, c := range k.Choices {
-		if c != k.Get(&s.Params) {
-			other = c
-		}
-	}
-	if other == "" {
-		other = "7"
-	}
-	var sums []string
-	for i := 0; i < 2; i++ {
-		x.Switch(x.Branches()[0])
-		x.Goto(n / 2)
-		b, err := x.Fork(engine.ForkOptions{Name: "mid", Pos: n / 2, At: x.World().Now, Set: []engine.Setting{{Knob: k.Name, Value: other}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x.End()
-		x.Goto(x.Pos() / 2)
-		sums = append(sums, x.Summary(b).TraceSHA256)
-	}
-	if sums[0] != sums[1] {
-		t.Errorf("the same fork twice: %s and %s", sums[0], sums[1])
-	}
-}
-
-// Every bookmark lands on an event of the lesson's run.
-func TestBookmarksLandOnEvents(t *testing.T) {
-	s := spec(t)
-	at := map[engine.Time]bool{}
-	w, _ := engine.NewWorld(s, s.Seed, nil)
-	for w.Step(sinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) { at[e.T] = true })) {
-	}
-	for _, b := range s.Bookmarks {
-		if !at[b.At] {
-			t.Errorf("bookmark %q at %s: no event then", b.Title, b.At.Short())
-		}
-	}
-}
-
-// Each exercise's preset fork runs to the end and loses nothing.
-func TestExercisesRun(t *testing.T) {
-	s := spec(t)
-	if len(s.Exercises) == 0 {
-		t.Fatal("no exercises")
-	}
-	for _, ex := range s.Exercises {
-		sum, _, err := engine.Run(s, engine.RunOptions{Seed: s.Seed, HasAt: true, At: ex.At, AtSet: ex.Set})
-		if err != nil {
-			t.Fatalf("exercise %s: %v", ex.Key, err)
-		}
-		if sum.Events == 0 || sum.Lost != 0 {
-			t.Errorf("exercise %s: %d events, %d lost", ex.Key, sum.Events, sum.Lost)
 		}
 	}
 }
