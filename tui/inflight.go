@@ -39,14 +39,21 @@ func (m Model) flightPane(w int) (title string, lines []string, ids []int32, tot
 		lines = append(lines, m.mark(wk.Msg, m.st.Bad.Render(s)))
 		ids = append(ids, wk.Msg)
 	}
-	idle := 0
+	idle, off := 0, 0
 	for _, wk := range workers {
-		if wk.State == engine.WIdle {
+		switch wk.State {
+		case engine.WIdle:
 			idle++
+		case engine.WOff:
+			off++
 		}
 	}
 	if len(lines) == 0 {
-		lines = append(lines, m.st.Dim.Render(fmt.Sprintf("nothing leased · %d of %d workers idle", idle, len(workers))))
+		msg := fmt.Sprintf("nothing leased · %d of %d workers idle", idle, len(workers))
+		if off == len(workers) {
+			msg = fmt.Sprintf("nothing leased · %d workers start at %s", off, m.x.Spec.Workers.Start.Short())
+		}
+		lines = append(lines, m.st.Dim.Render(msg))
 		ids = append(ids, -1)
 	}
 	return title, lines, ids, len(lines)
