@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"github.com/spf13/pflag"
 
 	"encoding/json"
@@ -85,6 +86,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if hasAt {
+			if len(set) == 0 {
+				return usageErr("--at %s: which change? give it with --set", f.at)
+			}
 			o.HasAt, o.At, o.AtSet = true, at, set
 		} else {
 			o.Set = set
@@ -104,6 +108,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			o.Hash = newPipeHash()
 		}
 		sum, w, err = engine.Run(spec, o)
+		if err == nil && o.HasAt && o.At > w.S.LastEvent {
+			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", f.at, w.S.LastEvent.Short())
+		}
 		if err == nil {
 			sum.Code = engine.RunCode(spec, o, w).String()
 		}
@@ -119,7 +126,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 func runCode(spec *engine.Spec, c engine.Code, trace io.Writer) (engine.Summary, error) {
 	x, err := engine.OpenCode(c, spec)
 	if err != nil {
-		return engine.Summary{}, err
+		var stale *engine.ErrStaleCode
+		if errors.As(err, &stale) {
+			return engine.Summary{}, err // exit 1: the code was fine once
+		}
+		return engine.Summary{}, usageErr("%v", err)
 	}
 	b := x.Branch()
 	sum := x.Summary(b)
@@ -178,8 +189,8 @@ func cmdSweep(args []string, stdout io.Writer) error {
 	fs := flagSet("sweep")
 	var f runFlags
 	f.add(fs)
-	var vary string
-	fs.StringVar(&vary, "vary", "", "the knob and its values, key=v1,v2,... (e.g. visibility_timeout=30s,45s,60s,90s)")
+	var varies []string
+	fs.StringArrayVar(&varies, "vary", nil, "the knob and its values, key=v1,v2,... (e.g. visibility_timeout=30s,45s,60s,90s)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -198,6 +209,10 @@ func cmdSweep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(varies) > 1 {
+		return usageErr("sweep: one --vary at a time (give the others as --set)")
+	}
+	vary := strings.Join(varies, "")
 	knob, vals, ok := strings.Cut(vary, "=")
 	if !ok || vals == "" {
 		return usageErr("sweep: --vary key=v1,v2,... is required")
@@ -219,6 +234,9 @@ func cmdSweep(args []string, stdout io.Writer) error {
 		p := spec.Params
 		if err := p.Apply(changes); err != nil {
 			return usageErr("--vary %v", err)
+		}
+		if err := engine.CheckKnobsFor(spec, changes); err != nil {
+			return usageErr("--vary: %v", err)
 		}
 		sum, w, err := engine.Run(spec, o)
 		if err != nil {
@@ -270,6 +288,9 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	fs.StringVar(&file, "incident-file", "", "check this incident file instead of the bundled incidents")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("check takes no arguments (it checks every bundled incident; --incident-file F checks one file)")
 	}
 	specs := incidents.All()
 	if file != "" {

@@ -226,6 +226,15 @@ func cmdOpen(args []string) error {
 	if err != nil {
 		return err
 	}
+	// open the code before taking over the terminal, so a bad one is a
+	// plain one-line error
+	if _, err := engine.OpenCode(code, spec); err != nil {
+		var stale *engine.ErrStaleCode
+		if errors.As(err, &stale) {
+			return err
+		}
+		return usageErr("%v", err)
+	}
 	return tui.Run(tui.Options{Spec: spec, Code: code.String()})
 }
 

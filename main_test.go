@@ -177,6 +177,15 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--code", "garbage"}, "share code"},
 		{[]string{"run", "--incident-file", "/nonexistent.yaml"}, "nonexistent"},
 		{[]string{"nope-incident"}, `unknown incident "nope-incident"`},
+		{[]string{"sweep", "thursday", "--vary", "dedupe=true,false"}, "does not apply"},
+		{[]string{"sweep", "thursday", "--vary", "max_receives=1,2", "--vary", "ack=before"}, "one --vary"},
+		{[]string{"run", "thursday", "--at", "19:52"}, "--set"},
+		{[]string{"run", "thursday", "--at", "23:59", "--set", "visibility_timeout=60s"}, "after the run ends"},
+		{[]string{"run", "thursday", "--at", "+19:52", "--set", "visibility_timeout=60s"}, "--at"},
+		{[]string{"run", "--code", "thursday@1/p99999999@19:52:00;visibility_timeout=60s#end.d7435a6b"}, "the run ends at event"},
+		{[]string{"run", "--code", "thursday@1#99999999999.d7435a6b"}, "the run ends at event"},
+		{[]string{"check", "nosuch"}, "no arguments"},
+		{[]string{"run", "thursday", "--set", "dedupe=true"}, "does not apply"},
 	}
 	for _, tc := range cases {
 		_, errOut, code := runCLI(tc.args...)

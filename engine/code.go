@@ -211,7 +211,7 @@ func OpenCode(c Code, spec *Spec) (*Explorer, error) {
 		}
 		x.Goto(pos)
 		if x.Pos() != pos {
-			return nil, &ErrStaleCode{c.String(), c.Fingerprint, 0}
+			return nil, fmt.Errorf("share code fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
 		}
 		if _, err := x.Fork(ForkOptions{Name: ForkName(f.Set, f.Override, f.At), Pos: pos, At: f.At, Set: f.Set, Override: f.Override}); err != nil {
 			return nil, fmt.Errorf("share code fork %d: %w", i+1, err)
@@ -221,6 +221,9 @@ func OpenCode(c Code, spec *Spec) (*Explorer, error) {
 		x.End()
 	} else {
 		x.Goto(c.Cursor)
+		if x.Pos() != c.Cursor {
+			return nil, fmt.Errorf("share code cursor is at event %d, but the run ends at event %d", c.Cursor, x.Pos())
+		}
 	}
 	if got := fp32(x.w.fp); got != c.Fingerprint || (c.Cursor >= 0 && x.Pos() != c.Cursor) {
 		return nil, &ErrStaleCode{c.String(), c.Fingerprint, got}

@@ -231,16 +231,13 @@ type walker struct {
 // the branch's end).
 func (x *Explorer) walkerAt(b *Branch, pos int64) *walker {
 	path := b.Path()
-	seg := len(path) - 1
-	for seg > 0 && pos < path[seg].ForkPos {
-		seg--
+	seg := owner(path, pos)
+	own := path[seg]
+	x.extend(own, pos)
+	if pos > own.frontier.Pos {
+		pos = own.frontier.Pos
 	}
-	owner := path[seg]
-	x.extend(owner, pos)
-	if pos > owner.frontier.Pos {
-		pos = owner.frontier.Pos
-	}
-	cp := owner.checkpointBefore(pos)
+	cp := own.checkpointBefore(pos)
 	k := &walker{path: path, seg: seg, w: cp.w.Clone()}
 	for k.w.Pos < pos && k.w.Step(nil) {
 	}
@@ -248,11 +245,22 @@ func (x *Explorer) walkerAt(b *Branch, pos int64) *walker {
 }
 
 func (k *walker) step(sink Sink) bool {
-	if k.seg+1 < len(k.path) && k.w.Pos == k.path[k.seg+1].ForkPos {
+	// a loop: a fork of a fork may branch at the very same event
+	for k.seg+1 < len(k.path) && k.w.Pos == k.path[k.seg+1].ForkPos {
 		k.seg++
 		k.w = k.path[k.seg].cps[0].w.Clone()
 	}
 	return k.w.Step(sink)
+}
+
+// owner is the segment of path whose state a world at pos belongs to: the
+// deepest branch forked at or before pos.
+func owner(path []*Branch, pos int64) int {
+	seg := len(path) - 1
+	for seg > 0 && pos < path[seg].ForkPos {
+		seg--
+	}
+	return seg
 }
 
 func (x *Explorer) stateAt(b *Branch, pos int64) *World { return x.walkerAt(b, pos).w }
@@ -481,15 +489,19 @@ type ForkOptions struct {
 // Fork makes a branch of the current one and moves the cursor onto it, at
 // the fork point. It costs one clone of the state at Pos.
 func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
-	parent := x.cur
-	var w *World
-	if o.Pos == x.w.Pos {
-		w = x.w.Clone()
-	} else {
-		w = x.stateAt(parent, o.Pos)
-		if w.Pos != o.Pos {
-			return nil, fmt.Errorf("fork at event %d: the branch ends at %d", o.Pos, w.Pos)
+	// The parent is the branch whose state the moment belongs to: on a
+	// fork, a moment before its fork point belongs to an ancestor.
+	k := x.k
+	if o.Pos != x.w.Pos || owner(k.path, o.Pos) != k.seg {
+		k = x.walkerAt(x.cur, o.Pos)
+		if k.w.Pos != o.Pos {
+			return nil, fmt.Errorf("fork at event %d: the branch ends at event %d", o.Pos, k.w.Pos)
 		}
+	}
+	parent := k.path[k.seg]
+	w := k.w.Clone()
+	if w.Settled() && o.Override == nil {
+		return nil, fmt.Errorf("fork at event %d: the run has ended there, so a change has nothing left to act on", o.Pos)
 	}
 	// the parent's line must be known (and hashed) up to the fork point
 	for _, c := range parent.Path() {
@@ -501,8 +513,8 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 		}
 	}
 	if o.Override != nil {
-		if o.Override.Index < w.NDec {
-			return nil, fmt.Errorf("decision %d is before the fork point", o.Override.Index)
+		if err := checkOverride(w, *o.Override); err != nil {
+			return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
 		}
 		w.Override(*o.Override)
 	}
@@ -526,6 +538,32 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	x.k.seg = len(x.k.path) - 1
 	x.w = w
 	return b, nil
+}
+
+// checkOverride makes sure a forced decision is the one made at the fork
+// point (its index and kind) and that its value is one it could take.
+func checkOverride(w *World, o DecisionOverride) error {
+	p := w.Clone()
+	var got *Decision
+	for i := 0; i < 2 && got == nil; i++ { // a knob change may come first
+		if !p.Step(sinkFunc(func(_ *World, _ *Event, d *Decision) {
+			if d != nil {
+				dc := *d
+				got = &dc
+			}
+		})) {
+			break
+		}
+	}
+	switch {
+	case got == nil:
+		return fmt.Errorf("no decision is made here to force")
+	case got.Index != o.Index:
+		return fmt.Errorf("the decision made here is %d, not %d", got.Index, o.Index)
+	case !overrideValid(got.Kind, o.Value, got.Lo, got.Hi, got.Mask):
+		return fmt.Errorf("%d is not a value the %s decision can take", o.Value, got.Kind)
+	}
+	return nil
 }
 
 // Switch moves the cursor to branch b at the same position (clipped).

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"inflight/engine"
@@ -266,4 +267,80 @@ func otherValue(k *engine.Knob, v string) string {
 		}
 	}
 	return ""
+}
+
+// A fork of a fork at the very same event replays its own line, the same
+// as one fork with both changes (the reviewer's case: f pressed twice).
+func TestForkOfForkAtSameEvent(t *testing.T) {
+	spec, _ := incidents.Get("thursday")
+	vt := engine.Setting{Knob: "visibility_timeout", Value: "60s"}
+	la := engine.Setting{Knob: "late_ack", Value: "accept"}
+	x, _ := engine.NewExplorer(spec, spec.Seed, nil)
+	x.Every = 50
+	x.Goto(500)
+	at := x.World().Now
+	if _, err := x.Fork(engine.ForkOptions{Pos: 500, At: at, Set: []engine.Setting{vt}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := x.Fork(engine.ForkOptions{Pos: 500, At: at, Set: []engine.Setting{la}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _ := engine.NewExplorer(spec, spec.Seed, nil)
+	y.Goto(500)
+	ref, _ := y.Fork(engine.ForkOptions{Pos: 500, At: at, Set: []engine.Setting{vt, la}})
+	// both forks' changes land in one knob step, as if made together
+	equalTraces(t, "fork of a fork at the same event", evs(y.EventsOn(ref, 0, 1<<40)), evs(x.EventsOn(b, 0, 1<<40)))
+	if x.Summary(b).Effects != y.Summary(ref).Effects {
+		t.Fatal("summaries differ")
+	}
+	var trace strings.Builder
+	x.WriteTrace(b, &trace)
+	if n := strings.Count(trace.String(), "\n"); int64(n) != b.Len() || x.Summary(b).TraceSHA256 != y.Summary(ref).TraceSHA256 {
+		t.Fatalf("trace has %d lines, branch %d events", n, b.Len())
+	}
+}
+
+// Forking while on a branch, at a moment before that branch's own fork,
+// forks the ancestor that owns the moment.
+func TestForkBeforeChildForkPoint(t *testing.T) {
+	spec, _ := incidents.Get("thursday")
+	la := []engine.Setting{{Knob: "late_ack", Value: "accept"}}
+	x, _ := engine.NewExplorer(spec, spec.Seed, nil)
+	x.Every = 50
+	x.Goto(800)
+	if _, err := x.Fork(engine.ForkOptions{Pos: 800, At: x.World().Now, Set: []engine.Setting{{Knob: "visibility_timeout", Value: "60s"}}}); err != nil {
+		t.Fatal(err)
+	}
+	x.Goto(300)
+	b, err := x.Fork(engine.ForkOptions{Pos: 300, At: x.World().Now, Set: la})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Parent != x.Branches()[0] {
+		t.Fatalf("parent is %s, want main", b.Parent.Name)
+	}
+	y, _ := engine.NewExplorer(spec, spec.Seed, nil)
+	y.Goto(300)
+	ref, _ := y.Fork(engine.ForkOptions{Pos: 300, At: y.World().Now, Set: la})
+	equalTraces(t, "fork before the child's fork point", evs(y.EventsOn(ref, 0, 1<<40)), evs(x.EventsOn(b, 0, 1<<40)))
+	if d, ok := x.Compare(x.Branches()[0], b); !ok || d.Pos != 300 {
+		t.Fatalf("divergence %d %v, want 300", d.Pos, ok)
+	}
+	if _, err := engine.OpenCode(x.Code(), spec); err != nil {
+		t.Fatalf("its own code does not open: %v", err)
+	}
+}
+
+func TestForkRefusesWhatCannotApply(t *testing.T) {
+	spec, _ := incidents.Get("thursday")
+	x, _ := engine.NewExplorer(spec, spec.Seed, nil)
+	x.End()
+	if _, err := x.Fork(engine.ForkOptions{Pos: x.Pos(), At: x.World().Now, Set: []engine.Setting{{Knob: "late_ack", Value: "accept"}}}); err == nil {
+		t.Error("a fork at the end was accepted")
+	}
+	x.Goto(100)
+	if _, err := x.Fork(engine.ForkOptions{Pos: 100, Override: &engine.DecisionOverride{Index: 99999, Value: 1}}); err == nil {
+		t.Error("an override of a decision not made there was accepted")
+	}
 }

@@ -71,7 +71,9 @@ func TestShareCodeRoundTrip(t *testing.T) {
 	if !ok {
 		t.Fatal("no decision")
 	}
-	if _, err := x.Fork(engine.ForkOptions{Pos: e.Event.Pos, At: e.Event.T, Override: &engine.DecisionOverride{Index: e.Decision.Index, Value: e.Decision.Lo}}); err != nil {
+	vals, _ := x.World().DecisionChoices(e.Decision)
+	alt := vals[len(vals)-1]
+	if _, err := x.Fork(engine.ForkOptions{Pos: e.Event.Pos, At: e.Event.T, Override: &engine.DecisionOverride{Index: e.Decision.Index, Value: alt}}); err != nil {
 		t.Fatal(err)
 	}
 	x.Step(25)

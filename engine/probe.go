@@ -16,6 +16,7 @@ type MsgFacts struct {
 	LastEffect  Time
 	DLQ         bool
 	Gone        Time // when the broker stopped holding it (ack or DLQ), or -1
+	DLQAt       Time // when it first reached the dead letter queue, or -1
 }
 
 // Probe is a sink that keeps facts per message, for checks and tests on
@@ -34,7 +35,7 @@ func (p *Probe) Event(w *World, e *Event, d *Decision) {
 	}
 	f := p.Msgs[e.Msg]
 	if f == nil {
-		f = &MsgFacts{FirstEffect: -1, LastEffect: -1, Gone: -1}
+		f = &MsgFacts{FirstEffect: -1, LastEffect: -1, Gone: -1, DLQAt: -1}
 		p.Msgs[e.Msg] = f
 	}
 	switch e.Kind {
@@ -51,6 +52,9 @@ func (p *Probe) Event(w *World, e *Event, d *Decision) {
 	case EvDLQ:
 		f.DLQ = true
 		f.Gone = e.T
+		if f.DLQAt < 0 {
+			f.DLQAt = e.T
+		}
 	case EvAck:
 		if e.Aux != AckLateNoop {
 			f.Gone = e.T
@@ -92,8 +96,10 @@ func (p *Probe) Lookup(key string) (string, bool, error) {
 			return strconv.FormatBool(f.DLQ), true, nil
 		case "gone":
 			return f.Gone.Short(), true, nil
+		case "dlq_at":
+			return f.DLQAt.Short(), true, nil
 		}
-		return "", true, fmt.Errorf("%s: want effects, deliveries, first_effect, last_effect or dlq", key)
+		return "", true, fmt.Errorf("%s: want effects, deliveries, first_effect, last_effect, dlq, dlq_at or gone", key)
 	case len(parts) >= 3 && (parts[0] == "published_before" || parts[0] == "published_from") && parts[len(parts)-1] == "effects":
 		at, err := ParseClock(strings.Join(parts[1:len(parts)-1], "."))
 		if err != nil {

@@ -58,12 +58,15 @@ func (w *World) Summarize(traceHash string) Summary {
 	}
 	s.MaxOldestAgeS = maxAge.Seconds()
 	busy := w.S.BusyMs
-	stuck := 0
+	stuck, retried := 0, 0
 	for _, wk := range w.workers {
 		if wk.State == WBusy {
 			busy += int64(end - wk.Since)
 			if wk.Wedged {
 				stuck++
+				if m, ok := w.Msg(wk.Msg); ok && m.Receives > wk.Delivery {
+					retried++ // delivered again after its handler wedged
+				}
 			}
 		}
 	}
@@ -87,6 +90,7 @@ func (w *World) Summarize(traceHash string) Summary {
 		"late_acks_accepted": w.S.LateAccepted,
 		"held_at_end":        len(w.leased) + w.visible,
 		"wedged":             stuck,
+		"wedged_retried":     retried,
 		"last_effect":        w.S.LastEffect.Short(),
 	}
 	if w.fam != nil {

@@ -63,7 +63,11 @@ func FormatDuration(d Duration) string {
 
 // ParseClock reads "19:52", "19:52:00" or "19:52:34.5" into a Time.
 func ParseClock(s string) (Time, error) {
-	parts := strings.Split(strings.TrimSpace(s), ":")
+	s = strings.TrimSpace(s)
+	if strings.ContainsAny(s, "+- ") {
+		return 0, fmt.Errorf("clock %q: want HH:MM[:SS[.mmm]]", s)
+	}
+	parts := strings.Split(s, ":")
 	if len(parts) < 2 || len(parts) > 3 {
 		return 0, fmt.Errorf("clock %q: want HH:MM[:SS[.mmm]]", s)
 	}
