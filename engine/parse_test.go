@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,6 +24,19 @@ func TestClockRoundTrip(t *testing.T) {
 		if _, err := engine.ParseClock(bad); err == nil {
 			t.Errorf("ParseClock(%q) accepted", bad)
 		}
+	}
+}
+
+// The clock's fast path and its general one agree.
+func TestClockFormats(t *testing.T) {
+	for _, ms := range []int64{0, 1, 999, 59_999, 3_599_999, 71_554_000, 99*3_600_000 + 3_599_999} {
+		want := fmt.Sprintf("%02d:%02d:%02d.%03d", ms/3_600_000, ms/60_000%60, ms/1000%60, ms%1000)
+		if got := engine.Time(ms).Clock(); got != want {
+			t.Errorf("Clock(%d) = %s, want %s", ms, got, want)
+		}
+	}
+	if got := engine.Time(100 * engine.Hour).Clock(); got != "100:00:00.000" {
+		t.Errorf("100 h: %s", got)
 	}
 }
 

@@ -31,6 +31,18 @@ func (t Time) Clock() string {
 	if t == Never {
 		return "never"
 	}
+	if t >= 0 && t < 100*Hour {
+		// the common case without fmt: captions format a clock for every
+		// event a timeline lists
+		ms := int64(t)
+		b := [12]byte{'0', '0', ':', '0', '0', ':', '0', '0', '.', '0', '0', '0'}
+		two := func(i int, v int64) { b[i], b[i+1] = byte('0'+v/10), byte('0'+v%10) }
+		two(0, ms/3_600_000)
+		two(3, ms/60_000%60)
+		two(6, ms/1000%60)
+		b[9], b[10], b[11] = byte('0'+ms%1000/100), byte('0'+ms%100/10), byte('0'+ms%10)
+		return string(b[:])
+	}
 	neg := t < 0
 	if neg {
 		t = -t

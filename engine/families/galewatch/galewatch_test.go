@@ -177,14 +177,3 @@ func BenchmarkGalewatchClone(b *testing.B) {
 		_ = f.Clone()
 	}
 }
-
-func TestClockAndTurbine(t *testing.T) {
-	for _, v := range []engine.Time{0, 10*engine.Hour + 327, 10*engine.Hour + 5*engine.Minute + 59*engine.Second + 999, 23*engine.Hour + 59*engine.Minute} {
-		if clock(v) != v.Clock() {
-			t.Errorf("clock(%d) = %s, want %s", v, clock(v), v.Clock())
-		}
-	}
-	if Turbine(0) != "T0001" || Turbine(416) != "T0417" || Turbine(1239) != "T1240" {
-		t.Error(Turbine(0), Turbine(416), Turbine(1239))
-	}
-}

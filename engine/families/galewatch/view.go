@@ -16,23 +16,7 @@ func Turbine(t int) string {
 	return string([]byte{'T', byte('0' + n/1000), byte('0' + n/100%10), byte('0' + n/10%10), byte('0' + n%10)})
 }
 
-func stamp(v int64) string { return clock(engine.Time(v)) }
-
-// clock is engine.Time.Clock without fmt: a caption is built for every
-// event the explorer lists, and Galewatch has 372,000 of them.
-func clock(t engine.Time) string {
-	if t < 0 || t >= 100*engine.Hour {
-		return t.Clock()
-	}
-	ms := int64(t)
-	b := [12]byte{'0', '0', ':', '0', '0', ':', '0', '0', '.', '0', '0', '0'}
-	two := func(i int, v int64) { b[i], b[i+1] = byte('0'+v/10), byte('0'+v%10) }
-	two(0, ms/3_600_000)
-	two(3, ms/60_000%60)
-	two(6, ms/1000%60)
-	b[9], b[10], b[11] = byte('0'+ms%1000/100), byte('0'+ms%100/10), byte('0'+ms%10)
-	return string(b[:])
-}
+func stamp(v int64) string { return engine.Time(v).Clock() }
 
 // KindName names the family's event kinds for the trace.
 func (g *Galewatch) KindName(k engine.Kind) string {
@@ -101,7 +85,7 @@ func (g *Galewatch) Panes(w *engine.World) engine.Panes {
 	}
 	for _, x := range g.retries {
 		bar := float64(x.at-w.Now) / float64(RetryAfter)
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  again at %s", Turbine(int(x.reading)%Turbines), clock(x.stamp), clock(x.at)), Bar: bar})
+		p.Queue = append(p.Queue, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  again at %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Bar: bar})
 	}
 	for i := g.nWatch - 1; i >= 0 && i >= g.nWatch-len(g.watch); i-- {
 		x := g.watch[i%len(g.watch)]
@@ -123,7 +107,7 @@ func (g *Galewatch) Panes(w *engine.World) engine.Panes {
 	}
 	for i := g.nRejected - 1; i >= 0 && i >= g.nRejected-len(g.rejected); i-- {
 		x := g.rejected[i%len(g.rejected)]
-		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  re-sent %s", Turbine(int(x.reading)%Turbines), clock(x.stamp), clock(x.at)), Mark: "COPY", Bar: -1})
+		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  re-sent %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Mark: "COPY", Bar: -1})
 	}
 	return p
 }

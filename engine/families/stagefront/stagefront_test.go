@@ -172,14 +172,3 @@ func BenchmarkStagefrontClone(b *testing.B) {
 		_ = f.Clone()
 	}
 }
-
-func TestNames(t *testing.T) {
-	for _, v := range []engine.Time{0, 10*engine.Hour + 1197, 10*engine.Hour + 59*engine.Minute + 59*engine.Second + 999} {
-		if clock(v) != v.Clock() {
-			t.Errorf("clock(%d) = %s, want %s", v, clock(v), v.Clock())
-		}
-	}
-	if Consumer(0) != "c01" || Consumer(39) != "c40" {
-		t.Error(Consumer(0), Consumer(39))
-	}
-}

@@ -18,22 +18,6 @@ func Consumer(i int) string {
 
 func seat(id int32) string { return "hold " + strconv.Itoa(int(id)) }
 
-// clock is engine.Time.Clock without fmt: the hot captions are built for
-// every one of a sale's 800,000 events the explorer lists.
-func clock(t engine.Time) string {
-	if t < 0 || t >= 100*engine.Hour {
-		return t.Clock()
-	}
-	ms := int64(t)
-	b := [12]byte{'0', '0', ':', '0', '0', ':', '0', '0', '.', '0', '0', '0'}
-	two := func(i int, v int64) { b[i], b[i+1] = byte('0'+v/10), byte('0'+v%10) }
-	two(0, ms/3_600_000)
-	two(3, ms/60_000%60)
-	two(6, ms/1000%60)
-	b[9], b[10], b[11] = byte('0'+ms%1000/100), byte('0'+ms%100/10), byte('0'+ms%10)
-	return string(b[:])
-}
-
 // KindName names the family's event kinds for the trace.
 func (s *Stagefront) KindName(k engine.Kind) string {
 	if i := int(k - engine.FamilyKind); k >= engine.FamilyKind && i < len(kindNames) {
@@ -47,12 +31,12 @@ func (s *Stagefront) Caption(w *engine.World, e *engine.Event, d *engine.Decisio
 	who := Consumer(int(e.Worker))
 	switch e.Kind {
 	case engine.EvPublish:
-		return "a press at " + clock(e.T) + " holds a seat: “sell " + seat(e.Msg) + "” queued", true
+		return "a press at " + engine.Time(e.T).Clock() + " holds a seat: “sell " + seat(e.Msg) + "” queued", true
 	case engine.EvDeliver:
 		if e.Delivery > 1 {
 			return fmt.Sprintf("%s delivered again, to %s (delivery %d): its last lease ran out with no ack", seat(e.Msg), who, e.Delivery), true
 		}
-		return seat(e.Msg) + " delivered to " + who + " (lease until " + clock(engine.Time(e.Value)) + ")", true
+		return seat(e.Msg) + " delivered to " + who + " (lease until " + engine.Time(engine.Time(e.Value)).Clock() + ")", true
 	case engine.EvEffect:
 		return who + ": update holds set status='sold' where id=" + strconv.Itoa(int(e.Msg)) + " and status='held' — 1 row: the seat is sold", true
 	case KindZeroRows:
@@ -100,7 +84,7 @@ func (s *Stagefront) consumerRows(w *engine.World) []engine.PaneRow {
 	var rows []ranked
 	featured := w.Spec().Featured
 	for _, l := range s.orphans {
-		r := engine.PaneRow{Msg: l.hold, Text: fmt.Sprintf("%s  delivery %d  back at %s", seat(l.hold), l.delivery, clock(l.end)), Mark: "LEASED", Bar: bar(l.end)}
+		r := engine.PaneRow{Msg: l.hold, Text: fmt.Sprintf("%s  delivery %d  back at %s", seat(l.hold), l.delivery, engine.Time(l.end).Clock()), Mark: "LEASED", Bar: bar(l.end)}
 		rows = append(rows, ranked{1, -l.end, r})
 	}
 	for i, c := range s.consumers {
@@ -156,7 +140,7 @@ func (s *Stagefront) Panes(w *engine.World) engine.Panes {
 	}
 	p.InFlight = s.consumerRows(w)
 	for _, dl := range w.DeadLetters(40) {
-		r := engine.PaneRow{Msg: dl.Msg, Text: fmt.Sprintf("%s  at %s", seat(dl.Msg), clock(dl.At)), Bar: -1}
+		r := engine.PaneRow{Msg: dl.Msg, Text: fmt.Sprintf("%s  at %s", seat(dl.Msg), engine.Time(dl.At).Clock()), Bar: -1}
 		if s.h.at(dl.Msg).sold {
 			r.Mark = "SOLD"
 		}
