@@ -183,6 +183,21 @@ func (c *Cluster) Assignment(groupID, memberID string) []TP {
 	return nil
 }
 
+// Owner returns the member that owns tp in the group's current generation,
+// or "" when nobody does (before a rebalance assigns a new partition).
+func (c *Cluster) Owner(groupID string, tp TP) string {
+	if g, ok := c.groups[groupID]; ok {
+		for _, m := range g.Members {
+			for _, a := range m.Assigned {
+				if a == tp {
+					return m.ID
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // Generation returns a group's generation (0 if it does not exist).
 func (c *Cluster) Generation(groupID string) int {
 	if g, ok := c.groups[groupID]; ok {

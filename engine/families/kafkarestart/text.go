@@ -152,14 +152,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 		if ok {
 			cs = fmt.Sprint(com)
 		}
-		owner := ""
-		for _, m := range f.C.Members(Group) {
-			for _, a := range f.C.Assignment(Group, m) {
-				if a == tp {
-					owner = m
-				}
-			}
-		}
+		owner := f.C.Owner(Group, tp)
 		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1,
 			Text: fmt.Sprintf("p%d  LEO %d · LSO %d · committed %s · lag %d · %s", part, leo, lso, cs, f.C.Lag(Group, tp), owner)})
 		if f.Cons != nil {
