@@ -326,7 +326,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	return nil
 }
 
-func cmdValidate(args []string, stdout io.Writer) error {
+func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	fs := flagSet("validate")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -336,7 +336,9 @@ func cmdValidate(args []string, stdout io.Writer) error {
 	}
 	spec, err := incidents.Load(fs.Arg(0))
 	if err != nil {
-		return &exitError{1, err.Error()}
+		// one problem a line, each with its position, like a compiler
+		fmt.Fprintln(stderr, err)
+		return &exitError{1, ""}
 	}
 	if _, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, MaxSteps: 1}); err != nil {
 		return &exitError{1, fmt.Sprintf("%s: %v", fs.Arg(0), err)}

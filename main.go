@@ -65,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "check":
 		err = cmdCheck(args[1:], stdout)
 	case "validate":
-		err = cmdValidate(args[1:], stdout)
+		err = cmdValidate(args[1:], stdout, stderr)
 	case "open":
 		err = cmdOpen(args[1:])
 	case "serve":
