@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -197,6 +198,24 @@ func TestBadInput(t *testing.T) {
 		}
 		if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
 			t.Errorf("%v: a stack trace", tc.args)
+		}
+	}
+}
+
+// The share codes the README shows still open: an engine change that alters
+// their runs must update the README too.
+func TestReadmeCodesReproduce(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := regexp.MustCompile(`[a-z-]+@\d+[^\s'`+"`"+`]*#(?:end|\d+)\.[0-9a-f]{8}`).FindAllString(string(data), -1)
+	if len(codes) == 0 {
+		t.Fatal("no share codes found in README.md")
+	}
+	for _, c := range codes {
+		if _, errOut, code := runCLI("run", "--code", c); code != 0 {
+			t.Errorf("README code %s: %s", c, errOut)
 		}
 	}
 }
