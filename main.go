@@ -228,14 +228,15 @@ func cmdOpen(args []string) error {
 	}
 	// open the code before taking over the terminal, so a bad one is a
 	// plain one-line error
-	if _, err := engine.OpenCode(code, spec); err != nil {
+	x, err := engine.OpenCode(code, spec)
+	if err != nil {
 		var stale *engine.ErrStaleCode
 		if errors.As(err, &stale) {
 			return err
 		}
 		return usageErr("%v", err)
 	}
-	return tui.Run(tui.Options{Spec: spec, Code: code.String()})
+	return tui.Run(tui.Options{Spec: spec, Explorer: x})
 }
 
 func specForCode(s, file string) (*engine.Spec, engine.Code, error) {

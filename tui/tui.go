@@ -20,6 +20,7 @@ type Options struct {
 	Seed      uint64             // 0 with Spec: use Spec.Seed
 	Set       []engine.Setting   // knobs from the start
 	Code      string             // open at a share code instead (inflight open CODE)
+	Explorer  *engine.Explorer   // open this explorer as it is (a code the caller already opened)
 	Renderer  *lipgloss.Renderer // nil: lipgloss.DefaultRenderer(); the SSH server passes one per session
 	Stage     *Stage             // nil: no presenter mode
 	Presenter bool               // this session drives the stage
@@ -42,6 +43,9 @@ func New(o Options) (Model, error) {
 
 // openExplorer builds the engine explorer Options name.
 func openExplorer(o Options) (*engine.Explorer, error) {
+	if o.Explorer != nil {
+		return o.Explorer, nil
+	}
 	if o.Code != "" {
 		return openCode(o.Code, o.Spec)
 	}
