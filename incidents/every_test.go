@@ -1,6 +1,8 @@
 package incidents_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"inflight/engine"
@@ -108,3 +110,63 @@ func otherValue(k *engine.Knob, v string) string {
 type sinkFunc func(*engine.World, *engine.Event, *engine.Decision)
 
 func (f sinkFunc) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
+
+// TestCloneMidRun: a world cloned mid-run, stepped in turn with its
+// original, gives the same trace as a straight run — for every incident
+// under 60,000 events and every fork its file lists that applies from the
+// start. Shared state between a world and its clone (a family's Clone that
+// forgets a slice) shows up here as a divergence.
+func TestCloneMidRun(t *testing.T) {
+	for _, s := range incidents.All() {
+		runs := [][]engine.Setting{nil}
+		for _, f := range s.Forks {
+			if !f.HasAt {
+				runs = append(runs, f.Set)
+			}
+		}
+		for _, set := range runs {
+			straight := &lines{}
+			w, err := engine.NewWorld(s, s.Seed, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for w.Step(straight) && len(straight.l) < 60_000 {
+			}
+			n := len(straight.l)
+			if n >= 60_000 {
+				break // the big ones have their own clone tests
+			}
+			for _, cut := range []int{1, n / 7, n / 3, n / 2, n - 2} {
+				a := &lines{}
+				w, _ := engine.NewWorld(s, s.Seed, set)
+				for i := 0; i < cut; i++ {
+					w.Step(a)
+				}
+				c := w.Clone()
+				b := &lines{l: append([]string(nil), a.l...)}
+				for {
+					x, y := w.Step(a), c.Step(b)
+					if !x && !y {
+						break
+					}
+				}
+				want := strings.Join(straight.l, "\n")
+				if strings.Join(a.l, "\n") != want || strings.Join(b.l, "\n") != want {
+					t.Fatalf("%s %v cut %d of %d: a clone diverged from the straight run", s.ID, set, cut, n)
+				}
+			}
+		}
+	}
+}
+
+// lines records each event as the trace would show it, decision included.
+type lines struct{ l []string }
+
+func (r *lines) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
+	tl := w.Line(e, d)
+	s := tl.T + " " + tl.Kind + " " + tl.Caption
+	if tl.Decision != nil {
+		s += fmt.Sprintf(" [%d=%d]", tl.Decision.Index, tl.Decision.Chosen)
+	}
+	r.l = append(r.l, s)
+}

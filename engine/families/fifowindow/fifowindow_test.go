@@ -59,43 +59,6 @@ func TestAnswerDecisionIsForkable(t *testing.T) {
 	}
 }
 
-type rec struct{ lines []string }
-
-func (r *rec) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
-	l := w.Line(e, d)
-	s := fmt.Sprintf("%s %s %s", l.T, l.Kind, l.Caption)
-	if l.Decision != nil {
-		s += fmt.Sprintf(" [%d=%d]", l.Decision.Index, l.Decision.Chosen)
-	}
-	r.lines = append(r.lines, s)
-}
-
-// A world cloned mid-run and both copies stepped on give the straight
-// run's trace, each on its own.
-func TestCloneMidRun(t *testing.T) {
-	s := spec(t)
-	straight := &rec{}
-	w, _ := engine.NewWorld(s, 1, nil)
-	for w.Step(straight) {
-	}
-	for cut := 1; cut < len(straight.lines); cut++ {
-		a := &rec{}
-		w, _ := engine.NewWorld(s, 1, nil)
-		for i := 0; i < cut; i++ {
-			w.Step(a)
-		}
-		c := w.Clone()
-		b := &rec{lines: append([]string(nil), a.lines...)}
-		for w.Step(a) {
-		}
-		for c.Step(b) {
-		}
-		if fmt.Sprint(a.lines) != fmt.Sprint(straight.lines) || fmt.Sprint(b.lines) != fmt.Sprint(straight.lines) {
-			t.Fatalf("cut %d: clone diverged\nstraight %v\noriginal %v\nclone    %v", cut, straight.lines, a.lines, b.lines)
-		}
-	}
-}
-
 func TestPanes(t *testing.T) {
 	w, _ := engine.NewWorld(spec(t), 1, nil)
 	for w.Now < 14*engine.Hour+2*engine.Minute && w.Step(nil) {

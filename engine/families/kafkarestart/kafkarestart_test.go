@@ -97,49 +97,6 @@ type sinkFunc func(w *engine.World, e *engine.Event, d *engine.Decision)
 
 func (f sinkFunc) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
 
-type rec struct{ lines []string }
-
-func (r *rec) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
-	l := w.Line(e, d)
-	s := fmt.Sprintf("%s %s %s", l.T, l.Kind, l.Caption)
-	if l.Decision != nil {
-		s += fmt.Sprintf(" [%d=%d]", l.Decision.Index, l.Decision.Chosen)
-	}
-	r.lines = append(r.lines, s)
-}
-
-func TestCloneMidRun(t *testing.T) {
-	s := spec(t)
-	for _, set := range [][]engine.Setting{
-		{{Knob: "batch", Value: "9"}, {Knob: "email_crash", Value: "true"}},
-		{{Knob: "batch", Value: "9"}, {Knob: "email_crash", Value: "true"}, {Knob: "transactional_id", Value: "shop-1"}},
-	} {
-		straight := &rec{}
-		w, _ := engine.NewWorld(s, 1, set)
-		for w.Step(straight) {
-		}
-		for cut := 1; cut < len(straight.lines); cut += 3 {
-			a := &rec{}
-			w, _ := engine.NewWorld(s, 1, set)
-			for i := 0; i < cut; i++ {
-				w.Step(a)
-			}
-			c := w.Clone()
-			b := &rec{lines: append([]string(nil), a.lines...)}
-			// interleave the two so shared state would show
-			for {
-				x, y := w.Step(a), c.Step(b)
-				if !x && !y {
-					break
-				}
-			}
-			if strings.Join(a.lines, "\n") != strings.Join(straight.lines, "\n") || strings.Join(b.lines, "\n") != strings.Join(straight.lines, "\n") {
-				t.Fatalf("%v cut %d: a clone diverged from the straight run", set, cut)
-			}
-		}
-	}
-}
-
 func TestPanesAndCounts(t *testing.T) {
 	set := []engine.Setting{{Knob: "transactional_id", Value: "shop-1"}, {Knob: "batch", Value: "10"}}
 	w, _ := engine.NewWorld(spec(t), 1, set)

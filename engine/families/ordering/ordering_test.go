@@ -28,8 +28,6 @@ func run(t *testing.T, seed uint64, set ...engine.Setting) engine.Summary {
 	return s
 }
 
-func fig(s engine.Summary, k string) int { return s.Figures[k].(int) }
-
 // The published figures on several seeds, not only the lesson's: keyed →
 // 0 out of order; each breaking knob → out_of_order and wrong_final above
 // 0; versions=true with it → wrong_final 0; nothing lost anywhere.
@@ -42,17 +40,17 @@ func TestFiguresAcrossSeeds(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= 4; seed++ {
 		s := run(t, seed)
-		if fig(s, "out_of_order") != 0 || fig(s, "wrong_final") != 0 || s.Lost != 0 || s.DuplicateEffects != 0 || s.Messages != 3*int64(fig(s, "orders")) {
-			t.Errorf("seed %d keyed: out_of_order %d wrong_final %d lost %d dups %d messages %d", seed, fig(s, "out_of_order"), fig(s, "wrong_final"), s.Lost, s.DuplicateEffects, s.Messages)
+		if int(s.Figure("out_of_order")) != 0 || int(s.Figure("wrong_final")) != 0 || s.Lost != 0 || s.DuplicateEffects != 0 || s.Messages != 3*int64(int(s.Figure("orders"))) {
+			t.Errorf("seed %d keyed: out_of_order %d wrong_final %d lost %d dups %d messages %d", seed, int(s.Figure("out_of_order")), int(s.Figure("wrong_final")), s.Lost, s.DuplicateEffects, s.Messages)
 		}
 		for _, b := range breakers {
 			s := run(t, seed, b)
-			if fig(s, "out_of_order") <= 0 || fig(s, "wrong_final") <= 0 || s.Lost != 0 {
-				t.Errorf("seed %d %s=%s: out_of_order %d wrong_final %d lost %d", seed, b.Knob, b.Value, fig(s, "out_of_order"), fig(s, "wrong_final"), s.Lost)
+			if int(s.Figure("out_of_order")) <= 0 || int(s.Figure("wrong_final")) <= 0 || s.Lost != 0 {
+				t.Errorf("seed %d %s=%s: out_of_order %d wrong_final %d lost %d", seed, b.Knob, b.Value, int(s.Figure("out_of_order")), int(s.Figure("wrong_final")), s.Lost)
 			}
 			v := run(t, seed, b, engine.Setting{Knob: "versions", Value: "true"})
-			if fig(v, "wrong_final") != 0 || fig(v, "ignored_stale") <= 0 || v.Lost != 0 {
-				t.Errorf("seed %d %s=%s versions: wrong_final %d ignored %d lost %d", seed, b.Knob, b.Value, fig(v, "wrong_final"), fig(v, "ignored_stale"), v.Lost)
+			if int(v.Figure("wrong_final")) != 0 || int(v.Figure("ignored_stale")) <= 0 || v.Lost != 0 {
+				t.Errorf("seed %d %s=%s versions: wrong_final %d ignored %d lost %d", seed, b.Knob, b.Value, int(v.Figure("wrong_final")), int(v.Figure("ignored_stale")), v.Lost)
 			}
 		}
 	}
@@ -72,53 +70,8 @@ func TestLagInTime(t *testing.T) {
 func TestWrongFinalNeedsOutOfOrder(t *testing.T) {
 	for _, set := range [][]engine.Setting{nil, {{Knob: "key", Value: "none"}}, {{Knob: "consumer_threads", Value: "8"}}} {
 		s := run(t, 1, set...)
-		if fig(s, "wrong_final") > fig(s, "out_of_order") {
-			t.Errorf("%v: wrong_final %d > out_of_order %d", set, fig(s, "wrong_final"), fig(s, "out_of_order"))
-		}
-	}
-}
-
-type rec struct{ lines []string }
-
-func (r *rec) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
-	l := w.Line(e, d)
-	s := fmt.Sprintf("%s %s %s", l.T, l.Kind, l.Caption)
-	if l.Decision != nil {
-		s += fmt.Sprintf(" [%d=%d]", l.Decision.Index, l.Decision.Chosen)
-	}
-	r.lines = append(r.lines, s)
-}
-
-// A world cloned mid-run: both copies, stepped in turn, give the straight
-// run's trace.
-func TestCloneMidRun(t *testing.T) {
-	s := spec(t)
-	for _, set := range [][]engine.Setting{
-		{{Knob: "key", Value: "none"}},
-		{{Knob: "consumer_threads", Value: "8"}, {Knob: "repartition", Value: "8"}, {Knob: "retry", Value: "to_tail"}},
-	} {
-		straight := &rec{}
-		w, _ := engine.NewWorld(s, 1, set)
-		for w.Step(straight) {
-		}
-		n := len(straight.lines)
-		for _, cut := range []int{1, n / 7, n / 3, n / 2, 2 * n / 3, n - 2} {
-			a := &rec{}
-			w, _ := engine.NewWorld(s, 1, set)
-			for i := 0; i < cut; i++ {
-				w.Step(a)
-			}
-			c := w.Clone()
-			b := &rec{lines: append([]string(nil), a.lines...)}
-			for {
-				x, y := w.Step(a), c.Step(b)
-				if !x && !y {
-					break
-				}
-			}
-			if strings.Join(a.lines, "\n") != strings.Join(straight.lines, "\n") || strings.Join(b.lines, "\n") != strings.Join(straight.lines, "\n") {
-				t.Fatalf("%v cut %d of %d: a clone diverged from the straight run", set, cut, n)
-			}
+		if int(s.Figure("wrong_final")) > int(s.Figure("out_of_order")) {
+			t.Errorf("%v: wrong_final %d > out_of_order %d", set, int(s.Figure("wrong_final")), int(s.Figure("out_of_order")))
 		}
 	}
 }
@@ -144,8 +97,8 @@ func TestFailDecisionIsForkable(t *testing.T) {
 	for w.Step(nil) {
 	}
 	got := w.Summarize("")
-	if fig(got, "handler_failures") != fig(base, "handler_failures")-1 {
-		t.Errorf("forced success: failures %d, base %d", fig(got, "handler_failures"), fig(base, "handler_failures"))
+	if int(got.Figure("handler_failures")) != int(base.Figure("handler_failures"))-1 {
+		t.Errorf("forced success: failures %d, base %d", int(got.Figure("handler_failures")), int(base.Figure("handler_failures")))
 	}
 }
 
@@ -167,10 +120,10 @@ func TestPanesAndCounts(t *testing.T) {
 	if len(p.Queue) != 8 || !strings.Contains(p.Queue[7].Text, "LEO") {
 		t.Errorf("partition rows: %+v", p.Queue)
 	}
-	if last := fmt.Sprintf("order %d ", fig(w.Summarize(""), "orders")-1); len(p.Inbox) != 201 || !strings.HasPrefix(p.Inbox[0].Text, last) {
+	if last := fmt.Sprintf("order %d ", int(w.Summarize("").Figure("orders"))-1); len(p.Inbox) != 201 || !strings.HasPrefix(p.Inbox[0].Text, last) {
 		t.Errorf("orders table: %d rows, first %q", len(p.Inbox), p.Inbox[0].Text)
 	}
-	if wf := fig(w.Summarize(""), "wrong_final"); wf == 0 || wf > 200 || len(p.DLQ) != wf {
+	if wf := int(w.Summarize("").Figure("wrong_final")); wf == 0 || wf > 200 || len(p.DLQ) != wf {
 		t.Errorf("%d behind rows, wrong_final %d", len(p.DLQ), wf)
 	}
 	if wt, tk := w.Family().Counts(w); wt != 0 || tk != 0 {
