@@ -108,6 +108,18 @@ func normList(s string) string {
 	return strings.Join(parts, ",")
 }
 
+// Figure reads one of the incident's own whole-number figures
+// ("crashes", "balance"), or -1 when it has none by that name.
+func (s Summary) Figure(k string) int64 {
+	switch v := s.Figures[k].(type) {
+	case int64:
+		return v
+	case int:
+		return int64(v)
+	}
+	return -1
+}
+
 // Figures flattens a summary into the keys expectations use: every JSON key,
 // "figures.X", "alert.NAME" and "would_have.NAME" (first firing), and
 // "alerts"/"would_have_fired" as name lists.

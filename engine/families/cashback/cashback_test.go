@@ -8,16 +8,6 @@ import (
 
 const lessonSeed = 10 // cashback.yaml's seed
 
-func fig(s engine.Summary, k string) int64 {
-	switch v := s.Figures[k].(type) {
-	case int64:
-		return v
-	case int:
-		return int64(v)
-	}
-	return -1
-}
-
 // TestPublishedFigures: the lesson's run and its forks, figure by figure.
 func TestPublishedFigures(t *testing.T) {
 	tests := []struct {
@@ -36,14 +26,14 @@ func TestPublishedFigures(t *testing.T) {
 				got, want int64
 			}{
 				{"messages", s.Messages, 5000},
-				{"figures.expected_balance", fig(s, "expected_balance"), 500000},
-				{"figures.crashes", fig(s, "crashes"), tc.crashes},
-				{"figures.balance", fig(s, "balance"), tc.balance},
+				{"figures.expected_balance", s.Figure("expected_balance"), 500000},
+				{"figures.crashes", s.Figure("crashes"), tc.crashes},
+				{"figures.balance", s.Figure("balance"), tc.balance},
 				{"duplicate_effects", s.DuplicateEffects, tc.dups},
 				{"lost", s.Lost, tc.lost},
 				{"effects", s.Effects, tc.effects},
 				{"dlq", s.DLQ, 0},
-				{"figures.pending", fig(s, "pending"), 0},
+				{"figures.pending", s.Figure("pending"), 0},
 			}
 			for _, g := range got {
 				if g.got != g.want {
@@ -58,8 +48,8 @@ func TestPublishedFigures(t *testing.T) {
 // (51 crashes); seed 8 is one, and it ends exact.
 func TestLessonSecondLine(t *testing.T) {
 	s := run(t, testSpec(), 8, engine.Setting{Knob: "dedupe", Value: "true"})
-	if fig(s, "crashes") != 51 || fig(s, "balance") != 500000 {
-		t.Fatalf("seed 8 dedupe=true: crashes %d balance %d, want 51 and 500000", fig(s, "crashes"), fig(s, "balance"))
+	if s.Figure("crashes") != 51 || s.Figure("balance") != 500000 {
+		t.Fatalf("seed 8 dedupe=true: crashes %d balance %d, want 51 and 500000", s.Figure("crashes"), s.Figure("balance"))
 	}
 }
 
@@ -72,20 +62,20 @@ func TestBalanceIsCrashes(t *testing.T) {
 		a := run(t, spec, seed)
 		b := run(t, spec, seed, engine.Setting{Knob: "dedupe", Value: "true"})
 		c := run(t, spec, seed, engine.Setting{Knob: "dedupe", Value: "separate"})
-		crashes := fig(a, "crashes")
+		crashes := a.Figure("crashes")
 		if crashes == 0 {
 			t.Errorf("seed %d: no crashes at 1%%", seed)
 		}
-		if fig(a, "balance")-500000 != 100*crashes || a.DuplicateEffects != crashes || a.Lost != 0 {
-			t.Errorf("seed %d dedupe=false: balance %d, crashes %d, dups %d", seed, fig(a, "balance"), crashes, a.DuplicateEffects)
+		if a.Figure("balance")-500000 != 100*crashes || a.DuplicateEffects != crashes || a.Lost != 0 {
+			t.Errorf("seed %d dedupe=false: balance %d, crashes %d, dups %d", seed, a.Figure("balance"), crashes, a.DuplicateEffects)
 		}
-		if fig(b, "crashes") != crashes || fig(b, "balance") != 500000 || b.DuplicateEffects != 0 || b.Lost != 0 {
-			t.Errorf("seed %d dedupe=true: crashes %d (want %d), balance %d", seed, fig(b, "crashes"), crashes, fig(b, "balance"))
+		if b.Figure("crashes") != crashes || b.Figure("balance") != 500000 || b.DuplicateEffects != 0 || b.Lost != 0 {
+			t.Errorf("seed %d dedupe=true: crashes %d (want %d), balance %d", seed, b.Figure("crashes"), crashes, b.Figure("balance"))
 		}
 		// a crash on a redelivery that skips has nothing to lose
-		harmful := crashes - fig(c, "crashes_after_skip")
-		if fig(c, "crashes") != crashes || 500000-fig(c, "balance") != 100*harmful || c.Lost != harmful || c.DuplicateEffects != 0 || harmful <= 0 {
-			t.Errorf("seed %d dedupe=separate: crashes %d (want %d), balance %d, lost %d", seed, fig(c, "crashes"), crashes, fig(c, "balance"), c.Lost)
+		harmful := crashes - c.Figure("crashes_after_skip")
+		if c.Figure("crashes") != crashes || 500000-c.Figure("balance") != 100*harmful || c.Lost != harmful || c.DuplicateEffects != 0 || harmful <= 0 {
+			t.Errorf("seed %d dedupe=separate: crashes %d (want %d), balance %d, lost %d", seed, c.Figure("crashes"), crashes, c.Figure("balance"), c.Lost)
 		}
 		if a.Deliveries != b.Deliveries || a.Deliveries != c.Deliveries {
 			t.Errorf("seed %d: deliveries %d/%d/%d differ across dedupe modes", seed, a.Deliveries, b.Deliveries, c.Deliveries)
@@ -118,14 +108,14 @@ func TestCloneForksIndependently(t *testing.T) {
 	for again.Step(nil) {
 	}
 	orig, f, a := w.Summarize(""), fork.Summarize(""), again.Summarize("")
-	if fig(orig, "balance") != fig(straight, "balance") || orig.Events != straight.Events || w.Fingerprint() != again.Fingerprint() {
-		t.Fatalf("original after fork: balance %d events %d, straight run %d %d", fig(orig, "balance"), orig.Events, fig(straight, "balance"), straight.Events)
+	if orig.Figure("balance") != straight.Figure("balance") || orig.Events != straight.Events || w.Fingerprint() != again.Fingerprint() {
+		t.Fatalf("original after fork: balance %d events %d, straight run %d %d", orig.Figure("balance"), orig.Events, straight.Figure("balance"), straight.Events)
 	}
-	if fig(a, "balance") != fig(orig, "balance") {
-		t.Fatalf("a second clone ends at %d, the original at %d", fig(a, "balance"), fig(orig, "balance"))
+	if a.Figure("balance") != orig.Figure("balance") {
+		t.Fatalf("a second clone ends at %d, the original at %d", a.Figure("balance"), orig.Figure("balance"))
 	}
-	if fig(f, "crashes") != fig(orig, "crashes") || fig(f, "balance") >= fig(orig, "balance") {
-		t.Fatalf("fork: crashes %d balance %d; original %d %d", fig(f, "crashes"), fig(f, "balance"), fig(orig, "crashes"), fig(orig, "balance"))
+	if f.Figure("crashes") != orig.Figure("crashes") || f.Figure("balance") >= orig.Figure("balance") {
+		t.Fatalf("fork: crashes %d balance %d; original %d %d", f.Figure("crashes"), f.Figure("balance"), orig.Figure("crashes"), orig.Figure("balance"))
 	}
 }
 
@@ -139,8 +129,8 @@ func TestForcedCrash(t *testing.T) {
 	for w.Step(nil) {
 	}
 	s := w.Summarize("")
-	if fig(s, "crashes") != 56 || fig(s, "balance") != 505600 {
-		t.Fatalf("forced crash: crashes %d balance %d", fig(s, "crashes"), fig(s, "balance"))
+	if s.Figure("crashes") != 56 || s.Figure("balance") != 505600 {
+		t.Fatalf("forced crash: crashes %d balance %d", s.Figure("crashes"), s.Figure("balance"))
 	}
 }
 
@@ -188,7 +178,7 @@ func BenchmarkCashbackHeadless(b *testing.B) {
 	spec := testSpec()
 	for i := 0; i < b.N; i++ {
 		s, _, err := engine.Run(spec, engine.RunOptions{Seed: lessonSeed})
-		if err != nil || fig(s, "balance") != 505500 {
+		if err != nil || s.Figure("balance") != 505500 {
 			b.Fatal(err, s.Figures)
 		}
 		b.ReportMetric(float64(s.Events), "events/op")

@@ -22,16 +22,6 @@ func runIt(t testing.TB, seed uint64, set ...engine.Setting) engine.Summary {
 	return s
 }
 
-func fig(s engine.Summary, k string) int64 {
-	switch v := s.Figures[k].(type) {
-	case int64:
-		return v
-	case int:
-		return int64(v)
-	}
-	return -1
-}
-
 // TestPublishedFigures: 372,000 readings, nothing stored twice, every
 // retry rejected, 3 lost by default and 0 without the clock step.
 func TestPublishedFigures(t *testing.T) {
@@ -48,11 +38,11 @@ func TestPublishedFigures(t *testing.T) {
 	for _, tc := range tests {
 		for _, seed := range []uint64{1, 2, 3} {
 			s := runIt(t, seed, tc.set...)
-			if s.Messages != 372000 || s.DuplicateEffects != 0 || s.Lost != tc.lost || fig(s, "rows") != tc.rows || s.Effects != tc.rows {
-				t.Errorf("%s seed %d: messages %d dups %d lost %d rows %d effects %d", tc.name, seed, s.Messages, s.DuplicateEffects, s.Lost, fig(s, "rows"), s.Effects)
+			if s.Messages != 372000 || s.DuplicateEffects != 0 || s.Lost != tc.lost || s.Figure("rows") != tc.rows || s.Effects != tc.rows {
+				t.Errorf("%s seed %d: messages %d dups %d lost %d rows %d effects %d", tc.name, seed, s.Messages, s.DuplicateEffects, s.Lost, s.Figure("rows"), s.Effects)
 			}
-			if r := fig(s, "retries"); r == 0 || r != fig(s, "retries_rejected") || r != fig(s, "timeouts") {
-				t.Errorf("%s seed %d: retries %d rejected %d timeouts %d", tc.name, seed, r, fig(s, "retries_rejected"), fig(s, "timeouts"))
+			if r := s.Figure("retries"); r == 0 || r != s.Figure("retries_rejected") || r != s.Figure("timeouts") {
+				t.Errorf("%s seed %d: retries %d rejected %d timeouts %d", tc.name, seed, r, s.Figure("retries_rejected"), s.Figure("timeouts"))
 			}
 		}
 	}
@@ -78,11 +68,11 @@ func TestCloneForksIndependently(t *testing.T) {
 	for w.Step(nil) {
 	}
 	a, b := w.Summarize(""), fork.Summarize("")
-	if a.Lost != 3 || a.Events != straight.Events || fig(a, "rows") != fig(straight, "rows") {
+	if a.Lost != 3 || a.Events != straight.Events || a.Figure("rows") != straight.Figure("rows") {
 		t.Fatalf("original: lost %d events %d; straight %d %d", a.Lost, a.Events, straight.Lost, straight.Events)
 	}
-	if b.Lost != 0 || fig(b, "rows") != 372000 {
-		t.Fatalf("fork: lost %d rows %d", b.Lost, fig(b, "rows"))
+	if b.Lost != 0 || b.Figure("rows") != 372000 {
+		t.Fatalf("fork: lost %d rows %d", b.Lost, b.Figure("rows"))
 	}
 }
 
@@ -114,8 +104,8 @@ func TestForcedTimeout(t *testing.T) {
 	for w.Step(nil) {
 	}
 	s := w.Summarize("")
-	if fig(s, "retries") != 349 || fig(s, "retries_rejected") != 349 || s.DuplicateEffects != 0 {
-		t.Fatalf("forced timeout: retries %d rejected %d", fig(s, "retries"), fig(s, "retries_rejected"))
+	if s.Figure("retries") != 349 || s.Figure("retries_rejected") != 349 || s.DuplicateEffects != 0 {
+		t.Fatalf("forced timeout: retries %d rejected %d", s.Figure("retries"), s.Figure("retries_rejected"))
 	}
 }
 

@@ -22,16 +22,6 @@ func runIt(t testing.TB, seed uint64, set ...engine.Setting) engine.Summary {
 	return s
 }
 
-func fig(s engine.Summary, k string) int64 {
-	switch v := s.Figures[k].(type) {
-	case int64:
-		return v
-	case int:
-		return int64(v)
-	}
-	return -1
-}
-
 var failure = engine.Setting{Knob: "zero_rows", Value: "failure"}
 
 // TestPublishedFigures: every held seat sold exactly once, nothing in the
@@ -42,17 +32,17 @@ func TestPublishedFigures(t *testing.T) {
 		a := runIt(t, seed)
 		b := runIt(t, seed, failure)
 		for _, s := range []engine.Summary{a, b} {
-			if s.Messages != People || s.Effects != People || fig(s, "sold") != People || s.DuplicateEffects != 0 || s.Lost != 0 {
-				t.Errorf("seed %d: messages %d effects %d sold %d dups %d lost %d", seed, s.Messages, s.Effects, fig(s, "sold"), s.DuplicateEffects, s.Lost)
+			if s.Messages != People || s.Effects != People || s.Figure("sold") != People || s.DuplicateEffects != 0 || s.Lost != 0 {
+				t.Errorf("seed %d: messages %d effects %d sold %d dups %d lost %d", seed, s.Messages, s.Effects, s.Figure("sold"), s.DuplicateEffects, s.Lost)
 			}
 		}
-		crashes := fig(a, "crashes")
-		if crashes == 0 || fig(a, "zero_row_successes") != crashes || a.DLQ != 0 || len(a.Alerts) != 0 {
-			t.Errorf("seed %d success: crashes %d zero-row successes %d dlq %d", seed, crashes, fig(a, "zero_row_successes"), a.DLQ)
+		crashes := a.Figure("crashes")
+		if crashes == 0 || a.Figure("zero_row_successes") != crashes || a.DLQ != 0 || len(a.Alerts) != 0 {
+			t.Errorf("seed %d success: crashes %d zero-row successes %d dlq %d", seed, crashes, a.Figure("zero_row_successes"), a.DLQ)
 		}
 		// the same crashes; each crashed sale fails twice and is dead-lettered
-		if fig(b, "crashes") != crashes || b.DLQ == 0 || b.DLQ != fig(b, "dead_letters_sold") || fig(b, "zero_row_failures") != 2*b.DLQ || fig(b, "zero_row_successes") != 0 {
-			t.Errorf("seed %d failure: crashes %d dlq %d sold in dlq %d zero-row failures %d", seed, fig(b, "crashes"), b.DLQ, fig(b, "dead_letters_sold"), fig(b, "zero_row_failures"))
+		if b.Figure("crashes") != crashes || b.DLQ == 0 || b.DLQ != b.Figure("dead_letters_sold") || b.Figure("zero_row_failures") != 2*b.DLQ || b.Figure("zero_row_successes") != 0 {
+			t.Errorf("seed %d failure: crashes %d dlq %d sold in dlq %d zero-row failures %d", seed, b.Figure("crashes"), b.DLQ, b.Figure("dead_letters_sold"), b.Figure("zero_row_failures"))
 		}
 	}
 }
@@ -86,7 +76,7 @@ func TestCloneForksIndependently(t *testing.T) {
 	for w.Step(nil) {
 	}
 	a, b := w.Summarize(""), fork.Summarize("")
-	if a.Events != straight.Events || a.DLQ != 0 || fig(a, "zero_row_successes") != fig(straight, "zero_row_successes") || w.Fingerprint() == fork.Fingerprint() {
+	if a.Events != straight.Events || a.DLQ != 0 || a.Figure("zero_row_successes") != straight.Figure("zero_row_successes") || w.Fingerprint() == fork.Fingerprint() {
 		t.Fatalf("original: events %d (straight %d), dlq %d", a.Events, straight.Events, a.DLQ)
 	}
 	if b.DLQ == 0 || b.Effects != People || b.DuplicateEffects != 0 {
