@@ -51,6 +51,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	f.add(fs)
 	var trace bool
 	var code string
+	var maxEvents int64
+	fs.Int64Var(&maxEvents, "max-events", engine.DefaultBudget.Events, "stop a run that has not ended after this many events (the summary says so)")
 	fs.BoolVar(&trace, "trace", false, "write every event as a JSON line to stdout (the summary then goes to stderr)")
 	fs.StringVar(&code, "code", "", "reproduce the run a share code names")
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -94,6 +96,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			o.Set = set
 		}
 	}
+	if maxEvents <= 0 {
+		return usageErr("--max-events %d: want a positive number of events", maxEvents)
+	}
+	o.Budget = engine.Budget{Events: maxEvents}
 	out := stdout
 	if trace {
 		o.Trace = stdout
@@ -164,6 +170,7 @@ func printSummary(w io.Writer, format string, s engine.Summary) error {
 		{"incident", s.Incident}, {"seed", fmt.Sprint(s.Seed)},
 		{"messages", fmt.Sprint(s.Messages)}, {"deliveries", fmt.Sprint(s.Deliveries)},
 		{"effects", fmt.Sprint(s.Effects)}, {"duplicate_effects", fmt.Sprint(s.DuplicateEffects)},
+		{"done", fmt.Sprint(s.Done)}, {"held_at_end", fmt.Sprint(s.HeldAtEnd)},
 		{"lost", fmt.Sprint(s.Lost)}, {"dlq", fmt.Sprint(s.DLQ)},
 		{"late_acks_refused", fmt.Sprint(s.LateAcksRefused)},
 		{"max_oldest_age_s", fmt.Sprint(s.MaxOldestAgeS)}, {"busy", fmt.Sprint(s.Busy)},
@@ -182,7 +189,15 @@ func printSummary(w io.Writer, format string, s engine.Summary) error {
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if s.Unfinished != "" {
+		// the run ended with work left: say why, last, where it is seen
+		_, err := fmt.Fprintln(w, s.Unfinished)
+		return err
+	}
+	return nil
 }
 
 func cmdSweep(args []string, stdout io.Writer) error {

@@ -135,6 +135,12 @@ func (w *World) Effect(id int32) int {
 	m.Effects++
 	w.S.Effects++
 	if m.Effects == 1 {
+		if m.Status == StDeleted { // acked before the work: lost until now
+			w.goneDone++
+			if m.Holders > 0 {
+				w.goneWorked--
+			}
+		}
 		w.S.Effected++
 	} else {
 		w.S.Duplicates++

@@ -16,6 +16,7 @@ func (w *World) Finish(id int32) {
 	}
 	m.Status = StDeleted
 	m.Holder = -1
+	w.countGone(m, 1)
 }
 
 // Hold says the system holds message id again after Finish: a record is
@@ -24,6 +25,12 @@ func (w *World) Hold(id int32) {
 	m := w.m(id)
 	if m.Held() || m.Status == StUnpublished {
 		return
+	}
+	switch m.Status {
+	case StDeleted:
+		w.countGone(m, -1)
+	case StDLQ:
+		w.dlqLen--
 	}
 	m.Status = StHeld
 	w.oldest = min(w.oldest, int(id))

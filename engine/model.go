@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"cmp"
+	"slices"
+)
+
 // The model: an SQS-like broker, single-threaded workers under a
 // supervisor, the handler variants, a slow provider and the ground truth.
 // Each step emits at most one event.
@@ -11,6 +16,9 @@ const (
 )
 
 func (w *World) publish(src, k int) {
+	if k >= w.sourceCount(src) {
+		return // a fork lowered the count after this step was scheduled
+	}
 	s := &w.spec.Sources[src]
 	id := int32(w.msgs.push(w.owner))
 	m := w.m(id)
@@ -18,6 +26,7 @@ func (w *World) publish(src, k int) {
 	w.setVisible(id, m)
 	w.enqueue(id, m)
 	w.S.Published++
+	w.srcSent[src] = k + 1
 	if k+1 < w.sourceCount(src) {
 		w.schedule(item{t: s.Start + s.Every*Time(k+1), op: opPublish, w: int16(src), a: int32(k + 1)})
 	}
@@ -144,7 +153,7 @@ func (w *World) dispatch() {
 	w.idle--
 	// field by field: the name and box stay, and are not rewritten
 	wk.State, wk.Msg, wk.Delivery, wk.Since, wk.CallEnd, wk.LeaseEnd = WBusy, id, delivery, w.Now, Never, m.Expiry
-	wk.Wedged, wk.claimed = false, false
+	wk.Wedged, wk.claimed, wk.ackBefore = false, false, w.P.Ack == AckBefore
 	w.S.Deliveries++
 	w.schedule(item{t: m.Expiry, op: opLeaseExpire, a: id, d: delivery})
 	w.schedule(item{t: w.Now, op: opHandle, w: int16(wi)})
@@ -156,7 +165,7 @@ func (w *World) handle(wi int) {
 	wk := &w.workers[wi]
 	id := wk.Msg
 	switch {
-	case w.P.Ack == AckBefore:
+	case wk.ackBefore:
 		// at-most-once: the broker forgets it before any work is done
 		m := w.m(id)
 		w.remove(id, m, StDeleted)
@@ -234,7 +243,7 @@ func (w *World) send(wi int) {
 	copies := w.Effect(id)
 	wk.CallEnd = w.Now + lat
 	w.schedule(item{t: wk.CallEnd, op: opCallReturn, w: int16(wi)})
-	if w.P.Heartbeat > 0 && w.P.Ack == AckAfter {
+	if w.P.Heartbeat > 0 && !wk.ackBefore {
 		w.schedule(item{t: w.Now + w.P.Heartbeat, op: opRenew, w: int16(wi), a: id, d: wk.Delivery})
 	}
 	w.emit(EvEffect, id, wi, wk.Delivery, int64(lat), int64(copies))
@@ -265,7 +274,7 @@ func (w *World) callReturn(wi int) {
 		m.SentAt = w.Now
 		w.schedule(item{t: w.Now, op: opAck, w: int16(wi)})
 		w.emit(EvStamp, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
-	case w.P.Ack == AckBefore:
+	case wk.ackBefore:
 		w.emit(EvAnswer, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
 		w.finish(wi)
 	default:
@@ -325,8 +334,11 @@ func (w *World) release(wi int) {
 	id := wk.Msg
 	m := w.m(id)
 	m.Holders--
+	if m.Holders == 0 && m.Status == StDeleted && m.Effects == 0 {
+		w.goneWorked-- // nobody will act on it now: lost
+	}
 	w.maybeRetire(id, m)
-	wk.Msg, wk.Delivery, wk.CallEnd, wk.claimed, wk.Wedged = -1, 0, Never, false, false
+	wk.Msg, wk.Delivery, wk.CallEnd, wk.claimed, wk.Wedged, wk.ackBefore = -1, 0, Never, false, false, false
 }
 
 func (w *World) crash(wi int, reason int64) {
@@ -429,7 +441,22 @@ func (w *World) remove(id int32, m *Msg, st MsgStatus) {
 	}
 	m.Status = st
 	m.Holder = -1
+	if st == StDeleted {
+		w.countGone(m, 1)
+	}
 	w.maybeRetire(id, m)
+}
+
+// countGone adds d to the counters of deleted messages behind States as
+// m (just deleted, or about to be held again) enters or leaves them.
+func (w *World) countGone(m *Msg, d int64) {
+	w.gone += d
+	switch {
+	case m.Effects > 0:
+		w.goneDone += d
+	case m.Holders > 0:
+		w.goneWorked += d
+	}
 }
 
 func (w *World) maybeRetire(id int32, m *Msg) {
@@ -547,10 +574,118 @@ func (w *World) applyKnobs() {
 		return
 	}
 	// validated when scheduled
+	was := w.P
 	_ = w.P.Apply(w.pending)
+	if w.fam == nil {
+		if was.Mode != w.P.Mode && w.P.Mode == ModeOrdered {
+			w.rehome()
+		}
+		if w.P.Orders > was.Orders {
+			w.resumeSources()
+		}
+	}
 	n := len(w.pending)
 	w.applied = w.pending
 	w.pending = nil
 	w.emit(EvKnob, -1, -1, 0, int64(n), 0)
 	w.wake()
+}
+
+// rehome gives every message a standard queue holds a place in the ordered
+// queue a fork switches to: the visible ones and the ones in flight (a
+// standard queue keeps no place for those), in the order they last entered
+// the queue. A message in flight at the switch is then the head it was, and
+// nothing published after it overtakes it.
+func (w *World) rehome() {
+	type place struct {
+		age uint32 // enqueues since: wraps safely, the queue is far shorter
+		id  int32
+	}
+	var held []place
+	for i := 0; i < w.queue.len(); i++ {
+		q := w.queue.at(i)
+		if m := w.msgs.ptr(int(q.id)); m != nil && m.QSeq == q.qseq && m.Status == StVisible {
+			held = append(held, place{w.qseq - m.QSeq, q.id})
+		}
+	}
+	for _, id := range w.leased {
+		held = append(held, place{w.qseq - w.msgs.ptr(int(id)).QSeq, id})
+	}
+	slices.SortFunc(held, func(a, b place) int {
+		if a.age != b.age {
+			return cmp.Compare(b.age, a.age)
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	w.queue = deque{}
+	for _, p := range held {
+		w.enqueue(p.id, w.m(p.id))
+	}
+}
+
+// resumeSources restarts a source whose count a fork raised after its
+// publishing had ended: it publishes at its own spacing from the fork on
+// (the slots already past stay empty).
+func (w *World) resumeSources() {
+	for i := range w.spec.Sources {
+		s := &w.spec.Sources[i]
+		k := w.srcSent[i]
+		if k >= w.sourceCount(i) || w.publishPending(i) {
+			continue
+		}
+		if s.Every > 0 && s.Start+s.Every*Time(k) < w.Now {
+			k = int((w.Now - s.Start + s.Every - 1) / s.Every)
+		}
+		if k < w.sourceCount(i) {
+			w.schedule(item{t: max(w.Now, s.Start+s.Every*Time(k)), op: opPublish, w: int16(i), a: int32(k)})
+		}
+	}
+}
+
+func (w *World) publishPending(src int) bool {
+	for _, it := range w.heap {
+		if it.op == opPublish && int(it.w) == src {
+			return true
+		}
+	}
+	for _, it := range w.soon[w.soonHead:] {
+		if it.op == opPublish && int(it.w) == src {
+			return true
+		}
+	}
+	return false
+}
+
+// deliverable reports whether an idle worker could take a message now,
+// without changing anything (see head).
+func (w *World) deliverable() bool {
+	if w.fam != nil || w.idle == 0 || w.visible == 0 {
+		return false
+	}
+	for i := 0; i < w.queue.len(); i++ {
+		q := w.queue.at(i)
+		m := w.msgs.ptr(int(q.id))
+		if m == nil || m.QSeq != q.qseq {
+			continue
+		}
+		switch {
+		case m.Status == StVisible:
+			return true
+		case m.Status == StInFlight && w.P.Mode == ModeOrdered:
+			return false
+		}
+	}
+	return false
+}
+
+// revive is the settled-state rule: a run settles only when no message can
+// move again, so when nothing live is left while a message waits for an
+// idle worker, it dispatches. Every move wakes the dispatcher itself; this
+// is the guard that no missing wake can strand a queue.
+func (w *World) revive() bool {
+	if w.dispatchOn || !w.deliverable() {
+		return false
+	}
+	w.wake()
+	return w.live > 0
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 )
@@ -18,35 +19,43 @@ type AlertFiring struct {
 
 // Summary is the run summary, keyed as INCIDENTS.md names it.
 type Summary struct {
-	Incident         string         `json:"incident"`
-	Seed             uint64         `json:"seed"`
-	Messages         int64          `json:"messages"`
-	Deliveries       int64          `json:"deliveries"`
-	Effects          int64          `json:"effects"`
-	DuplicateEffects int64          `json:"duplicate_effects"`
-	Lost             int64          `json:"lost"`
-	DLQ              int64          `json:"dlq"`
-	LateAcksRefused  int64          `json:"late_acks_refused"`
-	MaxOldestAgeS    float64        `json:"max_oldest_age_s"`
-	Busy             float64        `json:"busy"`
-	Alerts           []AlertFiring  `json:"alerts"`
-	WouldHaveFired   []AlertFiring  `json:"would_have_fired"`
-	End              string         `json:"end"`
-	Events           int64          `json:"events"`
-	Decisions        int64          `json:"decisions"`
-	TraceSHA256      string         `json:"trace_sha256"`
-	Figures          map[string]any `json:"figures"`
-	Code             string         `json:"code"`
+	Incident         string `json:"incident"`
+	Seed             uint64 `json:"seed"`
+	Messages         int64  `json:"messages"`
+	Deliveries       int64  `json:"deliveries"`
+	Effects          int64  `json:"effects"`
+	DuplicateEffects int64  `json:"duplicate_effects"`
+	// Every message is in one state at the end (see World.States):
+	// messages = done + held_at_end + dlq + lost.
+	Done            int64          `json:"done"`        // deleted with at least one effect
+	HeldAtEnd       int64          `json:"held_at_end"` // waiting or in flight
+	Lost            int64          `json:"lost"`        // gone with no effect
+	DLQ             int64          `json:"dlq"`         // in the dead letter queue
+	LateAcksRefused int64          `json:"late_acks_refused"`
+	MaxOldestAgeS   float64        `json:"max_oldest_age_s"`
+	Busy            float64        `json:"busy"`
+	Alerts          []AlertFiring  `json:"alerts"`
+	WouldHaveFired  []AlertFiring  `json:"would_have_fired"`
+	End             string         `json:"end"`
+	Events          int64          `json:"events"`
+	Decisions       int64          `json:"decisions"`
+	TraceSHA256     string         `json:"trace_sha256"`
+	Figures         map[string]any `json:"figures"`
+	Code            string         `json:"code"`
+	// Unfinished says in one line why a run ended with work left: every
+	// worker wedged, no consumer, the event budget. Empty when it finished.
+	Unfinished string `json:"unfinished,omitempty"`
 }
 
 // Summarize reads the summary off a world; traceHash is the hex digest of
 // the trace that produced it.
 func (w *World) Summarize(traceHash string) Summary {
+	st := w.States()
 	s := Summary{
 		Incident: w.spec.ID, Seed: w.seed,
 		Messages: w.S.Published, Deliveries: w.S.Deliveries, Effects: w.S.Effects,
-		DuplicateEffects: w.S.Duplicates, Lost: w.S.Published - w.S.Effected,
-		DLQ: int64(w.dlqLen), LateAcksRefused: w.S.LateRefused,
+		DuplicateEffects: w.S.Duplicates, Done: st.Done, HeldAtEnd: st.Held, Lost: st.Lost,
+		DLQ: st.DLQ, LateAcksRefused: w.S.LateRefused,
 		End: w.S.LastEvent.Short(), Events: w.Pos, Decisions: w.NDec, TraceSHA256: traceHash,
 		Alerts: []AlertFiring{}, WouldHaveFired: []AlertFiring{},
 	}
@@ -88,7 +97,7 @@ func (w *World) Summarize(traceHash string) Summary {
 		"crashes":            w.S.Crashes,
 		"redriven":           w.S.Redriven,
 		"late_acks_accepted": w.S.LateAccepted,
-		"held_at_end":        len(w.leased) + w.visible,
+		"held_at_end":        st.Held, // also at the top level; kept for scripts
 		"wedged":             stuck,
 		"wedged_retried":     retried,
 		"last_effect":        w.S.LastEffect.Short(),
@@ -98,7 +107,61 @@ func (w *World) Summarize(traceHash string) Summary {
 			s.Figures[k] = v
 		}
 	}
+	s.Unfinished = w.unfinished(st)
 	return s
+}
+
+// unfinished words why a run ended with work left, or "" when it did not.
+func (w *World) unfinished(st States) string {
+	if w.budgetHit > 0 {
+		return Budget{Events: w.budgetHit}.StopLine()
+	}
+	if st.Held == 0 || !w.Settled() {
+		return ""
+	}
+	label := w.spec.Label
+	if label == "" {
+		label = "message"
+	}
+	many := func(n int64) string {
+		if n == 1 {
+			return fmt.Sprintf("1 %s", label)
+		}
+		return fmt.Sprintf("%d %ss", n, label)
+	}
+	if w.fam != nil {
+		return fmt.Sprintf("stopped with work left: %s still held", many(st.Held))
+	}
+	wedged, started := 0, 0
+	for _, wk := range w.workers {
+		if wk.State != WOff {
+			started++
+		}
+		if wk.State == WBusy && wk.Wedged {
+			wedged++
+		}
+	}
+	waiting := int64(w.visible)
+	inFlight := st.Held - waiting
+	switch {
+	case started == 0:
+		return fmt.Sprintf("stalled: no consumer, %s waiting", many(waiting))
+	case wedged == len(w.workers):
+		return fmt.Sprintf("stalled: %d of %d workers wedged, %s waiting, %d in flight", wedged, len(w.workers), many(waiting), inFlight)
+	}
+	if w.P.Mode == ModeOrdered {
+		for i := 0; i < w.queue.len(); i++ {
+			q := w.queue.at(i)
+			if m := w.msgs.ptr(int(q.id)); m != nil && m.QSeq == q.qseq && m.Held() {
+				if m.Status == StInFlight && m.Holder >= 0 && w.workers[m.Holder].Wedged {
+					return fmt.Sprintf("stalled: the ordered queue's head (%s %d) is held by wedged worker %s, %s waiting behind it",
+						label, q.id, w.workers[m.Holder].Name, many(waiting))
+				}
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("stalled: %d of %d workers wedged, %s waiting, %d in flight", wedged, len(w.workers), many(waiting), inFlight)
 }
 
 // hashSink feeds a compact binary form of every event to SHA-256: the
@@ -262,6 +325,9 @@ type RunOptions struct {
 	// SHA-256 for trace_sha256 to mean what it says.
 	Hash     TraceHash
 	MaxSteps int64 // stop after this many events (0: run to the end)
+	// Budget stops a run that could go on for ever; the summary's
+	// unfinished line then says so. Zero: DefaultBudget.
+	Budget Budget
 }
 
 // Run plays an incident to the end without keeping any history: memory
@@ -286,11 +352,11 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	}
 	w.countOnly = len(spec.Operators) == 0
 	hs := withHash(o.Hash, next)
-	limit := int64(-1)
-	if o.MaxSteps > 0 {
-		limit = o.MaxSteps
+	if o.MaxSteps > 0 && !o.Budget.Reached(o.MaxSteps) {
+		w.RunTo(hs, o.MaxSteps)
+	} else {
+		w.RunWithin(hs, o.Budget)
 	}
-	w.RunTo(hs, limit)
 	if bw != nil {
 		if ts.err == nil {
 			ts.err = bw.Flush()
@@ -300,4 +366,28 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 		}
 	}
 	return w.Summarize(hs.sum()), w, nil
+}
+
+// RunWithin plays until the run settles or the budget's events have been
+// emitted, and reports whether it settled. A run the budget stopped says
+// so in its summary (Summary.Unfinished).
+func (w *World) RunWithin(sink Sink, b Budget) bool {
+	n := b.Limit()
+	if n >= 0 {
+		n = max(0, n-w.Pos)
+	}
+	if w.RunTo(sink, n) {
+		return true
+	}
+	w.StoppedAt(b)
+	return false
+}
+
+// StoppedAt records that the run was stopped, unsettled, by budget b: a
+// driver that steps the world itself (the explorer) calls it when it gives
+// up, so that the summary carries the budget's line.
+func (w *World) StoppedAt(b Budget) {
+	if !w.Settled() {
+		w.budgetHit = b.Limit()
+	}
 }

@@ -30,6 +30,7 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	w.AlertAt = fill(len(spec.Alerts))
 	w.WouldAt = fill(len(spec.WouldHave))
 	w.opDone = make([]bool, len(spec.Operators))
+	w.srcSent = make([]int, len(spec.Sources))
 	if spec.NewFamily != nil {
 		w.fam = spec.NewFamily(&w.P)
 		w.fam.Start(w)
@@ -178,7 +179,7 @@ func (w *World) NextTime() Time {
 // has settled (nothing but background steps remain) without emitting.
 func (w *World) Step(sink Sink) bool {
 	w.sink = sink
-	for w.live > 0 {
+	for w.live > 0 || w.revive() {
 		it := w.next()
 		w.Now = it.t
 		w.emitted = false
@@ -198,14 +199,14 @@ func (w *World) Step(sink Sink) bool {
 func (w *World) RunTo(sink Sink, n int64) bool {
 	w.sink = sink
 	stop := w.Pos + n
-	for w.live > 0 && (n < 0 || w.Pos < stop) {
+	for (w.live > 0 || w.revive()) && (n < 0 || w.Pos < stop) {
 		it := w.next()
 		w.Now = it.t
 		w.run(&it)
 	}
 	w.emitted = false
 	w.sink = nil
-	return w.live == 0
+	return w.Settled()
 }
 
 func (w *World) run(it *item) {

@@ -80,6 +80,10 @@ type Worker struct {
 	LeaseEnd Time // the expiry its receipt quotes
 	Wedged   bool
 	claimed  bool // this delivery wrote a claim (stamp sent_at on return)
+	// ackBefore: the handler this delivery started with acks before the
+	// work. Chosen at delivery, so a fork that flips the ack knob changes
+	// later deliveries, not this one.
+	ackBefore bool
 }
 
 // Stats are the running counters behind the run summary.
@@ -161,6 +165,9 @@ type World struct {
 	workers  []Worker
 	dlq      cowVec[DeadLetter]
 	dlqLen   int
+	// deleted messages, those with an effect, and those without one that a
+	// handler is still running on: the counts behind States
+	gone, goneDone, goneWorked int64
 	// countOnly: keep only counts of dead letters, not the letters. A
 	// headless run that no operator redrives keeps memory flat this way.
 	countOnly bool
@@ -169,7 +176,9 @@ type World struct {
 	AlertAt    []Time // per spec.Alerts: first firing, or -1
 	WouldAt    []Time // per spec.WouldHave
 	opDone     []bool
-	oldest     int // cursor: no id below it is held
+	srcSent    []int // per source: messages it has published
+	budgetHit  int64 // the event budget that stopped the run, or 0
+	oldest     int   // cursor: no id below it is held
 	ageCheckAt Time
 	dispatchOn bool
 	pending    []Setting // a fork's knob changes, applied at its first step
@@ -203,6 +212,7 @@ func (w *World) Clone() *World {
 	c.AlertAt = append([]Time(nil), w.AlertAt...)
 	c.WouldAt = append([]Time(nil), w.WouldAt...)
 	c.opDone = append([]bool(nil), w.opDone...)
+	c.srcSent = append([]int(nil), w.srcSent...)
 	c.pending = append([]Setting(nil), w.pending...)
 	if w.override != nil {
 		o := *w.override
@@ -272,5 +282,34 @@ func (w *World) Spec() *Spec { return w.spec }
 // notice an engine that no longer reproduces them.
 func (w *World) Fingerprint() uint64 { return w.fp }
 
-// Settled reports whether nothing but background steps remain.
-func (w *World) Settled() bool { return w.live == 0 }
+// Settled reports whether nothing but background steps remain and no
+// message can move again.
+func (w *World) Settled() bool { return w.live == 0 && (w.dispatchOn || !w.deliverable()) }
+
+// States counts the published messages by where each one is now. Every
+// message is in exactly one state, so Held + Done + DLQ + Lost ==
+// Published at every moment; the summary, `check` and the explorer all
+// read these counts, and no caller recomputes them.
+type States struct {
+	Published int64
+	// Held: waiting or in flight. The broker (or a family's system) still
+	// holds it, or a handler is still running on it after an ack before
+	// the work: someone may yet act on it.
+	Held int64
+	Done int64 // deleted with at least one effect
+	DLQ  int64 // in the dead letter queue
+	Lost int64 // deleted with no effect and nobody working on it
+}
+
+// States reads the counts; it costs O(1).
+func (w *World) States() States {
+	lost := w.gone - w.goneDone - w.goneWorked
+	dlq := int64(w.dlqLen)
+	return States{
+		Published: w.S.Published,
+		Held:      w.S.Published - dlq - w.gone + w.goneWorked,
+		Done:      w.goneDone,
+		DLQ:       dlq,
+		Lost:      lost,
+	}
+}

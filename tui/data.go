@@ -90,11 +90,7 @@ func (m *Model) refresh(full bool) {
 		}
 	}
 	s.dead = w.DeadLetters(listCap)
-	if s.fam != nil {
-		s.lost = famLost(w)
-	} else {
-		s.lost = m.lost()
-	}
+	s.lost = w.States().Lost
 
 	s.effects = s.effects[:0]
 	for i := len(s.recent) - 1; i >= 0 && len(s.effects) < inboxCap; i-- {
@@ -193,39 +189,6 @@ func (m *Model) published(id int32) (engine.Time, bool) {
 		return times[id], true
 	}
 	return 0, false
-}
-
-// lost counts messages published and never acted on that nobody holds or
-// works on any more: the silent loss of acking before the work. Messages
-// in the dead letter queue are counted there, not here.
-func (m *Model) lost() int64 {
-	w := m.x.World()
-	pending := int64(0)
-	unworked := func(id int32) bool {
-		mm, ok := w.Msg(id)
-		return ok && mm.Effects == 0
-	}
-	for _, id := range w.Queue(w.QueueLen()) {
-		if unworked(id) {
-			pending++
-		}
-	}
-	for _, id := range w.Leased() {
-		if unworked(id) {
-			pending++
-		}
-	}
-	for _, wk := range w.Workers() {
-		if mm, ok := w.Msg(wk.Msg); wk.State == engine.WBusy && (!ok || !mm.Held() && mm.Status != engine.StDLQ && mm.Effects == 0) {
-			pending++
-		}
-	}
-	for _, d := range w.DeadLetters(w.DLQLen()) {
-		if d.Effects == 0 {
-			pending++
-		}
-	}
-	return max(0, w.S.Published-w.S.Effected-pending)
 }
 
 // msgEvents reads message id's events on branch b from event from on, in

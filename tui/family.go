@@ -101,18 +101,6 @@ func famSelectable(p *engine.Panes) []int32 {
 	return out
 }
 
-// famLost counts the messages a family has finished with and never acted
-// on: published, not effected, neither held nor in the dead letter queue.
-func famLost(w *engine.World) int64 {
-	dead := 0
-	for _, d := range w.DeadLetters(w.DLQLen()) {
-		if d.Effects == 0 {
-			dead++
-		}
-	}
-	return max(0, w.S.Published-w.S.Effected-int64(w.HeldWithoutEffect())-int64(dead))
-}
-
 // effectWord is what an effect is called on screen: the queue incidents
 // send emails; a family's effects are rows, credits, records.
 func (m Model) effectWord() string {
