@@ -172,6 +172,7 @@ func (w *World) handle(wi int) {
 		w.S.Acks++
 		w.schedule(item{t: w.Now, op: opWork, w: int16(wi)})
 		w.emit(EvAck, id, wi, wk.Delivery, 0, AckBeforeWork)
+		w.wake() // in an ordered queue the next message is now the head
 	case w.P.Claim:
 		w.claimBranch(wi)
 	default:
@@ -424,7 +425,8 @@ func (w *World) deadLetter(id int32, m *Msg) {
 			w.opDone[i] = true
 			w.schedule(item{t: w.Now, op: opOperator, w: int16(i)})
 		}
-	}
+	} // in an ordered queue the message behind it is now the head
+	w.wake()
 }
 
 // remove takes a message out of the broker (acked or dead-lettered),
@@ -686,6 +688,7 @@ func (w *World) revive() bool {
 	if w.dispatchOn || !w.deliverable() {
 		return false
 	}
+	w.revived++ // a missing wake: tests assert it stays 0
 	w.wake()
 	return w.live > 0
 }

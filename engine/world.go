@@ -178,6 +178,7 @@ type World struct {
 	opDone     []bool
 	srcSent    []int // per source: messages it has published
 	budgetHit  int64 // the event budget that stopped the run, or 0
+	revived    int   // dispatches only the settled-state guard started
 	oldest     int   // cursor: no id below it is held
 	ageCheckAt Time
 	dispatchOn bool
