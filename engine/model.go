@@ -279,18 +279,30 @@ func (w *World) callReturn(wi int) {
 		w.emit(EvAnswer, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
 		w.finish(wi)
 	default:
-		w.ack(wi)
+		w.ack(wi, false)
 	}
 }
 
 // ack deletes the message if the worker's lease is still current; a late
 // ack is refused or accepted by the broker (the late_ack knob).
-func (w *World) ack(wi int) {
+//
+// The tie rule: a lease covers [delivery, expiry), so an ack at the very
+// millisecond its lease expires is late. The expiry runs first (the message
+// is visible again, or dead-lettered at max_receives), whichever step was
+// scheduled first; then the ack meets late_ack.
+func (w *World) ack(wi int, again bool) {
 	wk := &w.workers[wi]
 	m := w.msgs.ptr(int(wk.Msg)) // held by the worker: never released
-	if m.Status == StInFlight && m.Receives == wk.Delivery && !m.Deferred && w.Now < m.Expiry {
-		w.ackNow(wi, AckNormal)
-		return
+	if m.Status == StInFlight && m.Receives == wk.Delivery && !m.Deferred {
+		if w.Now < m.Expiry {
+			w.ackNow(wi, AckNormal)
+			return
+		}
+		if w.Now == m.Expiry && !again {
+			// the expiry due now has not run yet: let it
+			w.schedule(item{t: w.Now, op: opAck, w: int16(wi), a: 1})
+			return
+		}
 	}
 	natural := int64(boolIdx(w.P.LateAckAccept))
 	if w.decide(DecLateAck, wk.Msg, wi, wk.Delivery, natural, 0, 1, 0) == 1 {

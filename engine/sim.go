@@ -226,7 +226,7 @@ func (w *World) run(it *item) {
 	case opCallReturn:
 		w.callReturn(int(it.w))
 	case opAck:
-		w.ack(int(it.w))
+		w.ack(int(it.w), it.a == 1)
 	case opLeaseExpire:
 		w.leaseExpire(it.a, it.d)
 	case opRestart:
