@@ -437,7 +437,8 @@ func (w *World) deadLetter(id int32, m *Msg) {
 			w.opDone[i] = true
 			w.schedule(item{t: w.Now, op: opOperator, w: int16(i)})
 		}
-	} // in an ordered queue the message behind it is now the head
+	}
+	// in an ordered queue the message behind it is now the head
 	w.wake()
 }
 
