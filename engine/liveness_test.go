@@ -156,6 +156,13 @@ func TestQueueForksFullFigures(t *testing.T) {
 			facts: map[string]string{"published_before.17:00.effects": "1", "published_from.17:00.effects": "1"},
 		},
 		{
+			// receive counts wide enough for the knob's top value: each old
+			// message is received 1,000 times before the DLQ takes it
+			name: "christmas max_receives=1000", id: "christmas-friday", set: []string{"max_receives=1000"},
+			want:  want{880, 40880, 880, 0, 880, 0, 0, 0, 0, "350:13:40", ""}, redriveAt: "350:10:00",
+			facts: map[string]string{"message.0.deliveries": "1001", "message.39.effects": "1"},
+		},
+		{
 			// order 820 was delivered at 17:55:00 under ack-after: its
 			// handler keeps that rule and acks once, with one email
 			name: "christmas ack=before at 17:55:00.1", id: "christmas-friday", at: "17:55:00.1", atSet: []string{"ack=before"},
