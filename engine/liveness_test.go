@@ -147,19 +147,19 @@ func TestQueueForksFullFigures(t *testing.T) {
 		},
 		{
 			name: "christmas vt120", id: "christmas-friday", set: []string{"visibility_timeout=120s"},
-			want:  want{880, 1000, 880, 0, 880, 0, 0, 0, 0, "20:53:40", ""}, redriveAt: "20:50:00",
+			want: want{880, 1000, 880, 0, 880, 0, 0, 0, 0, "20:53:40", ""}, redriveAt: "20:50:00",
 			facts: map[string]string{"published_before.17:00.effects": "1", "published_from.17:00.effects": "1"},
 		},
 		{
 			name: "christmas max_receives=6", id: "christmas-friday", set: []string{"max_receives=6"},
-			want:  want{880, 1120, 880, 0, 880, 0, 0, 0, 0, "18:53:40", ""}, redriveAt: "18:50:00",
+			want: want{880, 1120, 880, 0, 880, 0, 0, 0, 0, "18:53:40", ""}, redriveAt: "18:50:00",
 			facts: map[string]string{"published_before.17:00.effects": "1", "published_from.17:00.effects": "1"},
 		},
 		{
 			// receive counts wide enough for the knob's top value: each old
 			// message is received 1,000 times before the DLQ takes it
 			name: "christmas max_receives=1000", id: "christmas-friday", set: []string{"max_receives=1000"},
-			want:  want{880, 40880, 880, 0, 880, 0, 0, 0, 0, "350:13:40", ""}, redriveAt: "350:10:00",
+			want: want{880, 40880, 880, 0, 880, 0, 0, 0, 0, "350:13:40", ""}, redriveAt: "350:10:00",
 			facts: map[string]string{"message.0.deliveries": "1001", "message.39.effects": "1"},
 		},
 		{
@@ -442,4 +442,41 @@ func TestTieRuleAfterRenewal(t *testing.T) {
 		t.Fatalf("order 0 dlq %s, want true", got)
 	}
 	checkTrace(t, q)
+}
+
+// TestStallLines: a run that settles with work left says why in one line,
+// and only then.
+func TestStallLines(t *testing.T) {
+	cases := []struct {
+		name string
+		set  []string
+		want string
+	}{
+		{"finished", nil, ""},
+		{"every worker wedged", []string{"wedge_p=1"}, "stalled: 4 of 4 workers wedged, 107 orders waiting, 0 in flight"},
+		{"ordered head wedged", []string{"mode=ordered", "wedge_p=1", "heartbeat=10s"},
+			"stalled: the ordered queue's head (order 0) is held by wedged worker A1, 107 orders waiting behind it"},
+	}
+	for _, c := range cases {
+		q := playQueue(t, "thursday", settings(t, c.set...), "", nil, engine.Budget{})
+		if q.sum.Unfinished != c.want {
+			t.Errorf("%s: %q, want %q", c.name, q.sum.Unfinished, c.want)
+		}
+		if total(q.sum) != q.sum.Messages {
+			t.Errorf("%s: states do not add up: %+v", c.name, q.sum)
+		}
+	}
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := *spec
+	none.Workers.PerBox = 0
+	s, _, err := engine.Run(&none, engine.RunOptions{Seed: spec.Seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "stalled: no consumer, 108 orders waiting"; s.Unfinished != want || s.HeldAtEnd != 108 || s.Lost != 0 {
+		t.Fatalf("no workers: %q, held %d, lost %d; want %q, 108, 0", s.Unfinished, s.HeldAtEnd, s.Lost, want)
+	}
 }

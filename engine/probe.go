@@ -184,6 +184,10 @@ func runWith(spec *Spec, o RunOptions, extra Sink) (Summary, error) {
 	}
 	hs := newHashSink(extra)
 	for w.Step(hs) {
+		if DefaultBudget.Reached(w.Pos) {
+			w.StoppedAt(DefaultBudget)
+			break
+		}
 	}
 	return w.Summarize(hs.sum()), nil
 }

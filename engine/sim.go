@@ -167,6 +167,9 @@ func (w *World) pop() item {
 // NextTime is when the next scheduled step runs, or Never when settled.
 func (w *World) NextTime() Time {
 	if w.live == 0 {
+		if !w.dispatchOn && w.deliverable() {
+			return w.Now // the settled-state guard dispatches (see revive)
+		}
 		return Never
 	}
 	if w.soonHead < len(w.soon) {
