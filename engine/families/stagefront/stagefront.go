@@ -68,10 +68,12 @@ const (
 	cDead
 )
 
+// Receive counts are uint16: max_receives allows up to 1,000, and a count
+// that wrapped would never reach it.
 type consumer struct {
 	state    consumerState
 	hold     int32
-	delivery uint8
+	delivery uint16
 	leaseEnd engine.Time
 	since    engine.Time
 	timed    bool // the lease's expiry was scheduled at delivery
@@ -79,13 +81,13 @@ type consumer struct {
 
 type lease struct {
 	hold     int32
-	delivery uint8
+	delivery uint16
 	end      engine.Time
 }
 
 type note struct {
 	hold     int32
-	delivery uint8
+	delivery uint16
 	at       engine.Time
 	failure  bool
 }
@@ -166,7 +168,7 @@ func (s *Stagefront) Step(w *engine.World, st engine.FamilyStep) {
 	case opAckPoint:
 		s.ackPoint(w, int(st.W))
 	case opExpire:
-		s.expire(w, st.A, uint8(st.D))
+		s.expire(w, st.A, st.D)
 	case opRestart:
 		s.restart(w, int(st.W))
 	}
@@ -219,12 +221,12 @@ func (s *Stagefront) dispatchOne(w *engine.World) {
 	if w.P.VisibilityTimeout <= Handler+engine.Millisecond {
 		// the lease can run out while the update runs
 		c.timed = true
-		w.Schedule(c.leaseEnd, step(opExpire, id, -1, uint16(c.delivery)), false)
+		w.Schedule(c.leaseEnd, step(opExpire, id, -1, c.delivery), false)
 	}
 	w.Schedule(w.Now+Handler, step(opUpdate, 0, ci, 0), false)
 	w.Count(1, 0, 0)
 	s.wake(w)
-	w.Emit(engine.EvDeliver, id, int(ci), uint16(h.receives), int64(c.leaseEnd), 0)
+	w.Emit(engine.EvDeliver, id, int(ci), h.receives, int64(c.leaseEnd), 0)
 }
 
 // update runs "update holds set status='sold' where id=? and status='held'".
@@ -238,10 +240,16 @@ func (s *Stagefront) update(w *engine.World, ci int) {
 	if !h.sold {
 		h.sold = true
 		s.sold++
+		if h.state == stDLQ {
+			// its lease ran out mid-update and the broker moved it aside,
+			// but this consumer's statement still commits: a dead letter
+			// whose seat is sold, like one sold before it was moved
+			s.dlqSold++
+		}
 		n := w.Effect(id)
 		w.AddBusy(Handler)
 		w.Schedule(w.Now+engine.Millisecond, step(opAckPoint, 0, int16(ci), 0), false)
-		w.Emit(engine.EvEffect, id, ci, uint16(c.delivery), 1, int64(n))
+		w.Emit(engine.EvEffect, id, ci, c.delivery, 1, int64(n))
 		return
 	}
 	w.AddBusy(Handler)
@@ -252,16 +260,16 @@ func (s *Stagefront) update(w *engine.World, ci int) {
 		s.noteZero(id, c.delivery, w.Now, true)
 		s.drop(w, ci)
 		s.free(w, ci)
-		w.Emit(KindZeroRows, id, ci, uint16(c.delivery), 0, 1)
+		w.Emit(KindZeroRows, id, ci, c.delivery, 0, 1)
 		return
 	}
 	s.zeroOK++
 	s.noteZero(id, c.delivery, w.Now, false)
 	w.Schedule(w.Now+engine.Millisecond, step(opAckPoint, 0, int16(ci), 0), false)
-	w.Emit(KindZeroRows, id, ci, uint16(c.delivery), 0, 0)
+	w.Emit(KindZeroRows, id, ci, c.delivery, 0, 0)
 }
 
-func (s *Stagefront) noteZero(id int32, d uint8, at engine.Time, failure bool) {
+func (s *Stagefront) noteZero(id int32, d uint16, at engine.Time, failure bool) {
 	s.zeros[s.nZeros%len(s.zeros)] = note{id, d, at, failure}
 	s.nZeros++
 }
@@ -274,7 +282,7 @@ func (s *Stagefront) drop(w *engine.World, ci int) {
 		s.orphans = append(s.orphans, lease{c.hold, c.delivery, c.leaseEnd})
 	}
 	if !c.timed {
-		w.Schedule(max(c.leaseEnd, w.Now), step(opExpire, c.hold, -1, uint16(c.delivery)), false)
+		w.Schedule(max(c.leaseEnd, w.Now), step(opExpire, c.hold, -1, c.delivery), false)
 	}
 }
 
@@ -292,7 +300,7 @@ func (s *Stagefront) ackPoint(w *engine.World, ci int) {
 	if engine.Chance(w.Draw(engine.StreamCrash, uint64(id), uint64(c.delivery)), w.P.CrashP) {
 		natural = 1
 	}
-	if w.Decide(engine.DecCrash, id, ci, uint16(c.delivery), natural, 0, 1) == 1 {
+	if w.Decide(engine.DecCrash, id, ci, c.delivery, natural, 0, 1) == 1 {
 		s.crashes++
 		w.Count(0, 0, 1)
 		s.drop(w, ci)
@@ -300,7 +308,7 @@ func (s *Stagefront) ackPoint(w *engine.World, ci int) {
 		d := c.delivery
 		*c = consumer{state: cDead, hold: -1, since: w.Now}
 		w.Schedule(back, step(opRestart, 0, int16(ci), 0), false)
-		w.Emit(engine.EvCrash, id, ci, uint16(d), int64(back), 0)
+		w.Emit(engine.EvCrash, id, ci, d, int64(back), 0)
 		return
 	}
 	h := s.h.mut(id)
@@ -309,18 +317,18 @@ func (s *Stagefront) ackPoint(w *engine.World, ci int) {
 		// the lease this consumer quotes has expired
 		w.Count(0, 1, 0)
 		s.free(w, ci)
-		w.Emit(engine.EvAckRefused, id, ci, uint16(d), int64(c.leaseEnd), 0)
+		w.Emit(engine.EvAckRefused, id, ci, d, int64(c.leaseEnd), 0)
 		return
 	}
 	h.state = stAcked
 	s.inFlight--
 	w.Done(id)
 	s.free(w, ci)
-	w.Emit(engine.EvAck, id, ci, uint16(d), 0, 0)
+	w.Emit(engine.EvAck, id, ci, d, 0, 0)
 }
 
 // expire ends the lease of delivery d of hold id, if it still holds.
-func (s *Stagefront) expire(w *engine.World, id int32, d uint8) {
+func (s *Stagefront) expire(w *engine.World, id int32, d uint16) {
 	h := s.h.mut(id)
 	if i := slices.IndexFunc(s.orphans, func(l lease) bool { return l.hold == id && l.delivery == d }); i >= 0 {
 		s.orphans = slices.Delete(s.orphans, i, i+1)
@@ -341,7 +349,7 @@ func (s *Stagefront) expire(w *engine.World, id int32, d uint8) {
 	h.state = stVisible
 	s.again = append(s.again, id)
 	s.wake(w)
-	w.Emit(engine.EvLeaseExpired, id, -1, uint16(d), 0, 0)
+	w.Emit(engine.EvLeaseExpired, id, -1, d, 0, 0)
 }
 
 func (s *Stagefront) restart(w *engine.World, ci int) {
