@@ -224,6 +224,7 @@ func (s *Stagefront) dispatchOne(w *engine.World) {
 		w.Schedule(c.leaseEnd, step(opExpire, id, -1, c.delivery), false)
 	}
 	w.Schedule(w.Now+Handler, step(opUpdate, 0, ci, 0), false)
+	w.Handling(id, 1)
 	w.Count(1, 0, 0)
 	s.wake(w)
 	w.Emit(engine.EvDeliver, id, int(ci), h.receives, int64(c.leaseEnd), 0)
@@ -260,6 +261,7 @@ func (s *Stagefront) update(w *engine.World, ci int) {
 		s.noteZero(id, c.delivery, w.Now, true)
 		s.drop(w, ci)
 		s.free(w, ci)
+		w.Handling(id, -1)
 		w.Emit(KindZeroRows, id, ci, c.delivery, 0, 1)
 		return
 	}
@@ -307,6 +309,7 @@ func (s *Stagefront) ackPoint(w *engine.World, ci int) {
 		back := w.Now + w.P.RestartAfter
 		d := c.delivery
 		*c = consumer{state: cDead, hold: -1, since: w.Now}
+		w.Handling(id, -1)
 		w.Schedule(back, step(opRestart, 0, int16(ci), 0), false)
 		w.Emit(engine.EvCrash, id, ci, d, int64(back), 0)
 		return
@@ -317,6 +320,7 @@ func (s *Stagefront) ackPoint(w *engine.World, ci int) {
 		// the lease this consumer quotes has expired
 		w.Count(0, 1, 0)
 		s.free(w, ci)
+		w.Handling(id, -1)
 		w.Emit(engine.EvAckRefused, id, ci, d, int64(c.leaseEnd), 0)
 		return
 	}
@@ -324,6 +328,7 @@ func (s *Stagefront) ackPoint(w *engine.World, ci int) {
 	s.inFlight--
 	w.Done(id)
 	s.free(w, ci)
+	w.Handling(id, -1)
 	w.Emit(engine.EvAck, id, ci, d, 0, 0)
 }
 
