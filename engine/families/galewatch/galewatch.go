@@ -20,7 +20,9 @@
 // taken, and a re-send that would fall later is dropped (give_up). The
 // lesson's runs never come near it (a reading would need ten lost answers
 // in a row); with every answer lost (write_timeout_p=1) it is what ends
-// the run.
+// the run. A deadline a fork lowers also stops re-sends already queued,
+// and a turbine sends one reading at most 65,535 times (the trace's
+// 16-bit attempt number: a deadline past about 45 days acts as that).
 //
 // The unique index is kept per turbine as arithmetic runs of stamps (first
 // stamp, count, the 2 s period): a turbine whose clock behaves is one run,
@@ -30,6 +32,7 @@ package galewatch
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"inflight/engine"
@@ -165,9 +168,7 @@ func (g *Galewatch) Step(w *engine.World, s engine.FamilyStep) {
 	case opClockStep:
 		g.clockStep(w)
 	case opGiveUp:
-		g.gaveUp++
-		w.Done(s.A)
-		w.Emit(KindGiveUp, s.A, -1, s.D, int64(w.P.RetryDeadline), int64(int(s.A)%Turbines))
+		g.giveUp(w, s.A, s.D)
 	}
 }
 
@@ -251,7 +252,7 @@ func (g *Galewatch) settle(w *engine.World, r int32, stamp engine.Time, attempt 
 	}
 	g.timeouts++
 	at := w.Now + RetryAfter
-	if at-readingAt(w.Spec().Start, r) > w.P.RetryDeadline {
+	if at-readingAt(w.Spec().Start, r) > w.P.RetryDeadline || attempt == math.MaxUint16 {
 		// past the turbine's deadline: the reading is let go, at once (its
 		// own step, since this one already has its event)
 		w.Schedule(w.Now, engine.FamilyStep{Op: uint8(opGiveUp), A: r, D: attempt}, false)
@@ -263,6 +264,11 @@ func (g *Galewatch) settle(w *engine.World, r int32, stamp engine.Time, attempt 
 
 func (g *Galewatch) retry(w *engine.World, r int32, attempt uint16) {
 	x := g.takeRetry(r, attempt)
+	if w.Now-readingAt(w.Spec().Start, r) > w.P.RetryDeadline {
+		// a fork lowered the deadline since this re-send was queued
+		g.giveUp(w, r, attempt-1)
+		return
+	}
 	t := int(r) % Turbines
 	g.retriesSent++
 	w.Count(1, 0, 0)
@@ -306,6 +312,13 @@ func (g *Galewatch) takeRetry(r int32, attempt uint16) retry {
 		g.rhead = 0
 	}
 	return x
+}
+
+// giveUp lets reading r go after its sends (attempts) went unanswered.
+func (g *Galewatch) giveUp(w *engine.World, r int32, attempts uint16) {
+	g.gaveUp++
+	w.Done(r)
+	w.Emit(KindGiveUp, r, -1, attempts, int64(w.P.RetryDeadline), int64(int(r)%Turbines))
 }
 
 func (g *Galewatch) watchWrite(t int, n note, stored bool) {

@@ -10,7 +10,9 @@ import (
 // reading for ever; it now stops re-sending retry_deadline after taking
 // the reading (10 minutes by default: the first write and ten re-sends).
 // Every write lands, so the readings it gives up on are stored all the
-// same — done, not lost; only the stepped clock's three are lost.
+// same — done, not lost; only the stepped clock's three are lost. A fork
+// that lowers the deadline stops the re-sends already queued when they
+// fall due.
 func TestEveryRunEnds(t *testing.T) {
 	figs := []string{"rows", "timeouts", "retries", "retries_rejected", "gave_up", "collisions"}
 	for _, tc := range []struct {
@@ -29,6 +31,8 @@ func TestEveryRunEnds(t *testing.T) {
 			"messages 372000 deliveries 698054 effects 371997 duplicates 0 end 10:12:59.979 | held 0 done 371997 dlq 0 lost 3 | rows 371997 timeouts 349343 retries 326054 retries_rejected 326054 gave_up 23289 collisions 3"},
 		{"at 10:09 write_timeout_p=1, retry_deadline=1m", nil, familytest.Fork{At: "10:09:00", Set: familytest.Set("write_timeout_p", "1", "retry_deadline", "1m")},
 			"messages 372000 deliveries 409521 effects 371997 duplicates 0 end 10:10:59.998 | held 0 done 371997 dlq 0 lost 3 | rows 371997 timeouts 74752 retries 37521 retries_rejected 37521 gave_up 37231 collisions 3"},
+		{"write_timeout_p=1, at 10:03 retry_deadline=30s", []string{"write_timeout_p", "1"}, familytest.Fork{At: "10:03:00", Set: familytest.Set("retry_deadline", "30s")},
+			"messages 372000 deliveries 483600 effects 371997 duplicates 0 end 10:09:59.998 | held 0 done 371997 dlq 0 lost 3 | rows 371997 timeouts 483600 retries 111600 retries_rejected 111600 gave_up 372000 collisions 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := familytest.Play(t, testSpec(), 1, familytest.Set(tc.set...), tc.fork, 20_000_000)
