@@ -36,3 +36,27 @@ func TestEveryRunEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestForkKeepsTheDelivery: hold 2291's second delivery begins at
+// 10:00:31.200 and its update matches zero rows at 10:00:31.220. A fork to
+// zero_rows=failure at 10:00:31.210 applies to the deliveries after it;
+// 2291's keeps the handler it began with (success, acked), where the knob
+// used to be read again at the update. A fork 10 ms before the delivery
+// fails it with the rest.
+func TestForkKeepsTheDelivery(t *testing.T) {
+	figs := []string{"sold", "crashes", "dead_letters", "dead_letters_sold", "zero_row_failures", "zero_row_successes"}
+	for _, tc := range []struct {
+		at   string
+		want string
+	}{
+		{"10:00:31.19", "messages 200000 deliveries 200390 effects 200000 duplicates 0 end 10:03:24.334 | held 0 done 199805 dlq 195 lost 0 | sold 200000 crashes 195 dead_letters 195 dead_letters_sold 195 zero_row_failures 390 zero_row_successes 0"},
+		{"10:00:31.21", "messages 200000 deliveries 200389 effects 200000 duplicates 0 end 10:03:24.333 | held 0 done 199806 dlq 194 lost 0 | sold 200000 crashes 195 dead_letters 194 dead_letters_sold 194 zero_row_failures 388 zero_row_successes 1"},
+	} {
+		t.Run(tc.at, func(t *testing.T) {
+			r := familytest.Play(t, testSpec(), 1, nil, familytest.Fork{At: tc.at, Set: familytest.Set(failure.Knob, failure.Value)}, 10_000_000)
+			if got := familytest.Line(r, figs...); got != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

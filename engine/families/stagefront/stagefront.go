@@ -24,7 +24,15 @@
 // handler, so a checkpoint does not copy 60,000 pending timers.
 //
 // Every delivery that commits makes one crash decision, drawn from (hold,
-// receive count) under the seed.
+// receive count) under the seed. A delivery keeps the handler it began
+// with: a fork's zero_rows applies to deliveries from the fork on.
+//
+// Receive counts are 16 bits (max_receives allows 1,000). A lease that
+// runs out as its update commits (visibility_timeout no longer than the
+// update) can move the message to the DLQ while a consumer still works on
+// it; the sale still commits, so that dead letter is a sold seat too
+// (dead_letters_sold), and the consumer's hold keeps the message's record
+// (World.Handling) until it lets go.
 package stagefront
 
 import (
@@ -77,6 +85,7 @@ type consumer struct {
 	leaseEnd engine.Time
 	since    engine.Time
 	timed    bool // the lease's expiry was scheduled at delivery
+	zeroFail bool // this delivery's handler takes zero rows for a failure (zero_rows when it began)
 }
 
 type lease struct {
@@ -217,7 +226,7 @@ func (s *Stagefront) dispatchOne(w *engine.World) {
 	h.receives++
 	s.inFlight++
 	c := &s.consumers[ci]
-	*c = consumer{state: cBusy, hold: id, delivery: h.receives, leaseEnd: w.Now + w.P.VisibilityTimeout, since: w.Now}
+	*c = consumer{state: cBusy, hold: id, delivery: h.receives, leaseEnd: w.Now + w.P.VisibilityTimeout, since: w.Now, zeroFail: w.P.ZeroRowsFail}
 	if w.P.VisibilityTimeout <= Handler+engine.Millisecond {
 		// the lease can run out while the update runs
 		c.timed = true
@@ -254,7 +263,7 @@ func (s *Stagefront) update(w *engine.World, ci int) {
 		return
 	}
 	w.AddBusy(Handler)
-	if w.P.ZeroRowsFail {
+	if c.zeroFail {
 		// the handler raises: no ack, the lease runs out, the broker
 		// delivers it again or, after the last delivery, moves it aside
 		s.zeroFail++
