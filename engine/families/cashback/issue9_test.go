@@ -68,3 +68,10 @@ func TestForkCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestCloneWhileDeadLettering: a checkpoint while the consumer crashes on
+// every delivery and moves entries to the dead-letter stream.
+func TestCloneWhileDeadLettering(t *testing.T) {
+	familytest.CloneMidRun(t, testSpec(), 10, familytest.Set("crash_p", "1", "events", "40", "max_receives", "3"), "10:00:05",
+		issue9Figs...)
+}

@@ -172,3 +172,40 @@ func Line(r Run, figures ...string) string {
 	}
 	return out
 }
+
+// CloneMidRun plays spec to clock mid, clones the world there, and plays
+// the original and the clone to their ends, each alone: both must end as
+// a straight run does (same events, same fingerprint, same figures). It is
+// how a checkpoint of a run at extreme knobs is shown to hold the family's
+// whole state.
+func CloneMidRun(t testing.TB, spec *engine.Spec, seed uint64, set []engine.Setting, mid string, figures ...string) {
+	t.Helper()
+	at, err := engine.ParseClock(mid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	straight := Play(t, spec, seed, set, Fork{}, -1)
+	w, err := engine.NewWorld(spec, seed, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w.Now < at && w.Step(nil) {
+	}
+	c := w.Clone()
+	for _, x := range []*engine.World{c, w} {
+		x.RunTo(nil, -1)
+		s := x.Summarize("")
+		if x.Pos != straight.World.Pos || x.Fingerprint() != straight.World.Fingerprint() || !sameFigures(s, straight.Summary, figures) {
+			t.Errorf("%s %v cloned at %s: %d events (straight %d), figures %v vs %v", spec.ID, set, mid, x.Pos, straight.World.Pos, s.Figures, straight.Summary.Figures)
+		}
+	}
+}
+
+func sameFigures(a, b engine.Summary, names []string) bool {
+	for _, n := range names {
+		if fmt.Sprint(a.Figures[n]) != fmt.Sprint(b.Figures[n]) {
+			return false
+		}
+	}
+	return a.Messages == b.Messages && a.Effects == b.Effects && a.DLQ == b.DLQ && a.End == b.End
+}

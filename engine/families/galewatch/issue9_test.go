@@ -42,3 +42,11 @@ func TestEveryRunEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestCloneWithEveryAnswerLost: a checkpoint in the middle of a run whose
+// re-send queue holds hundreds of thousands of readings (and has dropped
+// its served front) carries the whole queue.
+func TestCloneWithEveryAnswerLost(t *testing.T) {
+	familytest.CloneMidRun(t, testSpec(), 1, familytest.Set("write_timeout_p", "1", "retry_deadline", "3m"), "10:04:00.5",
+		"rows", "timeouts", "retries", "gave_up")
+}

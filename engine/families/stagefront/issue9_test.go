@@ -60,3 +60,10 @@ func TestForkKeepsTheDelivery(t *testing.T) {
 		})
 	}
 }
+
+// TestCloneWithShortLeases: a checkpoint while leases run out under
+// consumers still handling dead-lettered seats.
+func TestCloneWithShortLeases(t *testing.T) {
+	familytest.CloneMidRun(t, testSpec(), 1, familytest.Set("visibility_timeout", "20ms", "max_receives", "1"), "10:00:30",
+		"sold", "dead_letters", "dead_letters_sold")
+}
