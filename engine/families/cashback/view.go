@@ -88,7 +88,7 @@ func (c *Cashback) Caption(w *engine.World, e *engine.Event, d *engine.Decision)
 	case KindBacklogDone:
 		return "XREADGROUP … 0 comes back empty: no pending entries left, back to new ones (>)", true
 	case engine.EvDLQ:
-		return fmt.Sprintf("%s comes back with delivery count %d, over max_receives %d: consumer-1 XADDs it to %s and XACKs it instead of crediting again", ev(k), e.Delivery, w.P.MaxReceives, DeadStream), true
+		return fmt.Sprintf("%s has been delivered more than max_receives (%d) times: consumer-1 XADDs it to %s and XACKs it instead of handling it again", ev(k), w.P.MaxReceives, DeadStream), true
 	case KindCaughtUp:
 		return fmt.Sprintf("XREADGROUP … > has nothing new: all %d events consumed", e.Value), true
 	}
