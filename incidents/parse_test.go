@@ -45,7 +45,7 @@ func TestErrorsHavePositions(t *testing.T) {
 	cases := []struct {
 		name, edit, wantPos, wantMsg string
 	}{
-		{"unknown top-level key", minimal + "colour: blue\n", "tiny.yaml:8:1", "unknown field"},
+		{"unknown top-level key", minimal + "colour: blue\n", "tiny.yaml:8:1", "unknown key \"colour\""},
 		{"unknown broker key", minimal + "broker:\n  visibilty_timeout: 30s\n", "tiny.yaml:9:", "visibilty_timeout"},
 		{"mistyped count", strings.Replace(minimal, "count: 3", "count: three", 1), "tiny.yaml:5:", ""},
 		{"bad duration", strings.Replace(minimal, "every: 1s", "every: soon", 1), "tiny.yaml:5:", "duration"},
