@@ -22,6 +22,9 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	if f.Featured != nil {
 		s.Featured = *f.Featured
+		if s.Featured < 0 {
+			r.at("$.featured", "featured is a message number, 0 or more")
+		}
 	}
 	s.Start = r.clock("$.start", f.Start, true)
 
@@ -40,6 +43,9 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	for i, src := range f.Sources {
 		p := fmt.Sprintf("$.sources[%d]", i)
+		if r.bad[p] {
+			continue // not a map: already reported
+		}
 		if src.Name == "" {
 			r.at(p, "source %d has no name", i)
 		}
@@ -95,16 +101,23 @@ func (r *reader) build(f *file) *engine.Spec {
 		// (latency_max below latency_min: the latency_max line)
 		path := "$"
 		var ke *engine.KnobError
-		if errors.As(err, &ke) && where[ke.Knob] != "" {
+		if errors.As(err, &ke) && (r.badKnobs[ke.Knob] || r.badKnobs[ke.Other]) {
+			path = "" // already reported: the value it is about was refused
+		} else if errors.As(err, &ke) && where[ke.Knob] != "" {
 			path = where[ke.Knob]
 		} else if errors.As(err, &ke) && where[ke.Other] != "" {
 			path = where[ke.Other]
 		}
-		r.at(path, "%v", err)
+		if path != "" {
+			r.at(path, "%v", err)
+		}
 	}
 
 	for i, p := range f.Pins {
 		path := fmt.Sprintf("$.pins[%d]", i)
+		if r.bad[path] {
+			continue // not a map: already reported
+		}
 		k, ok := engine.DecisionKindByName(p.Decision)
 		if !ok || (k != engine.DecLatency && k != engine.DecWorker) {
 			r.at(path+".decision", "pin decision %q: want latency or worker", p.Decision)
@@ -125,6 +138,9 @@ func (r *reader) build(f *file) *engine.Spec {
 	s.WouldHave = r.alerts("$.would_have", f.WouldHave)
 	for i, o := range f.Operators {
 		path := fmt.Sprintf("$.operators[%d]", i)
+		if r.bad[path] {
+			continue // not a map: already reported
+		}
 		if o.Action != "repair_redrive" {
 			r.at(path+".action", "operator action %q: want repair_redrive", o.Action)
 		}
@@ -135,11 +151,17 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	for i, b := range f.Bookmarks {
 		path := fmt.Sprintf("$.bookmarks[%d]", i)
+		if r.bad[path] {
+			continue // not a map: already reported
+		}
 		s.Bookmarks = append(s.Bookmarks, engine.Bookmark{At: r.clock(path+".at", b.At, true), Title: b.Title, Words: strings.TrimSpace(b.Words)})
 	}
 	s.Expect = r.expect("$.expect", f.Expect)
 	for i, fk := range f.Forks {
 		path := fmt.Sprintf("$.forks[%d]", i)
+		if r.bad[path] {
+			continue // not a map: already reported
+		}
 		if fk.Name == "" {
 			r.at(path, "fork %d has no name", i)
 		}
@@ -151,6 +173,9 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	for i, ex := range f.Exercises {
 		path := fmt.Sprintf("$.exercises[%d]", i)
+		if r.bad[path] {
+			continue // not a map: already reported
+		}
 		if ex.Key == "" || ex.Question == "" {
 			r.at(path, "an exercise needs a key and a question")
 		}
@@ -164,6 +189,9 @@ func (r *reader) alerts(path string, as []alert) []engine.AlertSpec {
 	var out []engine.AlertSpec
 	for i, a := range as {
 		p := fmt.Sprintf("%s[%d]", path, i)
+		if r.bad[p] {
+			continue // not a map: already reported
+		}
 		spec := engine.AlertSpec{Name: a.Name}
 		switch a.Kind {
 		case "oldest_age":

@@ -208,10 +208,13 @@ var knobSections = map[string][]string{
 // reader carries the positions of what was read so that every check can
 // point at the line and column of what it complains about.
 type reader struct {
-	name  string
-	pos   map[string]*token.Position // path ("$.sources[0].count") → its key's position
-	bad   map[string]bool            // paths already reported by the decoder
-	probs Problems
+	name string
+	pos  map[string]*token.Position // path ("$.sources[0].count") → its key's position
+	bad  map[string]bool            // paths already reported by the decoder
+	// knobs whose value in the file was refused: their default stands in,
+	// so a check of how knobs sit together would only add noise
+	badKnobs map[string]bool
+	probs    Problems
 
 	anchors map[string]*ast.AnchorNode
 	values  int // values decoded, each alias's expansion counted again
@@ -301,6 +304,7 @@ func (r *reader) settings(path string, m entries, allowed []string, paths map[st
 		k := it.Key
 		p := path + "." + k
 		if r.bad[p] {
+			r.badKnobs[k] = true
 			continue
 		}
 		if allowed != nil && !contains(allowed, k) {
@@ -314,17 +318,20 @@ func (r *reader) settings(path string, m entries, allowed []string, paths map[st
 		}
 		if it.IsList {
 			r.at(p, "%s: want a single value, got a list", field(p))
+			r.badKnobs[k] = true
 			continue
 		}
 		s := engine.Setting{Knob: k, Value: it.Value}
 		var probe engine.Params
 		if err := knob.Set(&probe, s.Value); err != nil {
 			r.at(p, "knob %s=%s: %v", k, s.Value, err)
+			r.badKnobs[k] = true
 			continue
 		}
 		if paths != nil {
 			paths[k] = p
 		}
+		delete(r.badKnobs, k)
 		out = append(out, s)
 	}
 	return out
@@ -396,13 +403,19 @@ func Parse(name string, data []byte) (spec *engine.Spec, err error) {
 	if err != nil {
 		return nil, yamlProblem(name, err)
 	}
-	r := &reader{name: name, pos: map[string]*token.Position{}, bad: map[string]bool{}, anchors: map[string]*ast.AnchorNode{}}
+	r := &reader{name: name, pos: map[string]*token.Position{}, bad: map[string]bool{}, badKnobs: map[string]bool{}, anchors: map[string]*ast.AnchorNode{}}
 	var f file
 	switch {
 	case len(af.Docs) > 1:
-		r.addAt(af.Docs[1].GetToken().Position, "one incident per file: a second YAML document starts here")
+		at := af.Docs[1].GetToken()
+		if af.Docs[1].Start != nil {
+			at = af.Docs[1].Start // the "---"
+		}
+		r.addAt(at.Position, "one incident per file: a second YAML document starts here")
+		r.stopped = true
 	case len(af.Docs) == 0 || af.Docs[0].Body == nil:
 		r.addAt(nil, "empty file: an incident needs at least id, title and start")
+		r.stopped = true
 	default:
 		r.collectAnchors(af.Docs[0].Body, 0)
 		r.decode("$", af.Docs[0].Body, reflect.ValueOf(&f).Elem(), "", 0)
