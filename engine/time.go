@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Time is simulated time in milliseconds since midnight of the incident's
@@ -85,26 +86,27 @@ const (
 // may pass 24 (long runs keep counting) but stay below MaxClockHours.
 func ParseClock(s string) (Time, error) {
 	s = strings.TrimSpace(s)
+	q := clip(s) // what an error may echo
 	if strings.ContainsAny(s, "+- ") {
-		return 0, fmt.Errorf("clock %q: want HH:MM[:SS[.mmm]]", s)
+		return 0, fmt.Errorf("clock %q: want HH:MM[:SS[.mmm]]", q)
 	}
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 || len(parts) > 3 {
-		return 0, fmt.Errorf("clock %q: want HH:MM[:SS[.mmm]]", s)
+		return 0, fmt.Errorf("clock %q: want HH:MM[:SS[.mmm]]", q)
 	}
 	h, err := strconv.Atoi(parts[0])
 	if err != nil || h < 0 {
 		if isDigits(parts[0]) {
-			return 0, fmt.Errorf("clock %q: hours must be below %d", s, MaxClockHours)
+			return 0, fmt.Errorf("clock %q: hours must be below %d", q, MaxClockHours)
 		}
-		return 0, fmt.Errorf("clock %q: bad hour", s)
+		return 0, fmt.Errorf("clock %q: bad hour", q)
 	}
 	if h >= MaxClockHours {
-		return 0, fmt.Errorf("clock %q: hours must be below %d", s, MaxClockHours)
+		return 0, fmt.Errorf("clock %q: hours must be below %d", q, MaxClockHours)
 	}
 	m, err := strconv.Atoi(parts[1])
 	if err != nil || m < 0 || m > 59 {
-		return 0, fmt.Errorf("clock %q: bad minute", s)
+		return 0, fmt.Errorf("clock %q: bad minute", q)
 	}
 	var ms int64
 	if len(parts) == 3 {
@@ -115,16 +117,16 @@ func ParseClock(s string) (Time, error) {
 		}
 		n, err := strconv.Atoi(sec)
 		if err != nil || n < 0 || n > 59 || len(sec) != 2 {
-			return 0, fmt.Errorf("clock %q: bad second", s)
+			return 0, fmt.Errorf("clock %q: bad second", q)
 		}
 		ms = int64(n) * 1000
 		if frac != "" {
 			if len(frac) > 3 {
-				return 0, fmt.Errorf("clock %q: at most millisecond precision", s)
+				return 0, fmt.Errorf("clock %q: at most millisecond precision", q)
 			}
 			f, err := strconv.Atoi((frac + "00")[:3])
 			if err != nil || f < 0 || !isDigits(frac) {
-				return 0, fmt.Errorf("clock %q: bad fraction", s)
+				return 0, fmt.Errorf("clock %q: bad fraction", q)
 			}
 			ms += int64(f)
 		}
@@ -157,7 +159,7 @@ func ParseDuration(s string, allowNeg bool) (Duration, error) {
 	orig := s
 	s = strings.TrimSpace(s)
 	bad := func(format string, args ...any) (Duration, error) {
-		return 0, fmt.Errorf("duration %q: %s", orig, fmt.Sprintf(format, args...))
+		return 0, fmt.Errorf("duration %q: %s", clip(orig), fmt.Sprintf(format, args...))
 	}
 	const want = "want a number with a unit, like 30s, 2m or 250ms"
 	neg := strings.HasPrefix(s, "-")
@@ -238,4 +240,26 @@ func ParseDuration(s string, allowNeg bool) (Duration, error) {
 		total = -total
 	}
 	return Duration(total), nil
+}
+
+// clip is a user's value as an error message may quote it: a long value is
+// cut to a short prefix, so that one pasted megabyte does not come back as
+// a megabyte of error. Quote it with %q, which escapes control characters.
+func clip(s string) string {
+	const max = 48
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// shown is clip for a value printed without quotes: control characters
+// come out as escapes, never as themselves.
+func shown(s string) string {
+	q := strconv.QuoteToGraphic(clip(s))
+	return q[1 : len(q)-1]
 }

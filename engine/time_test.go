@@ -187,3 +187,28 @@ func FuzzClockBounds(f *testing.F) {
 		}
 	})
 }
+
+// A value that is refused comes back in the error as a short prefix with
+// its control characters escaped: codes and --set values may come from
+// someone else, and the error goes to a terminal.
+func TestKnobErrorsEchoShortVisiblePrefixes(t *testing.T) {
+	long := strings.Repeat("9", 100_000)
+	for _, v := range []string{"\x1b]0;pwned\x07\x1b[2J", long, long + "s", "12:" + long} {
+		for _, k := range []string{"mode", "orders", "wedge_p", "visibility_timeout", "transactional_id"} {
+			p := engine.Params{}
+			err := p.Apply([]engine.Setting{{Knob: k, Value: v}})
+			if err == nil {
+				t.Fatalf("%s=%.20q accepted", k, v)
+			}
+			if msg := err.Error(); len(msg) > 300 || strings.ContainsAny(msg, "\x1b\x07") {
+				t.Errorf("%s: error of %d bytes: %.120q", k, len(msg), msg)
+			}
+		}
+		if _, err := engine.ParseClock(v); err == nil || len(err.Error()) > 200 || strings.ContainsAny(err.Error(), "\x1b\x07") {
+			t.Errorf("ParseClock: %.120q", err)
+		}
+		if _, err := engine.ParseSetting(v); err == nil || len(err.Error()) > 400 || strings.ContainsAny(err.Error(), "\x1b\x07") {
+			t.Errorf("ParseSetting: %.120q", err)
+		}
+	}
+}

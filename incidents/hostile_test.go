@@ -324,3 +324,23 @@ func TestDuplicateKeys(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// An error quotes at most a short prefix of a long value, escaped.
+func TestErrorsQuoteShortPrefixes(t *testing.T) {
+	long := strings.Repeat("x", 100_000)
+	for _, src := range []string{
+		minimal + long + ": 1\n",
+		minimal + "broker: {mode: " + long + "}\n",
+		minimal + "expect: {busy: \"[" + long + "\"}\n",
+	} {
+		_, err := Parse("tiny.yaml", []byte(src))
+		if err == nil {
+			t.Fatal("accepted")
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if len(line) > 600 {
+				t.Errorf("an error line of %d bytes: %.80s…", len(line), line)
+			}
+		}
+	}
+}

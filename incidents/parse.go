@@ -47,9 +47,23 @@ func (p Problem) Error() string {
 	// the message may quote the file; it must never carry a control
 	// character to the terminal
 	if p.Line == 0 {
-		return fmt.Sprintf("%s: %s", visible(p.File), visible(p.Msg))
+		return fmt.Sprintf("%s: %s", visible(p.File), short(visible(p.Msg)))
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", visible(p.File), p.Line, p.Col, visible(p.Msg))
+	return fmt.Sprintf("%s:%d:%d: %s", visible(p.File), p.Line, p.Col, short(visible(p.Msg)))
+}
+
+// short cuts a message that quotes a long value from the file: one line
+// of error, not a page of the file back.
+func short(s string) string {
+	const max = 400
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // Problems is every problem found in one file, in file order.
