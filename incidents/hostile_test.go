@@ -344,3 +344,20 @@ func TestErrorsQuoteShortPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt key is answered with the key it was probably meant to be, and
+// only then.
+func TestUnknownKeySuggestions(t *testing.T) {
+	cases := map[string]string{
+		"sourcs: []\n":   `unknown key "sourcs"; did you mean "sources"?`,
+		"bokmarks: []\n": `unknown key "bokmarks"; did you mean "bookmarks"?`,
+		"a: 1\n":         `unknown key "a" (keys: id, title,`,
+		"colour: 1\n":    `unknown key "colour" (keys: id, title,`,
+	}
+	for extra, want := range cases {
+		_, err := Parse("tiny.yaml", []byte(minimal+extra))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v; want %q", extra, err, want)
+		}
+	}
+}

@@ -884,11 +884,12 @@ func valuePos(kv *ast.MappingValueNode, keyPos *token.Position) *token.Position 
 }
 
 // nearest suggests the known key a misspelt one was meant to be: the one
-// within two edits, if exactly one is.
+// within two edits (one for a short key), if exactly one is.
 func nearest(k string, known []string) string {
+	limit := max(1, min(2, len(k)/3))
 	best, n := "", 0
 	for _, c := range known {
-		if editDistance(k, c, 2) <= 2 {
+		if editDistance(k, c, limit) <= limit {
 			best, n = c, n+1
 		}
 	}
