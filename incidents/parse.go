@@ -447,10 +447,11 @@ func Parse(name string, data []byte) (spec *engine.Spec, err error) {
 	return spec, nil
 }
 
-// scan tokenizes data, refusing it as soon as it holds more tokens,
-// aliases or nesting than an incident needs: the YAML parser's time and
-// memory grow with the square of the nesting, and decoding an alias
-// expands it. Scanning is linear and stops at the first limit passed.
+// scan tokenizes data, refusing it, before anything is parsed, if it holds
+// more tokens, aliases or nesting than an incident needs: the YAML
+// parser's time and memory grow with the square of the nesting, and
+// decoding an alias expands it. Every step here is linear in the input,
+// which the token pre-count keeps small.
 func scan(name string, data []byte) (token.Tokens, *Problem) {
 	if i := invalidUTF8(data); i >= 0 {
 		line, col := lineCol(data, i)
@@ -510,9 +511,9 @@ func scan(name string, data []byte) (token.Tokens, *Problem) {
 				return refuse(tk, "merge keys (<<) are not supported in incident files")
 			}
 			// block nesting: a collection is open at each column, left to
-			// right, where a line's first token or a "- " entry sits
+			// right, where a line's first token, a "- " or a "? " sits
 			if flow == 0 && tk.Position != nil && tk.Type != token.CommentType &&
-				(tk.Position.Line != lastLine || tk.Type == token.SequenceEntryType) {
+				(tk.Position.Line != lastLine || tk.Type == token.SequenceEntryType || tk.Type == token.MappingKeyType) {
 				c := tk.Position.Column
 				for len(block) > 0 && block[len(block)-1] > c {
 					block = block[:len(block)-1]
