@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,7 +107,7 @@ func intKnob(name, help string, f func(*Params) *int, lo, hi int) *Knob {
 		set: func(p *Params, s string) error {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {
-				return fmt.Errorf("%q is not a whole number", s)
+				return fmt.Errorf("%q is not a whole number", clip(s))
 			}
 			if n < lo || n > hi {
 				return fmt.Errorf("%d is outside %d…%d", n, lo, hi)
@@ -126,7 +127,7 @@ func enumKnob(name, help string, choices []string, get func(*Params) int, set fu
 					return nil
 				}
 			}
-			return fmt.Errorf("%q is not one of %s", s, strings.Join(choices, ", "))
+			return fmt.Errorf("%q is not one of %s", clip(s), strings.Join(choices, ", "))
 		}}
 }
 
@@ -171,8 +172,12 @@ var knobs = []*Knob{
 	{Name: "transactional_id", Help: "the producer's transactional.id (empty: none)",
 		get: func(p *Params) string { return p.TransactionalID },
 		set: func(p *Params, s string) error {
-			if strings.ContainsAny(s, ",;/#@+= ") {
-				return fmt.Errorf("%q: use letters, digits, '-' and '_'", s)
+			// a whitelist, not a blacklist: the id is shown on screen
+			// and written into share codes
+			if len(s) > 64 || strings.IndexFunc(s, func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+			}) >= 0 {
+				return fmt.Errorf("%q: use letters, digits, '-' and '_' (at most 64)", clip(s))
 			}
 			p.TransactionalID = s
 			return nil
@@ -196,9 +201,10 @@ func probKnob(name, help string, f func(*Params) *float64) *Knob {
 	return &Knob{Name: name, Help: help,
 		get: func(p *Params) string { return strconv.FormatFloat(*f(p), 'g', -1, 64) },
 		set: func(p *Params, s string) error {
+			// NaN passes every comparison's "else": refuse it by name
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || v < 0 || v > 1 {
-				return fmt.Errorf("%q is not a probability between 0 and 1", s)
+			if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
+				return fmt.Errorf("%q is not a probability between 0 and 1", clip(s))
 			}
 			*f(p) = v
 			return nil
@@ -239,7 +245,7 @@ func CheckKnobsFor(spec *Spec, set []Setting) error {
 			for _, k := range ks {
 				names = append(names, k.Name)
 			}
-			return fmt.Errorf("knob %q does not apply to incident %s (its knobs: %s)", s.Knob, spec.ID, strings.Join(names, ", "))
+			return fmt.Errorf("knob %q does not apply to incident %s (its knobs: %s)", clip(s.Knob), spec.ID, strings.Join(names, ", "))
 		}
 	}
 	return nil
@@ -276,18 +282,29 @@ func (p *Params) Apply(settings []Setting) error {
 	for _, s := range settings {
 		k, ok := LookupKnob(s.Knob)
 		if !ok {
-			return fmt.Errorf("unknown knob %q (knobs: %s)", s.Knob, strings.Join(KnobNames(), ", "))
+			return fmt.Errorf("unknown knob %q (knobs: %s)", clip(s.Knob), strings.Join(KnobNames(), ", "))
 		}
 		if err := k.set(p, s.Value); err != nil {
-			return fmt.Errorf("knob %s=%s: %v", s.Knob, s.Value, err)
+			return &KnobError{Knob: s.Knob, Err: fmt.Errorf("knob %s=%s: %v", s.Knob, shown(s.Value), err)}
 		}
 	}
 	return p.validate()
 }
 
+// KnobError is an Apply error about one knob's value, or about how it sits
+// with Other, so that an incident file can point at the line that set it.
+type KnobError struct {
+	Knob, Other string
+	Err         error
+}
+
+func (e *KnobError) Error() string { return e.Err.Error() }
+func (e *KnobError) Unwrap() error { return e.Err }
+
 func (p *Params) validate() error {
 	if p.LatencyMax < p.LatencyMin {
-		return fmt.Errorf("latency_max (%s) is below latency_min (%s)", FormatDuration(p.LatencyMax), FormatDuration(p.LatencyMin))
+		return &KnobError{Knob: "latency_max", Other: "latency_min",
+			Err: fmt.Errorf("latency_max (%s) is below latency_min (%s)", FormatDuration(p.LatencyMax), FormatDuration(p.LatencyMin))}
 	}
 	return nil
 }
@@ -297,10 +314,10 @@ func ParseSetting(s string) (Setting, error) {
 	k, v, ok := strings.Cut(s, "=")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" {
-		return Setting{}, fmt.Errorf("--set %q: want key=value", s)
+		return Setting{}, fmt.Errorf("--set %q: want key=value", clip(s))
 	}
 	if _, found := LookupKnob(k); !found {
-		return Setting{}, fmt.Errorf("--set %q: unknown knob %q (knobs: %s)", s, k, strings.Join(KnobNames(), ", "))
+		return Setting{}, fmt.Errorf("--set %q: unknown knob %q (knobs: %s)", clip(s), clip(k), strings.Join(KnobNames(), ", "))
 	}
 	return Setting{Knob: k, Value: strings.TrimSpace(v)}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Time is simulated time in milliseconds since midnight of the incident's
@@ -73,23 +74,39 @@ func FormatDuration(d Duration) string {
 	return time.Duration(d * Time(time.Millisecond)).String()
 }
 
-// ParseClock reads "19:52", "19:52:00" or "19:52:34.5" into a Time.
+// Bounds on what a user may write, so that no sum a run makes of them can
+// wrap: a source's start plus count×every is at most 100,000 h + 50,000,000
+// × 1,000 h, about 1.8e17 ms, far below int64 and below Never.
+const (
+	MaxClockHours          = 100_000     // clocks are below 100000:00
+	MaxDuration   Duration = 1000 * Hour // durations are at most 1000h
+)
+
+// ParseClock reads "19:52", "19:52:00" or "19:52:34.5" into a Time. Hours
+// may pass 24 (long runs keep counting) but stay below MaxClockHours.
 func ParseClock(s string) (Time, error) {
 	s = strings.TrimSpace(s)
+	q := clip(s) // what an error may echo
 	if strings.ContainsAny(s, "+- ") {
-		return 0, fmt.Errorf("clock %q: want HH:MM[:SS[.mmm]]", s)
+		return 0, fmt.Errorf("clock %q: want HH:MM[:SS[.mmm]]", q)
 	}
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 || len(parts) > 3 {
-		return 0, fmt.Errorf("clock %q: want HH:MM[:SS[.mmm]]", s)
+		return 0, fmt.Errorf("clock %q: want HH:MM[:SS[.mmm]]", q)
 	}
 	h, err := strconv.Atoi(parts[0])
 	if err != nil || h < 0 {
-		return 0, fmt.Errorf("clock %q: bad hour", s)
+		if isDigits(parts[0]) {
+			return 0, fmt.Errorf("clock %q: hours must be below %d", q, MaxClockHours)
+		}
+		return 0, fmt.Errorf("clock %q: bad hour", q)
+	}
+	if h >= MaxClockHours {
+		return 0, fmt.Errorf("clock %q: hours must be below %d", q, MaxClockHours)
 	}
 	m, err := strconv.Atoi(parts[1])
 	if err != nil || m < 0 || m > 59 {
-		return 0, fmt.Errorf("clock %q: bad minute", s)
+		return 0, fmt.Errorf("clock %q: bad minute", q)
 	}
 	var ms int64
 	if len(parts) == 3 {
@@ -100,16 +117,16 @@ func ParseClock(s string) (Time, error) {
 		}
 		n, err := strconv.Atoi(sec)
 		if err != nil || n < 0 || n > 59 || len(sec) != 2 {
-			return 0, fmt.Errorf("clock %q: bad second", s)
+			return 0, fmt.Errorf("clock %q: bad second", q)
 		}
 		ms = int64(n) * 1000
 		if frac != "" {
 			if len(frac) > 3 {
-				return 0, fmt.Errorf("clock %q: at most millisecond precision", s)
+				return 0, fmt.Errorf("clock %q: at most millisecond precision", q)
 			}
 			f, err := strconv.Atoi((frac + "00")[:3])
-			if err != nil || f < 0 {
-				return 0, fmt.Errorf("clock %q: bad fraction", s)
+			if err != nil || f < 0 || !isDigits(frac) {
+				return 0, fmt.Errorf("clock %q: bad fraction", q)
 			}
 			ms += int64(f)
 		}
@@ -117,18 +134,132 @@ func ParseClock(s string) (Time, error) {
 	return Time(int64(h)*3600000 + int64(m)*60000 + ms), nil
 }
 
-// ParseDuration reads Go-style durations ("30s", "1m", "250ms", "0s") with
-// millisecond precision and no negative spans unless allowNeg.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// durationUnits, largest first: a duration names each at most once, in
+// this order, so that "1m30s" (what FormatDuration writes) reads but
+// "30s45s" — two values run together — does not.
+var durationUnits = []struct {
+	name string
+	ms   int64
+}{{"h", int64(Hour)}, {"m", int64(Minute)}, {"s", int64(Second)}, {"ms", 1}}
+
+// ParseDuration reads "30s", "2m", "250ms", "1.5s", "0" or the compound
+// form FormatDuration writes ("1m30s": each unit once, largest first), with
+// millisecond precision, at most MaxDuration, and no negative spans unless
+// allowNeg.
 func ParseDuration(s string, allowNeg bool) (Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return 0, fmt.Errorf("duration %q: want a number with a unit, like 30s, 2m or 250ms", s)
+	orig := s
+	s = strings.TrimSpace(s)
+	bad := func(format string, args ...any) (Duration, error) {
+		return 0, fmt.Errorf("duration %q: %s", clip(orig), fmt.Sprintf(format, args...))
 	}
-	if d < 0 && !allowNeg {
-		return 0, fmt.Errorf("duration %q: must not be negative", s)
+	const want = "want a number with a unit, like 30s, 2m or 250ms"
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
 	}
-	if d%time.Millisecond != 0 {
-		return 0, fmt.Errorf("duration %q: at most millisecond precision", s)
+	if s == "0" {
+		return 0, nil
 	}
-	return Duration(d / time.Millisecond), nil
+	if s == "" {
+		return bad(want)
+	}
+	var total int64
+	last := -1
+	for s != "" {
+		i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+		if i <= 0 {
+			return bad(want)
+		}
+		num := s[:i]
+		s = s[i:]
+		j := strings.IndexFunc(s, func(r rune) bool { return r < 'a' || r > 'z' })
+		if j < 0 {
+			j = len(s)
+		}
+		unit := s[:j]
+		s = s[j:]
+		rank := -1
+		for k, u := range durationUnits {
+			if u.name == unit {
+				rank = k
+			}
+		}
+		if rank < 0 || num == "." || strings.Count(num, ".") > 1 {
+			return bad(want)
+		}
+		switch {
+		case rank == last:
+			return bad("the unit %s comes twice; a duration is one number and one unit, like 75s (or 1m15s: each unit once, largest first)", unit)
+		case rank < last:
+			return bad("units go largest first, like 1m30s")
+		}
+		last = rank
+		intPart, frac, _ := strings.Cut(num, ".")
+		intPart = strings.TrimLeft(intPart, "0")
+		frac = strings.TrimRight(frac, "0")
+		if len(intPart) > 10 {
+			return bad("at most %s", FormatDuration(MaxDuration))
+		}
+		var v int64
+		if intPart != "" {
+			n, _ := strconv.ParseInt(intPart, 10, 64)
+			v = n * durationUnits[rank].ms
+		}
+		if frac != "" {
+			// exact: the fraction must come to whole milliseconds
+			if len(frac) > 7 {
+				return bad("at most millisecond precision")
+			}
+			f, _ := strconv.ParseInt(frac, 10, 64)
+			den := int64(1)
+			for range len(frac) {
+				den *= 10
+			}
+			if f*durationUnits[rank].ms%den != 0 {
+				return bad("at most millisecond precision")
+			}
+			v += f * durationUnits[rank].ms / den
+		}
+		if total += v; total > int64(MaxDuration) {
+			return bad("at most %s", FormatDuration(MaxDuration))
+		}
+	}
+	if neg && !allowNeg && total != 0 {
+		return bad("must not be negative")
+	}
+	if neg {
+		total = -total
+	}
+	return Duration(total), nil
+}
+
+// clip is a user's value as an error message may quote it: a long value is
+// cut to a short prefix, so that one pasted megabyte does not come back as
+// a megabyte of error. Quote it with %q, which escapes control characters.
+func clip(s string) string {
+	const max = 48
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// shown is clip for a value printed without quotes: control characters
+// come out as escapes, never as themselves.
+func shown(s string) string {
+	q := strconv.QuoteToGraphic(clip(s))
+	return q[1 : len(q)-1]
 }

@@ -1,6 +1,7 @@
 package incidents
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,16 +10,21 @@ import (
 
 func (r *reader) build(f *file) *engine.Spec {
 	s := &engine.Spec{ID: f.ID, Title: f.Title, Story: strings.TrimSpace(f.Story), Label: f.Label, Seed: f.Seed, Featured: -1}
-	if f.ID == "" {
+	if f.ID == "" && !r.has("$.id") {
 		r.at("$", "missing id")
 	} else if strings.ContainsAny(f.ID, " \t/|~") {
 		r.at("$.id", "id %q: use letters, digits and dashes", f.ID)
 	}
-	if f.Title == "" {
+	if f.Title == "" && !r.has("$.title") {
 		r.at("$", "missing title")
+	} else if f.Title == "" && !r.bad["$.title"] {
+		r.at("$.title", "title is empty")
 	}
 	if f.Featured != nil {
 		s.Featured = *f.Featured
+		if s.Featured < 0 {
+			r.at("$.featured", "featured is a message number, 0 or more")
+		}
 	}
 	s.Start = r.clock("$.start", f.Start, true)
 
@@ -37,6 +43,9 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	for i, src := range f.Sources {
 		p := fmt.Sprintf("$.sources[%d]", i)
+		if r.bad[p] {
+			continue // not a map: already reported
+		}
 		if src.Name == "" {
 			r.at(p, "source %d has no name", i)
 		}
@@ -59,18 +68,21 @@ func (r *reader) build(f *file) *engine.Spec {
 	s.Params.VisibilityTimeout = 30 * engine.Second
 	s.Params.ClaimWindow = 2 * engine.Minute
 	var set []engine.Setting
+	where := map[string]string{} // knob → the path that set it
 	if fam != nil {
 		fam.Defaults(&s.Params)
-		set = append(set, r.settings("$.params", f.Params, fam.Knobs)...)
+		set = append(set, r.settings("$.params", f.Params, fam.Knobs, where)...)
 	} else if len(f.Params) > 0 {
 		r.at("$.params", "params is for incidents with a family; the queue's knobs go under broker, handler and provider")
 	}
-	set = append(set, r.settings("$.broker", f.Broker, knobSections["broker"])...)
-	set = append(set, r.settings("$.handler", f.Handler, knobSections["handler"])...)
-	set = append(set, r.settings("$.provider", f.Provider, knobSections["provider"])...)
+	set = append(set, r.settings("$.broker", f.Broker, knobSections["broker"], where)...)
+	set = append(set, r.settings("$.handler", f.Handler, knobSections["handler"], where)...)
+	set = append(set, r.settings("$.provider", f.Provider, knobSections["provider"], where)...)
 
 	if f.Family != "" && len(f.Workers.Boxes) == 0 {
 		// a family brings its own consumers
+	} else if r.bad["$.workers"] || r.bad["$.workers.boxes"] || r.bad["$.workers.per_box"] {
+		// already reported
 	} else if len(f.Workers.Boxes) == 0 || f.Workers.PerBox <= 0 {
 		r.at("$.workers", "workers need boxes (a list) and per_box (at least 1)")
 	} else if n := len(f.Workers.Boxes) * f.Workers.PerBox; n > 64 {
@@ -82,13 +94,30 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	if f.Workers.RestartAfter != "" {
 		set = append(set, engine.Setting{Knob: "restart_after", Value: f.Workers.RestartAfter})
+		where["restart_after"] = "$.workers.restart_after"
 	}
 	if err := s.Params.Apply(set); err != nil {
-		r.at("$", "%v", err)
+		// point at the line that set the knob the error is about
+		// (latency_max below latency_min: the latency_max line)
+		path := "$"
+		var ke *engine.KnobError
+		if errors.As(err, &ke) && (r.badKnobs[ke.Knob] || r.badKnobs[ke.Other]) {
+			path = "" // already reported: the value it is about was refused
+		} else if errors.As(err, &ke) && where[ke.Knob] != "" {
+			path = where[ke.Knob]
+		} else if errors.As(err, &ke) && where[ke.Other] != "" {
+			path = where[ke.Other]
+		}
+		if path != "" {
+			r.at(path, "%v", err)
+		}
 	}
 
 	for i, p := range f.Pins {
 		path := fmt.Sprintf("$.pins[%d]", i)
+		if r.bad[path] {
+			continue // not a map: already reported
+		}
 		k, ok := engine.DecisionKindByName(p.Decision)
 		if !ok || (k != engine.DecLatency && k != engine.DecWorker) {
 			r.at(path+".decision", "pin decision %q: want latency or worker", p.Decision)
@@ -109,6 +138,9 @@ func (r *reader) build(f *file) *engine.Spec {
 	s.WouldHave = r.alerts("$.would_have", f.WouldHave)
 	for i, o := range f.Operators {
 		path := fmt.Sprintf("$.operators[%d]", i)
+		if r.bad[path] {
+			continue // not a map: already reported
+		}
 		if o.Action != "repair_redrive" {
 			r.at(path+".action", "operator action %q: want repair_redrive", o.Action)
 		}
@@ -119,15 +151,21 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	for i, b := range f.Bookmarks {
 		path := fmt.Sprintf("$.bookmarks[%d]", i)
+		if r.bad[path] {
+			continue // not a map: already reported
+		}
 		s.Bookmarks = append(s.Bookmarks, engine.Bookmark{At: r.clock(path+".at", b.At, true), Title: b.Title, Words: strings.TrimSpace(b.Words)})
 	}
 	s.Expect = r.expect("$.expect", f.Expect)
 	for i, fk := range f.Forks {
 		path := fmt.Sprintf("$.forks[%d]", i)
+		if r.bad[path] {
+			continue // not a map: already reported
+		}
 		if fk.Name == "" {
 			r.at(path, "fork %d has no name", i)
 		}
-		spec := engine.ForkSpec{Name: fk.Name, Set: r.settings(path+".set", fk.Set, knobsOf(s)), Expect: r.expect(path+".expect", fk.Expect)}
+		spec := engine.ForkSpec{Name: fk.Name, Set: r.settings(path+".set", fk.Set, knobsOf(s), nil), Expect: r.expect(path+".expect", fk.Expect)}
 		if fk.At != "" {
 			spec.At, spec.HasAt = r.clock(path+".at", fk.At, false), true
 		}
@@ -135,11 +173,14 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	for i, ex := range f.Exercises {
 		path := fmt.Sprintf("$.exercises[%d]", i)
+		if r.bad[path] {
+			continue // not a map: already reported
+		}
 		if ex.Key == "" || ex.Question == "" {
 			r.at(path, "an exercise needs a key and a question")
 		}
 		s.Exercises = append(s.Exercises, engine.Exercise{Key: ex.Key, Question: strings.TrimSpace(ex.Question),
-			At: r.clock(path+".at", ex.At, true), Set: r.settings(path+".set", ex.Set, knobsOf(s)), Explain: strings.TrimSpace(ex.Explain)})
+			At: r.clock(path+".at", ex.At, true), Set: r.settings(path+".set", ex.Set, knobsOf(s), nil), Explain: strings.TrimSpace(ex.Explain)})
 	}
 	return s
 }
@@ -148,6 +189,9 @@ func (r *reader) alerts(path string, as []alert) []engine.AlertSpec {
 	var out []engine.AlertSpec
 	for i, a := range as {
 		p := fmt.Sprintf("%s[%d]", path, i)
+		if r.bad[p] {
+			continue // not a map: already reported
+		}
 		spec := engine.AlertSpec{Name: a.Name}
 		switch a.Kind {
 		case "oldest_age":

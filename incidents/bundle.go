@@ -3,9 +3,11 @@ package incidents
 import (
 	"embed"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 
 	"inflight/engine"
 )
@@ -70,11 +72,70 @@ func Get(id string) (*engine.Spec, error) {
 	return nil, fmt.Errorf("unknown incident %q (incidents: %s)", id, strings.Join(IDs(), ", "))
 }
 
-// Load reads a user's incident file.
+// Load reads a user's incident file. Whatever the path names, it is
+// refused before it is parsed if it is not a regular file (a directory, a
+// FIFO, /dev/zero) or is larger than MaxFileBytes; a file that grows while
+// it is read is cut at the cap and refused.
 func Load(path string) (*engine.Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+func readCapped(path string) ([]byte, error) {
+	whole := func(format string, args ...any) error {
+		return Problems{{path, 0, 0, fmt.Sprintf(format, args...)}}
+	}
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("incident file: %w", err)
 	}
-	return Parse(path, data)
+	if err := regular(fi, whole); err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK: were the file swapped for a FIFO after the Stat, opening
+	// it must not wait for a writer; the Stat of the open file refuses it
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("incident file: %w", err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("incident file: %w", err)
+	}
+	if err := regular(fi, whole); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("incident file: %w", err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, whole("larger than %d bytes (%d MiB), the most an incident file may hold", MaxFileBytes, MaxFileBytes>>20)
+	}
+	return data, nil
+}
+
+func regular(fi os.FileInfo, whole func(string, ...any) error) error {
+	m := fi.Mode()
+	switch {
+	case m.IsDir():
+		return whole("a directory, not an incident file")
+	case !m.IsRegular():
+		kind := "not a regular file"
+		switch {
+		case m&os.ModeNamedPipe != 0:
+			kind = "a named pipe (FIFO)"
+		case m&os.ModeCharDevice != 0, m&os.ModeDevice != 0:
+			kind = "a device"
+		case m&os.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return whole("%s, not an incident file: only a regular file is read", kind)
+	case fi.Size() > MaxFileBytes:
+		return whole("%d bytes; an incident file may be at most %d (%d MiB)", fi.Size(), MaxFileBytes, MaxFileBytes>>20)
+	}
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"inflight/engine"
 )
 
 func TestBundledIncidentsParse(t *testing.T) {
@@ -45,7 +47,7 @@ func TestErrorsHavePositions(t *testing.T) {
 	cases := []struct {
 		name, edit, wantPos, wantMsg string
 	}{
-		{"unknown top-level key", minimal + "colour: blue\n", "tiny.yaml:8:1", "unknown field"},
+		{"unknown top-level key", minimal + "colour: blue\n", "tiny.yaml:8:1", "unknown key \"colour\""},
 		{"unknown broker key", minimal + "broker:\n  visibilty_timeout: 30s\n", "tiny.yaml:9:", "visibilty_timeout"},
 		{"mistyped count", strings.Replace(minimal, "count: 3", "count: three", 1), "tiny.yaml:5:", ""},
 		{"bad duration", strings.Replace(minimal, "every: 1s", "every: soon", 1), "tiny.yaml:5:", "duration"},
@@ -93,9 +95,47 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("id: [\n"))
 	f.Add([]byte("\x00\xff"))
+	// the hostile cases of issue 10, small enough to mutate
+	f.Add([]byte(aliasBomb()))
+	f.Add([]byte(strings.Repeat("[", 200) + strings.Repeat("]", 200)))
+	f.Add([]byte(strings.Repeat("- ", 100)))
+	f.Add([]byte(indentNest(40)))
+	f.Add([]byte(strings.Replace(minimal, `start: "10:00:00"`+"\nsources", `start: "2562047788016:00"`+"\nsources", 1)))
+	f.Add([]byte(strings.Replace(minimal, "count: 3", "count: 60.9", 1)))
+	f.Add([]byte(strings.Replace(minimal, "count: 3", "count: null", 1)))
+	f.Add([]byte(strings.Replace(minimal, "per_box: 1", "per_box: 2.9", 1)))
+	f.Add([]byte(minimal + "seed: 18446744073709551616\n"))
+	f.Add([]byte(minimal + "seed: 1.5\n"))
+	f.Add([]byte(strings.Replace(minimal, "every: 1s", "every: 30s45s", 1)))
+	f.Add([]byte(strings.Replace(minimal, "latency_max: 2s", "latency_max: 2s, wedge_p: .nan", 1)))
+	f.Add([]byte(strings.Replace(minimal, "title: Tiny", `title: "t\x1b]0;pwned\x07\x1b[2J"`, 1)))
+	f.Add([]byte(minimal + "colour: blue\nshape: round\nsize: 9\n"))
+	f.Add([]byte(strings.Replace(minimal, "title: Tiny", "title: [a, b]", 1)))
+	f.Add([]byte(strings.Replace(minimal, "latency_max: 2s", "latency_max: 500ms", 1)))
+	f.Add([]byte("a: &a [*a]\nexpect: {x: *a}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := Parse("fuzz.yaml", data)
+		spec, err := Parse("fuzz.yaml", data)
 		if err == nil {
+			// whatever was accepted is plain text a terminal shows as is
+			texts := []string{spec.ID, spec.Title, spec.Label}
+			for _, src := range spec.Sources {
+				texts = append(texts, src.Name)
+			}
+			texts = append(texts, spec.Workers.Boxes...)
+			for _, b := range spec.Bookmarks {
+				texts = append(texts, b.Title)
+			}
+			for _, s := range texts {
+				if !printable(s, false) {
+					t.Fatalf("accepted unprintable text %q", s)
+				}
+			}
+			if !printable(spec.Story, true) {
+				t.Fatalf("accepted unprintable story %q", spec.Story)
+			}
+			if spec.Start < 0 || spec.Start >= engine.MaxClockHours*engine.Hour {
+				t.Fatalf("start %d outside the clock's bounds", spec.Start)
+			}
 			return
 		}
 		var ps Problems
