@@ -16,5 +16,8 @@ func (w *World) Handling(id int32, delta int) {
 		return
 	}
 	m.Holders--
+	if m.Holders == 0 && m.Status == StDeleted && m.Effects == 0 {
+		w.goneWorked-- // deleted before its work and nobody works on it now: lost
+	}
 	w.maybeRetire(id, m)
 }
