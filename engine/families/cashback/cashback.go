@@ -32,6 +32,20 @@
 //     marked processed, the credit never commits, and the redelivery skips
 //     it. The guarantee breaks toward loss: balance = 500000 − 100 ×
 //     crashes, lost = crashes, no duplicates.
+//
+// Dead letters: Redis Streams never gives up on an entry by itself, so a
+// consumer that crashes on every delivery would re-read the same pending
+// entry for ever. The consumer follows the usual Redis recipe instead: an
+// entry its backlog read hands back with a delivery count above
+// max_receives (XREADGROUP … 0 has already counted that read) is not
+// handled again; the consumer XADDs it to a dead-letter stream and XACKs
+// it. The default (10) is never reached by the lesson's runs: a count
+// grows by one per crash of the batch it sits in, and the 1% crashes never
+// stack that high.
+//
+// A fork's events applies from its moment: a lowered count stops the
+// producer before its next XADD (the consumer then starts on what was
+// written); a raised one lets it write on if it is still writing.
 package cashback
 
 import (
@@ -151,6 +165,7 @@ type Cashback struct {
 	balance       int64
 	crashes       int64
 	skipCrashes   int64 // crashes before the XACK of a delivery that skipped: nothing to repeat
+	deadLettered  int64 // entries moved to the dead-letter stream (delivery count over max_receives)
 	skips         int64
 	lostSkips     int64
 	processedRows int64
@@ -177,10 +192,19 @@ func Defaults(p *engine.Params) {
 	p.CrashP = 0.01
 	p.Dedupe = DedupeNone
 	p.RestartAfter = engine.Second
+	p.MaxReceives = DefaultMaxReceives
 }
 
+// DefaultMaxReceives is the consumer's dead-letter limit unless a run sets
+// max_receives: deliveries of one entry before it goes to the dead-letter
+// stream.
+const DefaultMaxReceives = 10
+
+// DeadStream is where the consumer moves an entry it gives up on.
+const DeadStream = "cashback-events:dead"
+
 // Knobs are the knobs the family reads.
-var Knobs = []string{"events", "crash_p", "dedupe", "restart_after"}
+var Knobs = []string{"events", "crash_p", "dedupe", "restart_after", "max_receives"}
 
 // Clone deep-copies the state.
 func (c *Cashback) Clone() engine.Family {
@@ -197,7 +221,10 @@ func step(o op, a int32) engine.FamilyStep { return engine.FamilyStep{Op: uint8(
 func (c *Cashback) Start(w *engine.World) {
 	if w.P.Events > 0 {
 		w.Schedule(w.Now, step(opProduce, 0), false)
+		return
 	}
+	// nothing to write: the consumer starts at once, on an empty stream
+	w.Schedule(w.Now, step(opRead, 0), false)
 }
 
 // Step runs one step: one event, at most one decision.
@@ -223,6 +250,12 @@ func (c *Cashback) Step(w *engine.World, s engine.FamilyStep) {
 }
 
 func (c *Cashback) produce(w *engine.World, k int32) {
+	if int(k) >= w.P.Events {
+		// a fork lowered events after this XADD was due: the producer
+		// stops here and the consumer starts on the stream as it is
+		c.read(w)
+		return
+	}
 	fields := []redisstream.Field{{Name: "event_id", Value: strconv.Itoa(int(k))}, {Name: "user", Value: "u1"}, {Name: "amount", Value: strconv.Itoa(Amount)}}
 	if _, err := c.s.XAdd("*", fields, epoch+int64(w.Now)); err != nil {
 		panic(err)
@@ -314,6 +347,10 @@ func (c *Cashback) handle(w *engine.World) {
 	k := c.batch[c.cur].entry
 	p := &c.pel[c.pelIndex(k)]
 	c.skipping = false
+	if int(p.count) > w.P.MaxReceives {
+		c.deadLetter(w, k)
+		return
+	}
 	switch w.P.Dedupe {
 	case DedupeSame:
 		if p.db {
@@ -405,6 +442,16 @@ func (c *Cashback) afterWrites(w *engine.World) {
 }
 
 func (c *Cashback) xack(w *engine.World, how int64) {
+	k := c.batch[c.cur].entry
+	count := c.ackCurrent(w)
+	w.Done(k)
+	w.Emit(engine.EvAck, k, -1, count, c.balance, how)
+}
+
+// ackCurrent XACKs the current entry, takes it off the pending list and
+// schedules the consumer's next step; it returns the entry's delivery
+// count.
+func (c *Cashback) ackCurrent(w *engine.World) uint16 {
 	b := c.batch[c.cur]
 	k := b.entry
 	i := c.pelIndex(k)
@@ -413,7 +460,6 @@ func (c *Cashback) xack(w *engine.World, how int64) {
 		panic(fmt.Sprintf("cashback: XACK of entry %d acknowledged nothing", k))
 	}
 	c.pel = slices.Delete(c.pel, i, i+1)
-	w.Done(k)
 	c.cur++
 	if c.backlog {
 		c.after = b.id
@@ -423,7 +469,15 @@ func (c *Cashback) xack(w *engine.World, how int64) {
 	} else {
 		w.Schedule(w.Now+engine.Millisecond, step(opRead, 0), false)
 	}
-	w.Emit(engine.EvAck, k, -1, count, c.balance, how)
+	return count
+}
+
+// deadLetter gives up on the current entry: XADD to the dead-letter
+// stream (counted, not kept: nothing reads it back here), then XACK.
+func (c *Cashback) deadLetter(w *engine.World, k int32) {
+	c.deadLettered++
+	c.ackCurrent(w)
+	w.DeadLetter(k) // the world emits the dlq event
 }
 
 func (c *Cashback) crash(w *engine.World, k int32, count uint16, point int64) {
@@ -460,6 +514,7 @@ func (c *Cashback) Figures(w *engine.World) map[string]any {
 		"skipped_uncredited": c.lostSkips,
 		"processed_rows":     c.processedRows,
 		"pending":            len(c.pel),
+		"dead_lettered":      c.deadLettered,
 	}
 }
 

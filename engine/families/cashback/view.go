@@ -87,6 +87,8 @@ func (c *Cashback) Caption(w *engine.World, e *engine.Event, d *engine.Decision)
 		return fmt.Sprintf("XACK %s: off the pending list", ev(k)), true
 	case KindBacklogDone:
 		return "XREADGROUP … 0 comes back empty: no pending entries left, back to new ones (>)", true
+	case engine.EvDLQ:
+		return fmt.Sprintf("%s has been delivered more than max_receives (%d) times: consumer-1 XADDs it to %s and XACKs it instead of handling it again", ev(k), w.P.MaxReceives, DeadStream), true
 	case KindCaughtUp:
 		return fmt.Sprintf("XREADGROUP … > has nothing new: all %d events consumed", e.Value), true
 	}

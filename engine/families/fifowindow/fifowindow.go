@@ -29,6 +29,9 @@ const (
 	EvAnswerLost
 	// EvAnswer: the producer gets its answer and stops retrying.
 	EvAnswer
+	// EvGiveUp: a retry falls due past a retry deadline a fork lowered
+	// since it was scheduled: the producer gives up instead of sending.
+	EvGiveUp
 )
 
 // DecAnswer is the family's decision: does the broker's answer to an
@@ -110,7 +113,8 @@ type qop struct {
 
 // New makes the family. Knobs are read from the world as steps run, so a
 // fork's changes apply from its moment: retry_deadline at the next lost
-// answer, dedup_window at the next step (see rewindow).
+// answer or retry (a retry already scheduled is not sent past a lowered
+// deadline), dedup_window at the next step (see rewindow).
 func New(p *engine.Params) engine.Family { return &Family{Msg: -1} }
 
 // Clone implements engine.Family.
@@ -158,6 +162,13 @@ func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
 }
 
 func (f *Family) send(w *engine.World, k int) {
+	if k > 0 && Backoff[k] > w.P.RetryDeadline {
+		// scheduled under a later deadline; the knob now says stop
+		f.GaveUp, f.Ended = true, true
+		w.Emit(EvGiveUp, f.Msg, -1, 0, int64(k), 0)
+		f.maybeDone(w)
+		return
+	}
 	res, err := f.Q.Send(int64(w.Now), fifo.SendInput{Group: Group, DedupID: DedupID, Body: "send the confirmation for order 0"})
 	if err != nil {
 		panic(err) // the input is fixed and valid
@@ -279,6 +290,8 @@ func (f *Family) KindName(k engine.Kind) string {
 		return "answer_lost"
 	case EvAnswer:
 		return "answer"
+	case EvGiveUp:
+		return "give_up"
 	}
 	return "unknown"
 }
@@ -308,6 +321,9 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 			f.attemptName(e.Value), engine.Time(e.Aux).Short()), true
 	case EvAnswer:
 		return fmt.Sprintf("the producer gets the answer to %s and stops retrying", f.attemptName(e.Value)), true
+	case EvGiveUp:
+		return fmt.Sprintf("%s is due, but the producer's retry deadline is now %s: it gives up without sending",
+			f.attemptName(e.Value), engine.FormatDuration(w.P.RetryDeadline)), true
 	case engine.EvDeliver:
 		s := fmt.Sprintf("the consumer receives order 0's confirmation request (delivery %d), lease until %s", e.Delivery, engine.Time(e.Value).Short())
 		if e.Delivery > 1 {

@@ -15,6 +15,15 @@
 // previous three, collide with them, and are thrown away as duplicates —
 // three genuine readings lost, none stored twice.
 //
+// A turbine does not re-send for ever: it keeps a reading for re-sending
+// until retry_deadline (10 minutes by default) after the reading was
+// taken, and a re-send that would fall later is dropped (give_up). The
+// lesson's runs never come near it (a reading would need ten lost answers
+// in a row); with every answer lost (write_timeout_p=1) it is what ends
+// the run. A deadline a fork lowers also stops re-sends already queued,
+// and a turbine sends one reading at most 65,535 times (the trace's
+// 16-bit attempt number: a deadline past about 45 days acts as that).
+//
 // The unique index is kept per turbine as arithmetic runs of stamps (first
 // stamp, count, the 2 s period): a turbine whose clock behaves is one run,
 // so the whole table clones as two 1,240-entry arrays plus the few runs a
@@ -23,6 +32,7 @@ package galewatch
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"inflight/engine"
@@ -52,9 +62,10 @@ const (
 	KindReject    = engine.FamilyKind + iota // a retried copy rejected by the unique key
 	KindCollision                            // a genuine reading rejected: its key is taken
 	KindClockStep                            // the daemon steps a turbine's clock
+	KindGiveUp                               // the turbine drops a reading it would re-send past retry_deadline
 )
 
-var kindNames = []string{"reject", "collision", "clock_step"}
+var kindNames = []string{"reject", "collision", "clock_step", "give_up"}
 
 type op uint8
 
@@ -62,6 +73,7 @@ const (
 	opReading   op = iota // genuine reading A
 	opRetry               // re-send of reading A, attempt D
 	opClockStep           // the daemon
+	opGiveUp              // reading A, attempt D: no re-send within the deadline
 )
 
 // run is an arithmetic run of stored stamps: first, first+Period, … (n).
@@ -92,10 +104,11 @@ type Galewatch struct {
 	skew     engine.Duration
 	stepped  bool
 
-	next    int32 // the next genuine reading
-	retries []retry
+	next    int32   // the next genuine reading
+	retries []retry // re-sends due, in time order from rhead (a queue: each is due a minute after its timeout)
+	rhead   int
 
-	rows, retriesSent, retriesRejected, collisions, timeouts int64
+	rows, retriesSent, retriesRejected, collisions, timeouts, gaveUp int64
 
 	rejected  [16]note // recent rejected copies
 	nRejected int
@@ -113,16 +126,22 @@ func New(p *engine.Params) engine.Family { return &Galewatch{} }
 func Defaults(p *engine.Params) {
 	p.WriteTimeoutP = 0.001
 	p.ClockStep = -6 * engine.Second
+	p.RetryDeadline = DefaultRetryDeadline
 }
 
+// DefaultRetryDeadline is how long after taking a reading a turbine still
+// re-sends it, unless a run sets retry_deadline.
+const DefaultRetryDeadline = 10 * engine.Minute
+
 // Knobs are the knobs the family reads.
-var Knobs = []string{"write_timeout_p", "clock_step"}
+var Knobs = []string{"write_timeout_p", "clock_step", "retry_deadline"}
 
 // Clone deep-copies the state: the arrays by value, the two slices.
 func (g *Galewatch) Clone() engine.Family {
 	c := *g
 	c.older = slices.Clone(g.older)
-	c.retries = slices.Clone(g.retries)
+	c.retries = slices.Clone(g.retries[g.rhead:])
+	c.rhead = 0
 	return &c
 }
 
@@ -148,6 +167,8 @@ func (g *Galewatch) Step(w *engine.World, s engine.FamilyStep) {
 		g.retry(w, s.A, s.D)
 	case opClockStep:
 		g.clockStep(w)
+	case opGiveUp:
+		g.giveUp(w, s.A, s.D)
 	}
 }
 
@@ -231,14 +252,23 @@ func (g *Galewatch) settle(w *engine.World, r int32, stamp engine.Time, attempt 
 	}
 	g.timeouts++
 	at := w.Now + RetryAfter
+	if at-readingAt(w.Spec().Start, r) > w.P.RetryDeadline || attempt == math.MaxUint16 {
+		// past the turbine's deadline: the reading is let go, at once (its
+		// own step, since this one already has its event)
+		w.Schedule(w.Now, engine.FamilyStep{Op: uint8(opGiveUp), A: r, D: attempt}, false)
+		return
+	}
 	g.retries = append(g.retries, retry{reading: r, stamp: stamp, attempt: attempt + 1, at: at})
 	w.Schedule(at, engine.FamilyStep{Op: uint8(opRetry), A: r, D: attempt + 1}, false)
 }
 
 func (g *Galewatch) retry(w *engine.World, r int32, attempt uint16) {
-	i := slices.IndexFunc(g.retries, func(x retry) bool { return x.reading == r && x.attempt == attempt })
-	x := g.retries[i]
-	g.retries = slices.Delete(g.retries, i, i+1)
+	x := g.takeRetry(r, attempt)
+	if w.Now-readingAt(w.Spec().Start, r) > w.P.RetryDeadline {
+		// a fork lowered the deadline since this re-send was queued
+		g.giveUp(w, r, attempt-1)
+		return
+	}
 	t := int(r) % Turbines
 	g.retriesSent++
 	w.Count(1, 0, 0)
@@ -259,6 +289,36 @@ func (g *Galewatch) retry(w *engine.World, r int32, attempt uint16) {
 	}
 	g.settle(w, r, x.stamp, attempt, lost)
 	w.Emit(KindReject, r, -1, attempt, int64(x.stamp), int64(t))
+}
+
+// pending lists the re-sends still due, soonest first.
+func (g *Galewatch) pending() []retry { return g.retries[g.rhead:] }
+
+// takeRetry removes and returns reading r's re-send for attempt. Re-sends
+// fall due in the order they were queued, so it is the head but for ties
+// the world broke otherwise; the queue's dead front is dropped now and then
+// so a run of 372,000 re-sends stays linear.
+func (g *Galewatch) takeRetry(r int32, attempt uint16) retry {
+	q := g.pending()
+	i := slices.IndexFunc(q, func(x retry) bool { return x.reading == r && x.attempt == attempt })
+	x := q[i]
+	if i == 0 {
+		g.rhead++
+	} else {
+		g.retries = slices.Delete(g.retries, g.rhead+i, g.rhead+i+1)
+	}
+	if g.rhead > 1024 && 2*g.rhead > len(g.retries) {
+		g.retries = append(g.retries[:0], g.retries[g.rhead:]...)
+		g.rhead = 0
+	}
+	return x
+}
+
+// giveUp lets reading r go after its sends (attempts) went unanswered.
+func (g *Galewatch) giveUp(w *engine.World, r int32, attempts uint16) {
+	g.gaveUp++
+	w.Done(r)
+	w.Emit(KindGiveUp, r, -1, attempts, int64(w.P.RetryDeadline), int64(int(r)%Turbines))
 }
 
 func (g *Galewatch) watchWrite(t int, n note, stored bool) {
@@ -289,9 +349,10 @@ func (g *Galewatch) Figures(w *engine.World) map[string]any {
 		"retries_rejected": g.retriesRejected,
 		"timeouts":         g.timeouts,
 		"collisions":       g.collisions,
+		"gave_up":          g.gaveUp,
 		"clock_step":       engine.FormatDuration(w.P.ClockStep),
 	}
 }
 
 // Counts: copies waiting to be sent again; nothing is ever "taken".
-func (g *Galewatch) Counts(w *engine.World) (waiting, taken int) { return len(g.retries), 0 }
+func (g *Galewatch) Counts(w *engine.World) (waiting, taken int) { return len(g.pending()), 0 }

@@ -26,8 +26,11 @@ func (g *Galewatch) KindName(k engine.Kind) string {
 	return "unknown"
 }
 
-func answer(d *engine.Decision) string {
+func answer(w *engine.World, d *engine.Decision) string {
 	if d != nil && d.Kind == DecTimeout && d.Value == 1 {
+		if d.T+RetryAfter-readingAt(w.Spec().Start, d.Msg) > w.P.RetryDeadline {
+			return " — the write landed, but its answer was lost, and a re-send would be past the turbine's retry deadline: it gives up"
+		}
 		return fmt.Sprintf(" — the write landed, but its answer was lost: the turbine sends it again at %s", (d.T + RetryAfter).Short())
 	}
 	return ""
@@ -39,16 +42,18 @@ func (g *Galewatch) Caption(w *engine.World, e *engine.Event, d *engine.Decision
 	switch e.Kind {
 	case engine.EvEffect:
 		if e.Delivery > 1 {
-			return fmt.Sprintf("%s's re-sent reading stamped %s finds no row and is stored%s", Turbine(t), stamp(e.Value), answer(d)), true
+			return fmt.Sprintf("%s's re-sent reading stamped %s finds no row and is stored%s", Turbine(t), stamp(e.Value), answer(w, d)), true
 		}
 		if d == nil || d.Value == 0 {
 			return Turbine(t) + "'s reading stamped " + stamp(e.Value) + " stored", true
 		}
-		return fmt.Sprintf("%s's reading stamped %s stored%s", Turbine(t), stamp(e.Value), answer(d)), true
+		return fmt.Sprintf("%s's reading stamped %s stored%s", Turbine(t), stamp(e.Value), answer(w, d)), true
 	case KindReject:
-		return fmt.Sprintf("%s sends the reading stamped %s again a minute later: the unique key (turbine, timestamp) throws the copy away%s", Turbine(t), stamp(e.Value), answer(d)), true
+		return fmt.Sprintf("%s sends the reading stamped %s again a minute later: the unique key (turbine, timestamp) throws the copy away%s", Turbine(t), stamp(e.Value), answer(w, d)), true
 	case KindCollision:
-		return fmt.Sprintf("%s's genuine reading at %s is stamped %s by its stepped clock: the key is taken, and a genuine reading is thrown away as a duplicate%s", Turbine(t), e.T.Clock(), stamp(e.Value), answer(d)), true
+		return fmt.Sprintf("%s's genuine reading at %s is stamped %s by its stepped clock: the key is taken, and a genuine reading is thrown away as a duplicate%s", Turbine(t), e.T.Clock(), stamp(e.Value), answer(w, d)), true
+	case KindGiveUp:
+		return fmt.Sprintf("%s drops reading %d after %d sends with no answer: another would be more than %s after it was taken", Turbine(t), e.Msg, e.Delivery, engine.FormatDuration(engine.Duration(e.Value))), true
 	case KindClockStep:
 		dir := "back"
 		step := engine.Duration(e.Value)
@@ -78,12 +83,15 @@ func (g *Galewatch) DecisionText(w *engine.World, d *engine.Decision) string {
 // writes, the genuine readings thrown away, and the rejected copies.
 func (g *Galewatch) Panes(w *engine.World) engine.Panes {
 	p := engine.Panes{
-		QueueTitle:    fmt.Sprintf("answers lost: %d readings to send again a minute later", len(g.retries)),
+		QueueTitle:    fmt.Sprintf("answers lost: %d readings to send again a minute later", len(g.pending())),
 		InFlightTitle: fmt.Sprintf("%s's writes (clock %s)", Turbine(int(Stepped)), skewText(g.skew)),
 		DLQTitle:      fmt.Sprintf("genuine readings thrown away: %d", g.collisions),
 		InboxTitle:    fmt.Sprintf("copies rejected: %d of %d re-sent", g.retriesRejected, g.retriesSent),
 	}
-	for _, x := range g.retries {
+	for _, x := range g.pending() {
+		if len(p.Queue) == 40 {
+			break // a pane shows the soonest; the title has the count
+		}
 		bar := float64(x.at-w.Now) / float64(RetryAfter)
 		p.Queue = append(p.Queue, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  again at %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Bar: bar})
 	}

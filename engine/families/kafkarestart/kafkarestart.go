@@ -84,7 +84,7 @@ type Family struct {
 	Instance int           // producer instances started
 	Batches  []kafka.Batch // the current instance's prepared requests
 	Tries    []int         // sends of each batch by this instance
-	Batch    int           // records in the batch (the knob, read at the start)
+	Batch    int           // records in the batch (the knob, read when the first producer instance starts)
 	Txn      string        // the current producer instance's transactional.id (read when it starts)
 	MailTxn  string        // the consumer's transactional.id (read when it starts)
 	TxnWatch bool          // a transaction-timeout check is pending
@@ -116,8 +116,10 @@ type email struct {
 }
 
 // New makes the family. Knobs are read from the world as steps run: batch
-// at the start, transactional_id when each producer (and consumer)
-// instance starts, email_crash at each offset commit.
+// when the first producer instance starts (a second after the start; the
+// restarted instance re-sends the same orders), transactional_id when each
+// producer (and consumer) instance starts, email_crash at each offset
+// commit.
 func New(p *engine.Params) engine.Family { return &Family{} }
 
 // Clone implements engine.Family: a deep copy (batches share their
@@ -146,7 +148,6 @@ func (f *Family) Clone() engine.Family {
 
 // Start implements engine.Family.
 func (f *Family) Start(w *engine.World) {
-	f.Batch = max(w.P.Batch, 1)
 	f.C = kafka.NewCluster(kafka.ClusterConfig{})
 	if err := f.C.CreateTopic(Topic, Partitions); err != nil {
 		panic(err)
@@ -210,6 +211,9 @@ func (f *Family) initProducer(w *engine.World) {
 		}
 	}
 	if f.Instance == 1 {
+		// the orders exist once the first instance sends them: a fork
+		// before then decides how many
+		f.Batch = max(w.P.Batch, 1)
 		for i := 0; i < f.Batch; i++ {
 			w.NewMessage() // order i's confirmation: message i
 		}

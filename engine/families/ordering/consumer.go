@@ -107,7 +107,7 @@ func (f *Family) start(w *engine.World, i, th int) {
 	t.Until = w.Now + h
 	w.Count(1, 0, 0)
 	w.AddBusy(h)
-	w.Emit(engine.EvDeliver, id, -1, t.Attempt, int64(t.Rec.TP.Partition), t.Rec.Offset<<8|int64(i)<<4|int64(th&15))
+	w.Emit(engine.EvDeliver, id, -1, t.Attempt, int64(t.Rec.TP.Partition), deliverAux(t.Rec.Offset, i, th))
 	w.Schedule(t.Until, engine.FamilyStep{Op: opEnd, W: int16(i), D: uint16(th)}, false)
 }
 
@@ -212,4 +212,23 @@ func (f *Family) Counts(w *engine.World) (waiting, taken int) {
 		taken += len(f.Cons[i].Buf) + f.Cons[i].running()
 	}
 	return waiting, taken
+}
+
+// deliverAux packs a delivery's offset, consumer and thread into its
+// event's Aux: the offset above bit 8, the consumer in bits 4–7, the
+// thread's low four bits in 0–3 and its high bits from bit 58 up
+// (consumer_threads allows 64; a thread number cut to four bits would
+// name the wrong thread). Threads below 16 pack as they always did, so
+// their traces keep their hashes.
+func deliverAux(off int64, consumer, thread int) int64 {
+	return int64(thread>>4)<<auxThreadHigh | off<<8 | int64(consumer)<<4 | int64(thread&15)
+}
+
+// auxThreadHigh is where a delivery's thread number continues; offsets
+// stay below 2^50.
+const auxThreadHigh = 58
+
+// unpackDeliver is deliverAux's inverse.
+func unpackDeliver(aux int64) (off int64, consumer, thread int) {
+	return (aux >> 8) & (1<<(auxThreadHigh-8) - 1), int(aux>>4) & 15, int(aux&15) | int(aux>>auxThreadHigh)<<4
 }

@@ -50,12 +50,12 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		}
 		return fmt.Sprintf("%s polls: %d records", memberID(int(e.Aux)), e.Value), true
 	case engine.EvDeliver:
-		c, th := (e.Aux>>4)&15, e.Aux&15
-		who := memberID(int(c))
-		if w.P.ConsumerThreads > 1 {
+		off, c, th := unpackDeliver(e.Aux)
+		who := memberID(c)
+		if w.P.ConsumerThreads > 1 || th > 0 {
 			who = fmt.Sprintf("%s thread %d", who, th+1)
 		}
-		s := fmt.Sprintf("%s handles %s from %s-%d offset %d", who, f.ev(e.Msg), Topic, e.Value, e.Aux>>8)
+		s := fmt.Sprintf("%s handles %s from %s-%d offset %d", who, f.ev(e.Msg), Topic, e.Value, off)
 		if e.Delivery > 1 {
 			s += fmt.Sprintf(" (attempt %d)", e.Delivery)
 		}

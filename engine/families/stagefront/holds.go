@@ -32,7 +32,7 @@ const (
 type hold struct {
 	sold     bool // status = 'sold'
 	state    uint8
-	receives uint8
+	receives uint16 // max_receives allows 1,000: a uint8 would wrap
 }
 
 func newHolds(n int) holds {

@@ -24,7 +24,15 @@
 // handler, so a checkpoint does not copy 60,000 pending timers.
 //
 // Every delivery that commits makes one crash decision, drawn from (hold,
-// receive count) under the seed.
+// receive count) under the seed. A delivery keeps the handler it began
+// with: a fork's zero_rows applies to deliveries from the fork on.
+//
+// Receive counts are 16 bits (max_receives allows 1,000). A lease that
+// runs out as its update commits (visibility_timeout no longer than the
+// update) can move the message to the DLQ while a consumer still works on
+// it; the sale still commits, so that dead letter is a sold seat too
+// (dead_letters_sold), and the consumer's hold keeps the message's record
+// (World.Handling) until it lets go.
 package stagefront
 
 import (
@@ -68,24 +76,27 @@ const (
 	cDead
 )
 
+// Receive counts are uint16: max_receives allows up to 1,000, and a count
+// that wrapped would never reach it.
 type consumer struct {
 	state    consumerState
 	hold     int32
-	delivery uint8
+	delivery uint16
 	leaseEnd engine.Time
 	since    engine.Time
 	timed    bool // the lease's expiry was scheduled at delivery
+	zeroFail bool // this delivery's handler takes zero rows for a failure (zero_rows when it began)
 }
 
 type lease struct {
 	hold     int32
-	delivery uint8
+	delivery uint16
 	end      engine.Time
 }
 
 type note struct {
 	hold     int32
-	delivery uint8
+	delivery uint16
 	at       engine.Time
 	failure  bool
 }
@@ -166,7 +177,7 @@ func (s *Stagefront) Step(w *engine.World, st engine.FamilyStep) {
 	case opAckPoint:
 		s.ackPoint(w, int(st.W))
 	case opExpire:
-		s.expire(w, st.A, uint8(st.D))
+		s.expire(w, st.A, st.D)
 	case opRestart:
 		s.restart(w, int(st.W))
 	}
@@ -215,16 +226,17 @@ func (s *Stagefront) dispatchOne(w *engine.World) {
 	h.receives++
 	s.inFlight++
 	c := &s.consumers[ci]
-	*c = consumer{state: cBusy, hold: id, delivery: h.receives, leaseEnd: w.Now + w.P.VisibilityTimeout, since: w.Now}
+	*c = consumer{state: cBusy, hold: id, delivery: h.receives, leaseEnd: w.Now + w.P.VisibilityTimeout, since: w.Now, zeroFail: w.P.ZeroRowsFail}
 	if w.P.VisibilityTimeout <= Handler+engine.Millisecond {
 		// the lease can run out while the update runs
 		c.timed = true
-		w.Schedule(c.leaseEnd, step(opExpire, id, -1, uint16(c.delivery)), false)
+		w.Schedule(c.leaseEnd, step(opExpire, id, -1, c.delivery), false)
 	}
 	w.Schedule(w.Now+Handler, step(opUpdate, 0, ci, 0), false)
+	w.Handling(id, 1)
 	w.Count(1, 0, 0)
 	s.wake(w)
-	w.Emit(engine.EvDeliver, id, int(ci), uint16(h.receives), int64(c.leaseEnd), 0)
+	w.Emit(engine.EvDeliver, id, int(ci), h.receives, int64(c.leaseEnd), 0)
 }
 
 // update runs "update holds set status='sold' where id=? and status='held'".
@@ -238,30 +250,37 @@ func (s *Stagefront) update(w *engine.World, ci int) {
 	if !h.sold {
 		h.sold = true
 		s.sold++
+		if h.state == stDLQ {
+			// its lease ran out mid-update and the broker moved it aside,
+			// but this consumer's statement still commits: a dead letter
+			// whose seat is sold, like one sold before it was moved
+			s.dlqSold++
+		}
 		n := w.Effect(id)
 		w.AddBusy(Handler)
 		w.Schedule(w.Now+engine.Millisecond, step(opAckPoint, 0, int16(ci), 0), false)
-		w.Emit(engine.EvEffect, id, ci, uint16(c.delivery), 1, int64(n))
+		w.Emit(engine.EvEffect, id, ci, c.delivery, 1, int64(n))
 		return
 	}
 	w.AddBusy(Handler)
-	if w.P.ZeroRowsFail {
+	if c.zeroFail {
 		// the handler raises: no ack, the lease runs out, the broker
 		// delivers it again or, after the last delivery, moves it aside
 		s.zeroFail++
 		s.noteZero(id, c.delivery, w.Now, true)
 		s.drop(w, ci)
 		s.free(w, ci)
-		w.Emit(KindZeroRows, id, ci, uint16(c.delivery), 0, 1)
+		w.Handling(id, -1)
+		w.Emit(KindZeroRows, id, ci, c.delivery, 0, 1)
 		return
 	}
 	s.zeroOK++
 	s.noteZero(id, c.delivery, w.Now, false)
 	w.Schedule(w.Now+engine.Millisecond, step(opAckPoint, 0, int16(ci), 0), false)
-	w.Emit(KindZeroRows, id, ci, uint16(c.delivery), 0, 0)
+	w.Emit(KindZeroRows, id, ci, c.delivery, 0, 0)
 }
 
-func (s *Stagefront) noteZero(id int32, d uint8, at engine.Time, failure bool) {
+func (s *Stagefront) noteZero(id int32, d uint16, at engine.Time, failure bool) {
 	s.zeros[s.nZeros%len(s.zeros)] = note{id, d, at, failure}
 	s.nZeros++
 }
@@ -274,7 +293,7 @@ func (s *Stagefront) drop(w *engine.World, ci int) {
 		s.orphans = append(s.orphans, lease{c.hold, c.delivery, c.leaseEnd})
 	}
 	if !c.timed {
-		w.Schedule(max(c.leaseEnd, w.Now), step(opExpire, c.hold, -1, uint16(c.delivery)), false)
+		w.Schedule(max(c.leaseEnd, w.Now), step(opExpire, c.hold, -1, c.delivery), false)
 	}
 }
 
@@ -292,15 +311,16 @@ func (s *Stagefront) ackPoint(w *engine.World, ci int) {
 	if engine.Chance(w.Draw(engine.StreamCrash, uint64(id), uint64(c.delivery)), w.P.CrashP) {
 		natural = 1
 	}
-	if w.Decide(engine.DecCrash, id, ci, uint16(c.delivery), natural, 0, 1) == 1 {
+	if w.Decide(engine.DecCrash, id, ci, c.delivery, natural, 0, 1) == 1 {
 		s.crashes++
 		w.Count(0, 0, 1)
 		s.drop(w, ci)
 		back := w.Now + w.P.RestartAfter
 		d := c.delivery
 		*c = consumer{state: cDead, hold: -1, since: w.Now}
+		w.Handling(id, -1)
 		w.Schedule(back, step(opRestart, 0, int16(ci), 0), false)
-		w.Emit(engine.EvCrash, id, ci, uint16(d), int64(back), 0)
+		w.Emit(engine.EvCrash, id, ci, d, int64(back), 0)
 		return
 	}
 	h := s.h.mut(id)
@@ -309,18 +329,20 @@ func (s *Stagefront) ackPoint(w *engine.World, ci int) {
 		// the lease this consumer quotes has expired
 		w.Count(0, 1, 0)
 		s.free(w, ci)
-		w.Emit(engine.EvAckRefused, id, ci, uint16(d), int64(c.leaseEnd), 0)
+		w.Handling(id, -1)
+		w.Emit(engine.EvAckRefused, id, ci, d, int64(c.leaseEnd), 0)
 		return
 	}
 	h.state = stAcked
 	s.inFlight--
 	w.Done(id)
 	s.free(w, ci)
-	w.Emit(engine.EvAck, id, ci, uint16(d), 0, 0)
+	w.Handling(id, -1)
+	w.Emit(engine.EvAck, id, ci, d, 0, 0)
 }
 
 // expire ends the lease of delivery d of hold id, if it still holds.
-func (s *Stagefront) expire(w *engine.World, id int32, d uint8) {
+func (s *Stagefront) expire(w *engine.World, id int32, d uint16) {
 	h := s.h.mut(id)
 	if i := slices.IndexFunc(s.orphans, func(l lease) bool { return l.hold == id && l.delivery == d }); i >= 0 {
 		s.orphans = slices.Delete(s.orphans, i, i+1)
@@ -341,7 +363,7 @@ func (s *Stagefront) expire(w *engine.World, id int32, d uint8) {
 	h.state = stVisible
 	s.again = append(s.again, id)
 	s.wake(w)
-	w.Emit(engine.EvLeaseExpired, id, -1, uint16(d), 0, 0)
+	w.Emit(engine.EvLeaseExpired, id, -1, d, 0, 0)
 }
 
 func (s *Stagefront) restart(w *engine.World, ci int) {

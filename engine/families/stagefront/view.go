@@ -55,6 +55,10 @@ func (s *Stagefront) Caption(w *engine.World, e *engine.Event, d *engine.Decisio
 	case engine.EvLeaseExpired:
 		return fmt.Sprintf("the lease on %s (delivery %d) ran out with no ack: visible again", seat(e.Msg), e.Delivery), true
 	case engine.EvDLQ:
+		if !s.h.at(e.Msg).sold {
+			// the lease ran out as the update was about to commit
+			return fmt.Sprintf("%s moved to the dead letter queue after its last delivery — while a consumer still runs its update, which will sell the seat all the same", seat(e.Msg)), true
+		}
 		return fmt.Sprintf("%s moved to the dead letter queue after its last delivery — its seat was sold exactly once", seat(e.Msg)), true
 	}
 	return "", false
