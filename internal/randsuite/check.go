@@ -455,6 +455,9 @@ func (c *Checker) Finish(w *engine.World, sum engine.Summary) Counts {
 		return k
 	}
 	c.liveness(w, k, stall)
+	if stall != "" && k.Held == 0 {
+		c.fail(nil, "the summary says the run was left unfinished (%s), but nothing is left", stall)
+	}
 	return k
 }
 

@@ -41,8 +41,8 @@ func explorerCases(t *testing.T, seed uint64, n int) []explored {
 		// does not settle within the budget is the random suite's finding,
 		// not this test's
 		o := c.Options()
-		o.MaxSteps = g.Budget()
-		if _, w, err := engine.Run(c.Spec, o); err != nil || !w.Settled() {
+		o.MaxSteps = g.Budget(c)
+		if _, w, err := engine.Run(c.Spec, o); err != nil || !w.Settled() || (c.HasAt && c.At > w.S.LastEvent) {
 			continue
 		}
 		x, err := engine.NewExplorer(c.Spec, c.Seed, c.Set)

@@ -66,12 +66,16 @@ func TestRandomRuns(t *testing.T) {
 			}
 			n := casesFor(spec)
 			start := time.Now()
-			bad, coded := 0, 0
+			bad, coded, refused := 0, 0, 0
 			kinds, first := map[string]int{}, map[string]string{}
 			for i := 0; i < n; i++ {
 				c := g.Case(*suiteSeed, i)
 				withCode := i%codeEvery == 0
 				r := g.Check(c, withCode)
+				if r.Refused {
+					refused++
+					continue
+				}
 				if withCode && len(r.Errs) == 0 && r.World.Settled() {
 					coded++
 					if err := CheckCode(r); err != nil {
@@ -102,7 +106,11 @@ func TestRandomRuns(t *testing.T) {
 				t.Errorf("%d of %d random runs of %s break an invariant (first 8 above); by kind:\n\t%s",
 					bad, n, spec.ID, strings.Join(lines, "\n\t"))
 			}
-			t.Logf("%d runs (%d share codes reopened) in %v", n, coded, time.Since(start).Round(time.Millisecond))
+			t.Logf("%d runs (%d share codes reopened, %d --at moments after the end the CLI refuses) in %v",
+				n, coded, refused, time.Since(start).Round(time.Millisecond))
+			if refused > n/10 {
+				t.Errorf("%d of %d cases are --at moments past the run's end: the generator's moments are off", refused, n)
+			}
 		})
 	}
 }

@@ -2,6 +2,7 @@ package randsuite
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"inflight/engine"
@@ -9,11 +10,21 @@ import (
 
 // Budget is the most events a case may take before the suite calls it a
 // run that never ends: sixteen times the incident's own run and a million
-// more. Runs that end by their own rule stay well inside it: galewatch
-// re-sending every write until its 10-minute deadline takes 4.5 million
-// events (12 times its own 372,000), a thousand receives of each of
-// christmas-friday's poison messages about 400,000.
-func (g *Gen) Budget() int64 { return 16*g.Events + 1_000_000 }
+// more, times the receive limit's share above 3 (every message may be
+// delivered that many times). Runs that end by their own rule stay well
+// inside it: galewatch re-sending every write until its 10-minute
+// deadline takes 4.5 million events (12 times its own 372,000);
+// christmas-friday's 880 messages each received a thousand times, 3.6
+// million.
+func (g *Gen) Budget(c Case) int64 {
+	mult := int64(1)
+	for _, s := range c.Settings() {
+		if n, err := strconv.ParseInt(s.Value, 10, 64); s.Knob == "max_receives" && err == nil && n > 3 {
+			mult = max(mult, n/3+1)
+		}
+	}
+	return 16*g.Events*mult + 1_000_000
+}
 
 // wallLimit stops a run that has not settled in this long however few
 // events it took: a model whose every step slows as it loops (galewatch
@@ -27,6 +38,8 @@ type Result struct {
 	World  *engine.World
 	Counts Counts
 	Errs   []string
+	// Refused: the CLI would refuse the case (--at after the run's end).
+	Refused bool
 }
 
 // Check runs the case through a Checker and returns what it found. With
@@ -45,7 +58,7 @@ func (t tee) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 
 func (g *Gen) check(c Case, hash bool, also engine.Sink) Result {
 	o := c.Options()
-	o.MaxSteps = g.Budget()
+	o.MaxSteps = g.Budget(c)
 	ck := NewChecker(c.Spec)
 	r := Result{Case: c}
 	w, err := engine.NewWorld(c.Spec, o.Seed, o.Set)
@@ -69,6 +82,12 @@ func (g *Gen) check(c Case, hash bool, also engine.Sink) Result {
 		}
 	}
 	r.World, r.Sum = w, w.Summarize("")
+	if c.HasAt && c.At > w.S.LastEvent {
+		// `inflight run` refuses a moment after the run's end (the change
+		// would act on nothing): not a case
+		r.Refused = true
+		return r
+	}
 	if hash && w.Settled() {
 		sum, rw, err := engine.Run(c.Spec, o)
 		switch {
