@@ -9,8 +9,8 @@ import (
 )
 
 // A message's state as the checker's own tally has it, from the events
-// alone: the engine's counters are what is being checked, so they are
-// never read.
+// alone: the engine's counters are what is being checked, so the tally
+// never reads them, only compares with them.
 const (
 	sNone     uint8 = iota // no event has named it (a family may create messages silently)
 	sWaiting               // visible in the queue
@@ -43,6 +43,7 @@ type Checker struct {
 	dlq   []int32 // ids in the DLQ, for a redrive
 
 	published, effects, dups   int64
+	done                       int64 // deleted with at least one effect
 	events, deliveries, refuse int64
 	lastT                      engine.Time
 
@@ -101,9 +102,15 @@ func (c *Checker) msg(id int32) *tally {
 }
 
 func (c *Checker) move(m *tally, to uint8) {
+	if m.state == sDeleted && m.effects > 0 {
+		c.done--
+	}
 	c.n[m.state]--
 	c.n[to]++
 	m.state = to
+	if to == sDeleted && m.effects > 0 {
+		c.done++
+	}
 }
 
 func (c *Checker) held(s uint8) bool { return s == sWaiting || s == sInFlight || s == sHeld }
@@ -191,6 +198,9 @@ func (c *Checker) effect(m *tally) {
 	c.effects++
 	if m.effects > 1 {
 		c.dups++
+	}
+	if m.effects == 1 && m.state == sDeleted {
+		c.done++ // ack=before: the work after the ack
 	}
 }
 
@@ -301,6 +311,18 @@ func (c *Checker) crossCheck(w *engine.World, e *engine.Event, m *tally) {
 	}
 	if got := int64(w.Published()); got != c.published {
 		c.fail(e, "the engine has published %d, the events %d", got, c.published)
+	}
+	// the engine's own count of every message's state, against the
+	// tally's: done and the DLQ match at every moment; a message acked
+	// before its work is lost to the tally until its effect, held to the
+	// engine while its handler runs, so only their sum is compared
+	st := w.States()
+	held, gone := c.n[sWaiting]+c.n[sInFlight], c.n[sDeleted]-c.done
+	switch {
+	case st.Published != c.published || st.Done != c.done || st.DLQ != c.n[sDLQ]:
+		c.fail(e, "the engine's states %+v; the events give published %d, done %d, dlq %d", st, c.published, c.done, c.n[sDLQ])
+	case st.Held+st.Lost != held+gone || st.Held < held || st.Held < 0 || st.Lost < 0:
+		c.fail(e, "the engine's states %+v; the events give %d held and %d gone with no effect", st, held, gone)
 	}
 }
 
