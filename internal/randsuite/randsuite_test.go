@@ -21,26 +21,22 @@ var (
 )
 
 // casesFor is how many random cases an incident gets: 1,000 for each
-// queue incident and 200 for each family (issue 9). galewatch and
-// stagefront have no size knob — every run is 370,000 to 800,000 events,
-// about a third of a second checked — so by default they get 24, and
-// -randsuite.n=9 gives them their 200.
+// queue incident and 200 for each family (issue 9), times -randsuite.n.
+// galewatch and stagefront have no size knob — every run is 370,000 to
+// 800,000 events, about a seventh of a second checked — so by default
+// they get 50, and -randsuite.n=4 gives them their 200. -short runs an
+// eighth.
 func casesFor(spec *engine.Spec) int {
 	n := 200
 	switch {
 	case spec.NewFamily == nil:
 		n = 1000
 	case spec.ID == "galewatch" || spec.ID == "stagefront":
-		n = 24
-		if *scale > 1 {
-			n = 200 * *scale / 9
-		}
+		n = 50
 	}
+	n *= max(*scale, 1)
 	if testing.Short() {
 		n /= 8
-	}
-	if *scale > 1 && !(spec.ID == "galewatch" || spec.ID == "stagefront") {
-		n *= *scale
 	}
 	return max(n, 1)
 }
