@@ -73,7 +73,7 @@ func (e explored) String() string { return e.c.Repro() }
 // then playing on gives the same events as the run played straight, and
 // the same trace hash as the headless run.
 func TestRandomRewindThenReplay(t *testing.T) {
-	n := 60
+	n := 60 * max(*scale, 1)
 	if testing.Short() {
 		n = 12
 	}
@@ -122,7 +122,7 @@ func entries(x *engine.Explorer, b *engine.Branch, from, to int64) []engine.Even
 // first own checkpoint picks up the grandparent's line — reported, for
 // engine/explore.go's hashAt.)
 func TestRandomForkNoChangeEqualsParent(t *testing.T) {
-	n := 40
+	n := 40 * max(*scale, 1)
 	if testing.Short() {
 		n = 8
 	}
