@@ -54,6 +54,10 @@ type Checker struct {
 	capped  bool
 	cap     int64
 
+	// alerts[0] the configured alerts' firings, alerts[1] the missing
+	// ones': "name at clock", in the order the events fired them
+	alerts [2][]string
+
 	errs []string
 	seen map[string]bool
 }
@@ -171,6 +175,8 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, _ *engine.Decision) {
 				c.move(m, sInFlight)
 			}
 		}
+	case engine.EvAlert:
+		c.alert(e)
 	case engine.EvEffect:
 		c.effect(m)
 	case engine.EvAck:
@@ -183,6 +189,26 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, _ *engine.Decision) {
 		}
 	}
 	c.crossCheck(w, e, m)
+}
+
+func (c *Checker) alert(e *engine.Event) {
+	would := e.Aux == 1
+	list := c.spec.Alerts
+	if would {
+		list = c.spec.WouldHave
+	}
+	if e.Value < 0 || int(e.Value) >= len(list) {
+		c.fail(e, "alert %d of %d", e.Value, len(list))
+		return
+	}
+	name := list[e.Value].Name
+	for _, a := range c.alerts[e.Aux&1] {
+		if strings.HasPrefix(a, name+" at ") {
+			c.fail(e, "alert %s fires a second time", name)
+			return
+		}
+	}
+	c.alerts[e.Aux&1] = append(c.alerts[e.Aux&1], name+" at "+e.T.Short())
 }
 
 // handledKinds are family event kinds that end a message's work in
@@ -457,6 +483,17 @@ func (c *Checker) Finish(w *engine.World, sum engine.Summary) Counts {
 		eq("deliveries", sum.Deliveries, c.deliveries)
 		eq("late_acks_refused", sum.LateAcksRefused, c.refuse)
 	}
+	for i, got := range [2][]engine.AlertFiring{sum.Alerts, sum.WouldHaveFired} {
+		var g []string
+		for _, a := range got {
+			g = append(g, a.Name+" at "+a.At)
+		}
+		// the summary lists alerts in the incident's order, the events in
+		// firing order: compare as sets
+		if !sameSet(g, c.alerts[i]) {
+			c.fail(nil, "summary "+[]string{"alerts", "would_have_fired"}[i]+" %v, the events fire %v", g, c.alerts[i])
+		}
+	}
 	if k.Held+k.Done+k.DLQ+k.Lost != k.Messages {
 		c.fail(nil, "held %d + done %d + dlq %d + lost %d is not messages %d", k.Held, k.Done, k.DLQ, k.Lost, k.Messages)
 	}
@@ -532,4 +569,23 @@ func (c *Checker) liveness(w *engine.World, k Counts, stall string) {
 	if k.Held > 0 && stall == "" {
 		c.fail(nil, "settled with %d messages held (%d wedged workers), and the summary gives no reason", k.Held, wedged)
 	}
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := map[string]int{}
+	for _, x := range a {
+		in[x]++
+	}
+	for _, x := range b {
+		in[x]--
+	}
+	for _, n := range in {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -212,6 +212,8 @@ func TestCheckerCatches(t *testing.T) {
 			func(e *engine.Event) bool { e.Kind = engine.EvRenew; return true }, "delivered while in flight"},
 		{"an answer without an ack before", "thursday", func(e *engine.Event) bool { return e.Kind == engine.EvAckRefused },
 			func(e *engine.Event) bool { e.Kind = engine.EvAnswer; return true }, "never acked before"},
+		{"an alert unheard of", "christmas-friday", func(e *engine.Event) bool { return e.Kind == engine.EvAlert },
+			func(*engine.Event) bool { return false }, "summary alerts"},
 		{"an effect told twice", "christmas-friday", nil, nil, "duplicate_effects"},
 	}
 	for _, tc := range cases {
