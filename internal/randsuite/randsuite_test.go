@@ -160,7 +160,7 @@ func TestGeneratorValid(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"max_receives=1000", "max_receives=256", "orders=0", "events=0", "crash_p=1", "wedge_p=1"} {
+	for _, want := range []string{"max_receives=1000", "max_receives=256", "orders=0", "events=0", "crash_p=1", "wedge_p=1", "write_timeout_p=1"} {
 		if !seen[want] {
 			t.Errorf("the generator never drew %s", want)
 		}

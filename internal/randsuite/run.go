@@ -27,8 +27,8 @@ func (g *Gen) Budget(c Case) int64 {
 }
 
 // wallLimit stops a run that has not settled in this long however few
-// events it took: a model whose every step slows as it loops (galewatch
-// re-sending every write for ever scans its whole retry list each time).
+// events it took: a model whose steps slow as it loops (galewatch once
+// scanned its whole retry list at every re-send).
 const wallLimit = 20 * time.Second
 
 // Result is a checked run.
