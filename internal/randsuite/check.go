@@ -1,0 +1,591 @@
+package randsuite
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"inflight/engine"
+)
+
+// A message's state as the checker's own tally has it, from the events
+// alone: the engine's counters are what is being checked, so the tally
+// never reads them, only compares with them.
+const (
+	sNone     uint8 = iota // no event has named it (a family may create messages silently)
+	sWaiting               // visible in the queue
+	sInFlight              // leased to a worker (or handed back with a delay)
+	sHeld                  // held by a family's system: the events say no more
+	sDeleted               // acked, committed past, stored
+	sDLQ                   // in the dead letter queue
+	nStates
+)
+
+var stateNames = [nStates]string{"unseen", "waiting", "in flight", "held", "deleted", "in the DLQ"}
+
+type tally struct {
+	state    uint8
+	effects  uint32
+	acked    bool   // some delivery acked it
+	ackDel   uint16 // the delivery of the last ack
+	beforeOf uint16 // the delivery that acked before its work (ack=before)
+}
+
+// Checker is a Sink that keeps an independent tally of every message from
+// the events, checks each event against the tally's rules, and cross-checks
+// the tally with the world's own view after every event (conservation).
+// Finish then checks the summary and the settled state (liveness).
+type Checker struct {
+	spec  *engine.Spec
+	queue bool // the SQS-like queue model: every transition has its event
+	msgs  []tally
+	n     [nStates]int64
+	dlq   []int32 // ids in the DLQ, for a redrive
+
+	published, effects, dups   int64
+	done                       int64 // deleted with at least one effect
+	effected                   int64 // with at least one effect
+	events, deliveries, refuse int64
+	lastT                      engine.Time
+
+	// a fork's count: after a knob event, the source may not publish an
+	// index at or past the new count
+	capKnob string
+	capped  bool
+	cap     int64
+
+	// alerts[0] the configured alerts' firings, alerts[1] the missing
+	// ones': "name at clock", in the order the events fired them
+	alerts [2][]string
+
+	errs []string
+	seen map[string]bool
+}
+
+// NewChecker makes a checker for a run of spec.
+func NewChecker(spec *engine.Spec) *Checker {
+	c := &Checker{spec: spec, queue: spec.NewFamily == nil, lastT: spec.Start}
+	for _, k := range engine.KnobsFor(spec) {
+		if k.Name == "orders" || k.Name == "events" {
+			c.capKnob = k.Name
+		}
+	}
+	return c
+}
+
+// Errs are the violations found so far (the first few of them).
+func (c *Checker) Errs() []string { return c.errs }
+
+func (c *Checker) fail(e *engine.Event, format string, args ...any) {
+	// one report of each kind: a counter that wraps would fill pages
+	if len(c.errs) >= 6 || c.seen[format] {
+		return
+	}
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	c.seen[format] = true
+	where := "at the end"
+	if e != nil {
+		where = fmt.Sprintf("event %d (%s %s msg %d delivery %d)", e.Pos, e.T.Short(), kindName(e.Kind), e.Msg, e.Delivery)
+	}
+	c.errs = append(c.errs, where+": "+fmt.Sprintf(format, args...))
+}
+
+func kindName(k engine.Kind) string {
+	if k >= engine.FamilyKind {
+		return fmt.Sprintf("family#%d", k-engine.FamilyKind)
+	}
+	return k.String()
+}
+
+func (c *Checker) msg(id int32) *tally {
+	for int(id) >= len(c.msgs) {
+		c.msgs = append(c.msgs, tally{})
+	}
+	return &c.msgs[id]
+}
+
+func (c *Checker) move(m *tally, to uint8) {
+	if m.state == sDeleted && m.effects > 0 {
+		c.done--
+	}
+	c.n[m.state]--
+	c.n[to]++
+	m.state = to
+	if to == sDeleted && m.effects > 0 {
+		c.done++
+	}
+}
+
+func (c *Checker) held(s uint8) bool { return s == sWaiting || s == sInFlight || s == sHeld }
+
+// Event implements engine.Sink.
+func (c *Checker) Event(w *engine.World, e *engine.Event, _ *engine.Decision) {
+	if e.Pos != c.events {
+		c.fail(e, "position %d, but %d events came before it", e.Pos, c.events)
+	}
+	c.events++
+	if e.T < c.lastT {
+		c.fail(e, "time went back from %s to %s", c.lastT.Clock(), e.T.Clock())
+	}
+	c.lastT = e.T
+	var m *tally
+	if e.Msg >= 0 {
+		m = c.msg(e.Msg)
+	}
+	switch e.Kind {
+	case engine.EvKnob:
+		if c.capKnob != "" {
+			c.capped = true
+			if c.capKnob == "orders" {
+				c.cap = int64(w.P.Orders)
+			} else {
+				c.cap = int64(w.P.Events)
+			}
+		}
+	case engine.EvPublish:
+		if m == nil {
+			break
+		}
+		if m.state != sNone {
+			if c.queue || !c.held(m.state) {
+				c.fail(e, "published again while %s", stateNames[m.state])
+			}
+			// a family's producer re-sending what the broker holds
+			// (fifo-window after its dedup window) is one message
+			break
+		}
+		c.published++
+		c.n[sNone]++ // move takes it from unseen
+		if c.queue {
+			c.move(m, sWaiting)
+		} else {
+			c.move(m, sHeld)
+		}
+		if c.capped && c.fromCapped(w, e) && e.Value >= c.cap {
+			c.fail(e, "publishes #%d after a fork set %s=%d", e.Value+1, c.capKnob, c.cap)
+		}
+	case engine.EvDeliver:
+		c.deliveries++
+		if c.queue && m != nil {
+			if m.state != sWaiting {
+				c.fail(e, "delivered while %s", stateNames[m.state])
+			} else {
+				c.move(m, sInFlight)
+			}
+		}
+	case engine.EvAlert:
+		c.alert(e)
+	case engine.EvEffect:
+		c.effect(m)
+	case engine.EvAck:
+		c.ack(e, m)
+	default:
+		if e.Kind >= engine.FamilyKind && handledKinds[w.Family().KindName(e.Kind)] {
+			c.effect(m)
+		} else {
+			c.other(e, m)
+		}
+	}
+	c.crossCheck(w, e, m)
+}
+
+func (c *Checker) alert(e *engine.Event) {
+	would := e.Aux == 1
+	list := c.spec.Alerts
+	if would {
+		list = c.spec.WouldHave
+	}
+	if e.Value < 0 || int(e.Value) >= len(list) {
+		c.fail(e, "alert %d of %d", e.Value, len(list))
+		return
+	}
+	name := list[e.Value].Name
+	for _, a := range c.alerts[e.Aux&1] {
+		if strings.HasPrefix(a, name+" at ") {
+			c.fail(e, "alert %s fires a second time", name)
+			return
+		}
+	}
+	c.alerts[e.Aux&1] = append(c.alerts[e.Aux&1], name+" at "+e.T.Short())
+}
+
+// handledKinds are family event kinds that end a message's work in
+// another way than an effect event, and that the family counts as its
+// effect: ordering's consumer handling an event older than the applied
+// version by ignoring it.
+var handledKinds = map[string]bool{"stale_ignored": true}
+
+func (c *Checker) effect(m *tally) {
+	if m == nil {
+		return
+	}
+	m.effects++
+	c.effects++
+	if m.effects > 1 {
+		c.dups++
+	}
+	if m.effects == 1 {
+		c.effected++
+	}
+	if m.effects == 1 && m.state == sDeleted {
+		c.done++ // ack=before: the work after the ack
+	}
+}
+
+func (c *Checker) ack(e *engine.Event, m *tally) {
+	if m == nil {
+		return
+	}
+	{
+		noop := c.queue && e.Aux == engine.AckLateNoop
+		switch {
+		case m.state == sDLQ && !noop:
+			c.fail(e, "an ack deletes a message already in the dead letter queue")
+		case c.queue && noop && c.held(m.state):
+			c.fail(e, "a no-op late ack for a message the broker still holds (%s)", stateNames[m.state])
+		case c.queue && !noop && m.state == sDeleted:
+			c.fail(e, "acked after it was already deleted")
+		case c.queue && !noop:
+			c.move(m, sDeleted)
+		}
+		m.acked, m.ackDel = true, e.Delivery
+		if c.queue && e.Aux == engine.AckBeforeWork {
+			m.beforeOf = e.Delivery
+		}
+	}
+}
+
+func (c *Checker) other(e *engine.Event, m *tally) {
+	switch e.Kind {
+	case engine.EvAckRefused:
+		c.refuse++
+		if m != nil && m.acked && m.ackDel == e.Delivery && e.Delivery > 0 {
+			c.fail(e, "refuses an ack of delivery %d, which that delivery already made", e.Delivery)
+		}
+	case engine.EvAnswer:
+		if c.queue && m != nil && m.beforeOf != e.Delivery {
+			c.fail(e, "delivery %d finishes as ack=before but never acked before its work", e.Delivery)
+		}
+	case engine.EvLeaseExpired, engine.EvVisible:
+		if m == nil {
+			break
+		}
+		if c.queue {
+			if m.state != sInFlight {
+				c.fail(e, "lease expired while %s", stateNames[m.state])
+			} else {
+				c.move(m, sWaiting)
+			}
+		} else if !c.held(m.state) && m.state != sNone {
+			c.fail(e, "lease expired while %s", stateNames[m.state])
+		}
+	case engine.EvDLQ:
+		if m == nil {
+			break
+		}
+		if !c.held(m.state) && !(m.state == sNone && !c.queue) {
+			c.fail(e, "dead-lettered while %s", stateNames[m.state])
+			break
+		}
+		if m.state == sNone {
+			c.n[sNone]++
+		}
+		c.move(m, sDLQ)
+		c.dlq = append(c.dlq, e.Msg)
+	case engine.EvRedrive:
+		if e.Value != int64(len(c.dlq)) {
+			c.fail(e, "redrives %d, but %d are in the dead letter queue", e.Value, len(c.dlq))
+		}
+		to := sHeld
+		if c.queue {
+			to = sWaiting
+		}
+		for _, id := range c.dlq {
+			c.move(c.msg(id), to)
+		}
+		c.dlq = c.dlq[:0]
+	}
+}
+
+// fromCapped says whether a publish comes from the source the count knob
+// sizes: the queue's "orders" source, or a family's only one.
+func (c *Checker) fromCapped(w *engine.World, e *engine.Event) bool {
+	if !c.queue {
+		return true
+	}
+	m, ok := w.Msg(e.Msg)
+	return ok && int(m.Source) < len(c.spec.Sources) && c.spec.Sources[m.Source].Name == "orders"
+}
+
+// crossCheck compares the tally with the world's own view of the same
+// moment: conservation, after every event.
+func (c *Checker) crossCheck(w *engine.World, e *engine.Event, m *tally) {
+	if got := int64(w.DLQLen()); got != c.n[sDLQ] {
+		c.fail(e, "the engine's DLQ holds %d, the events put %d there", got, c.n[sDLQ])
+	}
+	if m != nil {
+		if wm, ok := w.Msg(e.Msg); ok && uint32(wm.Effects) != m.effects {
+			c.fail(e, "the engine counts %d effects on the message, the events %d", wm.Effects, m.effects)
+		}
+	}
+	if !c.queue {
+		// a family's events do not say when its system lets a message
+		// go, so the engine's split of held, done and lost is bounded,
+		// not matched: they add up, a message with an effect is never
+		// lost, one without is never done
+		st := w.States()
+		if st.Held+st.Done+st.DLQ+st.Lost != st.Published || st.Held < 0 || st.Lost < 0 ||
+			st.DLQ != c.n[sDLQ] || st.Done > c.effected || st.Lost > st.Published-c.effected {
+			c.fail(e, "the engine's states %+v; the events give %d with an effect, %d in the DLQ", st, c.effected, c.n[sDLQ])
+		}
+		return
+	}
+	if got := int64(w.QueueLen()); got != c.n[sWaiting] {
+		c.fail(e, "the engine has %d waiting, the events %d", got, c.n[sWaiting])
+	}
+	if got := int64(len(w.Leased())); got != c.n[sInFlight] {
+		c.fail(e, "the engine has %d in flight, the events %d", got, c.n[sInFlight])
+	}
+	if got := int64(w.Published()); got != c.published {
+		c.fail(e, "the engine has published %d, the events %d", got, c.published)
+	}
+	// the engine's own count of every message's state, against the
+	// tally's: done and the DLQ match at every moment; a message acked
+	// before its work is lost to the tally until its effect, held to the
+	// engine while its handler runs, so only their sum is compared
+	st := w.States()
+	held, gone := c.n[sWaiting]+c.n[sInFlight], c.n[sDeleted]-c.done
+	switch {
+	case st.Published != c.published || st.Done != c.done || st.DLQ != c.n[sDLQ]:
+		c.fail(e, "the engine's states %+v; the events give published %d, done %d, dlq %d", st, c.published, c.done, c.n[sDLQ])
+	case st.Held+st.Lost != held+gone || st.Held < held || st.Held < 0 || st.Lost < 0:
+		c.fail(e, "the engine's states %+v; the events give %d held and %d gone with no effect", st, held, gone)
+	}
+}
+
+// Counts are a run's messages by state, from the tally (and, for a
+// family's messages that no event names as held or gone, the world's
+// record of each message).
+type Counts struct {
+	Messages, Held, Done, DLQ, Lost int64
+	Effects, Duplicates             int64
+}
+
+// Tally counts the run's messages by state at its end.
+func (c *Checker) Tally(w *engine.World) Counts {
+	k := Counts{Effects: c.effects, Duplicates: c.dups, Messages: c.published}
+	if !c.queue && int64(w.Published()) > k.Messages {
+		// kafka-restart and galewatch create messages without a publish event
+		k.Messages = int64(w.Published())
+	}
+	for id := int32(0); int64(id) < k.Messages; id++ {
+		var t tally
+		if int(id) < len(c.msgs) {
+			t = c.msgs[id]
+		}
+		st := t.state
+		if !c.queue && st != sDLQ {
+			// a family says a message is done by no event of its own:
+			// the world's record says whether its system still holds it
+			st = sDeleted
+			if wm, ok := w.Msg(id); ok && wm.Held() {
+				st = sHeld
+			}
+		}
+		switch {
+		case c.held(st) || st == sNone:
+			k.Held++
+		case st == sDLQ:
+			k.DLQ++
+		case t.effects > 0:
+			k.Done++
+		default:
+			k.Lost++
+		}
+	}
+	return k
+}
+
+// Stall is the reason the summary gives for a run that stopped with work
+// left, or "": its `unfinished` line, or any field naming a stall or a
+// budget that is set.
+func Stall(js map[string]any) string {
+	var out []string
+	look := func(prefix string, m map[string]any) {
+		for k, v := range m {
+			if k != "unfinished" && !strings.Contains(k, "stall") && !strings.Contains(k, "budget") {
+				continue
+			}
+			switch x := v.(type) {
+			case string:
+				if x != "" {
+					out = append(out, prefix+k+": "+x)
+				}
+			case bool:
+				if x {
+					out = append(out, prefix+k)
+				}
+			case float64:
+				if x != 0 {
+					out = append(out, fmt.Sprintf("%s%s: %g", prefix, k, x))
+				}
+			}
+		}
+	}
+	look("", js)
+	if f, ok := js["figures"].(map[string]any); ok {
+		look("figures.", f)
+	}
+	return strings.Join(out, "; ")
+}
+
+// HeldAtEnd reads held_at_end from the summary: top level, or (before it
+// moved there) the figures.
+func HeldAtEnd(js map[string]any) (int64, bool) {
+	if v, ok := js["held_at_end"].(float64); ok {
+		return int64(v), true
+	}
+	if f, ok := js["figures"].(map[string]any); ok {
+		if v, ok := f["held_at_end"].(float64); ok {
+			return int64(v), true
+		}
+	}
+	return 0, false
+}
+
+// Finish checks the summary of the run against the tally, conservation of
+// the states, and the settled state (liveness).
+func (c *Checker) Finish(w *engine.World, sum engine.Summary) Counts {
+	k := c.Tally(w)
+	raw, _ := json.Marshal(sum)
+	var js map[string]any
+	_ = json.Unmarshal(raw, &js)
+	eq := func(name string, got, want int64) {
+		if got != want {
+			c.fail(nil, "summary "+name+" %d, the events give %d", got, want)
+		}
+	}
+	eq("messages", sum.Messages, k.Messages)
+	eq("effects", sum.Effects, k.Effects)
+	eq("duplicate_effects", sum.DuplicateEffects, k.Duplicates)
+	eq("dlq", sum.DLQ, k.DLQ)
+	eq("lost", sum.Lost, k.Lost)
+	eq("events", sum.Events, c.events)
+	if h, ok := HeldAtEnd(js); ok {
+		eq("held_at_end", h, k.Held)
+	}
+	if d, ok := js["done"].(float64); ok {
+		eq("done", int64(d), k.Done)
+	}
+	if c.queue {
+		eq("deliveries", sum.Deliveries, c.deliveries)
+		eq("late_acks_refused", sum.LateAcksRefused, c.refuse)
+	}
+	for i, got := range [2][]engine.AlertFiring{sum.Alerts, sum.WouldHaveFired} {
+		var g []string
+		for _, a := range got {
+			g = append(g, a.Name+" at "+a.At)
+		}
+		// the summary lists alerts in the incident's order, the events in
+		// firing order: compare as sets
+		if !sameSet(g, c.alerts[i]) {
+			c.fail(nil, "summary "+[]string{"alerts", "would_have_fired"}[i]+" %v, the events fire %v", g, c.alerts[i])
+		}
+	}
+	if k.Held+k.Done+k.DLQ+k.Lost != k.Messages {
+		c.fail(nil, "held %d + done %d + dlq %d + lost %d is not messages %d", k.Held, k.Done, k.DLQ, k.Lost, k.Messages)
+	}
+	if end, err := engine.ParseClock(sum.End); err != nil {
+		c.fail(nil, "summary end %q: %v", sum.End, err)
+	} else {
+		if end < c.spec.Start {
+			c.fail(nil, "summary end %s is before the start %s", sum.End, c.spec.Start.Short())
+		}
+		if c.events > 0 && sum.End != c.lastT.Short() {
+			c.fail(nil, "summary end %s, the last event %s", sum.End, c.lastT.Short())
+		}
+	}
+	if f, ok := sum.Figures["dead_letters_sold"]; ok {
+		// stagefront's false failures: seats in the drawer that were sold
+		sold := int64(0)
+		for _, id := range c.dlq {
+			if c.msgs[id].effects > 0 {
+				sold++
+			}
+		}
+		if fmt.Sprint(f) != fmt.Sprint(sold) {
+			c.fail(nil, "summary figures.dead_letters_sold %v, the events give %d", f, sold)
+		}
+	}
+	stall := Stall(js)
+	if !w.Settled() {
+		if stall == "" {
+			c.fail(nil, "did not settle after %d events (it may never), and the summary says nothing of it", c.events)
+		}
+		return k
+	}
+	c.liveness(w, k, stall)
+	if stall != "" && k.Held == 0 {
+		c.fail(nil, "the summary says the run was left unfinished (%s), but nothing is left", stall)
+	}
+	return k
+}
+
+// liveness: at a settled state no message waits beside an idle worker,
+// and nothing is in flight without a worker that will never let go of it;
+// a run that stops with work left says why.
+func (c *Checker) liveness(w *engine.World, k Counts, stall string) {
+	if !c.queue {
+		if k.Held > 0 && stall == "" {
+			c.fail(nil, "settled with %d messages still held, and the summary gives no reason", k.Held)
+		}
+		return
+	}
+	idle, wedged := 0, 0
+	holder := map[int32]bool{}
+	for _, wk := range w.Workers() {
+		switch {
+		case wk.State == engine.WIdle:
+			idle++
+		case wk.State == engine.WBusy && wk.Wedged:
+			wedged++
+			holder[wk.Msg] = true
+		}
+	}
+	if c.n[sWaiting] > 0 && idle > 0 {
+		if stall == "" || w.P.Mode != engine.ModeOrdered {
+			// in a standard queue an idle worker takes any waiting message
+			c.fail(nil, "settled with %d waiting and %d idle workers (stall note: %q)", c.n[sWaiting], idle, stall)
+		}
+	}
+	for _, id := range w.Leased() {
+		if !holder[id] {
+			c.fail(nil, "settled with message %d in flight and no wedged worker holding it", id)
+			break
+		}
+	}
+	if k.Held > 0 && stall == "" {
+		c.fail(nil, "settled with %d messages held (%d wedged workers), and the summary gives no reason", k.Held, wedged)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := map[string]int{}
+	for _, x := range a {
+		in[x]++
+	}
+	for _, x := range b {
+		in[x]--
+	}
+	for _, n := range in {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
