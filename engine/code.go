@@ -196,7 +196,9 @@ func (e *ErrStaleCode) Error() string {
 
 // OpenCode rebuilds the explorer a code names, on spec, with the cursor
 // where the code puts it, and checks the fingerprint.
-func OpenCode(c Code, spec *Spec) (*Explorer, error) { return OpenCodeWithin(c, spec, Budget{}, nil, nil) }
+func OpenCode(c Code, spec *Spec) (*Explorer, error) {
+	return OpenCodeWithin(c, spec, Budget{}, nil, nil)
+}
 
 // OpenCodeWithin is OpenCode under a budget and pool, metered by m (nil:
 // not metered): a code whose forks would pass the budget is refused.
