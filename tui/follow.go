@@ -98,7 +98,7 @@ func (m *Model) showCode(staged string) {
 		m.at = m.x.World().Now
 		return
 	}
-	x, err := openCode(code, m.x.Spec)
+	x, err := openCode(code, m.x.Spec, m.sh, nil)
 	if err != nil {
 		m.flash = "cannot show the stage: " + err.Error()
 		return

@@ -24,6 +24,7 @@ func viewAfterOn(t *testing.T, o Options, w, h int, keys ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.inline = time.Minute // every move completes in its key's frame: no progress line in a golden
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	for _, k := range keys {
 		tm.Send(keyMsg(k))

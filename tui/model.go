@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -70,13 +72,18 @@ type Model struct {
 	stage *Stage
 	pres  bool
 	fol   follower
+
+	sh     *Shared
+	job    *job // the long move running, nil none
+	jobSeq int
+	inline time.Duration // how long a key waits for its job in Update
 }
 
-func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options) Model {
+func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) Model {
 	st := DefaultStyles(r)
 	h := help.New()
 	h.Styles = st.Help
-	m := Model{x: x, r: r, st: st, keys: DefaultKeyMap(), help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil}
+	m := Model{x: x, r: r, st: st, keys: DefaultKeyMap(), help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil, sh: sh, inline: inlineWait}
 	m.play = newPlayer()
 	m.picker = newPicker(st)
 	m.warm()
@@ -114,6 +121,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
+		if m.job != nil {
+			cmd = m.jobKey(msg)
+			break
+		}
 		if msg.String() == "ctrl+c" {
 			return m, tea.Quit
 		}
@@ -137,10 +148,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.help.Width = msg.Width
 		m.picker.setSize(msg.Width, msg.Height)
 	case tea.MouseMsg:
-		m.updateMouse(msg)
+		if m.job == nil {
+			cmd = m.updateMouse(msg)
+		}
+	case jobDoneMsg:
+		cmd = m.onJobDone(msg)
+	case jobTickMsg:
+		cmd = m.onJobTick(msg)
 	case playTickMsg:
 		cmd = m.onTick(msg)
 	case stageMsg:
+		if m.job != nil {
+			cmd = m.fol.wait(m.stage) // the presenter's next moment will do
+			break
+		}
 		cmd = m.onStage(msg)
 	}
 	if m.x.Pos() != before || m.x.Branch() != beforeBr {
@@ -211,30 +232,29 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.step(-1)
 	case key.Matches(k, km.Tick):
 		m.pause()
-		m.tick(engine.Second)
+		return m.tick(engine.Second)
 	case key.Matches(k, km.TickBack):
 		m.pause()
-		m.tick(-engine.Second)
+		return m.tick(-engine.Second)
 	case key.Matches(k, km.NextDec):
 		m.pause()
-		m.decision(true)
+		return m.decision(true)
 	case key.Matches(k, km.PrevDec):
 		m.pause()
-		m.decision(false)
+		return m.decision(false)
 	case key.Matches(k, km.NextMark):
 		m.pause()
-		m.bookmark(true)
+		return m.bookmark(true)
 	case key.Matches(k, km.PrevMark):
 		m.pause()
-		m.bookmark(false)
+		return m.bookmark(false)
 	case key.Matches(k, km.Start):
 		m.pause()
 		m.x.Goto(0)
 		m.at = m.x.World().Now
 	case key.Matches(k, km.End):
 		m.pause()
-		m.x.End()
-		m.at = m.x.World().Now
+		return m.end()
 	case key.Matches(k, km.Jump):
 		m.pause()
 		m.openJump()
@@ -244,10 +264,10 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Branches):
 		m.openBranches()
 	case key.Matches(k, km.NextBr):
-		m.nextBranch()
+		return m.nextBranch()
 	case key.Matches(k, km.Compare):
 		m.pause()
-		m.openCompare()
+		return m.openCompare()
 	case key.Matches(k, km.Exercises):
 		m.openExercises()
 	case key.Matches(k, km.Up):
@@ -256,7 +276,7 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.selectMsg(1)
 	case key.Matches(k, km.Story):
 		m.pause()
-		m.openStory()
+		return m.openStory()
 	case key.Matches(k, km.Code):
 		m.state = stateCode
 	case key.Matches(k, km.Incidents):
@@ -264,6 +284,15 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.openPicker()
 	}
 	return nil
+}
+
+// end plays the branch to its end and moves there: a job, since a big
+// branch is millions of events.
+func (m *Model) end() tea.Cmd {
+	return m.startJob("playing to the end", m.x.EstimateLen(m.x.Branch()), func(x *engine.Explorer) (*engine.Explorer, error) {
+		x.End()
+		return x, nil
+	}, func(m *Model) { m.at = m.x.World().Now }, nil)
 }
 
 // quitting reports whether k quits from the main screen.
