@@ -198,7 +198,13 @@ func cmdExplore(args []string) error {
 	fs := flagSet("explore")
 	var f incidentFlags
 	f.add(fs)
+	var bf budgetFlags
+	bf.add(fs)
 	if err := parseFlags(fs, args, os.Stdout); err != nil {
+		return err
+	}
+	budget, err := bf.budget()
+	if err != nil {
 		return err
 	}
 	id, err := oneArg(fs, "incident")
@@ -209,14 +215,20 @@ func cmdExplore(args []string) error {
 	if err != nil {
 		return err
 	}
-	return tui.Run(tui.Options{Spec: spec, Seed: seed, Set: set})
+	return tui.Run(tui.Options{Spec: spec, Seed: seed, Set: set, Shared: tui.NewShared(budget, nil, 0)})
 }
 
 func cmdOpen(args []string) error {
 	fs := flagSet("open")
 	var file string
 	fs.StringVar(&file, "incident-file", "", "the incident file the code was made on (for incidents that are not bundled)")
+	var bf budgetFlags
+	bf.add(fs)
 	if err := parseFlags(fs, args, os.Stdout); err != nil {
+		return err
+	}
+	budget, err := bf.budget()
+	if err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -228,15 +240,16 @@ func cmdOpen(args []string) error {
 	}
 	// open the code before taking over the terminal, so a bad one is a
 	// plain one-line error
-	x, err := engine.OpenCode(code, spec)
+	x, err := engine.OpenCodeWithin(code, spec, budget, nil, nil)
 	if err != nil {
 		var stale *engine.ErrStaleCode
-		if errors.As(err, &stale) {
+		var over *engine.BudgetError
+		if errors.As(err, &stale) || errors.As(err, &over) {
 			return err
 		}
 		return usageErr("%v", err)
 	}
-	return tui.Run(tui.Options{Spec: spec, Explorer: x})
+	return tui.Run(tui.Options{Spec: spec, Explorer: x, Shared: tui.NewShared(budget, nil, 0)})
 }
 
 func specForCode(s, file string) (*engine.Spec, engine.Code, error) {

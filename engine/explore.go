@@ -33,6 +33,7 @@ type Explorer struct {
 	pool   *Pool  // nil: none
 	meter  *Meter // set while Run runs
 	bytes  int64  // checkpoint memory held, as estimated by account
+	epm    int64  // events per message from a probe, 0 until needed
 }
 
 // Branch is one line of history: its parent's events up to ForkPos, then
@@ -948,18 +949,36 @@ func messagesOf(w *World) int64 {
 }
 
 // eventsPerMessage is the incident's measured cost of a message: from the
-// whole main branch once it is known, else from what b has played so far.
+// whole main branch once it is known, else from what b has played so far,
+// else from a bounded probe of the main branch's start.
 func (x *Explorer) eventsPerMessage(b *Branch) int64 {
-	for _, w := range []*World{x.branches[0].frontier, b.frontier} {
-		if w == x.branches[0].frontier && !x.branches[0].done {
-			continue
-		}
+	root := x.branches[0]
+	ratio := func(w *World) int64 {
 		if n := int64(w.msgs.n); n > 0 && w.Pos > 0 {
 			return max(1, (w.Pos+n/2)/n)
 		}
+		return 0
 	}
-	return 16
+	if root.done {
+		return ratio(root.frontier)
+	}
+	if r := ratio(b.frontier); r > 0 && b.frontier.Pos >= probeEvents {
+		return r
+	}
+	if x.epm == 0 {
+		w := root.cps[0].w.Clone()
+		for w.Pos < probeEvents && w.Step(nil) {
+		}
+		x.epm = max(1, ratio(w))
+		if w.msgs.n == 0 {
+			x.epm = 16
+		}
+	}
+	return x.epm
 }
+
+// probeEvents bounds the play that measures a message's cost up front.
+const probeEvents = 65536
 
 // estimate is the expected length and checkpoint memory of the line w
 // is on: its messages times epm events, a checkpoint every Every events,
