@@ -692,8 +692,9 @@ type Budget struct {
 }
 
 // Pool is memory shared by many explorers, a workshop server's sessions:
-// a fork that would take the pool past Bytes is refused, whatever its own
-// explorer's budget says.
+// every checkpoint is charged to it, and a fork that would take it past
+// Bytes is refused, whatever its own explorer's budget says. Whoever drops
+// an explorer gives its Bytes back with Release.
 type Pool struct {
 	Bytes int64
 	Flag  string // how the host raises it
@@ -768,7 +769,6 @@ type Meter struct {
 	Pace func() error
 
 	n     int64 // events played, owned by the working goroutine
-	base  int64 // the explorer's bytes when Run started
 	done  atomic.Int64
 	total atomic.Int64
 	stop  atomic.Bool
@@ -829,20 +829,16 @@ func (x *Explorer) tick() {
 // passes the budget, or ErrCancelled when m is cancelled. Outside Run no
 // budget is enforced. On an error the explorer is still consistent (every
 // event boundary is), but the move f was making may be half done; callers
-// that want all or nothing run f on a Clone. The memory f added is charged
-// to the pool either way.
+// that want all or nothing run f on a Clone.
 func (x *Explorer) Run(m *Meter, f func()) (err error) {
 	if m == nil {
 		m = NewMeter()
 	}
 	prev := x.meter
-	x.meter, m.base = m, x.bytes
+	x.meter = m
 	defer func() {
 		x.meter = prev
 		m.done.Store(m.n)
-		if x.pool != nil {
-			x.pool.used.Add(x.bytes - m.base)
-		}
 		if r := recover(); r != nil {
 			a, ok := r.(abort)
 			if !ok {
@@ -868,14 +864,16 @@ func (x *Explorer) Bytes() int64 { return x.bytes }
 // past the budget or the pool.
 func (x *Explorer) account(n int64) {
 	x.bytes += n
-	m := x.meter
-	if m == nil {
+	if x.pool != nil {
+		x.pool.used.Add(n)
+	}
+	if x.meter == nil {
 		return
 	}
 	if b := x.budget; b.Bytes > 0 && x.bytes > b.Bytes {
 		panic(abort{&BudgetError{What: "memory", Need: x.bytes, Limit: b.Bytes, Raise: b.BytesFlag, During: true}})
 	}
-	if p := x.pool; p != nil && p.Bytes > 0 && p.used.Load()+x.bytes-m.base > p.Bytes {
+	if p := x.pool; p != nil && p.Bytes > 0 && p.used.Load() > p.Bytes {
 		panic(abort{&BudgetError{What: "server memory", Need: x.bytes, Limit: p.Bytes, Raise: p.Flag, During: true}})
 	}
 }

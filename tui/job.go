@@ -56,7 +56,7 @@ type jobTickMsg struct{ id int }
 const inlineWait = 30 * time.Millisecond
 
 // startJob runs work on a clone of the explorer. work returns the explorer
-// to swap in (the clone, usually) and its own error. total is the expected
+// to swap in (the clone it was given) and its own error. total is the expected
 // number of events, for the progress bar (0: unknown).
 func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
 	m.cancelJob()
@@ -168,13 +168,6 @@ func (m *Model) finishJob(j *job) tea.Cmd {
 		return m.replay(j.queued)
 	}
 	m.release(j, true)
-	if j.x != j.base && m.sh.Pool != nil {
-		// a new explorer (another incident, a code) replaces the old one
-		// rather than growing from it
-		if j.base.Bytes() > 0 && j.x.Bytes() < j.base.Bytes() {
-			m.sh.Pool.Release(j.base.Bytes() - j.x.Bytes())
-		}
-	}
 	m.x = j.x
 	if j.apply != nil {
 		j.apply(m)
@@ -288,4 +281,13 @@ func (m Model) viewJob() string {
 		s += fmt.Sprintf(" · %d key(s) wait for it", len(j.queued))
 	}
 	return s
+}
+
+// Release cancels the running job, if any, and gives back the memory the
+// explorer holds in the server's pool: the session has ended.
+func (m Model) Release() {
+	m.cancelJob()
+	if m.sh != nil && m.sh.Pool != nil && m.x != nil {
+		m.sh.Pool.Release(m.x.Bytes())
+	}
 }

@@ -324,6 +324,10 @@ func (m *Model) publish() {
 // setExplorer replaces the explorer (another incident, a share code) and
 // resets everything that belonged to the old one.
 func (m *Model) setExplorer(x *engine.Explorer) {
+	if m.sh.Pool != nil && m.x != nil {
+		m.sh.Pool.Release(m.x.Bytes())
+	}
+	x.Limit(m.sh.Budget, m.sh.Pool)
 	m.x = x
 	m.sel = x.Spec.Featured
 	m.exercise = nil
