@@ -112,8 +112,8 @@ func New(cfg Config) (*Server, error) {
 		stage: tui.NewStage(),
 		shared: tui.NewShared(engine.Budget{
 			Events: cfg.SessionMaxEvents, Bytes: cfg.SessionMaxMemory,
-			EventsFlag: "inflight serve --session-max-events", BytesFlag: "inflight serve --session-max-memory-mb",
-		}, &engine.Pool{Bytes: cfg.ServerMaxMemory, Flag: "inflight serve --server-max-memory-mb"}, cfg.Jobs),
+			EventsFlag: "--session-max-events", BytesFlag: "--session-max-memory-mb",
+		}, &engine.Pool{Bytes: cfg.ServerMaxMemory, Flag: "--server-max-memory-mb"}, cfg.Jobs),
 		log:       cfg.Logger,
 		sessions:  map[*attendee]struct{}{},
 		listeners: map[net.Listener]struct{}{},

@@ -240,7 +240,9 @@ func (m Model) viewFork(r rect) string {
 	}
 	out = append(out, st.Dim.Render("  default: "+def))
 	if f.err != "" {
-		out = append(out, st.Bad.Render("  "+f.err))
+		for _, l := range wrap(f.err, r.w-4) { // a refusal names its flag: keep it whole
+			out = append(out, st.Bad.Render("  "+l))
+		}
 	}
 	out = append(out, "", st.Dim.Render("enter creates the branch and switches to it · ↑/↓ moves · esc cancels"))
 	if len(out) > r.h && f.row == len(f.knobs)+1 {
