@@ -805,10 +805,12 @@ const tickMask = 255
 // tick counts one event of metered work and, every tickMask+1 events,
 // publishes the count and checks for a cancel.
 func (x *Explorer) tick() {
-	m := x.meter
-	if m == nil {
-		return
+	if x.meter != nil {
+		x.meter.tick()
 	}
+}
+
+func (m *Meter) tick() {
 	m.n++
 	if m.n&tickMask != 0 {
 		return
@@ -1024,4 +1026,71 @@ func (x *Explorer) EstimateLen(b *Branch) int64 {
 	}
 	n, _ := x.estimate(b.frontier, x.eventsPerMessage(b))
 	return n
+}
+
+// --- the whole-run chart ---
+
+// ChartStart is the state a chart pass of branch b starts from: its fork
+// point (the start, for the main branch). Like every use of checkpoints it
+// must not run while a clone of the explorer is being worked on.
+func (x *Explorer) ChartStart(b *Branch) *World { return b.cps[0].w.Clone() }
+
+// ChartRun plays w to its end headless (no checkpoints, no hash: the
+// memory of one world) and returns its chart samples, in at most
+// maxSamples points. It stops at limit events (0: none) with a
+// *BudgetError, or when m is cancelled; publish, when set, gets a copy of
+// the samples so far every few thousand events, for a chart that fills in.
+// The samples are those a branch's own series would hold; last is the
+// moment of the last event played (decimation may drop its sample).
+func ChartRun(w *World, limit int64, m *Meter, publish func([]Sample)) (out []Sample, last Time, err error) {
+	if m == nil {
+		m = NewMeter()
+	}
+	defer func() {
+		m.done.Store(m.n)
+		if r := recover(); r != nil {
+			a, ok := r.(abort)
+			if !ok {
+				panic(r)
+			}
+			err = a.err
+		}
+	}()
+	var s Series
+	last = w.Now
+	sink := sinkFunc(func(w *World, e *Event, _ *Decision) {
+		s.add(w)
+		last = e.T
+	})
+	const every = 1 << 15
+	for w.Step(sink) {
+		m.tick()
+		if limit > 0 && w.Pos >= limit {
+			return s.Samples, last, &BudgetError{What: "events", Need: w.Pos, Limit: limit, During: true}
+		}
+		if publish != nil && w.Pos%every == 0 {
+			publish(append([]Sample(nil), s.Samples...))
+		}
+	}
+	return s.Samples, last, nil
+}
+
+// LastPublish is when the line w is on publishes its last message, by its
+// sources' schedule under its knobs: a floor for where its run ends.
+func LastPublish(w *World) Time {
+	p := w.P
+	if len(w.pending) > 0 {
+		_ = p.Apply(w.pending)
+	}
+	var last Time
+	for _, s := range w.spec.Sources {
+		n := int64(s.Count)
+		if s.Name == "orders" {
+			n = int64(p.Orders)
+		}
+		if n > 0 {
+			last = max(last, s.Start+Time(n-1)*s.Every)
+		}
+	}
+	return last
 }

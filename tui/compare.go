@@ -35,7 +35,11 @@ func (m *Model) openCompare() tea.Cmd {
 	// branches are found by their place
 	ia, ib := branchIndex(m.x, a), branchIndex(m.x, b)
 	sel := m.sel
-	pub, hasPub := m.published(sel)
+	var pub engine.Time
+	var hasPub bool
+	if sel >= 0 {
+		pub, hasPub = m.published(sel)
+	}
 	total := max(0, m.x.EstimateLen(a)-a.Len()) + max(0, m.x.EstimateLen(b)-b.Len())
 	var c compareView
 	return m.startJob("comparing "+a.Name+" with "+b.Name, total, func(x *engine.Explorer) (*engine.Explorer, error) {

@@ -21,7 +21,15 @@ func newTest(t testing.TB, o Options, w, h int) Model {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitChart(m)
 	return resize(m, w, h)
+}
+
+// waitChart waits for the whole-run chart of the branch on screen.
+func waitChart(m Model) {
+	if m.chartD != nil {
+		<-m.chartD.ready
+	}
 }
 
 func resize(m Model, w, h int) Model {
@@ -79,6 +87,7 @@ func settle(m Model) Model {
 		nm, _ := m.Update(jobDoneMsg{id: m.job.id})
 		m = nm.(Model)
 	}
+	waitChart(m)
 	return m
 }
 

@@ -269,16 +269,16 @@ func (m Model) viewJob() string {
 	case total > 0:
 		bar := progress.New(progress.WithSolidFill("#5f87d7"), progress.WithoutPercentage(),
 			progress.WithWidth(20), progress.WithColorProfile(m.r.ColorProfile()))
-		s = fmt.Sprintf("%s %s %s / ~%s events", j.label, bar.ViewAs(min(1, float64(done)/float64(total))), engine.Count(done), engine.Count(total))
+		s = fmt.Sprintf("%s %s %s/~%s events", j.label, bar.ViewAs(min(1, float64(done)/float64(total))), engine.Count(done), engine.Count(total))
 	default:
 		s = fmt.Sprintf("%s: %s events", j.label, engine.Count(done))
 	}
-	s += " · esc cancels · q quits"
+	s += " · esc cancels, q quits"
 	switch {
 	case j.refused != "":
-		s += " · " + j.refused + " refused: too many keys waiting"
+		s += " · " + j.refused + fmt.Sprintf(" refused: %d keys wait", maxQueued)
 	case len(j.queued) > 0:
-		s += fmt.Sprintf(" · %d key(s) wait for it", len(j.queued))
+		s += fmt.Sprintf(" · %d key(s) wait", len(j.queued))
 	}
 	return s
 }
@@ -287,6 +287,7 @@ func (m Model) viewJob() string {
 // explorer holds in the server's pool: the session has ended.
 func (m Model) Release() {
 	m.cancelJob()
+	m.stopCharts()
 	if m.sh != nil && m.sh.Pool != nil && m.x != nil {
 		m.sh.Pool.Release(m.x.Bytes())
 	}

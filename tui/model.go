@@ -77,6 +77,11 @@ type Model struct {
 	job    *job // the long move running, nil none
 	jobSeq int
 	inline time.Duration // how long a key waits for its job in Update
+
+	chartD   *chartData  // the whole-run chart of the branch under the cursor
+	chartFor chartKey    // the branch it is for
+	chartEst engine.Time // where the run is expected to end, while its pass runs
+	passes   chartPasses
 }
 
 func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) Model {
@@ -86,7 +91,7 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	m := Model{x: x, r: r, st: st, keys: DefaultKeyMap(), help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil, sh: sh, inline: inlineWait}
 	m.play = newPlayer()
 	m.picker = newPicker(st)
-	m.warm()
+	m.watchChart()
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
 		m.fol.on = true
@@ -95,22 +100,18 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	return m
 }
 
-// warm plays the opening branch ahead (bounded) so the chart has its whole
-// width from the start, then returns to where the cursor was.
-func (m *Model) warm() {
-	pos := m.x.Pos()
-	m.x.Goto(pos + warmEvents)
-	m.x.Goto(pos)
-}
-
-const warmEvents = 200_000
-
 // Init starts following the stage when asked to.
 func (m Model) Init() tea.Cmd {
-	if m.fol.on {
-		return m.fol.wait(m.stage)
+	var cmds []tea.Cmd
+	if m.chartD != nil {
+		if _, _, done := m.chartD.view(); !done {
+			cmds = append(cmds, chartTick(m.chartD))
+		}
 	}
-	return nil
+	if m.fol.on {
+		cmds = append(cmds, m.fol.wait(m.stage))
+	}
+	return tea.Batch(cmds...)
 }
 
 // Update handles a message: quit first, then sizes and app messages, then
@@ -155,6 +156,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onJobDone(msg)
 	case jobTickMsg:
 		cmd = m.onJobTick(msg)
+	case chartTickMsg:
+		cmd = m.onChartTick(msg)
 	case playTickMsg:
 		cmd = m.onTick(msg)
 	case stageMsg:
@@ -168,6 +171,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
 	}
 	m.publish()
+	if c := m.watchChart(); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	return m, cmd
 }
 
@@ -334,7 +340,6 @@ func (m *Model) setExplorer(x *engine.Explorer) {
 	m.exercises.row = 0
 	m.branches.row = 0
 	m.panes = [numPanes]int{}
-	m.warm()
 	m.at = x.World().Now
 	m.refresh(true)
 }

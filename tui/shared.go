@@ -27,13 +27,14 @@ type Shared struct {
 	Budget engine.Budget
 	Pool   *engine.Pool  // nil: no limit across sessions
 	slots  chan struct{} // long jobs at once; nil: no limit
+	charts *chartCache
 }
 
 // NewShared makes the shared part: budget for each explorer, pool across
 // them (nil: none) and at most jobs long jobs running at once (<= 0: no
 // limit).
 func NewShared(budget engine.Budget, pool *engine.Pool, jobs int) *Shared {
-	sh := &Shared{Budget: budget, Pool: pool}
+	sh := &Shared{Budget: budget, Pool: pool, charts: newChartCache()}
 	if jobs > 0 {
 		sh.slots = make(chan struct{}, jobs)
 	}

@@ -35,7 +35,7 @@ func (m *Model) openStory() tea.Cmd {
 	}
 	// a message's life may run far past the cursor: read it in a job
 	sel, cursor := m.sel, m.x.Pos()
-	pub, hasPub := m.published(sel)
+	pub, hasPub := m.published(sel) // sel >= 0: checked above
 	var evs []engine.Entry
 	return m.startJob("reading "+w.MsgName(sel)+"'s story", 0, func(x *engine.Explorer) (*engine.Explorer, error) {
 		b := x.Branch()

@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
-	"inflight/incidents"
 )
 
 // Options choose what the explorer opens on and how it is shared.
@@ -57,7 +56,7 @@ func openExplorer(o Options, sh *Shared) (*engine.Explorer, error) {
 	}
 	spec := o.Spec
 	if spec == nil {
-		s, err := incidents.Get("thursday")
+		s, err := bundledSpec("thursday")
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +86,7 @@ func openCode(s string, spec *engine.Spec, sh *Shared, mt *engine.Meter) (*engin
 		return nil, err
 	}
 	if spec == nil || spec.ID != c.Incident {
-		if spec, err = incidents.Get(c.Incident); err != nil {
+		if spec, err = bundledSpec(c.Incident); err != nil {
 			return nil, fmt.Errorf("share code: %w", err)
 		}
 	}
