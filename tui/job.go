@@ -61,6 +61,7 @@ const inlineWait = 30 * time.Millisecond
 func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
 	m.cancelJob()
 	m.pause()
+	m.flash = "" // old news; the move's own comes with its result
 	m.jobSeq++
 	j := &job{id: m.jobSeq, label: label, meter: engine.NewMeter(), base: m.x, x: m.x.Clone(),
 		start: time.Now(), done: make(chan struct{}), apply: apply, fail: fail}
