@@ -214,9 +214,12 @@ func OpenCodeWithin(c Code, spec *Spec, b Budget, p *Pool, m *Meter) (x *Explore
 		return nil, err
 	}
 	if rerr := x.Run(m, func() { err = x.replay(c) }); rerr != nil {
-		return nil, rerr
+		err = rerr
 	}
 	if err != nil {
+		if p != nil {
+			p.Release(x.bytes) // the explorer is dropped
+		}
 		return nil, err
 	}
 	return x, nil

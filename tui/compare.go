@@ -42,7 +42,7 @@ func (m *Model) openCompare() tea.Cmd {
 	}
 	total := max(0, m.x.EstimateLen(a)-a.Len()) + max(0, m.x.EstimateLen(b)-b.Len())
 	var c compareView
-	return m.startJob("comparing "+a.Name+" with "+b.Name, total, func(x *engine.Explorer) (*engine.Explorer, error) {
+	return m.startJob("comparing "+a.Name+" with "+b.Name, total, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
 		a, b := x.Branches()[ia], x.Branches()[ib]
 		c = compareView{a: a, b: b}
 		c.sa, c.sb = x.Summary(a), x.Summary(b)

@@ -52,7 +52,7 @@ func (m *Model) updateExercises(k tea.KeyMsg) tea.Cmd {
 // with its change, and puts the question in the timeline.
 func (m *Model) startExercise(ex engine.Exercise) tea.Cmd {
 	m.state = stateMain
-	return m.startJob("starting exercise "+ex.Key, 0, func(x *engine.Explorer) (*engine.Explorer, error) {
+	return m.startJob("starting exercise "+ex.Key, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
 		if root := x.Branches()[0]; x.Branch() != root {
 			x.Switch(root)
 		}

@@ -172,7 +172,7 @@ func (m *Model) confirmFork() tea.Cmd {
 	}
 	// the fork's replay to its point, and the budget's estimate, run as a
 	// job; the form stays up until it is done and shows a refusal
-	return m.startJob("forking "+o.Name, 0, func(x *engine.Explorer) (*engine.Explorer, error) {
+	return m.startJob("forking "+o.Name, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
 		x.Goto(o.Pos)
 		if _, err := x.Fork(o); err != nil {
 			return nil, err

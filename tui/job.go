@@ -23,7 +23,8 @@ type job struct {
 	label string
 	meter *engine.Meter
 	base  *engine.Explorer // the explorer the clone was taken from
-	x     *engine.Explorer // the clone worked on (or a new explorer)
+	clone *engine.Explorer // the clone worked on
+	x     *engine.Explorer // what to swap in: the clone, or a new explorer
 	start time.Time
 	done  chan struct{} // closed when the work has stopped
 	err   error         // set before done closes
@@ -56,14 +57,15 @@ type jobTickMsg struct{ id int }
 const inlineWait = 30 * time.Millisecond
 
 // startJob runs work on a clone of the explorer. work returns the explorer
-// to swap in (the clone it was given) and its own error. total is the expected
-// number of events, for the progress bar (0: unknown).
-func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
+// to swap in (the clone it was given, or a new one it opened under the
+// job's meter) and its own error. total is the expected number of events,
+// for the progress bar (0: unknown).
+func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
 	m.cancelJob()
 	m.pause()
-	m.flash = "" // old news; the move's own comes with its result
 	m.jobSeq++
-	j := &job{id: m.jobSeq, label: label, meter: engine.NewMeter(), base: m.x, x: m.x.Clone(),
+	c := m.x.Clone()
+	j := &job{id: m.jobSeq, label: label, meter: engine.NewMeter(), base: m.x, clone: c, x: c,
 		start: time.Now(), done: make(chan struct{}), apply: apply, fail: fail}
 	j.meter.SetTotal(total)
 	j.meter.Pace = m.pacer(j)
@@ -79,7 +81,7 @@ func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer
 
 // run does the work on the job's own goroutine. A panic in the engine
 // becomes the job's error rather than taking down every session.
-func (j *job) run(work func(x *engine.Explorer) (*engine.Explorer, error)) {
+func (j *job) run(work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error)) {
 	defer close(j.done)
 	defer func() {
 		if r := recover(); r != nil {
@@ -88,8 +90,8 @@ func (j *job) run(work func(x *engine.Explorer) (*engine.Explorer, error)) {
 	}()
 	var out *engine.Explorer
 	var werr error
-	c := j.x
-	if err := c.Run(j.meter, func() { out, werr = work(c) }); err != nil {
+	c := j.clone
+	if err := c.Run(j.meter, func() { out, werr = work(c, j.meter) }); err != nil {
 		j.err = err
 		return
 	}
@@ -147,8 +149,15 @@ func (m *Model) release(j *job, kept bool) {
 		<-m.sh.slots
 		j.slot = false
 	}
-	if !kept && j.x != nil && j.x != j.base && m.sh.Pool != nil {
-		m.sh.Pool.Release(max(0, j.x.Bytes()-j.base.Bytes()))
+	if m.sh.Pool == nil {
+		return
+	}
+	switch {
+	case !kept:
+		m.sh.Pool.Release(max(0, j.clone.Bytes()-j.base.Bytes()))
+	case j.x != j.clone:
+		// a new explorer replaces the old one and its clone
+		m.sh.Pool.Release(j.clone.Bytes())
 	}
 }
 

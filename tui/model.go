@@ -295,10 +295,13 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 // end plays the branch to its end and moves there: a job, since a big
 // branch is millions of events.
 func (m *Model) end() tea.Cmd {
-	return m.startJob("playing to the end", m.x.EstimateLen(m.x.Branch()), func(x *engine.Explorer) (*engine.Explorer, error) {
+	return m.startJob("playing to the end", m.x.EstimateLen(m.x.Branch()), func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
 		x.End()
 		return x, nil
-	}, func(m *Model) { m.at = m.x.World().Now }, nil)
+	}, func(m *Model) {
+		m.at = m.x.World().Now
+		m.flash = "" // a cancelled G's news is old
+	}, nil)
 }
 
 // quitting reports whether k quits from the main screen.
@@ -335,6 +338,12 @@ func (m *Model) setExplorer(x *engine.Explorer) {
 	}
 	x.Limit(m.sh.Budget, m.sh.Pool)
 	m.x = x
+	m.reset()
+}
+
+// reset forgets what belonged to the explorer before m.x.
+func (m *Model) reset() {
+	x := m.x
 	m.sel = x.Spec.Featured
 	m.exercise = nil
 	m.exercises.row = 0

@@ -40,7 +40,7 @@ func (m *Model) seekClock(t engine.Time, flash string) tea.Cmd {
 // move runs a cursor move on the branch under the cursor as a job: a far
 // seek plays events that are not known yet.
 func (m *Model) move(label string, f func(x *engine.Explorer), apply func(m *Model)) tea.Cmd {
-	return m.startJob(label, 0, func(x *engine.Explorer) (*engine.Explorer, error) {
+	return m.startJob(label, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
 		f(x)
 		return x, nil
 	}, apply, nil)

@@ -37,7 +37,7 @@ func (m *Model) openStory() tea.Cmd {
 	sel, cursor := m.sel, m.x.Pos()
 	pub, hasPub := m.published(sel) // sel >= 0: checked above
 	var evs []engine.Entry
-	return m.startJob("reading "+w.MsgName(sel)+"'s story", 0, func(x *engine.Explorer) (*engine.Explorer, error) {
+	return m.startJob("reading "+w.MsgName(sel)+"'s story", 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
 		b := x.Branch()
 		from := int64(0)
 		if hasPub {
