@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -204,4 +205,39 @@ func heapInUse() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapInuse
+}
+
+// The server stops (as on SIGTERM) while attendees' long jobs run: every
+// job is cancelled, every attendee gets the goodbye line, and no
+// goroutine is left playing.
+func TestShutdownDuringJobs(t *testing.T) {
+	s := startServer(t, Config{}, nil)
+	title, _ := thursday(t)
+	within := forkOrders(t, DefaultSessionMaxEvents/14)
+	var terms []*term
+	for i := range 3 {
+		tm := mustTerm(t, mustDial(t, s.addr, fmt.Sprintf("a%d", i), newKey(t)), 120, 40)
+		tm.mustSee(t, wait, title)
+		tm.send(within)
+		tm.mustSee(t, wait, "forked main")
+		tm.send("G")
+		terms = append(terms, tm)
+	}
+	terms[0].mustSee(t, wait, "playing to the end")
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	t0 := time.Now()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("shutdown with 3 long jobs running or waiting: %s", time.Since(t0).Round(time.Millisecond))
+	for i, tm := range terms {
+		if _, ok := tm.ended(wait); !ok {
+			t.Fatalf("session %d still open", i)
+		}
+		if got := tm.errOut.String(); !strings.Contains(got, "shutting down") {
+			t.Errorf("session %d was told %q", i, got)
+		}
+	}
+	waitUntil(t, func() bool { return s.shared.Pool.Used() == 0 })
 }
