@@ -20,12 +20,12 @@ func (f *budgetFlags) add(fs *pflag.FlagSet) {
 }
 
 // budget checks the flags and returns the budget they name.
-func (f *budgetFlags) budget() (engine.Budget, error) {
+func (f *budgetFlags) budget() (engine.Limits, error) {
 	if f.events < 1 {
-		return engine.Budget{}, usageErr("--max-events must be at least 1, not %d", f.events)
+		return engine.Limits{}, usageErr("--max-events must be at least 1, not %d", f.events)
 	}
 	if f.mb < 1 || f.mb > 1<<30 {
-		return engine.Budget{}, usageErr("--max-memory-mb must be between 1 and %d, not %d", 1<<30, f.mb)
+		return engine.Limits{}, usageErr("--max-memory-mb must be between 1 and %d, not %d", 1<<30, f.mb)
 	}
 	b := tui.DefaultBudget()
 	b.Events, b.Bytes = f.events, f.mb<<20

@@ -22,7 +22,7 @@ func thursdayX(t *testing.T) *engine.Explorer {
 	return x
 }
 
-var workshop = engine.Budget{Events: 20_000_000, Bytes: 1 << 30, EventsFlag: "--max-events", BytesFlag: "--max-memory-mb"}
+var workshop = engine.Limits{Events: 20_000_000, Bytes: 1 << 30, EventsFlag: "--max-events", BytesFlag: "--max-memory-mb"}
 
 // The largest fork an attendee can type is refused up front, in one line
 // naming the budget and the flag, before any of it is played.
@@ -54,7 +54,7 @@ func TestForkRefusedOverBudget(t *testing.T) {
 // events suggest.
 func TestForkRefusedOverMemory(t *testing.T) {
 	x := thursdayX(t)
-	x.Limit(engine.Budget{Events: 1 << 40, Bytes: 64 << 20, BytesFlag: "--max-memory-mb"}, nil)
+	x.Limit(engine.Limits{Events: 1 << 40, Bytes: 64 << 20, BytesFlag: "--max-memory-mb"}, nil)
 	_, err := x.Fork(engine.ForkOptions{Pos: 0, At: x.World().Now, Set: []engine.Setting{{Knob: "orders", Value: "5000000"}}})
 	if err == nil || !strings.HasPrefix(err.Error(), "refused: this branch needs ~") || !strings.Contains(err.Error(), "of memory, over the explorer's budget of 64 MB (raise with --max-memory-mb)") {
 		t.Fatalf("got %v", err)
@@ -65,7 +65,7 @@ func TestForkRefusedOverMemory(t *testing.T) {
 // budget, with the same kind of line.
 func TestBudgetEnforcedWhilePlaying(t *testing.T) {
 	x := thursdayX(t)
-	x.Limit(engine.Budget{Events: 500, EventsFlag: "--max-events"}, nil)
+	x.Limit(engine.Limits{Events: 500, EventsFlag: "--max-events"}, nil)
 	err := x.Run(nil, x.End)
 	if err == nil || err.Error() != "stopped: this branch passed the explorer's budget of 500 events (raise with --max-events)" {
 		t.Fatalf("got %v", err)

@@ -195,38 +195,19 @@ func (e *ErrStaleCode) Error() string {
 }
 
 // OpenCode rebuilds the explorer a code names, on spec, with the cursor
-// where the code puts it, and checks the fingerprint.
-func OpenCode(c Code, spec *Spec) (*Explorer, error) {
-	return OpenCodeWithin(c, spec, Budget{}, nil, nil)
-}
-
-// OpenCodeWithin is OpenCode under a budget and pool, metered by m (nil:
-// not metered): a code whose forks would pass the budget is refused.
-func OpenCodeWithin(c Code, spec *Spec, b Budget, p *Pool, m *Meter) (x *Explorer, err error) {
+// where the code puts it, and checks the fingerprint. OpenCodeWithin opens
+// one under limits (in, which only it passes).
+func OpenCode(c Code, spec *Spec, in ...*Within) (*Explorer, error) {
 	if spec.ID != c.Incident {
 		return nil, fmt.Errorf("share code is for incident %q, not %q", c.Incident, spec.ID)
 	}
-	if x, err = NewExplorer(spec, c.Seed, c.Set); err != nil {
-		return nil, err
-	}
-	x.Limit(b, p)
-	if err := x.CheckBudget(); err != nil {
-		return nil, err
-	}
-	if rerr := x.Run(m, func() { err = x.replay(c) }); rerr != nil {
-		err = rerr
-	}
+	x, err := NewExplorer(spec, c.Seed, c.Set)
 	if err != nil {
-		if p != nil {
-			p.Release(x.bytes) // the explorer is dropped
-		}
 		return nil, err
 	}
-	return x, nil
-}
-
-// replay makes the forks of code c and puts the cursor where it says.
-func (x *Explorer) replay(c Code) error {
+	if err := x.within(in); err != nil {
+		return nil, err
+	}
 	for i, f := range c.Forks {
 		pos := f.Pos
 		if pos < 0 {
@@ -234,10 +215,10 @@ func (x *Explorer) replay(c Code) error {
 		}
 		x.Goto(pos)
 		if x.Pos() != pos {
-			return fmt.Errorf("share code fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
+			return nil, fmt.Errorf("share code fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
 		}
 		if _, err := x.Fork(ForkOptions{Name: ForkName(f.Set, f.Override, f.At), Pos: pos, At: f.At, Set: f.Set, Override: f.Override}); err != nil {
-			return fmt.Errorf("share code fork %d: %w", i+1, err)
+			return nil, fmt.Errorf("share code fork %d: %w", i+1, err)
 		}
 	}
 	if c.Cursor < 0 {
@@ -245,13 +226,13 @@ func (x *Explorer) replay(c Code) error {
 	} else {
 		x.Goto(c.Cursor)
 		if x.Pos() != c.Cursor {
-			return fmt.Errorf("share code cursor is at event %d, but the run ends at event %d", c.Cursor, x.Pos())
+			return nil, fmt.Errorf("share code cursor is at event %d, but the run ends at event %d", c.Cursor, x.Pos())
 		}
 	}
 	if got := fp32(x.w.fp); got != c.Fingerprint || (c.Cursor >= 0 && x.Pos() != c.Cursor) {
-		return &ErrStaleCode{c.String(), c.Fingerprint, got}
+		return nil, &ErrStaleCode{c.String(), c.Fingerprint, got}
 	}
-	return nil
+	return x, nil
 }
 
 // ForkName is a branch's default name, from what it changes:

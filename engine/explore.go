@@ -29,7 +29,7 @@ type Explorer struct {
 	w        *World  // the state at the cursor (k.w)
 	nextID   int
 
-	budget Budget // zero: unbounded
+	budget Limits // zero: unbounded
 	pool   *Pool  // nil: none
 	meter  *Meter // set while Run runs
 	bytes  int64  // checkpoint memory held, as estimated by account
@@ -681,10 +681,12 @@ func (x *Explorer) WriteTrace(b *Branch, out io.Writer) error {
 
 // --- budgets, metering and cancelling ---
 
-// Budget bounds one explorer: the events a branch may run to and the
+// Limits bound one explorer: the events a branch may run to and the
 // memory its checkpoints may hold. Zero fields are unbounded. The flags
-// name the way to raise each, for the refusal line.
-type Budget struct {
+// name the way to raise each, for the refusal line. (A headless run's
+// event budget is Budget; the explorer refuses a branch before playing
+// it, so it has limits of its own.)
+type Limits struct {
 	Events     int64
 	Bytes      int64
 	EventsFlag string // e.g. "--max-events"
@@ -854,10 +856,10 @@ func (x *Explorer) Run(m *Meter, f func()) (err error) {
 }
 
 // Limit sets the explorer's budget and the pool it draws on (nil: none).
-func (x *Explorer) Limit(b Budget, p *Pool) { x.budget, x.pool = b, p }
+func (x *Explorer) Limit(b Limits, p *Pool) { x.budget, x.pool = b, p }
 
-// Budget is the explorer's budget.
-func (x *Explorer) Budget() Budget { return x.budget }
+// Limits are the explorer's limits.
+func (x *Explorer) Limits() Limits { return x.budget }
 
 // Bytes is the checkpoint memory the explorer holds, as estimated.
 func (x *Explorer) Bytes() int64 { return x.bytes }
@@ -1093,4 +1095,55 @@ func LastPublish(w *World) Time {
 		}
 	}
 	return last
+}
+
+// Within is what OpenCodeWithin opens a code under.
+type Within struct {
+	Limits Limits
+	Pool   *Pool
+	Meter  *Meter // nil: one of its own
+	x      *Explorer
+}
+
+// within puts an explorer OpenCode is building under in's limits and
+// meter, refusing at once settings that would pass them.
+func (x *Explorer) within(in []*Within) error {
+	if len(in) == 0 || in[0] == nil {
+		return nil
+	}
+	w := in[0]
+	w.x = x
+	x.Limit(w.Limits, w.Pool)
+	if err := x.CheckBudget(); err != nil {
+		return err
+	}
+	x.meter = w.Meter
+	if x.meter == nil {
+		x.meter = NewMeter()
+	}
+	return nil
+}
+
+// OpenCodeWithin is OpenCode under limits and a pool, metered by m (nil:
+// a meter of its own): a code whose forks would pass the limits is
+// refused before they are played, and one that passes them while playing
+// is stopped there; cancelling m stops it too.
+func OpenCodeWithin(c Code, spec *Spec, l Limits, p *Pool, m *Meter) (x *Explorer, err error) {
+	in := &Within{Limits: l, Pool: p, Meter: m}
+	defer func() {
+		if r := recover(); r != nil {
+			a, ok := r.(abort)
+			if !ok {
+				panic(r)
+			}
+			x, err = nil, a.err
+		}
+		if in.x != nil {
+			in.x.meter = nil
+			if err != nil && p != nil {
+				p.Release(in.x.bytes) // the explorer is dropped
+			}
+		}
+	}()
+	return OpenCode(c, spec, in)
 }

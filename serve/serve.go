@@ -110,7 +110,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:   cfg,
 		stage: tui.NewStage(),
-		shared: tui.NewShared(engine.Budget{
+		shared: tui.NewShared(engine.Limits{
 			Events: cfg.SessionMaxEvents, Bytes: cfg.SessionMaxMemory,
 			EventsFlag: "--session-max-events", BytesFlag: "--session-max-memory-mb",
 		}, &engine.Pool{Bytes: cfg.ServerMaxMemory, Flag: "--server-max-memory-mb"}, cfg.Jobs),

@@ -165,7 +165,7 @@ func TestForkOverBudgetRefused(t *testing.T) {
 // it plays, with a line saying so, and the explorer is left as it was.
 func TestBudgetStopsJob(t *testing.T) {
 	m := bigRun(t)
-	m.x.Limit(engine.Budget{Events: 100_000, EventsFlag: "--max-events"}, nil)
+	m.x.Limit(engine.Limits{Events: 100_000, EventsFlag: "--max-events"}, nil)
 	x0, pos := m.x, m.x.Pos()
 	m, _ = send(t, m, "G")
 	m = settle(m)

@@ -15,8 +15,8 @@ const (
 
 // DefaultBudget is the explorer's budget when none is given, with the
 // flags of `inflight explore` and `open` that raise it.
-func DefaultBudget() engine.Budget {
-	return engine.Budget{Events: DefaultMaxEvents, Bytes: DefaultMaxMemory, EventsFlag: "--max-events", BytesFlag: "--max-memory-mb"}
+func DefaultBudget() engine.Limits {
+	return engine.Limits{Events: DefaultMaxEvents, Bytes: DefaultMaxMemory, EventsFlag: "--max-events", BytesFlag: "--max-memory-mb"}
 }
 
 // Shared is what the sessions of one process share: each explorer's
@@ -24,7 +24,7 @@ func DefaultBudget() engine.Budget {
 // and the whole-run charts. A workshop server makes one for every
 // session; the explorer in a terminal gets one of its own.
 type Shared struct {
-	Budget engine.Budget
+	Budget engine.Limits
 	Pool   *engine.Pool  // nil: no limit across sessions
 	slots  chan struct{} // long jobs at once; nil: no limit
 	charts *chartCache
@@ -33,7 +33,7 @@ type Shared struct {
 // NewShared makes the shared part: budget for each explorer, pool across
 // them (nil: none) and at most jobs long jobs running at once (<= 0: no
 // limit).
-func NewShared(budget engine.Budget, pool *engine.Pool, jobs int) *Shared {
+func NewShared(budget engine.Limits, pool *engine.Pool, jobs int) *Shared {
 	sh := &Shared{Budget: budget, Pool: pool, charts: newChartCache()}
 	if jobs > 0 {
 		sh.slots = make(chan struct{}, jobs)
