@@ -228,7 +228,7 @@ func (m *Model) lost() int64 {
 	return max(0, w.S.Published-w.S.Effected-pending)
 }
 
-// msgEvents reads message id's events on x's branch b from event from on, in
+// msgEvents reads message id's events on branch b from event from on, in
 // chunks, until the message has been quiet for quietSpan events or the
 // branch ends: its whole life without replaying the whole branch.
 func msgEvents(x *engine.Explorer, b *engine.Branch, id int32, from int64, keep func(*engine.Entry) bool) []engine.Entry {
