@@ -241,10 +241,12 @@ func cmdOpen(args []string) error {
 	// open the code before taking over the terminal, so a bad one is a
 	// plain one-line error
 	x, err := engine.OpenCodeWithin(code, spec, budget, nil, nil)
+	if over := (*engine.BudgetError)(nil); errors.As(err, &over) {
+		return err // exit 1: the code is fine, the budget too small for it
+	}
 	if err != nil {
 		var stale *engine.ErrStaleCode
-		var over *engine.BudgetError
-		if errors.As(err, &stale) || errors.As(err, &over) {
+		if errors.As(err, &stale) {
 			return err
 		}
 		return usageErr("%v", err)
