@@ -194,3 +194,22 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// Autoplay plays on the explorer itself, under the budget: at the budget
+// it pauses with the line saying so.
+func TestAutoplayStopsAtBudget(t *testing.T) {
+	m := bigRun(t)
+	m.x.Limit(engine.Limits{Events: 30_000, EventsFlag: "--max-events"}, nil)
+	m.play.speed = len(speeds) - 1 // as fast as the engine goes
+	m = press(m, "space")
+	for i := 0; i < 1000 && m.play.on; i++ {
+		nm, _ := m.Update(playTickMsg{gen: m.play.gen})
+		m = nm.(Model)
+	}
+	if m.play.on || m.flash != "stopped: this branch passed the explorer's budget of 30000 events (raise with --max-events)" {
+		t.Fatalf("playing %v at event %d, flash %q", m.play.on, m.x.Pos(), m.flash)
+	}
+	if m.x.Branch().Len() > 30_000 {
+		t.Fatalf("the branch was played to event %d, past the budget", m.x.Branch().Len())
+	}
+}
