@@ -12,9 +12,22 @@ import (
 // follower is a session tracking the presenter's stage. tag names the
 // current wait, so a wait left over from before a detach is dropped.
 type follower struct {
-	on  bool
-	tag int
-	gen uint64 // the generation last shown
+	on      bool
+	tag     int
+	gen     uint64 // the generation last shown
+	stalled bool   // a stage message came during a job: wait again after it
+}
+
+// resume waits on the stage again after a job, if a message came meanwhile.
+func (m *Model) resume() tea.Cmd {
+	if !m.fol.stalled {
+		return nil
+	}
+	m.fol.stalled = false
+	if !m.fol.on {
+		return nil
+	}
+	return m.fol.wait(m.stage)
 }
 
 // stageWait bounds one wait on the stage, so a session that quits leaves

@@ -175,7 +175,7 @@ func (m *Model) finishJob(j *job) tea.Cmd {
 		} else {
 			m.flash = j.err.Error()
 		}
-		return m.replay(j.queued)
+		return tea.Batch(m.replay(j.queued), m.resume())
 	}
 	m.release(j, true)
 	m.x = j.x
@@ -183,7 +183,7 @@ func (m *Model) finishJob(j *job) tea.Cmd {
 		j.apply(m)
 	}
 	m.refresh(true)
-	return m.replay(j.queued)
+	return tea.Batch(m.replay(j.queued), m.resume())
 }
 
 // replay answers keys typed during a job, in order; a key that starts
@@ -243,7 +243,7 @@ func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
 	case "esc":
 		m.cancelJob()
 		m.flash = "cancelled: " + j.label
-		return nil
+		return m.resume()
 	case "?":
 		m.help.ShowAll = !m.help.ShowAll
 		return nil

@@ -213,3 +213,28 @@ func TestAutoplayStopsAtBudget(t *testing.T) {
 		t.Fatalf("the branch was played to event %d, past the budget", m.x.Branch().Len())
 	}
 }
+
+// A follower whose job is running does not spin on the stage: it waits on
+// it again once the job is done.
+func TestFollowerWaitsOutJob(t *testing.T) {
+	s := NewStage()
+	f := newTest(t, Options{Stage: s, Follow: true, Set: []engine.Setting{{Knob: "orders", Value: "300000"}}}, 120, 40)
+	f.inline = time.Millisecond
+	f.end()
+	if f.job == nil {
+		t.Fatal("no job")
+	}
+	s.Publish("x 00:00") // the presenter moves
+	nm, cmd := f.Update(stageMsg{tag: f.fol.tag, code: "x", gen: 1})
+	f = nm.(Model)
+	if cmd != nil {
+		t.Fatal("a stage message during a job started another wait")
+	}
+	j := f.job
+	<-j.done
+	nm, cmd = f.Update(jobDoneMsg{id: j.id})
+	f = nm.(Model)
+	if cmd == nil {
+		t.Fatal("the follower did not wait on the stage again after the job")
+	}
+}

@@ -162,7 +162,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onTick(msg)
 	case stageMsg:
 		if m.job != nil {
-			cmd = m.fol.wait(m.stage) // the presenter's next moment will do
+			// the stage is read again when the job ends: waiting now would
+			// return at once, over and over
+			m.fol.stalled = m.fol.on && msg.tag == m.fol.tag
 			break
 		}
 		cmd = m.onStage(msg)
