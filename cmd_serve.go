@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"inflight/serve"
+	"inflight/tui"
 )
 
 const serveUsage = `Usage: inflight serve [flags]
@@ -39,6 +40,10 @@ func runServe(args []string) int {
 	idle := fs.Duration("idle-timeout", serve.DefaultIdleTimeout, "close sessions idle this long (0: never)")
 	authorized := fs.String("authorized-keys", "", "accept only these public keys (default: any key)")
 	presenters := fs.String("presenter-keys", "", "public keys of the presenter, who drives the stage")
+	sessEvents := fs.Int64("session-max-events", serve.DefaultSessionMaxEvents, "events one attendee's branch may run to; a bigger fork is refused")
+	sessMB := fs.Int64("session-max-memory-mb", serve.DefaultSessionMaxMemory>>20, "memory (MB) one attendee's explorer may take")
+	serverMB := fs.Int64("server-max-memory-mb", serve.DefaultServerMaxMemory>>20, "memory (MB) all attendees' explorers may take together")
+	jobs := fs.Int("jobs", tui.ServerJobs(), "long jobs (playing to the end, comparing) run at once; the rest wait their turn")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -58,6 +63,14 @@ func runServe(args []string) int {
 		return usageError("--idle-timeout must not be negative, not %s", *idle)
 	case *hostKey == "":
 		return usageError("--host-key must name a file")
+	case *sessEvents < 1:
+		return usageError("--session-max-events must be at least 1, not %d", *sessEvents)
+	case *sessMB < 1 || *sessMB > 1<<30:
+		return usageError("--session-max-memory-mb must be between 1 and %d, not %d", 1<<30, *sessMB)
+	case *serverMB < *sessMB || *serverMB > 1<<30:
+		return usageError("--server-max-memory-mb must be between --session-max-memory-mb and %d, not %d", 1<<30, *serverMB)
+	case *jobs < 1:
+		return usageError("--jobs must be at least 1, not %d", *jobs)
 	}
 	if *idle == 0 {
 		*idle = -1 // never, in serve.Config's terms
@@ -72,6 +85,11 @@ func runServe(args []string) int {
 		AuthorizedKeys: *authorized,
 		PresenterKeys:  *presenters,
 		Logger:         logger,
+
+		SessionMaxEvents: *sessEvents,
+		SessionMaxMemory: *sessMB << 20,
+		ServerMaxMemory:  *serverMB << 20,
+		Jobs:             *jobs,
 	})
 	var kerr *serve.KeyFileError
 	switch {

@@ -198,7 +198,13 @@ func cmdExplore(args []string) error {
 	fs := flagSet("explore")
 	var f incidentFlags
 	f.add(fs)
+	var bf budgetFlags
+	bf.add(fs)
 	if err := parseFlags(fs, args, os.Stdout); err != nil {
+		return err
+	}
+	budget, err := bf.budget()
+	if err != nil {
 		return err
 	}
 	id, err := oneArg(fs, "incident")
@@ -209,14 +215,20 @@ func cmdExplore(args []string) error {
 	if err != nil {
 		return err
 	}
-	return tui.Run(tui.Options{Spec: spec, Seed: seed, Set: set})
+	return tui.Run(tui.Options{Spec: spec, Seed: seed, Set: set, Shared: tui.NewShared(budget, nil, 0)})
 }
 
 func cmdOpen(args []string) error {
 	fs := flagSet("open")
 	var file string
 	fs.StringVar(&file, "incident-file", "", "the incident file the code was made on (for incidents that are not bundled)")
+	var bf budgetFlags
+	bf.add(fs)
 	if err := parseFlags(fs, args, os.Stdout); err != nil {
+		return err
+	}
+	budget, err := bf.budget()
+	if err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -228,7 +240,10 @@ func cmdOpen(args []string) error {
 	}
 	// open the code before taking over the terminal, so a bad one is a
 	// plain one-line error
-	x, err := engine.OpenCode(code, spec)
+	x, err := engine.OpenCodeWithin(code, spec, budget, nil, nil)
+	if over := (*engine.BudgetError)(nil); errors.As(err, &over) {
+		return err // exit 1: the code is fine, the budget too small for it
+	}
 	if err != nil {
 		var stale *engine.ErrStaleCode
 		if errors.As(err, &stale) {
@@ -236,7 +251,7 @@ func cmdOpen(args []string) error {
 		}
 		return usageErr("%v", err)
 	}
-	return tui.Run(tui.Options{Spec: spec, Explorer: x})
+	return tui.Run(tui.Options{Spec: spec, Explorer: x, Shared: tui.NewShared(budget, nil, 0)})
 }
 
 func specForCode(s, file string) (*engine.Spec, engine.Code, error) {

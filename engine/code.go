@@ -195,13 +195,17 @@ func (e *ErrStaleCode) Error() string {
 }
 
 // OpenCode rebuilds the explorer a code names, on spec, with the cursor
-// where the code puts it, and checks the fingerprint.
-func OpenCode(c Code, spec *Spec) (*Explorer, error) {
+// where the code puts it, and checks the fingerprint. OpenCodeWithin opens
+// one under limits (in, which only it passes).
+func OpenCode(c Code, spec *Spec, in ...*Within) (*Explorer, error) {
 	if spec.ID != c.Incident {
 		return nil, fmt.Errorf("share code is for incident %q, not %q", c.Incident, spec.ID)
 	}
 	x, err := NewExplorer(spec, c.Seed, c.Set)
 	if err != nil {
+		return nil, err
+	}
+	if err := x.within(in); err != nil {
 		return nil, err
 	}
 	for i, f := range c.Forks {

@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
+	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // Explorer is an explorable run: a tree of branches of one incident, each
@@ -24,6 +28,12 @@ type Explorer struct {
 	k        *walker // the cursor's line and world
 	w        *World  // the state at the cursor (k.w)
 	nextID   int
+
+	budget Limits // zero: unbounded
+	pool   *Pool  // nil: none
+	meter  *Meter // set while Run runs
+	bytes  int64  // checkpoint memory held, as estimated by account
+	epm    int64  // events per message from a probe, 0 until needed
 }
 
 // Branch is one line of history: its parent's events up to ForkPos, then
@@ -103,7 +113,7 @@ func NewExplorer(spec *Spec, seed uint64, set []Setting) (*Explorer, error) {
 	b.cps = []checkpoint{{pos: 0, w: w.Clone(), hstate: marshalHash(b.hash), hlast: 0}}
 	x.branches = []*Branch{b}
 	x.cur = b
-	x.k = &walker{path: []*Branch{b}, w: w}
+	x.k = &walker{path: []*Branch{b}, w: w, x: x}
 	x.w = w
 	x.nextID = 1
 	return x, nil
@@ -170,12 +180,18 @@ func (x *Explorer) extend(b *Branch, pos int64) {
 	sink := &frontierSink{hash: b.hash, series: &b.series}
 	f := b.frontier
 	for f.Pos < pos {
+		x.tick()
+		if bu := x.budget; x.meter != nil && bu.Events > 0 && f.Pos >= bu.Events {
+			panic(abort{&BudgetError{What: "events", Need: f.Pos + 1, Limit: bu.Events, Raise: bu.EventsFlag, During: true}})
+		}
 		if !f.Step(sink) {
 			b.done = true
 			break
 		}
 		if f.Pos%x.Every == 0 {
+			own := f.ownBytes()
 			b.cps = append(b.cps, checkpoint{pos: f.Pos, w: f.Clone(), hstate: marshalHash(b.hash), hlast: b.hash.last})
+			x.account(own)
 		}
 	}
 }
@@ -205,6 +221,7 @@ func (x *Explorer) hashAt(b *Branch, pos int64) *hashSink {
 	h := restoreHash(cp.hstate, cp.hlast)
 	w := cp.w.Clone()
 	for w.Pos < pos && w.Step(h) {
+		x.tick()
 	}
 	return h
 }
@@ -225,6 +242,7 @@ type walker struct {
 	path []*Branch
 	seg  int
 	w    *World
+	x    *Explorer // metered through; nil: not metered
 }
 
 // walkerAt returns a walker whose private world is at pos on b (clipped to
@@ -238,8 +256,9 @@ func (x *Explorer) walkerAt(b *Branch, pos int64) *walker {
 		pos = own.frontier.Pos
 	}
 	cp := own.checkpointBefore(pos)
-	k := &walker{path: path, seg: seg, w: cp.w.Clone()}
+	k := &walker{path: path, seg: seg, w: cp.w.Clone(), x: x}
 	for k.w.Pos < pos && k.w.Step(nil) {
+		x.tick()
 	}
 	return k
 }
@@ -249,6 +268,9 @@ func (k *walker) step(sink Sink) bool {
 	for k.seg+1 < len(k.path) && k.w.Pos == k.path[k.seg+1].ForkPos {
 		k.seg++
 		k.w = k.path[k.seg].cps[0].w.Clone()
+	}
+	if k.x != nil {
+		k.x.tick()
 	}
 	return k.w.Step(sink)
 }
@@ -518,6 +540,9 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 		}
 		w.Override(*o.Override)
 	}
+	if err := x.budgetFits(w, x.eventsPerMessage(parent)); err != nil {
+		return nil, err
+	}
 	name := o.Name
 	if name == "" {
 		name = fmt.Sprintf("fork%d", x.nextID)
@@ -534,7 +559,7 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	x.nextID++
 	x.branches = append(x.branches, b)
 	x.cur = b
-	x.k = &walker{path: b.Path(), w: w}
+	x.k = &walker{path: b.Path(), w: w, x: x}
 	x.k.seg = len(x.k.path) - 1
 	x.w = w
 	return b, nil
@@ -652,4 +677,473 @@ func (x *Explorer) WriteTrace(b *Branch, out io.Writer) error {
 		return ts.err
 	}
 	return bw.Flush()
+}
+
+// --- budgets, metering and cancelling ---
+
+// Limits bound one explorer: the events a branch may run to and the
+// memory its checkpoints may hold. Zero fields are unbounded. The flags
+// name the way to raise each, for the refusal line. (A headless run's
+// event budget is Budget; the explorer refuses a branch before playing
+// it, so it has limits of its own.)
+type Limits struct {
+	Events     int64
+	Bytes      int64
+	EventsFlag string // e.g. "--max-events"
+	BytesFlag  string // e.g. "--max-memory-mb"
+}
+
+// Pool is memory shared by many explorers, a workshop server's sessions:
+// every checkpoint is charged to it, and a fork that would take it past
+// Bytes is refused, whatever its own explorer's budget says. Whoever drops
+// an explorer gives its Bytes back with Release.
+type Pool struct {
+	Bytes int64
+	Flag  string // how the host raises it
+	used  atomic.Int64
+}
+
+// Used is the memory every explorer drawing on the pool holds.
+func (p *Pool) Used() int64 { return p.used.Load() }
+
+// Release gives back n bytes, when an explorer holding them is dropped.
+func (p *Pool) Release(n int64) { p.used.Add(-n) }
+
+// BudgetError is a fork, code or move refused because it would pass a
+// budget. Its message is one line saying which budget and how to raise it.
+type BudgetError struct {
+	What   string // "events", "memory" or "server memory"
+	Need   int64  // the estimate (or the point reached, During)
+	Limit  int64
+	Raise  string // the flag that raises it
+	During bool   // found while playing, not estimated up front
+}
+
+func (e *BudgetError) Error() string {
+	raise := ""
+	if e.Raise != "" {
+		raise = " (raise with " + e.Raise + ")"
+	}
+	switch {
+	case e.What == "server memory":
+		return fmt.Sprintf("refused: the server's memory for all sessions (%s) is in use; try again in a while%s", Bytes(e.Limit), raise)
+	case e.What == "memory" && e.During:
+		return fmt.Sprintf("stopped: this branch passed the explorer's memory budget of %s%s", Bytes(e.Limit), raise)
+	case e.What == "memory":
+		return fmt.Sprintf("refused: this branch needs ~%s of memory, over the explorer's budget of %s%s", Bytes(e.Need), Bytes(e.Limit), raise)
+	case e.During:
+		return fmt.Sprintf("stopped: this branch passed the explorer's budget of %s events%s", Count(e.Limit), raise)
+	}
+	return fmt.Sprintf("refused: this branch needs ~%s events, over the explorer's budget of %s%s", Count(e.Need), Count(e.Limit), raise)
+}
+
+// ErrCancelled is the error of work stopped by Meter.Cancel.
+var ErrCancelled = errors.New("cancelled")
+
+// Count is n for people: 1406, 372k, 50M.
+func Count(n int64) string {
+	switch {
+	case n < 100_000:
+		return fmt.Sprint(n)
+	case n < 10_000_000:
+		return fmt.Sprintf("%dk", (n+500)/1000)
+	case n < 1_000_000_000:
+		return fmt.Sprintf("%dM", (n+500_000)/1_000_000)
+	}
+	return fmt.Sprintf("%.1fG", float64(n)/1e9)
+}
+
+// Bytes is a memory size for people: 512 MB, 1.5 GB.
+func Bytes(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%d MB", (n+1<<19)>>20)
+}
+
+// Meter watches work an explorer does under Run: the events it has played
+// so far, read from any goroutine, and a cancel flag the work checks every
+// few hundred events.
+type Meter struct {
+	// Pace, when set, is called from the working goroutine every few
+	// hundred events: its chance to wait for a turn or to stop the work
+	// (with the error it returns).
+	Pace func() error
+
+	n     int64 // events played, owned by the working goroutine
+	done  atomic.Int64
+	total atomic.Int64
+	stop  atomic.Bool
+	once  sync.Once
+	quit  chan struct{}
+}
+
+// NewMeter returns a meter with nothing done.
+func NewMeter() *Meter { return &Meter{quit: make(chan struct{})} }
+
+// Done is the number of events played so far (updated every few hundred).
+func (m *Meter) Done() int64 { return m.done.Load() }
+
+// Total is the expected number of events, 0 when unknown.
+func (m *Meter) Total() int64 { return m.total.Load() }
+
+// SetTotal sets the expected number of events.
+func (m *Meter) SetTotal(n int64) { m.total.Store(n) }
+
+// Cancel asks the work to stop; Run then returns ErrCancelled.
+func (m *Meter) Cancel() {
+	m.stop.Store(true)
+	m.once.Do(func() { close(m.quit) })
+}
+
+// Cancelled is closed once Cancel has been called.
+func (m *Meter) Cancelled() <-chan struct{} { return m.quit }
+
+// abort carries an error out of the engine's loops to Run.
+type abort struct{ err error }
+
+const tickMask = 255
+
+// tick counts one event of metered work and, every tickMask+1 events,
+// publishes the count and checks for a cancel.
+func (x *Explorer) tick() {
+	if x.meter != nil {
+		x.meter.tick()
+	}
+}
+
+func (m *Meter) tick() {
+	m.n++
+	if m.n&tickMask != 0 {
+		return
+	}
+	m.done.Store(m.n)
+	if m.stop.Load() {
+		panic(abort{ErrCancelled})
+	}
+	if m.Pace != nil {
+		if err := m.Pace(); err != nil {
+			panic(abort{err})
+		}
+	}
+}
+
+// Run does f under meter m (nil: a meter of its own) and the explorer's
+// budget and pool: f's engine work stops with a *BudgetError when a branch
+// passes the budget, or ErrCancelled when m is cancelled. Outside Run no
+// budget is enforced. On an error the explorer is still consistent (every
+// event boundary is), but the move f was making may be half done; callers
+// that want all or nothing run f on a Clone.
+func (x *Explorer) Run(m *Meter, f func()) (err error) {
+	if m == nil {
+		m = NewMeter()
+	}
+	prev := x.meter
+	x.meter = m
+	defer func() {
+		x.meter = prev
+		m.done.Store(m.n)
+		if r := recover(); r != nil {
+			a, ok := r.(abort)
+			if !ok {
+				panic(r)
+			}
+			err = a.err
+		}
+	}()
+	f()
+	return nil
+}
+
+// Limit sets the explorer's budget and the pool it draws on (nil: none).
+func (x *Explorer) Limit(b Limits, p *Pool) { x.budget, x.pool = b, p }
+
+// Limits are the explorer's limits.
+func (x *Explorer) Limits() Limits { return x.budget }
+
+// Bytes is the checkpoint memory the explorer holds, as estimated.
+func (x *Explorer) Bytes() int64 { return x.bytes }
+
+// account adds a new checkpoint's memory and, under Run, refuses to go on
+// past the budget or the pool.
+func (x *Explorer) account(n int64) {
+	x.bytes += n
+	if x.pool != nil {
+		x.pool.used.Add(n)
+	}
+	if x.meter == nil {
+		return
+	}
+	if b := x.budget; b.Bytes > 0 && x.bytes > b.Bytes {
+		panic(abort{&BudgetError{What: "memory", Need: x.bytes, Limit: b.Bytes, Raise: b.BytesFlag, During: true}})
+	}
+	if p := x.pool; p != nil && p.Bytes > 0 && p.used.Load() > p.Bytes {
+		panic(abort{&BudgetError{What: "server memory", Need: x.bytes, Limit: p.Bytes, Raise: p.Flag, During: true}})
+	}
+}
+
+// ownBytes estimates what a checkpoint of w costs on top of the others:
+// its leaf tables, the leaves written since the last clone (the ones w
+// owns), and its private slices. A family's own state is not counted.
+func (w *World) ownBytes() int64 {
+	const ptr = int64(unsafe.Sizeof(uintptr(0)))
+	n := int64(unsafe.Sizeof(*w)) +
+		int64(len(w.msgs.leaves)+len(w.dlq.leaves))*ptr +
+		int64(len(w.heap)+len(w.soon)-w.soonHead)*int64(unsafe.Sizeof(item{})) +
+		int64(w.queue.n)*int64(unsafe.Sizeof(qentry{})) +
+		int64(len(w.leased))*4 + int64(len(w.workers))*int64(unsafe.Sizeof(Worker{}))
+	for _, l := range w.msgs.leaves {
+		if l != nil && l.owner == w.owner {
+			n += int64(unsafe.Sizeof(*l))
+		}
+	}
+	for _, l := range w.dlq.leaves {
+		if l != nil && l.owner == w.owner {
+			n += int64(unsafe.Sizeof(*l))
+		}
+	}
+	return n
+}
+
+// Clone is an independent copy of the explorer, for work done on another
+// goroutine and swapped in when it completes: its own branches, frontiers,
+// hashes and cursor. Checkpoints are shared; they are only ever cloned,
+// and World.Clone writes the source's owner token, so the original must
+// not be used for engine work while the copy is worked on.
+func (x *Explorer) Clone() *Explorer {
+	c := *x
+	c.meter = nil
+	c.branches = make([]*Branch, len(x.branches))
+	of := make(map[*Branch]*Branch, len(x.branches))
+	for i, b := range x.branches { // creation order: parents first
+		nb := *b
+		nb.Parent = of[b.Parent]
+		nb.cps = append([]checkpoint(nil), b.cps...)
+		nb.frontier = b.frontier.Clone()
+		if b.hash != nil {
+			nb.hash = restoreHash(marshalHash(b.hash), b.hash.last)
+		}
+		nb.series.Samples = append([]Sample(nil), b.series.Samples...)
+		c.branches[i], of[b] = &nb, &nb
+	}
+	c.cur = of[x.cur]
+	c.k = &walker{path: c.cur.Path(), seg: x.k.seg, w: x.k.w.Clone(), x: &c}
+	c.w = c.k.w
+	return &c
+}
+
+// messagesOf is how many messages w's line will publish: its sources'
+// counts under its knobs, a fork's pending changes included.
+func messagesOf(w *World) int64 {
+	p := w.P
+	if len(w.pending) > 0 {
+		_ = p.Apply(w.pending) // checked when they were scheduled
+	}
+	n := int64(0)
+	for _, s := range w.spec.Sources {
+		if s.Name == "orders" {
+			n += int64(p.Orders)
+		} else {
+			n += int64(s.Count)
+		}
+	}
+	return n
+}
+
+// eventsPerMessage is the incident's measured cost of a message: from the
+// whole main branch once it is known, else from what b has played so far,
+// else from a bounded probe of the main branch's start.
+func (x *Explorer) eventsPerMessage(b *Branch) int64 {
+	root := x.branches[0]
+	ratio := func(w *World) int64 {
+		if n := int64(w.msgs.n); n > 0 && w.Pos > 0 {
+			return max(1, (w.Pos+n/2)/n)
+		}
+		return 0
+	}
+	if root.done {
+		return ratio(root.frontier)
+	}
+	if r := ratio(b.frontier); r > 0 && b.frontier.Pos >= probeEvents {
+		return r
+	}
+	if x.epm == 0 {
+		w := root.cps[0].w.Clone()
+		for w.Pos < probeEvents && w.Step(nil) {
+		}
+		x.epm = max(1, ratio(w))
+		if w.msgs.n == 0 {
+			x.epm = 16
+		}
+	}
+	return x.epm
+}
+
+// probeEvents bounds the play that measures a message's cost up front.
+const probeEvents = 65536
+
+// estimate is the expected length and checkpoint memory of the line w
+// is on: its messages times epm events, a checkpoint every Every events,
+// each with leaf tables that grow with the messages published.
+func (x *Explorer) estimate(w *World, epm int64) (events, bytes int64) {
+	msgs := messagesOf(w)
+	events = max(w.Pos, msgs*epm)
+	cps := events / x.Every
+	const ptr = int64(unsafe.Sizeof(uintptr(0)))
+	perCP := int64(unsafe.Sizeof(*w)) + 64<<10 // private leaves and slices, typically
+	bytes = x.bytes + cps*(msgs/leafSize*ptr/2+perCP)
+	return events, bytes
+}
+
+// budgetFits refuses, up front, a line (from world w) that would pass the
+// explorer's budget or the pool.
+func (x *Explorer) budgetFits(w *World, epm int64) error {
+	b, p := x.budget, x.pool
+	if b.Events <= 0 && b.Bytes <= 0 && p == nil {
+		return nil
+	}
+	events, bytes := x.estimate(w, epm)
+	switch {
+	case b.Events > 0 && events > b.Events:
+		return &BudgetError{What: "events", Need: events, Limit: b.Events, Raise: b.EventsFlag}
+	case b.Bytes > 0 && bytes > b.Bytes:
+		return &BudgetError{What: "memory", Need: bytes, Limit: b.Bytes, Raise: b.BytesFlag}
+	case p != nil && p.Bytes > 0 && p.used.Load()+bytes-x.bytes > p.Bytes:
+		return &BudgetError{What: "server memory", Need: bytes, Limit: p.Bytes, Raise: p.Flag}
+	}
+	return nil
+}
+
+// CheckBudget refuses the branch under the cursor if it would pass the
+// budget: for an explorer opened with knobs set from the start.
+func (x *Explorer) CheckBudget() error {
+	return x.budgetFits(x.cur.frontier, x.eventsPerMessage(x.cur))
+}
+
+// EstimateLen is the expected number of events on branch b: exact once
+// it has been played to its end.
+func (x *Explorer) EstimateLen(b *Branch) int64 {
+	if b.done {
+		return b.frontier.Pos
+	}
+	n, _ := x.estimate(b.frontier, x.eventsPerMessage(b))
+	return n
+}
+
+// --- the whole-run chart ---
+
+// ChartStart is the state a chart pass of branch b starts from: its fork
+// point (the start, for the main branch). Like every use of checkpoints it
+// must not run while a clone of the explorer is being worked on.
+func (x *Explorer) ChartStart(b *Branch) *World { return b.cps[0].w.Clone() }
+
+// ChartRun plays w to its end headless (no checkpoints, no hash: the
+// memory of one world) and returns its chart samples, in at most
+// maxSamples points. It stops at limit events (0: none) with a
+// *BudgetError, or when m is cancelled; publish, when set, gets a copy of
+// the samples so far every few thousand events, for a chart that fills in.
+// The samples are those a branch's own series would hold; last is the
+// moment of the last event played (decimation may drop its sample).
+func ChartRun(w *World, limit int64, m *Meter, publish func([]Sample)) (out []Sample, last Time, err error) {
+	if m == nil {
+		m = NewMeter()
+	}
+	defer func() {
+		m.done.Store(m.n)
+		if r := recover(); r != nil {
+			a, ok := r.(abort)
+			if !ok {
+				panic(r)
+			}
+			err = a.err
+		}
+	}()
+	var s Series
+	last = w.Now
+	sink := sinkFunc(func(w *World, e *Event, _ *Decision) {
+		s.add(w)
+		last = e.T
+	})
+	const every = 1 << 15
+	for w.Step(sink) {
+		m.tick()
+		if limit > 0 && w.Pos >= limit {
+			return s.Samples, last, &BudgetError{What: "events", Need: w.Pos, Limit: limit, During: true}
+		}
+		if publish != nil && w.Pos%every == 0 {
+			publish(append([]Sample(nil), s.Samples...))
+		}
+	}
+	return s.Samples, last, nil
+}
+
+// LastPublish is when the line w is on publishes its last message, by its
+// sources' schedule under its knobs: a floor for where its run ends.
+func LastPublish(w *World) Time {
+	p := w.P
+	if len(w.pending) > 0 {
+		_ = p.Apply(w.pending)
+	}
+	var last Time
+	for _, s := range w.spec.Sources {
+		n := int64(s.Count)
+		if s.Name == "orders" {
+			n = int64(p.Orders)
+		}
+		if n > 0 {
+			last = max(last, s.Start+Time(n-1)*s.Every)
+		}
+	}
+	return last
+}
+
+// Within is what OpenCodeWithin opens a code under.
+type Within struct {
+	Limits Limits
+	Pool   *Pool
+	Meter  *Meter // nil: one of its own
+	x      *Explorer
+}
+
+// within puts an explorer OpenCode is building under in's limits and
+// meter, refusing at once settings that would pass them.
+func (x *Explorer) within(in []*Within) error {
+	if len(in) == 0 || in[0] == nil {
+		return nil
+	}
+	w := in[0]
+	w.x = x
+	x.Limit(w.Limits, w.Pool)
+	if err := x.CheckBudget(); err != nil {
+		return err
+	}
+	x.meter = w.Meter
+	if x.meter == nil {
+		x.meter = NewMeter()
+	}
+	return nil
+}
+
+// OpenCodeWithin is OpenCode under limits and a pool, metered by m (nil:
+// a meter of its own): a code whose forks would pass the limits is
+// refused before they are played, and one that passes them while playing
+// is stopped there; cancelling m stops it too.
+func OpenCodeWithin(c Code, spec *Spec, l Limits, p *Pool, m *Meter) (x *Explorer, err error) {
+	in := &Within{Limits: l, Pool: p, Meter: m}
+	defer func() {
+		if r := recover(); r != nil {
+			a, ok := r.(abort)
+			if !ok {
+				panic(r)
+			}
+			x, err = nil, a.err
+		}
+		if in.x != nil {
+			in.x.meter = nil
+			if err != nil && p != nil {
+				p.Release(in.x.bytes) // the explorer is dropped
+			}
+		}
+	}()
+	return OpenCode(c, spec, in)
 }

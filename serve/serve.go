@@ -24,6 +24,7 @@ import (
 	"github.com/charmbracelet/wish/recover"
 	"github.com/muesli/termenv"
 
+	"inflight/engine"
 	"inflight/tui"
 )
 
@@ -32,6 +33,12 @@ const (
 	DefaultAddr        = "127.0.0.1:2222"
 	DefaultMaxSessions = 64
 	DefaultIdleTimeout = 30 * time.Minute
+
+	// Each attendee's explorer, and all of them together: 50 attendees
+	// trying the largest fork at once leave the server running.
+	DefaultSessionMaxEvents = 10_000_000
+	DefaultSessionMaxMemory = 256 << 20
+	DefaultServerMaxMemory  = 2 << 30
 )
 
 // Config is what `inflight serve` was asked for.
@@ -43,6 +50,11 @@ type Config struct {
 	AuthorizedKeys string        // authorized_keys file; "" accepts any public key
 	PresenterKeys  string        // authorized_keys file of the presenter(s); "" means no presenter
 	Logger         *log.Logger   // nil: stderr
+
+	SessionMaxEvents int64 // events one attendee's branch may run to; 0: DefaultSessionMaxEvents
+	SessionMaxMemory int64 // bytes one attendee's explorer may hold; 0: DefaultSessionMaxMemory
+	ServerMaxMemory  int64 // bytes all explorers together may hold; 0: DefaultServerMaxMemory
+	Jobs             int   // long jobs running at once; 0: tui.ServerJobs()
 }
 
 // Server is one workshop: an SSH listener, its attendees and its stage.
@@ -50,6 +62,7 @@ type Server struct {
 	cfg        Config
 	ssh        *ssh.Server
 	stage      *tui.Stage
+	shared     *tui.Shared // budgets, memory pool and job slots of every session
 	log        *log.Logger
 	authorized keySet // nil: any key
 	presenters keySet
@@ -82,9 +95,25 @@ func New(cfg Config) (*Server, error) {
 	if cfg.HostKeyPath == "" {
 		return nil, errors.New("no host key path")
 	}
+	if cfg.SessionMaxEvents <= 0 {
+		cfg.SessionMaxEvents = DefaultSessionMaxEvents
+	}
+	if cfg.SessionMaxMemory <= 0 {
+		cfg.SessionMaxMemory = DefaultSessionMaxMemory
+	}
+	if cfg.ServerMaxMemory <= 0 {
+		cfg.ServerMaxMemory = DefaultServerMaxMemory
+	}
+	if cfg.Jobs <= 0 {
+		cfg.Jobs = tui.ServerJobs()
+	}
 	s := &Server{
-		cfg:       cfg,
-		stage:     tui.NewStage(),
+		cfg:   cfg,
+		stage: tui.NewStage(),
+		shared: tui.NewShared(engine.Limits{
+			Events: cfg.SessionMaxEvents, Bytes: cfg.SessionMaxMemory,
+			EventsFlag: "--session-max-events", BytesFlag: "--session-max-memory-mb",
+		}, &engine.Pool{Bytes: cfg.ServerMaxMemory, Flag: "--server-max-memory-mb"}, cfg.Jobs),
 		log:       cfg.Logger,
 		sessions:  map[*attendee]struct{}{},
 		listeners: map[net.Listener]struct{}{},

@@ -53,7 +53,29 @@ type attendee struct {
 	mu     sync.Mutex
 	prog   *tea.Program
 	reason endReason
-	err    error // with endError
+	err    error     // with endError
+	model  tea.Model // the explorer as of its last update, released at the end
+}
+
+// releaser is an explorer that holds what the server shares (a job, its
+// memory in the pool) and gives it back when its session ends.
+type releaser interface{ Release() }
+
+// release gives back what the session's explorer holds.
+func (a *attendee) release() {
+	a.mu.Lock()
+	m := a.model
+	a.model = nil
+	a.mu.Unlock()
+	if r, ok := m.(releaser); ok {
+		r.Release()
+	}
+}
+
+func (a *attendee) setModel(m tea.Model) {
+	a.mu.Lock()
+	a.model = m
+	a.mu.Unlock()
 }
 
 // attendeeKey finds the attendee in its session's context.
@@ -141,6 +163,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			s.log.Info("disconnect", kv...)
 		}()
 		sess.Context().SetValue(attendeeKey{}, a)
+		defer a.release()
 		next(sess)
 	}
 }
@@ -221,6 +244,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Stage:     s.stage,
 		Presenter: a.presenter,
 		Follow:    a.follow,
+		Shared:    s.shared,
 	})
 	if err != nil {
 		a.mu.Lock()
@@ -233,6 +257,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		tea.WithMouseCellMotion(),
 		tea.WithoutSignalHandler(), // the server handles SIGINT/SIGTERM for every session
 	)
+	a.setModel(m)
 	p := tea.NewProgram(guard{m: m, s: s, a: a}, opts...)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -299,6 +324,7 @@ func (g guard) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	}()
 	next, cmd := g.m.Update(msg)
 	g.m = next
+	g.a.setModel(next)
 	return g, cmd
 }
 

@@ -33,7 +33,7 @@ func (m *Model) updateBranches(k tea.KeyMsg) tea.Cmd {
 	case "enter":
 		m.state = stateMain
 		if b := bs[m.branches.row]; b != m.x.Branch() {
-			m.switchTo(b)
+			return m.switchTo(b)
 		}
 	}
 	return nil

@@ -16,15 +16,36 @@ func (m Model) seriesNames() [4]string {
 	return [4]string{"queue", "in flight", "DLQ", "emails"}
 }
 
-// chartSpan is the chart's time axis: the incident's start to the last
-// moment the branch is known to reach (or the cursor, if later).
+// chartSpan is the chart's time axis: the incident's start to the end of
+// the branch's whole run. While the run's pass is still going the end is
+// an estimate (the last publish, or as far as the pass has got); the axis
+// never follows the cursor.
 func (m Model) chartSpan() (t0, t1 engine.Time) {
 	t0 = m.x.Spec.Start
-	t1 = max(m.at, t0+engine.Second)
-	if s := m.x.Branch().Series(); len(s) > 0 {
-		t1 = max(t1, s[len(s)-1].T)
+	t1 = t0 + engine.Second
+	samples, end, done := m.chartSamples()
+	switch {
+	case done:
+		t1 = max(t1, end)
+	default:
+		t1 = max(t1, m.chartEst)
+		if len(samples) > 0 {
+			t1 = max(t1, samples[len(samples)-1].T)
+		}
 	}
 	return t0, t1
+}
+
+// chartSamples is the whole-run chart of the branch under the cursor, as
+// far as its pass has got.
+func (m Model) chartSamples() ([]engine.Sample, engine.Time, bool) {
+	if m.chartD == nil || m.chartFor != chartKeyOf(m.x, m.x.Branch()) {
+		// a job has just swapped the branch: its own series until the
+		// next update looks its chart up
+		s := m.x.Branch().Series()
+		return s, 0, false
+	}
+	return m.chartD.view()
 }
 
 // chartTime is the moment under chart column c of n.
@@ -43,7 +64,8 @@ func (m Model) viewChart(l layout) []string {
 		cols[i] = make([]float64, n)
 	}
 	have := make([]bool, n)
-	for _, s := range m.x.Branch().Series() {
+	samples, _, _ := m.chartSamples()
+	for _, s := range samples {
 		c := int(int64(s.T-t0) * int64(n) / int64(t1-t0+1))
 		if c < 0 || c >= n {
 			continue

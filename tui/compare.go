@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"inflight/engine"
 )
 
@@ -18,35 +20,52 @@ type compareView struct {
 	inboxA, inboxB []engine.Entry
 }
 
-func (m *Model) openCompare() {
+func (m *Model) openCompare() tea.Cmd {
 	b := m.x.Branch()
 	a := b.Parent
 	if a == nil {
 		bs := m.x.Branches()
 		if len(bs) < 2 {
 			m.flash = "main has no parent to compare with: fork one with f, or try an exercise with e"
-			return
+			return nil
 		}
 		a, b = b, bs[len(bs)-1]
 	}
-	c := compareView{a: a, b: b}
-	c.sa, c.sb = m.x.Summary(a), m.x.Summary(b)
-	c.div, c.parted = m.x.Compare(a, b)
-	c.inboxA, c.inboxB = m.emailsOn(a), m.emailsOn(b)
-	m.compare = c
-	m.state = stateCompare
+	// both branches are played to their end: a job, on a clone whose
+	// branches are found by their place
+	ia, ib := branchIndex(m.x, a), branchIndex(m.x, b)
+	sel := m.sel
+	var pub engine.Time
+	var hasPub bool
+	if sel >= 0 {
+		pub, hasPub = m.published(sel)
+	}
+	total := max(0, m.x.EstimateLen(a)-a.Len()) + max(0, m.x.EstimateLen(b)-b.Len())
+	var c compareView
+	return m.startJob("comparing "+a.Name+" with "+b.Name, total, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+		a, b := x.Branches()[ia], x.Branches()[ib]
+		c = compareView{a: a, b: b}
+		c.sa, c.sb = x.Summary(a), x.Summary(b)
+		c.div, c.parted = x.Compare(a, b)
+		c.inboxA, c.inboxB = emailsOn(x, a, sel, pub, hasPub), emailsOn(x, b, sel, pub, hasPub)
+		return x, nil
+	}, func(m *Model) {
+		m.compare = c
+		m.state = stateCompare
+	}, nil)
 }
 
-// emailsOn is every email the selected customer gets on branch b.
-func (m *Model) emailsOn(b *engine.Branch) []engine.Entry {
-	if m.sel < 0 {
+// emailsOn is every email customer sel (published at pub, when known)
+// gets on x's branch b.
+func emailsOn(x *engine.Explorer, b *engine.Branch, sel int32, pub engine.Time, hasPub bool) []engine.Entry {
+	if sel < 0 {
 		return nil
 	}
 	from := int64(0)
-	if pub, ok := m.published(m.sel); ok {
-		from = m.x.PosAtTime(b, pub)
+	if hasPub {
+		from = x.PosAtTime(b, pub)
 	}
-	return m.msgEvents(b, m.sel, from, func(e *engine.Entry) bool { return e.Event.Kind == engine.EvEffect })
+	return msgEvents(x, b, sel, from, func(e *engine.Entry) bool { return e.Event.Kind == engine.EvEffect })
 }
 
 func (m Model) viewCompare(r rect) string {

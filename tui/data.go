@@ -194,11 +194,11 @@ func (m *Model) published(id int32) (engine.Time, bool) {
 // msgEvents reads message id's events on branch b from event from on, in
 // chunks, until the message has been quiet for quietSpan events or the
 // branch ends: its whole life without replaying the whole branch.
-func (m *Model) msgEvents(b *engine.Branch, id int32, from int64, keep func(*engine.Entry) bool) []engine.Entry {
+func msgEvents(x *engine.Explorer, b *engine.Branch, id int32, from int64, keep func(*engine.Entry) bool) []engine.Entry {
 	var out []engine.Entry
 	quiet := int64(0)
 	for pos := from; quiet < quietSpan && pos-from < scanCap; pos += chunk {
-		evs := m.x.EventsOn(b, pos, pos+chunk)
+		evs := x.EventsOn(b, pos, pos+chunk)
 		hit := false
 		for i := range evs {
 			if evs[i].Event.Msg == id {

@@ -36,12 +36,12 @@ func (m *Model) updateExercises(k tea.KeyMsg) tea.Cmd {
 	case "down", "j":
 		m.exercises.row = min(len(exs)-1, m.exercises.row+1)
 	case "enter":
-		m.startExercise(exs[m.exercises.row])
+		return m.startExercise(exs[m.exercises.row])
 	default:
 		for i, ex := range exs {
 			if ex.Key == s {
 				m.exercises.row = i
-				m.startExercise(ex)
+				return m.startExercise(ex)
 			}
 		}
 	}
@@ -50,26 +50,26 @@ func (m *Model) updateExercises(k tea.KeyMsg) tea.Cmd {
 
 // startExercise forks the lesson's run (main) at the exercise's moment
 // with its change, and puts the question in the timeline.
-func (m *Model) startExercise(ex engine.Exercise) {
-	root := m.x.Branches()[0]
-	if m.x.Branch() != root {
-		m.x.Switch(root)
-	}
-	m.x.SeekTime(ex.At)
-	b, err := m.x.Fork(engine.ForkOptions{
-		Name: "exercise " + ex.Key + ": " + engine.ForkName(ex.Set, ex.Override, ex.At),
-		Pos:  m.x.Pos(), At: ex.At, Set: ex.Set, Override: ex.Override,
-	})
-	if err != nil {
-		m.flash = "exercise " + ex.Key + ": " + err.Error()
-		m.state = stateMain
-		return
-	}
-	e := ex
-	m.exercise = &e
-	m.at = max(ex.At, m.x.World().Now)
+func (m *Model) startExercise(ex engine.Exercise) tea.Cmd {
 	m.state = stateMain
-	m.flash = "on " + branchPath(b) + ": space plays on, c compares with the lesson's run"
+	return m.startJob("starting exercise "+ex.Key, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+		if root := x.Branches()[0]; x.Branch() != root {
+			x.Switch(root)
+		}
+		x.SeekTime(ex.At)
+		_, err := x.Fork(engine.ForkOptions{
+			Name: "exercise " + ex.Key + ": " + engine.ForkName(ex.Set, ex.Override, ex.At),
+			Pos:  x.Pos(), At: ex.At, Set: ex.Set, Override: ex.Override,
+		})
+		return x, err
+	}, func(m *Model) {
+		e := ex
+		m.exercise = &e
+		m.at = max(ex.At, m.x.World().Now)
+		m.flash = "on " + branchPath(m.x.Branch()) + ": space plays on, c compares with the lesson's run"
+	}, func(m *Model, err error) {
+		m.flash = "exercise " + ex.Key + ": " + err.Error()
+	})
 }
 
 // tried reports whether a branch for exercise key exists.

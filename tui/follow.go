@@ -12,9 +12,22 @@ import (
 // follower is a session tracking the presenter's stage. tag names the
 // current wait, so a wait left over from before a detach is dropped.
 type follower struct {
-	on  bool
-	tag int
-	gen uint64 // the generation last shown
+	on      bool
+	tag     int
+	gen     uint64 // the generation last shown
+	stalled bool   // a stage message came during a job: wait again after it
+}
+
+// resume waits on the stage again after a job, if a message came meanwhile.
+func (m *Model) resume() tea.Cmd {
+	if !m.fol.stalled {
+		return nil
+	}
+	m.fol.stalled = false
+	if !m.fol.on {
+		return nil
+	}
+	return m.fol.wait(m.stage)
 }
 
 // stageWait bounds one wait on the stage, so a session that quits leaves
@@ -70,41 +83,55 @@ func (m *Model) onStage(s stageMsg) tea.Cmd {
 	if !m.fol.on || s.tag != m.fol.tag {
 		return nil
 	}
+	var cmd tea.Cmd
 	if s.code != "" && s.gen != m.fol.gen {
 		m.fol.gen = s.gen
-		m.showCode(s.code)
+		cmd = m.showCode(s.code)
 	}
-	return m.fol.wait(m.stage)
+	return tea.Batch(cmd, m.fol.wait(m.stage))
 }
 
 // showCode moves to the moment a share code names, reusing the explorer
-// when only the cursor differs.
-func (m *Model) showCode(staged string) {
+// when only the cursor differs. Another line of branches is opened in a
+// job: the presenter's branch may be millions of events long.
+func (m *Model) showCode(staged string) tea.Cmd {
 	code, clock, _ := strings.Cut(staged, " ")
-	defer func() {
-		// the presenter's clock, when it is ahead of its cursor's event
+	// the presenter's clock, when it is ahead of its cursor's event
+	atClock := func(m *Model) {
 		if t, err := engine.ParseClock(clock); err == nil && t >= m.x.World().Now {
 			m.at = t
 		}
-	}()
+	}
 	c, err := engine.ParseCode(code)
 	if err != nil {
 		m.flash = err.Error()
-		return
+		return nil
 	}
 	mine := m.x.Code()
-	if lineOf(mine.String()) == lineOf(code) && c.Cursor >= 0 {
+	if lineOf(mine.String()) == lineOf(code) && c.Cursor >= 0 && c.Cursor <= m.x.Branch().Len()+m.x.Every {
+		// a known stretch of the branch: a checkpoint restore and a short
+		// replay at most
 		m.x.Goto(c.Cursor)
 		m.at = m.x.World().Now
-		return
+		atClock(m)
+		return nil
 	}
-	x, err := openCode(code, m.x.Spec)
-	if err != nil {
+	if lineOf(mine.String()) == lineOf(code) && c.Cursor >= 0 {
+		return m.move("following the presenter", func(x *engine.Explorer) { x.Goto(c.Cursor) }, func(m *Model) {
+			m.at = m.x.World().Now
+			atClock(m)
+		})
+	}
+	spec, sh := m.x.Spec, m.sh
+	return m.startJob("opening the presenter's moment", 0, func(_ *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error) {
+		return openCode(code, spec, sh, mt)
+	}, func(m *Model) {
+		m.reset()
+		m.state = stateMain
+		atClock(m)
+	}, func(m *Model, err error) {
 		m.flash = "cannot show the stage: " + err.Error()
-		return
-	}
-	m.setExplorer(x)
-	m.state = stateMain
+	})
 }
 
 // lineOf is a code without its cursor: the incident and branch path.

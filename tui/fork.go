@@ -110,8 +110,7 @@ func (m *Model) updateFork(k tea.KeyMsg) tea.Cmd {
 		m.state = stateMain
 		return nil
 	case "enter":
-		m.confirmFork()
-		return nil
+		return m.confirmFork()
 	case "up", "shift+tab":
 		f.row = max(first, f.row-1)
 		m.focusFork()
@@ -154,13 +153,13 @@ func (m *Model) updateFork(k tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) confirmFork() {
+func (m *Model) confirmFork() tea.Cmd {
 	f := &m.fork
 	set := f.changes()
 	for _, s := range set {
 		if _, err := engine.ParseSetting(s.Knob + "=" + s.Value); err != nil {
 			f.err = err.Error()
-			return
+			return nil
 		}
 	}
 	o := engine.ForkOptions{Pos: f.pos, At: engine.Time(f.at), Set: set, Override: f.override()}
@@ -171,16 +170,22 @@ func (m *Model) confirmFork() {
 	if o.Name == "" {
 		o.Name = f.defaultName(set, o.Override, o.At)
 	}
-	m.x.Goto(o.Pos)
-	b, err := m.x.Fork(o)
-	if err != nil {
-		f.err = err.Error()
-		return
-	}
-	m.exercise = nil
-	m.state = stateMain
-	m.at = max(o.At, m.x.World().Now)
-	m.flash = "forked " + branchPath(b) + ": space plays it, c compares it with its parent"
+	// the fork's replay to its point, and the budget's estimate, run as a
+	// job; the form stays up until it is done and shows a refusal
+	return m.startJob("forking "+o.Name, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+		x.Goto(o.Pos)
+		if _, err := x.Fork(o); err != nil {
+			return nil, err
+		}
+		return x, nil
+	}, func(m *Model) {
+		m.exercise = nil
+		m.state = stateMain
+		m.at = max(o.At, m.x.World().Now)
+		m.flash = "forked " + branchPath(m.x.Branch()) + ": space plays it, c compares it with its parent"
+	}, func(m *Model, err error) {
+		m.fork.err = err.Error()
+	})
 }
 
 func (m Model) viewFork(r rect) string {
@@ -235,7 +240,9 @@ func (m Model) viewFork(r rect) string {
 	}
 	out = append(out, st.Dim.Render("  default: "+def))
 	if f.err != "" {
-		out = append(out, st.Bad.Render("  "+f.err))
+		for _, l := range wrap(f.err, r.w-4) { // a refusal names its flag: keep it whole
+			out = append(out, st.Bad.Render("  "+l))
+		}
 	}
 	out = append(out, "", st.Dim.Render("enter creates the branch and switches to it · ↑/↓ moves · esc cancels"))
 	if len(out) > r.h && f.row == len(f.knobs)+1 {

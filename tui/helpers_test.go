@@ -21,7 +21,15 @@ func newTest(t testing.TB, o Options, w, h int) Model {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitChart(m)
 	return resize(m, w, h)
+}
+
+// waitChart waits for the whole-run chart of the branch on screen.
+func waitChart(m Model) {
+	if m.chartD != nil {
+		<-m.chartD.ready
+	}
 }
 
 func resize(m Model, w, h int) Model {
@@ -62,12 +70,24 @@ func keyMsg(k string) tea.KeyMsg {
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 }
 
-// press sends keys one by one, running no commands.
+// press sends keys one by one, running no commands but waiting for any
+// job a key starts, as a user who waits for the progress line would.
 func press(m Model, keys ...string) Model {
 	for _, k := range keys {
 		nm, _ := m.Update(keyMsg(k))
+		m = settle(nm.(Model))
+	}
+	return m
+}
+
+// settle waits for the running job, if any, and delivers its end.
+func settle(m Model) Model {
+	for m.job != nil {
+		<-m.job.done
+		nm, _ := m.Update(jobDoneMsg{id: m.job.id})
 		m = nm.(Model)
 	}
+	waitChart(m)
 	return m
 }
 

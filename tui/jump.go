@@ -31,9 +31,7 @@ func (m *Model) updateJump(k tea.KeyMsg) tea.Cmd {
 			m.flash = err.Error()
 			return nil
 		}
-		m.seekClock(t)
-		m.flash = "at " + t.Short() + ": nothing at this moment has happened yet (l steps into it; f forks from it)"
-		return nil
+		return m.seekClock(t, "at "+t.Short()+": nothing at this moment has happened yet (l steps into it; f forks from it)")
 	}
 	var cmd tea.Cmd
 	m.jump.input, cmd = m.jump.input.Update(k)

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -70,16 +72,26 @@ type Model struct {
 	stage *Stage
 	pres  bool
 	fol   follower
+
+	sh     *Shared
+	job    *job // the long move running, nil none
+	jobSeq int
+	inline time.Duration // how long a key waits for its job in Update
+
+	chartD   *chartData  // the whole-run chart of the branch under the cursor
+	chartFor chartKey    // the branch it is for
+	chartEst engine.Time // where the run is expected to end, while its pass runs
+	passes   chartPasses
 }
 
-func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options) Model {
+func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) Model {
 	st := DefaultStyles(r)
 	h := help.New()
 	h.Styles = st.Help
-	m := Model{x: x, r: r, st: st, keys: DefaultKeyMap(), help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil}
+	m := Model{x: x, r: r, st: st, keys: DefaultKeyMap(), help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil, sh: sh, inline: inlineWait}
 	m.play = newPlayer()
 	m.picker = newPicker(st)
-	m.warm()
+	m.watchChart()
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
 		m.fol.on = true
@@ -88,22 +100,18 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options) Model {
 	return m
 }
 
-// warm plays the opening branch ahead (bounded) so the chart has its whole
-// width from the start, then returns to where the cursor was.
-func (m *Model) warm() {
-	pos := m.x.Pos()
-	m.x.Goto(pos + warmEvents)
-	m.x.Goto(pos)
-}
-
-const warmEvents = 200_000
-
 // Init starts following the stage when asked to.
 func (m Model) Init() tea.Cmd {
-	if m.fol.on {
-		return m.fol.wait(m.stage)
+	var cmds []tea.Cmd
+	if m.chartD != nil {
+		if _, _, done := m.chartD.view(); !done {
+			cmds = append(cmds, chartTick(m.chartD))
+		}
 	}
-	return nil
+	if m.fol.on {
+		cmds = append(cmds, m.fol.wait(m.stage))
+	}
+	return tea.Batch(cmds...)
 }
 
 // Update handles a message: quit first, then sizes and app messages, then
@@ -114,6 +122,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
+		if m.job != nil {
+			cmd = m.jobKey(msg)
+			break
+		}
 		if msg.String() == "ctrl+c" {
 			return m, tea.Quit
 		}
@@ -137,16 +149,33 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.help.Width = msg.Width
 		m.picker.setSize(msg.Width, msg.Height)
 	case tea.MouseMsg:
-		m.updateMouse(msg)
+		if m.job == nil {
+			cmd = m.updateMouse(msg)
+		}
+	case jobDoneMsg:
+		cmd = m.onJobDone(msg)
+	case jobTickMsg:
+		cmd = m.onJobTick(msg)
+	case chartTickMsg:
+		cmd = m.onChartTick(msg)
 	case playTickMsg:
 		cmd = m.onTick(msg)
 	case stageMsg:
+		if m.job != nil {
+			// the stage is read again when the job ends: waiting now would
+			// return at once, over and over
+			m.fol.stalled = m.fol.on && msg.tag == m.fol.tag
+			break
+		}
 		cmd = m.onStage(msg)
 	}
 	if m.x.Pos() != before || m.x.Branch() != beforeBr {
 		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
 	}
 	m.publish()
+	if c := m.watchChart(); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	return m, cmd
 }
 
@@ -211,30 +240,29 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.step(-1)
 	case key.Matches(k, km.Tick):
 		m.pause()
-		m.tick(engine.Second)
+		return m.tick(engine.Second)
 	case key.Matches(k, km.TickBack):
 		m.pause()
-		m.tick(-engine.Second)
+		return m.tick(-engine.Second)
 	case key.Matches(k, km.NextDec):
 		m.pause()
-		m.decision(true)
+		return m.decision(true)
 	case key.Matches(k, km.PrevDec):
 		m.pause()
-		m.decision(false)
+		return m.decision(false)
 	case key.Matches(k, km.NextMark):
 		m.pause()
-		m.bookmark(true)
+		return m.bookmark(true)
 	case key.Matches(k, km.PrevMark):
 		m.pause()
-		m.bookmark(false)
+		return m.bookmark(false)
 	case key.Matches(k, km.Start):
 		m.pause()
 		m.x.Goto(0)
 		m.at = m.x.World().Now
 	case key.Matches(k, km.End):
 		m.pause()
-		m.x.End()
-		m.at = m.x.World().Now
+		return m.end()
 	case key.Matches(k, km.Jump):
 		m.pause()
 		m.openJump()
@@ -244,10 +272,10 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Branches):
 		m.openBranches()
 	case key.Matches(k, km.NextBr):
-		m.nextBranch()
+		return m.nextBranch()
 	case key.Matches(k, km.Compare):
 		m.pause()
-		m.openCompare()
+		return m.openCompare()
 	case key.Matches(k, km.Exercises):
 		m.openExercises()
 	case key.Matches(k, km.Up):
@@ -256,7 +284,7 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.selectMsg(1)
 	case key.Matches(k, km.Story):
 		m.pause()
-		m.openStory()
+		return m.openStory()
 	case key.Matches(k, km.Code):
 		m.state = stateCode
 	case key.Matches(k, km.Incidents):
@@ -264,6 +292,18 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.openPicker()
 	}
 	return nil
+}
+
+// end plays the branch to its end and moves there: a job, since a big
+// branch is millions of events.
+func (m *Model) end() tea.Cmd {
+	return m.startJob("playing to the end", m.x.EstimateLen(m.x.Branch()), func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+		x.End()
+		return x, nil
+	}, func(m *Model) {
+		m.at = m.x.World().Now
+		m.flash = "" // a cancelled G's news is old
+	}, nil)
 }
 
 // quitting reports whether k quits from the main screen.
@@ -295,13 +335,22 @@ func (m *Model) publish() {
 // setExplorer replaces the explorer (another incident, a share code) and
 // resets everything that belonged to the old one.
 func (m *Model) setExplorer(x *engine.Explorer) {
+	if m.sh.Pool != nil && m.x != nil {
+		m.sh.Pool.Release(m.x.Bytes())
+	}
+	x.Limit(m.sh.Budget, m.sh.Pool)
 	m.x = x
+	m.reset()
+}
+
+// reset forgets what belonged to the explorer before m.x.
+func (m *Model) reset() {
+	x := m.x
 	m.sel = x.Spec.Featured
 	m.exercise = nil
 	m.exercises.row = 0
 	m.branches.row = 0
 	m.panes = [numPanes]int{}
-	m.warm()
 	m.at = x.World().Now
 	m.refresh(true)
 }

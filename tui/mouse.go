@@ -4,9 +4,9 @@ import tea "github.com/charmbracelet/bubbletea"
 
 // updateMouse scrolls the pane under the wheel, selects the message
 // clicked in a pane, and seeks to the moment clicked on the chart.
-func (m *Model) updateMouse(msg tea.MouseMsg) {
+func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 	if m.state != stateMain || m.width < minWidth || m.height < minHeight {
-		return
+		return nil
 	}
 	l := m.layout()
 	ev := tea.MouseEvent(msg)
@@ -28,15 +28,16 @@ func (m *Model) updateMouse(msg tea.MouseMsg) {
 				m.setSel(ids[row])
 			}
 		}
-		return
+		return nil
 	}
 	c := l.chart
 	if ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress && ev.X >= c.x && ev.X < c.x+c.w && ev.Y >= c.y && ev.Y <= c.y+c.h {
 		t0, t1 := m.chartSpan()
 		m.pause()
 		m.detach()
-		m.seekClock(chartTime(t0, t1, ev.X-c.x, c.w))
+		return m.seekClock(chartTime(t0, t1, ev.X-c.x, c.w), "")
 	}
+	return nil
 }
 
 // paneIDs are the messages on pane p's first limit rows, and its length.

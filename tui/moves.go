@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"inflight/engine"
 )
 
@@ -12,48 +14,69 @@ func (m *Model) step(n int64) {
 		m.flash = "already at the first event"
 		return
 	}
-	m.x.Step(n)
+	if err := m.x.Run(nil, func() { m.x.Step(n) }); err != nil {
+		m.flash = err.Error()
+	}
 	m.at = m.x.World().Now
 }
 
 // tick moves the clock by d of simulated time: forward, everything up to
 // and at the new moment has happened; back, the same for the earlier one.
-func (m *Model) tick(d engine.Duration) {
+func (m *Model) tick(d engine.Duration) tea.Cmd {
 	t := max(m.at+d, m.x.Spec.Start)
-	m.x.SeekTimeEnd(t)
-	m.at = max(t, m.x.World().Now)
+	return m.move("seeking to "+t.Short(), func(x *engine.Explorer) { x.SeekTimeEnd(t) }, func(m *Model) {
+		m.at = max(t, m.x.World().Now)
+	})
 }
 
 // seekClock shows the moment t: nothing at t has happened yet.
-func (m *Model) seekClock(t engine.Time) {
-	m.x.SeekTime(t)
-	m.at = max(t, m.x.World().Now)
+func (m *Model) seekClock(t engine.Time, flash string) tea.Cmd {
+	return m.move("seeking to "+t.Short(), func(x *engine.Explorer) { x.SeekTime(t) }, func(m *Model) {
+		m.at = max(t, m.x.World().Now)
+		m.flash = flash
+	})
+}
+
+// move runs a cursor move on the branch under the cursor as a job: a far
+// seek plays events that are not known yet.
+func (m *Model) move(label string, f func(x *engine.Explorer), apply func(m *Model)) tea.Cmd {
+	return m.startJob(label, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+		f(x)
+		return x, nil
+	}, apply, nil)
 }
 
 // decision moves just past the next (or previous) decision.
-func (m *Model) decision(next bool) {
+func (m *Model) decision(next bool) tea.Cmd {
 	var e engine.Entry
 	var ok bool
+	label := "finding the previous decision"
 	if next {
-		e, ok = m.x.NextDecision()
-	} else {
-		e, ok = m.x.PrevDecision()
+		label = "finding the next decision"
 	}
-	if !ok {
-		m.flash = "no more decisions that way"
-		return
-	}
-	m.at = m.x.World().Now
-	m.flash = "decision: " + e.DecText
+	return m.move(label, func(x *engine.Explorer) {
+		if next {
+			e, ok = x.NextDecision()
+		} else {
+			e, ok = x.PrevDecision()
+		}
+	}, func(m *Model) {
+		if !ok {
+			m.flash = "no more decisions that way"
+			return
+		}
+		m.at = m.x.World().Now
+		m.flash = "decision: " + e.DecText
+	})
 }
 
 // bookmark moves to the next (or previous) beat of the lesson, with
 // everything at its moment already happened.
-func (m *Model) bookmark(next bool) {
+func (m *Model) bookmark(next bool) tea.Cmd {
 	bms := m.x.Spec.Bookmarks
 	if len(bms) == 0 {
 		m.flash = "this incident has no bookmarks"
-		return
+		return nil
 	}
 	idx := -1
 	if next {
@@ -73,11 +96,13 @@ func (m *Model) bookmark(next bool) {
 	}
 	if idx < 0 {
 		m.flash = "no more bookmarks that way"
-		return
+		return nil
 	}
-	m.x.SeekTimeEnd(bms[idx].At)
-	m.at = max(bms[idx].At, m.x.World().Now)
-	m.flash = ""
+	at := bms[idx].At
+	return m.move("seeking to "+at.Short(), func(x *engine.Explorer) { x.SeekTimeEnd(at) }, func(m *Model) {
+		m.at = max(at, m.x.World().Now)
+		m.flash = ""
+	})
 }
 
 // currentBookmark is the last bookmark at or before the displayed moment.
@@ -93,30 +118,45 @@ func (m *Model) currentBookmark() (engine.Bookmark, bool) {
 }
 
 // nextBranch switches to the next branch in creation order.
-func (m *Model) nextBranch() {
+func (m *Model) nextBranch() tea.Cmd {
 	bs := m.x.Branches()
 	if len(bs) < 2 {
 		m.flash = "only one branch: f forks one here, e opens the exercises"
-		return
+		return nil
 	}
 	cur := m.x.Branch()
 	for i, b := range bs {
 		if b == cur {
-			m.switchTo(bs[(i+1)%len(bs)])
-			return
+			return m.switchTo(bs[(i+1)%len(bs)])
 		}
 	}
+	return nil
 }
 
 // switchTo moves the cursor onto b at the same moment.
-func (m *Model) switchTo(b *engine.Branch) {
+func (m *Model) switchTo(b *engine.Branch) tea.Cmd {
 	m.pause()
 	at := m.at
-	m.x.Switch(b)
-	m.x.SeekTimeEnd(at)
-	m.at = max(at, m.x.World().Now)
-	m.exercise = nil
-	m.flash = "on branch " + branchPath(b)
+	i := branchIndex(m.x, b)
+	return m.move("switching to "+b.Name, func(x *engine.Explorer) {
+		x.Switch(x.Branches()[i])
+		x.SeekTimeEnd(at)
+	}, func(m *Model) {
+		m.at = max(at, m.x.World().Now)
+		m.exercise = nil
+		m.flash = "on branch " + branchPath(m.x.Branch())
+	})
+}
+
+// branchIndex is b's place in x's branches: a job's clone has branches of
+// its own, found by that place.
+func branchIndex(x *engine.Explorer, b *engine.Branch) int {
+	for i, c := range x.Branches() {
+		if c == b {
+			return i
+		}
+	}
+	return 0
 }
 
 // branchPath is "main ▸ vt60 @19:52:00".

@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/bubbles/list"
 	tea "github.com/charmbracelet/bubbletea"
@@ -9,6 +11,25 @@ import (
 	"inflight/engine"
 	"inflight/incidents"
 )
+
+// bundled is the bundled incidents, parsed once per process on first use.
+// Specs are never changed once parsed, so every session shares them (and
+// the whole-run charts keyed by them).
+var bundled = sync.OnceValue(incidents.All)
+
+// bundledSpec is the bundled incident id.
+func bundledSpec(id string) (*engine.Spec, error) {
+	for _, s := range bundled() {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	var ids []string
+	for _, s := range bundled() {
+		ids = append(ids, s.ID)
+	}
+	return nil, fmt.Errorf("unknown incident %q (incidents: %s)", id, strings.Join(ids, ", "))
+}
 
 // picker chooses another bundled incident.
 type picker struct{ list list.Model }
@@ -45,7 +66,7 @@ func (p *picker) setSize(w, h int) { p.list.SetSize(max(w, 1), max(h-4, 1)) }
 func (m *Model) openPicker() {
 	var items []list.Item
 	sel := 0
-	for i, s := range incidents.All() {
+	for i, s := range bundled() {
 		items = append(items, incidentItem{s})
 		if s.ID == m.x.Spec.ID {
 			sel = i

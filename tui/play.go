@@ -91,7 +91,13 @@ func (m *Model) onTick(t playTickMsg) tea.Cmd {
 	if !m.play.on || t.gen != m.play.gen {
 		return nil
 	}
-	m.advance(frame)
+	// autoplay plays on the explorer itself, a frame's slice at a time,
+	// under the budget: a branch that passes it stops here
+	if err := m.x.Run(nil, func() { m.advance(frame) }); err != nil {
+		m.pause()
+		m.flash = err.Error()
+		return nil
+	}
 	if m.x.AtEnd() {
 		m.pause()
 		m.flash = "end of the branch"

@@ -41,18 +41,40 @@ func TestStageConcurrent(t *testing.T) {
 	}
 }
 
-// run executes a command the way the program would, with a deadline.
+// run executes a command the way the program would, with a deadline,
+// and returns the stage's message: a batch (the stage's wait beside a
+// chart's redraw) is run whole.
 func run(t *testing.T, cmd tea.Cmd) tea.Msg {
 	t.Helper()
-	done := make(chan tea.Msg, 1)
-	go func() { done <- cmd() }()
-	select {
-	case msg := <-done:
-		return msg
-	case <-time.After(5 * time.Second):
-		t.Fatal("command did not return")
+	done := make(chan tea.Msg, 8)
+	var start func(c tea.Cmd)
+	start = func(c tea.Cmd) {
+		go func() {
+			msg := c()
+			if b, ok := msg.(tea.BatchMsg); ok {
+				for _, c := range b {
+					if c != nil {
+						start(c)
+					}
+				}
+				return
+			}
+			done <- msg
+		}()
 	}
-	return nil
+	start(cmd)
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case msg := <-done:
+			if _, ok := msg.(stageMsg); ok {
+				return msg
+			}
+		case <-deadline:
+			t.Fatal("command did not return")
+			return nil
+		}
+	}
 }
 
 func TestPresenterAndFollower(t *testing.T) {

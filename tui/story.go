@@ -20,27 +20,35 @@ type storyView struct {
 	off    int
 }
 
-func (m *Model) openStory() {
+func (m *Model) openStory() tea.Cmd {
 	if m.sel < 0 {
 		m.flash = "select a message first (↑/↓, or click one)"
-		return
+		return nil
 	}
 	w := m.x.World()
 	if int(m.sel) >= w.Published() {
 		m.flash = w.MsgName(m.sel) + " has not been published yet: step on, or select another"
 		m.storyFallback()
 		if int(m.sel) >= w.Published() {
-			return
+			return nil
 		}
 	}
-	b := m.x.Branch()
-	from := int64(0)
-	if pub, ok := m.published(m.sel); ok {
-		from = m.x.PosAtTime(b, pub)
-	}
-	evs := m.msgEvents(b, m.sel, from, func(e *engine.Entry) bool { return true })
-	m.story = storyView{id: m.sel, events: evs, cursor: m.x.Pos()}
-	m.state = stateStory
+	// a message's life may run far past the cursor: read it in a job
+	sel, cursor := m.sel, m.x.Pos()
+	pub, hasPub := m.published(sel) // sel >= 0: checked above
+	var evs []engine.Entry
+	return m.startJob("reading "+w.MsgName(sel)+"'s story", 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+		b := x.Branch()
+		from := int64(0)
+		if hasPub {
+			from = x.PosAtTime(b, pub)
+		}
+		evs = msgEvents(x, b, sel, from, func(e *engine.Entry) bool { return true })
+		return x, nil
+	}, func(m *Model) {
+		m.story = storyView{id: sel, events: evs, cursor: cursor}
+		m.state = stateStory
+	}, nil)
 }
 
 // storyFallback selects the first message on screen when the selected one

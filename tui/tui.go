@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
-	"inflight/incidents"
 )
 
 // Options choose what the explorer opens on and how it is shared.
@@ -25,6 +24,7 @@ type Options struct {
 	Stage     *Stage             // nil: no presenter mode
 	Presenter bool               // this session drives the stage
 	Follow    bool               // start following the stage (ssh follow@host)
+	Shared    *Shared            // nil: a budget of the explorer's own (DefaultBudget)
 }
 
 // New builds the explorer's model. It fails on a share code that does not
@@ -34,24 +34,29 @@ func New(o Options) (Model, error) {
 	if r == nil {
 		r = lipgloss.DefaultRenderer()
 	}
-	x, err := openExplorer(o)
+	sh := o.Shared
+	if sh == nil {
+		sh = NewShared(DefaultBudget(), nil, 0)
+	}
+	x, err := openExplorer(o, sh)
 	if err != nil {
 		return Model{}, err
 	}
-	return newModel(x, r, o), nil
+	return newModel(x, r, o, sh), nil
 }
 
 // openExplorer builds the engine explorer Options name.
-func openExplorer(o Options) (*engine.Explorer, error) {
+func openExplorer(o Options, sh *Shared) (*engine.Explorer, error) {
 	if o.Explorer != nil {
+		o.Explorer.Limit(sh.Budget, sh.Pool)
 		return o.Explorer, nil
 	}
 	if o.Code != "" {
-		return openCode(o.Code, o.Spec)
+		return openCode(o.Code, o.Spec, sh, nil)
 	}
 	spec := o.Spec
 	if spec == nil {
-		s, err := incidents.Get("thursday")
+		s, err := bundledSpec("thursday")
 		if err != nil {
 			return nil, err
 		}
@@ -65,22 +70,27 @@ func openExplorer(o Options) (*engine.Explorer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", spec.ID, err)
 	}
+	x.Limit(sh.Budget, sh.Pool)
+	if err := x.CheckBudget(); err != nil {
+		return nil, err
+	}
 	return x, nil
 }
 
 // openCode opens a share code, on spec when given (an incident file) or
-// else on the bundled incident the code names.
-func openCode(s string, spec *engine.Spec) (*engine.Explorer, error) {
+// else on the bundled incident the code names, within the budget, metered
+// by mt (nil: not metered).
+func openCode(s string, spec *engine.Spec, sh *Shared, mt *engine.Meter) (*engine.Explorer, error) {
 	c, err := engine.ParseCode(s)
 	if err != nil {
 		return nil, err
 	}
 	if spec == nil || spec.ID != c.Incident {
-		if spec, err = incidents.Get(c.Incident); err != nil {
+		if spec, err = bundledSpec(c.Incident); err != nil {
 			return nil, fmt.Errorf("share code: %w", err)
 		}
 	}
-	return engine.OpenCode(c, spec)
+	return engine.OpenCodeWithin(c, spec, sh.Budget, sh.Pool, mt)
 }
 
 // Run runs the explorer in this terminal until the user quits: alt screen,

@@ -55,7 +55,7 @@ func (m Model) layout() layout {
 	l.footer = footer
 	top := 1
 	bottom := 1 + footer // status + help
-	if m.flash != "" || m.state == stateJump {
+	if m.flash != "" || m.job != nil || m.state == stateJump {
 		bottom++
 	}
 	l.body = rect{0, top, m.width, max(0, m.height-top-bottom)}
@@ -123,7 +123,9 @@ func (m Model) View() string {
 	}
 	body = fit(body, m.width, l.body.h)
 	parts := []string{m.viewHeader(), body}
-	if m.state == stateJump {
+	if m.job != nil {
+		parts = append(parts, fitLine(m.st.Warn.Render("» "+m.viewJob()), m.width))
+	} else if m.state == stateJump {
 		parts = append(parts, fitLine(m.jump.input.View(), m.width))
 	} else if m.flash != "" {
 		parts = append(parts, fitLine(m.st.Warn.Render("» "+m.flash), m.width))

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"inflight/engine"
+	"inflight/tui"
+)
+
+// budgetFlags are the explorer's budget: how long a branch may run and how
+// much memory its checkpoints may take.
+type budgetFlags struct {
+	events int64
+	mb     int64
+}
+
+func (f *budgetFlags) add(fs *pflag.FlagSet) {
+	fs.Int64Var(&f.events, "max-events", tui.DefaultMaxEvents, "events a branch may run to; a fork or code past it is refused")
+	fs.Int64Var(&f.mb, "max-memory-mb", tui.DefaultMaxMemory>>20, "memory (MB) the explorer's checkpoints may take")
+}
+
+// budget checks the flags and returns the budget they name.
+func (f *budgetFlags) budget() (engine.Limits, error) {
+	if f.events < 1 {
+		return engine.Limits{}, usageErr("--max-events must be at least 1, not %d", f.events)
+	}
+	if f.mb < 1 || f.mb > 1<<30 {
+		return engine.Limits{}, usageErr("--max-memory-mb must be between 1 and %d, not %d", 1<<30, f.mb)
+	}
+	b := tui.DefaultBudget()
+	b.Events, b.Bytes = f.events, f.mb<<20
+	return b, nil
+}

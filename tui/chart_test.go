@@ -1,0 +1,102 @@
+package tui
+
+import (
+	"testing"
+
+	"inflight/engine"
+)
+
+// The chart covers the whole run from the first frame: a big run's axis
+// reaches at least its last publish before anything has been played, and
+// once its pass is done, its end; moving the cursor never rescales it.
+func TestChartWholeRunFromFirstFrame(t *testing.T) {
+	sh := NewShared(DefaultBudget(), nil, 0)
+	o := Options{Set: []engine.Setting{{Knob: "orders", Value: "100000"}}, Shared: sh, Renderer: asciiRenderer()}
+	m, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = resize(m, 120, 40)
+	est := engine.LastPublish(m.x.World())
+	_, t1 := m.chartSpan()
+	if t1 < est {
+		t.Fatalf("first frame's axis ends at %s, before the run's last publish %s", t1.Clock(), est.Clock())
+	}
+	if m.x.Branch().Len() > 0 {
+		t.Fatalf("the explorer played %d events to draw the first frame", m.x.Branch().Len())
+	}
+	waitChart(m)
+	samples, end, done := m.chartSamples()
+	if !done || len(samples) == 0 || samples[len(samples)-1].T > end {
+		t.Fatalf("chart pass: done %v, %d samples, end %s", done, len(samples), end.Clock())
+	}
+	t0, t1 := m.chartSpan()
+	if t1 != end {
+		t.Fatalf("axis ends at %s, the run at %s", t1.Clock(), end.Clock())
+	}
+	for _, k := range []string{"l", "l", "L", "]", "]", "n", "L"} {
+		m = press(m, k)
+		if a, b := m.chartSpan(); a != t0 || b != t1 {
+			t.Fatalf("after %s at %s the axis is %s–%s, was %s–%s", k, m.at.Clock(), a.Clock(), b.Clock(), t0.Clock(), t1.Clock())
+		}
+	}
+
+	// a second session on the same run shares the chart: no second pass
+	m2, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.chartD != m.chartD {
+		t.Fatal("a second session started its own chart pass")
+	}
+	if _, _, done := m2.chartSamples(); !done {
+		t.Fatal("the shared chart is not complete for the second session")
+	}
+}
+
+// A fork's chart is its own whole run, its parent's up to the fork point.
+func TestChartOfFork(t *testing.T) {
+	m := press(start(t), "]", "]", "]", "f")
+	m.fork.inputs[knobRow(t, m, "visibility_timeout")].SetValue("60s")
+	m = press(m, "enter")
+	if m.state != stateMain || m.x.Branch().Parent == nil {
+		t.Fatalf("no fork: %s", m.fork.err)
+	}
+	samples, end, done := m.chartSamples()
+	if !done {
+		t.Fatal("the fork's chart did not finish")
+	}
+	m = press(m, "G")
+	if m.x.World().Now != end || samples[len(samples)-1].Pos > m.x.Branch().Len() {
+		t.Fatalf("the fork's chart ends at %s, the fork at %s", end.Clock(), m.x.World().Now.Clock())
+	}
+}
+
+// The picker lists the incidents parsed once per process: every session,
+// and every time it opens, gets the same specs.
+func TestPickerParsesOnce(t *testing.T) {
+	a, b := start(t), start(t)
+	if a.x.Spec != b.x.Spec {
+		t.Fatal("two sessions parsed thursday twice")
+	}
+	specs := func(m Model) []*engine.Spec {
+		m = press(m, "i")
+		var out []*engine.Spec
+		for _, it := range m.picker.list.Items() {
+			out = append(out, it.(incidentItem).spec)
+		}
+		return out
+	}
+	first, again := specs(a), specs(b)
+	if len(first) == 0 || len(first) != len(again) {
+		t.Fatalf("%d then %d incidents", len(first), len(again))
+	}
+	for i := range first {
+		if first[i] != again[i] {
+			t.Fatalf("%s was parsed again", first[i].ID)
+		}
+	}
+	if first[0] != bundled()[0] {
+		t.Fatal("the picker does not use the process's parsed incidents")
+	}
+}

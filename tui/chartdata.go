@@ -1,0 +1,256 @@
+package tui
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
+)
+
+// The chart covers a branch's whole run from the first frame: a headless
+// pass plays the branch to its end apart from the explorer (one world, no
+// checkpoints) and fills the chart in as it goes. Passes are shared, per
+// incident, seed, settings and forks, by every session of the process, so
+// a workshop's attendees pay for the lesson's run once.
+
+// chartData is one branch's whole-run chart, filled in by its pass.
+type chartData struct {
+	mu      sync.Mutex
+	samples []engine.Sample
+	end     engine.Time // the last event, once done
+	done    bool
+	err     error // the pass stopped early (the budget)
+	used    time.Time
+	meter   *engine.Meter // the pass's, to stop it
+	ready   chan struct{} // closed when done
+}
+
+// view is the chart as far as it is known.
+func (d *chartData) view() (samples []engine.Sample, end engine.Time, done bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.samples, d.end, d.done
+}
+
+func (d *chartData) publish(s []engine.Sample) {
+	d.mu.Lock()
+	d.samples = s
+	d.mu.Unlock()
+}
+
+// chartCache holds the charts of the process's branches, the least
+// recently used dropped past chartKeep.
+type chartCache struct {
+	mu sync.Mutex
+	m  map[chartKey]*chartData
+}
+
+const chartKeep = 256
+
+type chartKey struct {
+	spec *engine.Spec
+	seed uint64
+	line string // settings and forks
+}
+
+func newChartCache() *chartCache { return &chartCache{m: map[chartKey]*chartData{}} }
+
+// get returns the chart for k, and whether the caller must start its pass.
+func (c *chartCache) get(k chartKey) (*chartData, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.m[k]; ok {
+		d.mu.Lock()
+		d.used = time.Now()
+		d.mu.Unlock()
+		return d, false
+	}
+	if len(c.m) >= chartKeep {
+		var oldest chartKey
+		var t time.Time
+		for k, d := range c.m {
+			d.mu.Lock()
+			if d.done && (t.IsZero() || d.used.Before(t)) {
+				oldest, t = k, d.used
+			}
+			d.mu.Unlock()
+		}
+		if !t.IsZero() {
+			delete(c.m, oldest)
+		}
+	}
+	d := &chartData{used: time.Now(), ready: make(chan struct{})}
+	c.m[k] = d
+	return d, true
+}
+
+// peek returns the chart for k if there is one.
+func (c *chartCache) peek(k chartKey) (*chartData, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.m[k]
+	return d, ok
+}
+
+// drop forgets chart d.
+func (c *chartCache) drop(d *chartData) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.m {
+		if e == d {
+			delete(c.m, k)
+		}
+	}
+}
+
+// chartKeyOf names branch b's run: its incident, seed, settings and forks.
+func chartKeyOf(x *engine.Explorer, b *engine.Branch) chartKey {
+	var s strings.Builder
+	for _, st := range x.Set {
+		fmt.Fprintf(&s, "+%s=%s", st.Knob, st.Value)
+	}
+	for _, c := range b.Path()[1:] {
+		fmt.Fprintf(&s, "/%d@%d", c.ForkPos, c.ForkAt)
+		for _, st := range c.Changes {
+			fmt.Fprintf(&s, "+%s=%s", st.Knob, st.Value)
+		}
+		if o := c.Override; o != nil {
+			fmt.Fprintf(&s, "!%d=%d", o.Index, o.Value)
+		}
+	}
+	return chartKey{spec: x.Spec, seed: x.Seed, line: s.String()}
+}
+
+// chartTickMsg redraws a chart that is still filling in.
+type chartTickMsg struct{ d *chartData }
+
+// watchChart makes sure the branch under the cursor has its whole-run
+// chart, starting its pass if no session has yet, and keeps redrawing it
+// while it fills in. It must not run while a job runs: the pass starts
+// from a clone of the branch's fork state, which the job may be cloning.
+func (m *Model) watchChart() tea.Cmd {
+	if m.job != nil {
+		return nil
+	}
+	b := m.x.Branch()
+	k := chartKeyOf(m.x, b)
+	if m.chartD != nil && k == m.chartFor {
+		return nil
+	}
+	d, start := m.sh.charts.get(k)
+	m.chartD, m.chartFor = d, k
+	m.chartEst = engine.LastPublish(m.x.World())
+	if start {
+		// before its fork point a fork's run is its parent's
+		var head []engine.Sample
+		if b.Parent != nil {
+			src := b.Series()
+			if pd, ok := m.sh.charts.peek(chartKeyOf(m.x, b.Parent)); ok {
+				if s, _, done := pd.view(); done {
+					src = s
+				}
+			}
+			for _, s := range src {
+				if s.Pos <= b.ForkPos {
+					head = append(head, s)
+				}
+			}
+		}
+		d.publish(head)
+		d.meter = engine.NewMeter()
+		m.passes.list = append(m.passes.list, d)
+		m.runChart(d, m.x.ChartStart(b), head)
+	}
+	// most runs are charted within a frame: draw them whole at once
+	select {
+	case <-d.ready:
+		return nil
+	case <-time.After(m.inline):
+	}
+	return chartTick(d)
+}
+
+// onChartTick redraws a chart still filling in, until it is done or no
+// longer the one on screen.
+func (m *Model) onChartTick(msg chartTickMsg) tea.Cmd {
+	if msg.d != m.chartD {
+		return nil
+	}
+	if _, _, done := msg.d.view(); done {
+		return nil
+	}
+	return chartTick(msg.d)
+}
+
+// chartPasses are the passes a session started: when it ends, those still
+// running are stopped and forgotten (another session needing one starts
+// it again).
+type chartPasses struct{ list []*chartData }
+
+func (m *Model) stopCharts() {
+	for _, d := range m.passes.list {
+		if _, _, done := d.view(); !done {
+			d.meter.Cancel()
+			m.sh.charts.drop(d)
+		}
+	}
+	m.passes.list = nil
+}
+
+// runChart is a chart pass, on its own goroutine. It counts against the
+// explorer's event budget (it stops there, the chart covering what it
+// reached) and, under a server, waits for a work slot like a long job.
+func (m *Model) runChart(d *chartData, w *engine.World, head []engine.Sample) {
+	// read before the goroutine starts: the model is not shared with it
+	limit, slots, inline := m.sh.Budget.Events, m.sh.slots, m.inline
+	go runChart(d, w, head, limit, slots, inline)
+}
+
+func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, slots chan struct{}, inline time.Duration) {
+	mt := d.meter
+	t0, held := time.Now(), false
+	n := 0
+	mt.Pace = func() error {
+		if slots != nil && !held && time.Since(t0) > inline {
+			select {
+			case slots <- struct{}{}:
+				held = true
+			case <-mt.Cancelled():
+				return engine.ErrCancelled
+			}
+		}
+		if n++; n%16 == 0 {
+			runtime.Gosched()
+		}
+		return nil
+	}
+	join := func(s []engine.Sample) []engine.Sample { return append(append([]engine.Sample(nil), head...), s...) }
+	var samples []engine.Sample
+	var last engine.Time
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("chart: %v", r)
+			}
+		}()
+		samples, last, err = engine.ChartRun(w, limit, mt, func(s []engine.Sample) { d.publish(join(s)) })
+	}()
+	if held {
+		<-slots
+	}
+	d.mu.Lock()
+	d.samples, d.done, d.err = join(samples), true, err
+	d.end = last // the last event: decimated samples may stop short of it
+	d.mu.Unlock()
+	close(d.ready)
+}
+
+func chartTick(d *chartData) tea.Cmd {
+	return tea.Tick(frame*2, func(time.Time) tea.Msg { return chartTickMsg{d} })
+}

@@ -1,0 +1,304 @@
+package tui
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/charmbracelet/bubbles/progress"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
+)
+
+// A job is engine work that may take longer than a frame (playing to the
+// end, a far seek, a fork, a comparison), run off the update loop. The
+// engine is not safe for concurrent use, so a job works on a clone of the
+// explorer and the clone is swapped in when the job succeeds; the screen
+// keeps drawing the original meanwhile, and does no engine work on it.
+// Every screen starts its long moves through startJob.
+type job struct {
+	id    int
+	label string
+	meter *engine.Meter
+	base  *engine.Explorer // the explorer the clone was taken from
+	clone *engine.Explorer // the clone worked on
+	x     *engine.Explorer // what to swap in: the clone, or a new explorer
+	start time.Time
+	done  chan struct{} // closed when the work has stopped
+	err   error         // set before done closes
+
+	// apply finishes the move in Update once the clone is in place; fail
+	// reports an error (a budget refusal, a fork the engine refused).
+	apply func(m *Model)
+	fail  func(m *Model, err error)
+
+	waiting atomic.Bool  // queued for one of the server's work slots
+	slot    bool         // holds a slot (the working goroutine's)
+	queued  []tea.KeyMsg // keys typed meanwhile, answered when it ends
+	refused string       // a key refused because the queue was full
+}
+
+// maxQueued is how many keys typed during a job wait for it; more are
+// refused with a hint.
+const maxQueued = 8
+
+// jobDoneMsg says job id has stopped; a message for any job but the
+// current one is stale (cancelled, or replaced) and dropped.
+type jobDoneMsg struct{ id int }
+
+// jobTickMsg redraws job id's progress.
+type jobTickMsg struct{ id int }
+
+// inlineWait is how long a key waits for its job before the job goes on
+// in the background with a progress line: most moves finish well within
+// it and show their result in the same frame.
+const inlineWait = 30 * time.Millisecond
+
+// startJob runs work on a clone of the explorer. work returns the explorer
+// to swap in (the clone it was given, or a new one it opened under the
+// job's meter) and its own error. total is the expected number of events,
+// for the progress bar (0: unknown).
+func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
+	m.cancelJob()
+	m.pause()
+	m.jobSeq++
+	c := m.x.Clone()
+	j := &job{id: m.jobSeq, label: label, meter: engine.NewMeter(), base: m.x, clone: c, x: c,
+		start: time.Now(), done: make(chan struct{}), apply: apply, fail: fail}
+	j.meter.SetTotal(total)
+	j.meter.Pace = m.pacer(j)
+	go j.run(work)
+	select {
+	case <-j.done:
+		return m.finishJob(j)
+	case <-time.After(m.inline):
+	}
+	m.job = j
+	return tea.Batch(j.wait(), jobTick(j.id))
+}
+
+// run does the work on the job's own goroutine. A panic in the engine
+// becomes the job's error rather than taking down every session.
+func (j *job) run(work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error)) {
+	defer close(j.done)
+	defer func() {
+		if r := recover(); r != nil {
+			j.err = fmt.Errorf("the explorer hit a bug doing this (%v); nothing was changed", r)
+		}
+	}()
+	var out *engine.Explorer
+	var werr error
+	c := j.clone
+	if err := c.Run(j.meter, func() { out, werr = work(c, j.meter) }); err != nil {
+		j.err = err
+		return
+	}
+	if werr != nil {
+		j.err = werr
+		return
+	}
+	j.x = out
+}
+
+// pacer is the job's Pace: past the inline wait, a job under a server
+// with few work slots waits for one (cancel still works while it waits),
+// and a working job yields now and then so other sessions' keys are
+// answered between its slices.
+func (m *Model) pacer(j *job) func() error {
+	slots := m.sh.slots
+	inline := m.inline
+	n := 0
+	return func() error {
+		n++
+		if slots != nil && !j.slot && time.Since(j.start) > inline {
+			j.waiting.Store(true)
+			select {
+			case slots <- struct{}{}:
+				j.slot = true
+			case <-j.meter.Cancelled():
+				j.waiting.Store(false)
+				return engine.ErrCancelled
+			}
+			j.waiting.Store(false)
+		}
+		if n%16 == 0 {
+			runtime.Gosched()
+		}
+		return nil
+	}
+}
+
+// wait delivers the job's end to Update.
+func (j *job) wait() tea.Cmd {
+	return func() tea.Msg {
+		<-j.done
+		return jobDoneMsg{id: j.id}
+	}
+}
+
+func jobTick(id int) tea.Cmd {
+	return tea.Tick(frame*2, func(time.Time) tea.Msg { return jobTickMsg{id: id} })
+}
+
+// release gives back the job's work slot and, unless its clone was
+// swapped in, the memory the clone added to the server's pool.
+func (m *Model) release(j *job, kept bool) {
+	if j.slot {
+		<-m.sh.slots
+		j.slot = false
+	}
+	if m.sh.Pool == nil {
+		return
+	}
+	switch {
+	case !kept:
+		m.sh.Pool.Release(max(0, j.clone.Bytes()-j.base.Bytes()))
+	case j.x != j.clone:
+		// a new explorer replaces the old one and its clone
+		m.sh.Pool.Release(j.clone.Bytes())
+	}
+}
+
+// finishJob swaps in a finished job's explorer and completes its move, or
+// reports its error; then it answers the keys typed meanwhile.
+func (m *Model) finishJob(j *job) tea.Cmd {
+	if m.job == j {
+		m.job = nil
+	}
+	defer func() { j.queued = nil }()
+	if j.err != nil {
+		m.release(j, false)
+		if j.fail != nil {
+			j.fail(m, j.err)
+		} else {
+			m.flash = j.err.Error()
+		}
+		return tea.Batch(m.replay(j.queued), m.resume())
+	}
+	m.release(j, true)
+	m.x = j.x
+	if j.apply != nil {
+		j.apply(m)
+	}
+	m.refresh(true)
+	return tea.Batch(m.replay(j.queued), m.resume())
+}
+
+// replay answers keys typed during a job, in order; a key that starts
+// another job queues the rest behind it.
+func (m *Model) replay(keys []tea.KeyMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i, k := range keys {
+		if m.job != nil {
+			m.job.queued = append(m.job.queued, keys[i:]...)
+			break
+		}
+		cmds = append(cmds, m.updateKey(k))
+	}
+	return tea.Batch(cmds...)
+}
+
+// cancelJob stops the running job, if any, and waits the few hundred
+// events it takes to notice: the clone shares checkpoints with the
+// explorer, which must not be used until the job's goroutine is done.
+func (m *Model) cancelJob() bool {
+	j := m.job
+	if j == nil {
+		return false
+	}
+	m.job = nil
+	j.meter.Cancel()
+	<-j.done
+	m.release(j, false)
+	return true
+}
+
+// onJobDone handles the end of a job that went on in the background.
+func (m *Model) onJobDone(msg jobDoneMsg) tea.Cmd {
+	if m.job == nil || msg.id != m.job.id {
+		return nil // stale: cancelled or replaced
+	}
+	return m.finishJob(m.job)
+}
+
+// onJobTick keeps the progress line moving.
+func (m *Model) onJobTick(msg jobTickMsg) tea.Cmd {
+	if m.job == nil || msg.id != m.job.id {
+		return nil
+	}
+	return jobTick(msg.id)
+}
+
+// jobKey answers a key while a job runs: esc cancels it, q and ctrl+c
+// cancel it and quit, ? still shows the keys; every other key waits for
+// the job (a few of them; more are refused with a hint).
+func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
+	j := m.job
+	switch k.String() {
+	case "ctrl+c", "q":
+		m.cancelJob()
+		return tea.Quit
+	case "esc":
+		m.cancelJob()
+		m.flash = "cancelled: " + j.label
+		return m.resume()
+	case "?":
+		m.help.ShowAll = !m.help.ShowAll
+		return nil
+	}
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
+		var cmds []tea.Cmd
+		for _, r := range k.Runes { // keys typed together: one at a time
+			one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}
+			if m.job != nil {
+				cmds = append(cmds, m.jobKey(one))
+			} else {
+				cmds = append(cmds, m.updateKey(one))
+			}
+		}
+		return tea.Batch(cmds...)
+	}
+	if len(j.queued) >= maxQueued {
+		j.refused = k.String()
+		return nil
+	}
+	j.queued = append(j.queued, k)
+	return nil
+}
+
+// viewJob is the progress line of a running job.
+func (m Model) viewJob() string {
+	j := m.job
+	done, total := j.meter.Done(), j.meter.Total()
+	var s string
+	switch {
+	case j.waiting.Load():
+		s = fmt.Sprintf("%s: waiting for a turn (the server runs a few long jobs at a time)", j.label)
+	case total > 0:
+		bar := progress.New(progress.WithSolidFill("#5f87d7"), progress.WithoutPercentage(),
+			progress.WithWidth(20), progress.WithColorProfile(m.r.ColorProfile()))
+		s = fmt.Sprintf("%s %s %s/~%s events", j.label, bar.ViewAs(min(1, float64(done)/float64(total))), engine.Count(done), engine.Count(total))
+	default:
+		s = fmt.Sprintf("%s: %s events", j.label, engine.Count(done))
+	}
+	s += " · esc cancels, q quits"
+	switch {
+	case j.refused != "":
+		s += " · " + j.refused + fmt.Sprintf(" refused: %d keys wait", maxQueued)
+	case len(j.queued) > 0:
+		s += fmt.Sprintf(" · %d key(s) wait", len(j.queued))
+	}
+	return s
+}
+
+// Release cancels the running job, if any, and gives back the memory the
+// explorer holds in the server's pool: the session has ended.
+func (m Model) Release() {
+	m.cancelJob()
+	m.stopCharts()
+	if m.sh != nil && m.sh.Pool != nil && m.x != nil {
+		m.sh.Pool.Release(m.x.Bytes())
+	}
+}

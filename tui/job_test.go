@@ -1,0 +1,240 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
+)
+
+// bigRun is thursday with 300,000 orders: G is about 4M events, far
+// more than a frame. inline is cut so every job goes to the background.
+func bigRun(t *testing.T) Model {
+	t.Helper()
+	m := newTest(t, Options{Set: []engine.Setting{{Knob: "orders", Value: "300000"}}}, 120, 40)
+	m.inline = time.Millisecond
+	return m
+}
+
+// key sends one key, timing how long Update takes to answer it.
+func send(t *testing.T, m Model, k string) (Model, tea.Cmd) {
+	t.Helper()
+	t0 := time.Now()
+	nm, cmd := m.Update(keyMsg(k))
+	// a frame, with room for a machine shared with other work (the bound
+	// that matters is TestAttack's, over SSH)
+	if d := time.Since(t0); d > 3*frame {
+		t.Errorf("key %q took %s to answer, more than a frame", k, d)
+	}
+	return nm.(Model), cmd
+}
+
+func TestJobRunsOffUpdateAndEscCancels(t *testing.T) {
+	m := bigRun(t)
+	pos := m.x.Pos()
+	x0 := m.x
+	m, _ = send(t, m, "G")
+	if m.job == nil {
+		t.Fatal("G on 300,000 orders finished inside Update")
+	}
+	j := m.job
+	waitFor(t, func() bool { return j.meter.Done() > 0 })
+	v := m.View()
+	if !strings.Contains(v, "playing to the end") || !strings.Contains(v, "esc cancels") || !strings.Contains(v, "events") {
+		t.Fatalf("no progress line while G runs:\n%s", v)
+	}
+	m, _ = send(t, m, "esc")
+	if m.job != nil || m.x != x0 || m.x.Pos() != pos {
+		t.Fatalf("esc: job %v, explorer swapped %v, pos %d (was %d)", m.job, m.x != x0, m.x.Pos(), pos)
+	}
+	if m.flash != "cancelled: playing to the end" {
+		t.Errorf("flash %q", m.flash)
+	}
+	select {
+	case <-j.done:
+	default:
+		t.Fatal("esc returned before the job's goroutine stopped")
+	}
+	// the job's late message is stale and changes nothing
+	nm, _ := m.Update(jobDoneMsg{id: j.id})
+	if m2 := nm.(Model); m2.x != x0 || m2.flash != m.flash {
+		t.Fatal("a cancelled job's result was applied")
+	}
+	// the explorer is usable at once
+	m = press(m, "l")
+	if m.x.Pos() != pos+1 {
+		t.Fatalf("l after cancel: pos %d", m.x.Pos())
+	}
+}
+
+func TestKeysAnsweredWhileJobRuns(t *testing.T) {
+	m := bigRun(t)
+	m, _ = send(t, m, "G")
+	if m.job == nil {
+		t.Fatal("no job")
+	}
+	m, _ = send(t, m, "g") // a move waits for the job
+	m, _ = send(t, m, "?") // help answers at once
+	if !m.help.ShowAll {
+		t.Error("? did not toggle the help while a job runs")
+	}
+	if !strings.Contains(m.View(), "1 key(s) wait") {
+		t.Errorf("the waiting key is not shown:\n%s", m.View())
+	}
+	for range maxQueued + 2 {
+		m, _ = send(t, m, "l")
+	}
+	if !strings.Contains(m.View(), "l refused: 8 keys wait") {
+		t.Errorf("no refusal once the queue is full:\n%s", m.View())
+	}
+	m = settle(m)
+	// G played to the end, then g took the cursor back, then the queued ls
+	if !m.x.Branch().Done() || m.x.Pos() != maxQueued-1 {
+		t.Fatalf("after the job: done %v, pos %d, want %d", m.x.Branch().Done(), m.x.Pos(), maxQueued-1)
+	}
+}
+
+func TestQuitWhileJobRuns(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		m := bigRun(t)
+		m, _ = send(t, m, "G")
+		j := m.job
+		if j == nil {
+			t.Fatal("no job")
+		}
+		m, cmd := send(t, m, k)
+		if cmd == nil {
+			t.Fatalf("%s while a job runs: no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Fatalf("%s while a job runs does not quit", k)
+		}
+		select {
+		case <-j.done:
+		default:
+			t.Fatalf("%s left the job running", k)
+		}
+		if m.job != nil {
+			t.Fatal("job still set")
+		}
+	}
+}
+
+func TestStaleJobResultDropped(t *testing.T) {
+	m := bigRun(t)
+	m, _ = send(t, m, "G")
+	first := m.job
+	m, _ = send(t, m, "esc")
+	m, _ = send(t, m, "G")
+	second := m.job
+	if second == nil || second.id == first.id {
+		t.Fatal("no second job")
+	}
+	nm, _ := m.Update(jobDoneMsg{id: first.id})
+	m = nm.(Model)
+	if m.job != second {
+		t.Fatal("the first job's message ended the second")
+	}
+	m = settle(m)
+	if !m.x.Branch().Done() {
+		t.Fatal("the second G did not reach the end")
+	}
+}
+
+func TestForkOverBudgetRefused(t *testing.T) {
+	m := press(start(t), "]", "]", "]", "f")
+	i := knobRow(t, m, "orders")
+	m.fork.inputs[i].SetValue("50000000")
+	m = press(m, "enter")
+	want := "refused: this branch needs ~650M events, over the explorer's budget of 20M (raise with --max-events)"
+	if m.state != stateFork || m.fork.err != want {
+		t.Fatalf("state %s, err %q\nwant %q", m.state, m.fork.err, want)
+	}
+	if len(m.x.Branches()) != 1 {
+		t.Fatal("a refused fork made a branch")
+	}
+	if !strings.Contains(m.View(), want) {
+		t.Error("the refusal is not on screen")
+	}
+}
+
+// A branch the estimate lets through is still stopped at the budget while
+// it plays, with a line saying so, and the explorer is left as it was.
+func TestBudgetStopsJob(t *testing.T) {
+	m := bigRun(t)
+	m.x.Limit(engine.Limits{Events: 100_000, EventsFlag: "--max-events"}, nil)
+	x0, pos := m.x, m.x.Pos()
+	m, _ = send(t, m, "G")
+	m = settle(m)
+	want := "stopped: this branch passed the explorer's budget of 100k events (raise with --max-events)"
+	if m.x != x0 || m.x.Pos() != pos || m.flash != want {
+		t.Fatalf("G past the budget: swapped %v, pos %d, flash %q", m.x != x0, m.x.Pos(), m.flash)
+	}
+}
+
+func knobRow(t *testing.T, m Model, name string) int {
+	t.Helper()
+	for i, k := range m.fork.knobs {
+		if k.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no knob %s", name)
+	return -1
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for t0 := time.Now(); !cond(); time.Sleep(time.Millisecond) {
+		if time.Since(t0) > 10*time.Second {
+			t.Fatal("timed out")
+		}
+	}
+}
+
+// Autoplay plays on the explorer itself, under the budget: at the budget
+// it pauses with the line saying so.
+func TestAutoplayStopsAtBudget(t *testing.T) {
+	m := bigRun(t)
+	m.x.Limit(engine.Limits{Events: 30_000, EventsFlag: "--max-events"}, nil)
+	m.play.speed = len(speeds) - 1 // as fast as the engine goes
+	m = press(m, "space")
+	for i := 0; i < 1000 && m.play.on; i++ {
+		nm, _ := m.Update(playTickMsg{gen: m.play.gen})
+		m = nm.(Model)
+	}
+	if m.play.on || m.flash != "stopped: this branch passed the explorer's budget of 30000 events (raise with --max-events)" {
+		t.Fatalf("playing %v at event %d, flash %q", m.play.on, m.x.Pos(), m.flash)
+	}
+	if m.x.Branch().Len() > 30_000 {
+		t.Fatalf("the branch was played to event %d, past the budget", m.x.Branch().Len())
+	}
+}
+
+// A follower whose job is running does not spin on the stage: it waits on
+// it again once the job is done.
+func TestFollowerWaitsOutJob(t *testing.T) {
+	s := NewStage()
+	f := newTest(t, Options{Stage: s, Follow: true, Set: []engine.Setting{{Knob: "orders", Value: "300000"}}}, 120, 40)
+	f.inline = time.Millisecond
+	f.end()
+	if f.job == nil {
+		t.Fatal("no job")
+	}
+	s.Publish("x 00:00") // the presenter moves
+	nm, cmd := f.Update(stageMsg{tag: f.fol.tag, code: "x", gen: 1})
+	f = nm.(Model)
+	if cmd != nil {
+		t.Fatal("a stage message during a job started another wait")
+	}
+	j := f.job
+	<-j.done
+	nm, cmd = f.Update(jobDoneMsg{id: j.id})
+	f = nm.(Model)
+	if cmd == nil {
+		t.Fatal("the follower did not wait on the stage again after the job")
+	}
+}
