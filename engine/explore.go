@@ -215,10 +215,14 @@ func (x *Explorer) hashAt(b *Branch, pos int64) *hashSink {
 		b = b.Parent
 	}
 	cp := b.checkpointBefore(pos)
+	var h *hashSink
 	if cp.hstate == nil {
-		return x.hashAt(b.Parent, pos)
+		// b's fork state, hashed by nobody yet: the line so far is the
+		// parent's up to the fork point, not past it
+		h = x.hashAt(b.Parent, b.ForkPos)
+	} else {
+		h = restoreHash(cp.hstate, cp.hlast)
 	}
-	h := restoreHash(cp.hstate, cp.hlast)
 	w := cp.w.Clone()
 	for w.Pos < pos && w.Step(h) {
 		x.tick()
