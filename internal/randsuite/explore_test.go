@@ -117,10 +117,7 @@ func entries(x *engine.Explorer, b *engine.Branch, from, to int64) []engine.Even
 
 // TestRandomForkNoChangeEqualsParent: a fork that changes nothing, from
 // any moment of a branch (a --at fork's included) before its end, is its parent: same
-// events and end fingerprint, and Compare finds no divergence. (Not the
-// explorer's trace hash: a fork of a fork hashed before its parent's
-// first own checkpoint picks up the grandparent's line — reported, for
-// engine/explore.go's hashAt.)
+// events, trace hash and end fingerprint, and Compare finds no divergence.
 func TestRandomForkNoChangeEqualsParent(t *testing.T) {
 	n := 40 * max(*scale, 1)
 	if testing.Short() {
@@ -150,6 +147,9 @@ func TestRandomForkNoChangeEqualsParent(t *testing.T) {
 		got := x.Summary(b)
 		if got.Events != want.Events || b.Len() != parent.Len() {
 			t.Fatalf("%s: a fork at event %d with no change has %d events, its parent %d", ec, pos, got.Events, want.Events)
+		}
+		if got.TraceSHA256 != want.TraceSHA256 {
+			t.Fatalf("%s: a fork at event %d with no change hashes %s, its parent %s", ec, pos, got.TraceSHA256, want.TraceSHA256)
 		}
 		if a, c := entries(x, parent, 0, parent.Len()), entries(x, b, 0, b.Len()); !slices.Equal(a, c) {
 			t.Fatalf("%s: a fork at event %d with no change has other events than its parent", ec, pos)
