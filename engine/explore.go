@@ -200,7 +200,13 @@ func (x *Explorer) hashAt(b *Branch, pos int64) *hashSink {
 	}
 	cp := b.checkpointBefore(pos)
 	if cp.hstate == nil {
-		return x.hashAt(b.Parent, pos)
+		// a fork's first checkpoint keeps no hash: take the line's hash at
+		// the fork point and play the fork's own events on from there
+		h := x.hashAt(b.Parent, cp.pos)
+		w := cp.w.Clone()
+		for w.Pos < pos && w.Step(h) {
+		}
+		return h
 	}
 	h := restoreHash(cp.hstate, cp.hlast)
 	w := cp.w.Clone()
