@@ -129,6 +129,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	rdb := newClient(res.Redis)
 	defer rdb.Close()
+	// a command waiting on the server does not watch ctx: closing the
+	// client on an interruption ends it at once
+	defer context.AfterFunc(ctx, func() { rdb.Close() })()
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		return nil, fmt.Errorf("redis at %s: %w", res.Redis, err)
 	}

@@ -14,10 +14,18 @@ import (
 	"strings"
 )
 
+// How the stand-in answers XGROUP, the first command of a run.
+type mode int
+
+const (
+	accept mode = iota
+	reject      // refuse it: verify fails right after starting the server
+	hang        // never answer: verify waits there until interrupted
+)
+
 // Main runs the stand-in with redis-server's command line (`--port N`,
-// `--version`) and returns the exit code. With reject set it refuses
-// XGROUP, so verify fails right after starting it.
-func Main(args []string, reject bool) int {
+// `--version`) and returns the exit code.
+func Main(args []string, m mode) int {
 	port := ""
 	for i, a := range args {
 		switch a {
@@ -44,11 +52,11 @@ func Main(args []string, reject bool) int {
 		if err != nil {
 			return 1
 		}
-		go serve(c, reject)
+		go serve(c, m)
 	}
 }
 
-func serve(c net.Conn, reject bool) {
+func serve(c net.Conn, m mode) {
 	defer c.Close()
 	r := bufio.NewReader(c)
 	for {
@@ -64,9 +72,14 @@ func serve(c net.Conn, reject bool) {
 			body := fmt.Sprintf("# Server\r\nredis_version:0.0.0\r\nprocess_id:%d\r\n", os.Getpid())
 			reply = fmt.Sprintf("$%d\r\n%s\r\n", len(body), body)
 		case "XGROUP":
-			reply = "+OK\r\n"
-			if reject {
+			switch m {
+			case accept:
+				reply = "+OK\r\n"
+			case reject:
 				reply = "-ERR the stand-in refuses XGROUP\r\n"
+			case hang:
+				io.Copy(io.Discard, c) // until the client goes away
+				return
 			}
 		case "XADD":
 			reply = "$3\r\n1-0\r\n"
@@ -116,12 +129,15 @@ func readCommand(r *bufio.Reader) (string, error) {
 }
 
 // The variables the stand-in reads: EnvMode makes a test binary that calls
-// Main from its TestMain the stand-in ("serve", or "reject" to refuse
-// XGROUP); the script appends the pids of the children it forks to the
+// FromEnv from its TestMain the stand-in ("serve"; "reject" to refuse
+// XGROUP; "hang" to never answer it); the script appends the pids of the children it forks to the
 // file EnvPids names.
 const (
 	EnvMode = "INFLIGHT_FAKEREDIS"
 	EnvPids = "INFLIGHT_FAKEREDIS_PIDS"
+	// set by the script alone: the processes that start it (a test, the
+	// inflight under test) carry EnvMode but must stay themselves
+	envRun = "INFLIGHT_FAKEREDIS_RUN"
 )
 
 // WriteScript writes an executable redis-server into dir that, like a
@@ -133,6 +149,7 @@ func WriteScript(dir, self string) error {
 if [ "$1" = "--version" ]; then echo "Redis server v=0.0.0 (inflight test stand-in)"; exit 0; fi
 sleep 300 </dev/null >/dev/null 2>&1 &
 echo $! >> "$` + EnvPids + `"
+export ` + envRun + `=1
 exec ` + strconv.Quote(self) + ` "$@"
 `
 	return os.WriteFile(dir+"/redis-server", []byte(script), 0o755)
@@ -141,11 +158,16 @@ exec ` + strconv.Quote(self) + ` "$@"
 // FromEnv runs the stand-in if EnvMode asks for it: call it first thing
 // in TestMain. It reports whether it ran, and the exit code.
 func FromEnv() (int, bool) {
+	if os.Getenv(envRun) == "" {
+		return 0, false
+	}
 	switch os.Getenv(EnvMode) {
 	case "serve":
-		return Main(os.Args[1:], false), true
+		return Main(os.Args[1:], accept), true
 	case "reject":
-		return Main(os.Args[1:], true), true
+		return Main(os.Args[1:], reject), true
+	case "hang":
+		return Main(os.Args[1:], hang), true
 	}
 	return 0, false
 }
