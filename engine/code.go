@@ -102,9 +102,8 @@ func clip(s string) string {
 func parseSettings(s string) ([]Setting, error) {
 	var out []Setting
 	for _, kv := range strings.Split(s, ",") {
-		k, v, _ := strings.Cut(kv, "=")
-		if len(k) > maxCodeField || len(v) > maxCodeField {
-			return nil, fmt.Errorf("setting %q is longer than any knob's name or value", clip(kv))
+		if len(kv) > maxCodeField {
+			return nil, fmt.Errorf("setting %q is longer than any knob=value (%d characters)", clip(kv), maxCodeField)
 		}
 		st, err := ParseSetting(kv)
 		if err != nil {
