@@ -58,7 +58,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			fs.PrintDefaults()
 			return 0
 		}
-		return usageError("%v", err)
+		return usageError("%s", clipArgs(err.Error(), args))
 	}
 	switch {
 	case fs.NArg() > 0:

@@ -37,6 +37,7 @@ func TestServeFlagsCheckedBeforeAnyFile(t *testing.T) {
 		{2, []string{"--listen", "127.0.0.1:-1"}, "--listen"},
 		{2, []string{"--listen", strings.Repeat("h", 5000)}, "…"},
 		{2, []string{"--max-sessions", "0"}, "--max-sessions"},
+		{2, []string{"--max-sessions", strings.Repeat("9", 5000)}, "…"},
 		{2, []string{"--idle-timeout", "-1s"}, "--idle-timeout"},
 		{2, []string{"--idle-timeout", "soon"}, "idle-timeout"},
 		{2, []string{"--authorized-keys", "/nonexistent/keys"}, "--authorized-keys"},

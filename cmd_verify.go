@@ -58,7 +58,7 @@ func verifyMain(args []string, stdout, stderr io.Writer, terminal bool) int {
 			fs.PrintDefaults()
 			return 0
 		}
-		return fail(2, "%s (see 'inflight verify --help')", flagErrText(err))
+		return fail(2, "%s (see 'inflight verify --help')", clipArgs(flagErrText(err), args))
 	}
 	switch {
 	case fs.NArg() == 0:

@@ -27,6 +27,8 @@ func TestRunVerifyFlagErrors(t *testing.T) {
 		{[]string{"cashback", "--redis", "127.0.0.1:0"}, "--redis"},
 		{[]string{"cashback", "--redis", ":6379"}, "--redis"},
 		{[]string{"cashback", "--redis", "127.0.0.1:port"}, "--redis"},
+		{[]string{"cashback", "--events", strings.Repeat("9", 5000)}, "…"},
+		{[]string{"cashback", "--redis", strings.Repeat("h", 5000)}, "…"},
 		{[]string{"cashback", "--frobnicate"}, "--frobnicate"},
 		{[]string{}, "inflight verify cashback"},
 		{[]string{"thursday"}, `unknown test "thursday"`},

@@ -139,9 +139,21 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout io.Writer) error {
 			fs.PrintDefaults()
 			return &exitError{0, ""}
 		}
-		return usageErr("%s: %v (see 'inflight %s --help')", fs.Name(), err, fs.Name())
+		return usageErr("%s: %s (see 'inflight %s --help')", fs.Name(), clipArgs(err.Error(), args), fs.Name())
 	}
 	return nil
+}
+
+// clipArgs shortens, in a flag parser's message, every argument longer
+// than 40 characters to its start: an error line never echoes a whole
+// hostile argument.
+func clipArgs(msg string, args []string) string {
+	for _, a := range args {
+		if c := clipArg(a); c != a {
+			msg = strings.ReplaceAll(msg, a, c)
+		}
+	}
+	return msg
 }
 
 // incidentFlags are shared by the commands that pick an incident.

@@ -199,6 +199,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--code", "thursday@1#99999999999.d7435a6b"}, "the run ends at event"},
 		{[]string{"check", "nosuch"}, "no arguments"},
 		{[]string{"run", "thursday", "--set", "dedupe=true"}, "does not apply"},
+		{[]string{"run", "thursday", "--seed", strings.Repeat("7", 5000)}, "--seed"},
+		{[]string{"run", "thursday", "--" + strings.Repeat("x", 5000)}, "…"},
 	}
 	for _, tc := range cases {
 		_, errOut, code := runCLI(tc.args...)
@@ -209,7 +211,10 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%v: stderr %q should be one line mentioning %q", tc.args, errOut, tc.want)
 		}
 		if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
-			t.Errorf("%v: a stack trace", tc.args)
+			t.Errorf("%.80v: a stack trace", tc.args)
+		}
+		if len(errOut) > 600 {
+			t.Errorf("%.80v: %d-byte error line", tc.args, len(errOut))
 		}
 	}
 }
