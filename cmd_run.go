@@ -127,23 +127,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	return printSummary(out, f.format, sum)
 }
 
-// runCode reproduces a share code's run to its end. Codes made by the
-// explorer name forks by event; a headless --at code names a clock.
+// runCode reproduces a share code's run to its end on the lean path (one
+// world, no explorer history), checking its fingerprint as it passes the
+// cursor. A wrong code is a usage error (exit 2); a trace that cannot be
+// written is a failure (exit 1).
 func runCode(spec *engine.Spec, c engine.Code, trace io.Writer) (engine.Summary, error) {
-	x, err := engine.OpenCode(c, spec)
-	if err != nil {
-		var stale *engine.ErrStaleCode
-		if errors.As(err, &stale) {
-			return engine.Summary{}, err // exit 1: the code was fine once
-		}
-		return engine.Summary{}, usageErr("%v", err)
+	o := engine.ReplayOptions{Trace: trace}
+	if trace == nil {
+		o.Hash = newPipeHash()
 	}
-	b := x.Branch()
-	sum := x.Summary(b)
-	if trace != nil {
-		if err := x.WriteTrace(b, trace); err != nil {
-			return sum, err
-		}
+	sum, _, err := engine.ReplayCode(spec, c, o)
+	var ce *engine.CodeError
+	if errors.Is(err, engine.ErrCodeMismatch) || errors.As(err, &ce) {
+		return sum, usageErr("%v", err)
+	}
+	if err != nil {
+		return sum, err
 	}
 	sum.Code = c.String()
 	return sum, nil

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -30,8 +32,17 @@ Flags:
 // runServe is `inflight serve`: it parses args (everything after "serve"),
 // runs the SSH workshop server until SIGINT or SIGTERM, and returns the
 // process exit code: 0 after a clean shutdown, 2 for bad flags, 1 for
-// anything else.
-func runServe(args []string) int {
+// anything else. Every flag is checked, and the address bound, before the
+// host key file is created: a typo leaves no file behind.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	usageError := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "inflight serve: "+format+"\n", a...)
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "inflight serve: %v\n", err)
+		return 1
+	}
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported below, in one line
 	listen := fs.String("listen", serve.DefaultAddr, "address to listen on")
@@ -47,16 +58,16 @@ func runServe(args []string) int {
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fs.SetOutput(os.Stdout)
-			fmt.Print(serveUsage)
+			fmt.Fprint(stdout, serveUsage)
+			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return 0
 		}
-		return usageError("%v", err)
+		return usageError("%s", clipArgs(err.Error(), args))
 	}
 	switch {
 	case fs.NArg() > 0:
-		return usageError("unexpected argument %q", fs.Arg(0))
+		return usageError("unexpected argument %q", clipArg(fs.Arg(0)))
 	case *maxSessions < 1:
 		return usageError("--max-sessions must be at least 1, not %d", *maxSessions)
 	case *idle < 0:
@@ -72,11 +83,23 @@ func runServe(args []string) int {
 	case *jobs < 1:
 		return usageError("--jobs must be at least 1, not %d", *jobs)
 	}
+	if err := checkListenAddr(*listen); err != nil {
+		return usageError("--listen %q: %v", clipArg(*listen), err)
+	}
 	if *idle == 0 {
 		*idle = -1 // never, in serve.Config's terms
 	}
+	// Its logs may go to a pipe that closes first (`serve 2>&1 | tee log`,
+	// then ctrl+c): a write there must fail quietly, not kill the server
+	// before it says goodbye to every attendee.
+	signal.Ignore(syscall.SIGPIPE)
 
-	logger := log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "inflight serve"})
+	// Bind first: an address in use must not leave a new host key behind.
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fail(err)
+	}
+	logger := log.NewWithOptions(stderr, log.Options{ReportTimestamp: true, Prefix: "inflight serve"})
 	srv, err := serve.New(serve.Config{
 		Addr:           *listen,
 		HostKeyPath:    *hostKey,
@@ -94,22 +117,23 @@ func runServe(args []string) int {
 	var kerr *serve.KeyFileError
 	switch {
 	case errors.As(err, &kerr) && kerr.Field == "AuthorizedKeys":
+		ln.Close()
 		return usageError("--authorized-keys: %v", err)
 	case errors.As(err, &kerr):
+		ln.Close()
 		return usageError("--presenter-keys: %v", err)
 	case err != nil:
-		fmt.Fprintf(os.Stderr, "inflight serve: %v\n", err)
-		return 1
+		ln.Close()
+		return fail(err)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	served := make(chan error, 1)
-	go func() { served <- srv.ListenAndServe() }()
+	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
-		fmt.Fprintf(os.Stderr, "inflight serve: %v\n", err)
-		return 1
+		return fail(err)
 	case <-ctx.Done():
 	}
 	stop() // a second Ctrl-C kills outright
@@ -120,17 +144,31 @@ func runServe(args []string) int {
 		logger.Warn("shutdown", "err", err)
 	}
 	if err := <-served; err != nil {
-		fmt.Fprintf(os.Stderr, "inflight serve: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	logger.Info("stopped")
 	return 0
 }
 
-// usageError prints one line naming what was wrong and returns exit code 2.
-func usageError(format string, a ...any) int {
-	fmt.Fprintf(os.Stderr, "inflight serve: "+format+"\n", a...)
-	return 2
+// checkListenAddr checks a listen address's form, host:port with a port
+// from 0 to 65535, without resolving it.
+func checkListenAddr(a string) error {
+	_, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return errors.New("want host:port, e.g. 127.0.0.1:2222 or :2222")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q: want a number from 0 to 65535", clipArg(port))
+	}
+	return nil
+}
+
+// clipArg is the start of an argument for an error line.
+func clipArg(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
 }
 
 // defaultHostKeyPath keeps the host key in the user's config directory, so

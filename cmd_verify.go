@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -30,11 +32,11 @@ Flags:
 // runVerify is `inflight verify`. A consumer process (the same binary,
 // started by runVerify with verify.ConsumerEnv set) lands here too and is
 // handed over to the consumer before any flag is read.
-func runVerify(args []string) int {
+func runVerify(args []string, stdout, stderr io.Writer) int {
 	if verify.IsConsumer() {
 		return verify.ConsumerMain()
 	}
-	return verifyMain(args, os.Stdout, os.Stderr, isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd()))
+	return verifyMain(args, stdout, stderr, isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd()))
 }
 
 func verifyMain(args []string, stdout, stderr io.Writer, terminal bool) int {
@@ -56,7 +58,7 @@ func verifyMain(args []string, stdout, stderr io.Writer, terminal bool) int {
 			fs.PrintDefaults()
 			return 0
 		}
-		return fail(2, "%s (see 'inflight verify --help')", flagErrText(err))
+		return fail(2, "%s (see 'inflight verify --help')", clipArgs(flagErrText(err), args))
 	}
 	switch {
 	case fs.NArg() == 0:
@@ -70,13 +72,16 @@ func verifyMain(args []string, stdout, stderr io.Writer, terminal bool) int {
 	case !(*crashP >= 0 && *crashP <= 0.5):
 		return fail(2, "--crash-p %v: want a probability from 0 to 0.5", *crashP)
 	case fs.Changed("redis") && !validAddr(*redisAddr):
-		return fail(2, "--redis %q: want host:port", *redisAddr)
+		return fail(2, "--redis %q: want host:port with a port from 1 to 65535", clipArg(*redisAddr))
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fail(1, "cannot find my own binary to run the consumer: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A signal we can catch ends the run through ctx, so the servers and
+	// consumers it started are stopped and its temporary folder removed
+	// (only SIGKILL skips that; on Linux the children then die with us).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// `inflight verify cashback | head -3` must not kill us mid-run: a
 	// broken pipe becomes a write error, and the server and the temporary
@@ -91,7 +96,7 @@ func verifyMain(args []string, stdout, stderr io.Writer, terminal bool) int {
 	case errors.Is(err, verify.ErrNoRedisServer):
 		return fail(2, "%v", err)
 	case ctx.Err() != nil:
-		return fail(130, "interrupted")
+		return fail(1, "interrupted; the servers and consumers it started are stopped and its temporary folder removed")
 	case err != nil:
 		return fail(1, "%v", err)
 	case !res.Agree():
@@ -117,6 +122,10 @@ func flagErrText(err error) string {
 }
 
 func validAddr(a string) bool {
-	i := strings.LastIndex(a, ":")
-	return i > 0 && i < len(a)-1
+	host, port, err := net.SplitHostPort(a)
+	if err != nil || host == "" {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }

@@ -3,28 +3,9 @@ package main
 import (
 	"bytes"
 	"io"
-	"os"
 	"strings"
 	"testing"
 )
-
-// captureStderr runs f with os.Stderr going to a pipe and returns what it
-// wrote.
-func captureStderr(t *testing.T, f func()) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stderr
-	os.Stderr = w
-	done := make(chan string)
-	go func() { b, _ := io.ReadAll(r); done <- string(b) }()
-	defer func() { os.Stderr = old }()
-	f()
-	w.Close()
-	return <-done
-}
 
 // TestRunVerifyFlagErrors calls runVerify directly, as main.go's
 // `inflight verify` will: every bad flag is one line naming it, exit 2.
@@ -42,14 +23,21 @@ func TestRunVerifyFlagErrors(t *testing.T) {
 		{[]string{"cashback", "--seed", "-1"}, `--seed "-1": want a non-negative integer`},
 		{[]string{"cashback", "--redis", "nohostport"}, "--redis"},
 		{[]string{"cashback", "--redis"}, "--redis"},
+		{[]string{"cashback", "--redis", "127.0.0.1:99999"}, "--redis"},
+		{[]string{"cashback", "--redis", "127.0.0.1:0"}, "--redis"},
+		{[]string{"cashback", "--redis", ":6379"}, "--redis"},
+		{[]string{"cashback", "--redis", "127.0.0.1:port"}, "--redis"},
+		{[]string{"cashback", "--events", strings.Repeat("9", 5000)}, "…"},
+		{[]string{"cashback", "--redis", strings.Repeat("h", 5000)}, "…"},
 		{[]string{"cashback", "--frobnicate"}, "--frobnicate"},
 		{[]string{}, "inflight verify cashback"},
 		{[]string{"thursday"}, `unknown test "thursday"`},
 		{[]string{"cashback", "extra"}, "unexpected arguments: extra"},
 	}
 	for _, c := range cases {
-		var code int
-		msg := captureStderr(t, func() { code = runVerify(c.args) })
+		var errb bytes.Buffer
+		code := runVerify(c.args, io.Discard, &errb)
+		msg := errb.String()
 		if code != 2 {
 			t.Errorf("%q: exit %d, want 2 (%q)", c.args, code, msg)
 		}

@@ -50,6 +50,36 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	out := &outWriter{w: stdout}
+	code := dispatch(args, out, stderr)
+	if out.err != nil && code == 0 {
+		fmt.Fprintf(stderr, "inflight: writing the output: %v\n", out.err)
+		code = 1
+	}
+	return code
+}
+
+// outWriter remembers stdout's first failed write and fails every write
+// after it: output lost to a full disk is a failure, not a success.
+type outWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.err = err
+	}
+	return n, err
+}
+
+// dispatch runs one command and returns its exit code: 0 success, 1
+// failure, 2 usage.
+func dispatch(args []string, stdout, stderr io.Writer) int {
 	var err error
 	cmd := ""
 	if len(args) > 0 {
@@ -67,17 +97,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "validate":
 		err = cmdValidate(args[1:], stdout, stderr)
 	case "open":
-		err = cmdOpen(args[1:])
+		err = cmdOpen(args[1:], stdout)
 	case "serve":
-		return runServe(args[1:])
+		return runServe(args[1:], stdout, stderr)
 	case "verify":
 		// the consumer child processes of verify come back through here too
-		return runVerify(args[1:])
+		return runVerify(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = cmdExplore(args)
+		err = cmdExplore(args, stdout)
 	}
 	if err == nil {
 		return 0
@@ -109,9 +139,21 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout io.Writer) error {
 			fs.PrintDefaults()
 			return &exitError{0, ""}
 		}
-		return usageErr("%s: %v (see 'inflight %s --help')", fs.Name(), err, fs.Name())
+		return usageErr("%s: %s (see 'inflight %s --help')", fs.Name(), clipArgs(err.Error(), args), fs.Name())
 	}
 	return nil
+}
+
+// clipArgs shortens, in a flag parser's message, every argument longer
+// than 40 characters to its start: an error line never echoes a whole
+// hostile argument.
+func clipArgs(msg string, args []string) string {
+	for _, a := range args {
+		if c := clipArg(a); c != a {
+			msg = strings.ReplaceAll(msg, a, c)
+		}
+	}
+	return msg
 }
 
 // incidentFlags are shared by the commands that pick an incident.
@@ -194,13 +236,13 @@ func cmdList(args []string, stdout io.Writer) error {
 	return nil
 }
 
-func cmdExplore(args []string) error {
+func cmdExplore(args []string, stdout io.Writer) error {
 	fs := flagSet("explore")
 	var f incidentFlags
 	f.add(fs)
 	var bf budgetFlags
 	bf.add(fs)
-	if err := parseFlags(fs, args, os.Stdout); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	budget, err := bf.budget()
@@ -218,13 +260,13 @@ func cmdExplore(args []string) error {
 	return tui.Run(tui.Options{Spec: spec, Seed: seed, Set: set, Shared: tui.NewShared(budget, nil, 0)})
 }
 
-func cmdOpen(args []string) error {
+func cmdOpen(args []string, stdout io.Writer) error {
 	fs := flagSet("open")
 	var file string
 	fs.StringVar(&file, "incident-file", "", "the incident file the code was made on (for incidents that are not bundled)")
 	var bf budgetFlags
 	bf.add(fs)
-	if err := parseFlags(fs, args, os.Stdout); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	budget, err := bf.budget()
@@ -245,10 +287,6 @@ func cmdOpen(args []string) error {
 		return err // exit 1: the code is fine, the budget too small for it
 	}
 	if err != nil {
-		var stale *engine.ErrStaleCode
-		if errors.As(err, &stale) {
-			return err
-		}
 		return usageErr("%v", err)
 	}
 	return tui.Run(tui.Options{Spec: spec, Explorer: x, Shared: tui.NewShared(budget, nil, 0)})

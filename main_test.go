@@ -4,11 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"inflight/verify"
+	"inflight/verify/fakeredis"
 )
 
 func runCLI(args ...string) (stdout, stderr string, code int) {
@@ -16,6 +24,8 @@ func runCLI(args ...string) (stdout, stderr string, code int) {
 	code = run(args, &o, &e)
 	return o.String(), e.String(), code
 }
+
+const mismatch = "this code does not match its incident (edited, mistyped, or made by another version of inflight)"
 
 // The run summary carries exactly the keys INCIDENTS.md names.
 func TestRunJSONKeys(t *testing.T) {
@@ -107,11 +117,13 @@ func TestAtForkFigures(t *testing.T) {
 	if s2.Hash != s.Hash {
 		t.Errorf("run --code gave %s, the run gave %s", s2.Hash, s.Hash)
 	}
-	// and a tampered code says so
+	// and a tampered code says so, in one sentence, as a usage error
 	bad := s.Code[:len(s.Code)-1] + string("0123456789abcdef"[(strings.IndexByte("0123456789abcdef", s.Code[len(s.Code)-1])+1)%16])
-	_, errOut, code = runCLI("run", "--code", bad)
-	if code == 0 || !strings.Contains(errOut, "no longer reproduces") {
-		t.Errorf("stale code: exit %d, %q", code, errOut)
+	for _, cmd := range [][]string{{"run", "--code", bad}, {"run", "--code", bad, "--trace"}, {"open", bad}} {
+		out, errOut, code = runCLI(cmd...)
+		if code != 2 || errOut != "inflight: "+mismatch+"\n" || out != "" {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q", cmd, code, len(out), errOut)
+		}
 	}
 }
 
@@ -187,6 +199,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--code", "thursday@1#99999999999.d7435a6b"}, "the run ends at event"},
 		{[]string{"check", "nosuch"}, "no arguments"},
 		{[]string{"run", "thursday", "--set", "dedupe=true"}, "does not apply"},
+		{[]string{"run", "thursday", "--seed", strings.Repeat("7", 5000)}, "--seed"},
+		{[]string{"run", "thursday", "--" + strings.Repeat("x", 5000)}, "…"},
 	}
 	for _, tc := range cases {
 		_, errOut, code := runCLI(tc.args...)
@@ -197,7 +211,10 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%v: stderr %q should be one line mentioning %q", tc.args, errOut, tc.want)
 		}
 		if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
-			t.Errorf("%v: a stack trace", tc.args)
+			t.Errorf("%.80v: a stack trace", tc.args)
+		}
+		if len(errOut) > 600 {
+			t.Errorf("%.80v: %d-byte error line", tc.args, len(errOut))
 		}
 	}
 }
@@ -216,6 +233,163 @@ func TestReadmeCodesReproduce(t *testing.T) {
 	for _, c := range codes {
 		if _, errOut, code := runCLI("run", "--code", c); code != 0 {
 			t.Errorf("README code %s: %s", c, errOut)
+		}
+	}
+}
+
+// TestMain lets the test binary be the inflight command (INFLIGHT_TEST_MAIN
+// set: the arguments are inflight's), verify's consumer, or a stand-in
+// redis-server, so the tests below run real processes without a build.
+func TestMain(m *testing.M) {
+	if verify.IsConsumer() {
+		os.Exit(verify.ConsumerMain())
+	}
+	if code, ok := fakeredis.FromEnv(); ok {
+		os.Exit(code)
+	}
+	if os.Getenv("INFLIGHT_TEST_MAIN") != "" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// inflight is a command running this test binary as inflight.
+func inflight(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "INFLIGHT_TEST_MAIN=1")
+	return cmd
+}
+
+// exitCode runs cmd and returns its exit code (-1 if a signal ended it).
+func exitCode(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatalf("%v: %v", cmd.Args, err)
+	return 0
+}
+
+// Every command exits 0 on success, 1 on failure, 2 on a usage error, as
+// a real process.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	ex, err := os.ReadFile("docs/example-incident.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(good, ex, 0o644)
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("id: x\ntitle: X\ncolour: 1\n"), 0o644)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	key := filepath.Join(dir, "host_key")
+	cases := []struct {
+		want int
+		args []string
+	}{
+		{0, []string{"list"}},
+		{0, []string{"help"}},
+		{0, []string{"--help"}},
+		{0, []string{"run", "--help"}},
+		{0, []string{"run", "thursday"}},
+		{0, []string{"run", "--code", "thursday@1/p178@19:52:00;visibility_timeout=60s#560.1dde67ec"}},
+		{0, []string{"sweep", "thursday", "--vary", "visibility_timeout=30s,60s"}},
+		{0, []string{"validate", good}},
+		{0, []string{"serve", "--help"}},
+		{0, []string{"verify", "--help"}},
+		{1, []string{"validate", bad}},
+		{1, []string{"serve", "--listen", busy.Addr().String(), "--host-key", key}},
+		{2, []string{"list", "extra"}},
+		{2, []string{"run"}},
+		{2, []string{"run", "thursday", "--bogus"}},
+		{2, []string{"run", "--code", "thursday@1#end.00000000"}},
+		{2, []string{"run", "--code", "thursday@1+orders=10000000#5000.00000000"}},
+		{2, []string{"open", "thursday@1#end.00000000"}},
+		{2, []string{"open"}},
+		{2, []string{"nope-incident"}},
+		{2, []string{"sweep", "thursday"}},
+		{2, []string{"check", "extra"}},
+		{2, []string{"validate"}},
+		{2, []string{"serve", "--listen", "notaport", "--host-key", key}},
+		{2, []string{"serve", "--listen", "127.0.0.1:99999", "--host-key", key}},
+		{2, []string{"serve", "--max-sessions", "0", "--host-key", key}},
+		{2, []string{"serve", "extra"}},
+		{2, []string{"verify", "cashback", "--redis", "127.0.0.1:99999"}},
+		{2, []string{"verify", "cashback", "--events", "0"}},
+		{2, []string{"verify"}},
+	}
+	for _, c := range cases {
+		var stderr strings.Builder
+		cmd := inflight(t, c.args...)
+		cmd.Stderr = &stderr
+		if got := exitCode(t, cmd); got != c.want {
+			t.Errorf("inflight %s: exit %d, want %d (%s)", strings.Join(c.args, " "), got, c.want, stderr.String())
+		}
+		if c.want != 0 && (stderr.Len() == 0 || strings.Contains(stderr.String(), "goroutine ")) {
+			t.Errorf("inflight %s: stderr %q", strings.Join(c.args, " "), stderr.String())
+		}
+	}
+	if _, err := os.Stat(key); err == nil {
+		t.Errorf("a serve that did not start wrote its host key")
+	}
+}
+
+// Output lost to a full disk is a failure: exit 1 and a line saying so,
+// not exit 0.
+func TestWriteErrorsFail(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full here")
+	}
+	defer full.Close()
+	for _, args := range [][]string{
+		{"list"}, {"check"}, {"validate", "docs/example-incident.yaml"}, {"--help"}, {"help"},
+		{"run", "thursday"}, {"run", "thursday", "--format", "json"}, {"run", "thursday", "--trace"},
+		{"run", "--code", "thursday@1/p178@19:52:00;visibility_timeout=60s#560.1dde67ec", "--trace"},
+		{"sweep", "thursday", "--vary", "visibility_timeout=30s,60s"}, {"run", "--help"},
+		{"serve", "--help"}, {"verify", "--help"},
+	} {
+		var stderr strings.Builder
+		cmd := inflight(t, args...)
+		cmd.Stdout, cmd.Stderr = full, &stderr
+		if code := exitCode(t, cmd); code != 1 || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("inflight %s > /dev/full: exit %d, stderr %q", strings.Join(args, " "), code, stderr.String())
+		}
+	}
+}
+
+// A share code past the caps is refused before any engine work: exit 2 at
+// once, in a line that quotes only its start.
+func TestHostileCodesCLI(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("thursday@1")
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&b, "/p%d@19:52;visibility_timeout=%ds", 300+i, 31+i%50)
+	}
+	b.WriteString("#end.00000000")
+	for _, code := range []string{b.String(), "thursday@1+orders=" + strings.Repeat("9", 20000) + "#end.00000000"} {
+		start := time.Now()
+		_, errOut, exit := runCLI("run", "--code", code)
+		if exit != 2 || len(errOut) > 200 || !strings.Contains(errOut, "…") {
+			t.Errorf("%d-byte code: exit %d, stderr %q", len(code), exit, errOut)
+		}
+		if took := time.Since(start); took > time.Second { // it takes microseconds
+			t.Errorf("%d-byte code: %s", len(code), took)
 		}
 	}
 }

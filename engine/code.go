@@ -1,9 +1,14 @@
 package engine
 
 import (
+	"bufio"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Code is a share code: one printable string naming an incident, seed,
@@ -67,9 +72,40 @@ func (c Code) String() string {
 	return b.String()
 }
 
+// Share codes are pasted by people and, under `serve`, arrive from
+// strangers. Before any engine work a code is held to these caps, so a
+// hostile one is refused in time and memory bounded by them. The caps are
+// far above any code the explorer makes (a few hundred bytes, a handful of
+// forks) and leave room for branch names in codes.
+const (
+	MaxCodeLen   = 8 << 10 // bytes
+	MaxCodeForks = 64
+	// a knob name or value, clock, number or incident id: longer is no
+	// real value, and error lines echo such fields whole
+	maxCodeField = 40
+	maxCodeID    = 64
+)
+
+// clip is a user's value as an error line may quote it: at most 40
+// characters, so that one pasted megabyte does not come back as a
+// megabyte of error. Quote it with %q, which escapes control characters.
+func clip(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxCodeField {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
 func parseSettings(s string) ([]Setting, error) {
 	var out []Setting
 	for _, kv := range strings.Split(s, ",") {
+		if len(kv) > maxCodeField {
+			return nil, fmt.Errorf("setting %q is longer than any knob=value (%d characters)", clip(kv), maxCodeField)
+		}
 		st, err := ParseSetting(kv)
 		if err != nil {
 			return nil, err
@@ -79,13 +115,26 @@ func parseSettings(s string) ([]Setting, error) {
 	return out, nil
 }
 
-// ParseCode reads a share code. It checks the syntax and the knob names;
-// the incident and fingerprint are checked when the code is opened.
+// ParseCode reads a share code. It checks the caps, the syntax and the knob
+// names; the incident and fingerprint are checked when the code is opened.
+// Errors quote only the start of the code.
 func ParseCode(s string) (Code, error) {
-	bad := func(why string) (Code, error) {
-		return Code{}, fmt.Errorf("share code %q: %s", s, why)
+	raw := s
+	bad := func(format string, a ...any) (Code, error) {
+		return Code{}, fmt.Errorf("share code %q: %s", clip(raw), fmt.Sprintf(format, a...))
+	}
+	if len(s) > MaxCodeLen {
+		return bad("%d bytes; a share code has at most %d", len(s), MaxCodeLen)
 	}
 	s = strings.TrimSpace(s)
+	if n := strings.Count(s, "/"); n > MaxCodeForks {
+		return bad("%d forks; a share code has at most %d", n, MaxCodeForks)
+	}
+	for i, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError {
+			return bad("a control character or invalid text at %q; a code is one line of printable text", clip(s[i:]))
+		}
+	}
 	body, tail, ok := strings.Cut(s, "#")
 	if !ok {
 		return bad("missing '#cursor.fingerprint' at the end")
@@ -100,13 +149,13 @@ func ParseCode(s string) (Code, error) {
 	} else {
 		n, err := strconv.ParseInt(cur, 10, 64)
 		if err != nil || n < 0 {
-			return bad(fmt.Sprintf("cursor %q is not an event number", cur))
+			return bad("cursor %q is not an event number", clip(cur))
 		}
 		c.Cursor = n
 	}
 	f, err := strconv.ParseUint(fp, 16, 32)
 	if err != nil || len(fp) != 8 {
-		return bad(fmt.Sprintf("fingerprint %q is not 8 hex digits", fp))
+		return bad("fingerprint %q is not 8 hex digits", clip(fp))
 	}
 	c.Fingerprint = uint32(f)
 	parts := strings.Split(body, "/")
@@ -116,48 +165,63 @@ func ParseCode(s string) (Code, error) {
 	if !ok || id == "" {
 		return bad("want incident@seed at the start")
 	}
+	if len(id) > maxCodeID {
+		return bad("incident id %q is longer than %d characters", clip(id), maxCodeID)
+	}
 	c.Incident = id
 	if c.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
-		return bad(fmt.Sprintf("seed %q is not a number", seed))
+		return bad("seed %q is not a number", clip(seed))
 	}
 	if hasSet {
 		if c.Set, err = parseSettings(set); err != nil {
-			return bad(err.Error())
+			return bad("%v", err)
 		}
 	}
-	for _, p := range parts[1:] {
+	for i, p := range parts[1:] {
 		fields := strings.Split(p, ";")
 		where := fields[0]
 		var fk CodeFork
 		fk.Pos = -1
 		pos, at, ok := strings.Cut(where, "@")
 		if !ok {
-			return bad(fmt.Sprintf("fork %q: want p<event>@<clock>", p))
+			return bad("fork %d %q: want p<event>@<clock>", i+1, clip(p))
 		}
 		if pos != "" {
 			n, err := strconv.ParseInt(strings.TrimPrefix(pos, "p"), 10, 64)
 			if err != nil || !strings.HasPrefix(pos, "p") || n < 0 {
-				return bad(fmt.Sprintf("fork %q: bad event number", p))
+				return bad("fork %d %q: bad event number", i+1, clip(p))
 			}
 			fk.Pos = n
 		}
+		if len(at) > maxCodeField {
+			return bad("fork %d: clock %q is too long", i+1, clip(at))
+		}
 		if fk.At, err = ParseClock(at); err != nil {
-			return bad(fmt.Sprintf("fork %q: %v", p, err))
+			return bad("fork %d: %v", i+1, err)
 		}
 		for _, fld := range fields[1:] {
 			if len(fld) > 1 && fld[0] == 'd' && !strings.Contains(strings.SplitN(fld, "=", 2)[0], "_") && fld[1] >= '0' && fld[1] <= '9' {
 				k, v, _ := strings.Cut(fld[1:], "=")
-				i, err1 := strconv.ParseInt(k, 10, 64)
+				idx, err1 := strconv.ParseInt(k, 10, 64)
 				val, err2 := strconv.ParseInt(v, 10, 64)
-				if err1 != nil || err2 != nil || i < 0 {
-					return bad(fmt.Sprintf("fork %q: bad decision override %q", p, fld))
+				if err1 != nil || err2 != nil || idx < 0 {
+					return bad("fork %d: bad decision override %q", i+1, clip(fld))
 				}
-				fk.Override = &DecisionOverride{Index: i, Value: val}
+				fk.Override = &DecisionOverride{Index: idx, Value: val}
 				continue
 			}
 			if fk.Set, err = parseSettings(fld); err != nil {
-				return bad(err.Error())
+				return bad("fork %d: %v", i+1, err)
 			}
+		}
+		// The explorer's branch path forks at ever later events, and only
+		// `run --at` makes a fork at a clock, as the code's one fork. Any
+		// other order has no single meaning, so it is not a code.
+		if fk.Pos < 0 && (len(parts) > 2 || fk.Override != nil) {
+			return bad("fork %d: a fork at a clock (/@HH:MM) must be the code's only fork and force no decision", i+1)
+		}
+		if n := len(c.Forks); n > 0 && fk.Pos < c.Forks[n-1].Pos {
+			return bad("fork %d at event %d comes before fork %d at event %d", i+1, fk.Pos, n, c.Forks[n-1].Pos)
 		}
 		c.Forks = append(c.Forks, fk)
 	}
@@ -184,15 +248,17 @@ func RunCode(spec *Spec, o RunOptions, w *World) Code {
 	return c
 }
 
-// ErrStaleCode says a code no longer reproduces its run.
-type ErrStaleCode struct {
-	Code      string
-	Want, Got uint32
-}
+// ErrCodeMismatch says a code's fingerprint is not that of the run it
+// names: the code was changed, or this engine plays that run differently.
+var ErrCodeMismatch = errors.New("this code does not match its incident (edited, mistyped, or made by another version of inflight)")
 
-func (e *ErrStaleCode) Error() string {
-	return fmt.Sprintf("share code %s was made by a different version of the engine: its run no longer reproduces here (fingerprint %08x, this engine gives %08x)", e.Code, e.Want, e.Got)
-}
+// CodeError is a code that names something its run does not have: a fork
+// or cursor past the run's end, a value the incident refuses.
+type CodeError struct{ msg string }
+
+func (e *CodeError) Error() string { return e.msg }
+
+func codeErr(format string, a ...any) error { return &CodeError{fmt.Sprintf(format, a...)} }
 
 // OpenCode rebuilds the explorer a code names, on spec, with the cursor
 // where the code puts it, and checks the fingerprint. OpenCodeWithin opens
@@ -229,10 +295,136 @@ func OpenCode(c Code, spec *Spec, in ...*Within) (*Explorer, error) {
 			return nil, fmt.Errorf("share code cursor is at event %d, but the run ends at event %d", c.Cursor, x.Pos())
 		}
 	}
-	if got := fp32(x.w.fp); got != c.Fingerprint || (c.Cursor >= 0 && x.Pos() != c.Cursor) {
-		return nil, &ErrStaleCode{c.String(), c.Fingerprint, got}
+	if fp32(x.w.fp) != c.Fingerprint || (c.Cursor >= 0 && x.Pos() != c.Cursor) {
+		return nil, ErrCodeMismatch
 	}
 	return x, nil
+}
+
+// ReplayOptions configure ReplayCode.
+type ReplayOptions struct {
+	Trace io.Writer // every event as a JSON line, or nil
+	Hash  TraceHash // as RunOptions.Hash
+}
+
+// ReplayCode plays the run a code names to its end the way Run does: one
+// world, no history or checkpoints, memory flat however long the run. Each
+// fork is applied as the world reaches its event, as the explorer's Fork
+// would; a fork at a clock is queued from the start, as `run --at` does,
+// which plays the same. The fingerprint is checked when the world passes
+// the cursor, so a code for an early moment fails early.
+//
+// With a trace the code is checked first in a pass that writes nothing, so
+// a wrong code's trace is never written. Problems with the code are a
+// *CodeError or ErrCodeMismatch; any other error is the trace's writer's.
+func ReplayCode(spec *Spec, c Code, o ReplayOptions) (Summary, *World, error) {
+	if o.Trace != nil {
+		if _, err := c.replay(spec, nil, false); err != nil {
+			return Summary{}, nil, err
+		}
+	}
+	var next Sink
+	var ts *traceSink
+	var bw *bufio.Writer
+	if o.Trace != nil {
+		bw = bufio.NewWriterSize(o.Trace, 64<<10)
+		ts = &traceSink{enc: json.NewEncoder(bw)}
+		next = ts
+	}
+	hs := withHash(o.Hash, next)
+	w, err := c.replay(spec, hs, true)
+	if err != nil {
+		return Summary{}, nil, err
+	}
+	if bw != nil {
+		if ts.err == nil {
+			ts.err = bw.Flush()
+		}
+		if ts.err != nil {
+			return Summary{}, nil, ts.err
+		}
+	}
+	return w.Summarize(hs.sum()), w, nil
+}
+
+// replay plays c on spec into sink, checking the fingerprint at the
+// cursor; it stops there unless toEnd.
+func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
+	if spec.ID != c.Incident {
+		return nil, codeErr("share code is for incident %q, not %q", clip(c.Incident), spec.ID)
+	}
+	w, err := NewWorld(spec, c.Seed, c.Set)
+	if err != nil {
+		return nil, codeErr("share code: %v", err)
+	}
+	w.countOnly = len(spec.Operators) == 0
+	checked := false
+	// to plays until event pos (or the end), checking the cursor on the way
+	to := func(pos int64) error {
+		if !checked && c.Cursor >= 0 && c.Cursor <= pos {
+			checked = true
+			w.RunTo(sink, c.Cursor-w.Pos)
+			if w.Pos != c.Cursor {
+				return codeErr("share code cursor is at event %d, but the run ends at event %d", c.Cursor, w.Pos)
+			}
+			if fp32(w.fp) != c.Fingerprint {
+				return ErrCodeMismatch
+			}
+		}
+		w.RunTo(sink, pos-w.Pos)
+		return nil
+	}
+	clockFork := len(c.Forks) == 1 && c.Forks[0].Pos < 0 // ParseCode allows no other
+	for i, f := range c.Forks {
+		if f.Pos < 0 {
+			if !clockFork || f.Override != nil {
+				return nil, codeErr("share code fork %d: a fork at a clock must be the code's only fork", i+1)
+			}
+			if len(f.Set) > 0 {
+				if err := w.ScheduleKnobs(f.At, f.Set); err != nil {
+					return nil, codeErr("share code fork %d: %v", i+1, err)
+				}
+			}
+			continue
+		}
+		if err := to(f.Pos); err != nil {
+			return nil, err
+		}
+		if w.Pos != f.Pos {
+			return nil, codeErr("share code fork %d is at event %d, but the run ends at event %d", i+1, f.Pos, w.Pos)
+		}
+		if w.Settled() && f.Override == nil {
+			return nil, codeErr("share code fork %d at event %d: the run has ended there, so a change has nothing left to act on", i+1, f.Pos)
+		}
+		if len(f.Set) > 0 {
+			if err := w.ScheduleKnobs(max(f.At, w.Now), f.Set); err != nil {
+				return nil, codeErr("share code fork %d: %v", i+1, err)
+			}
+		}
+		if f.Override != nil {
+			if err := checkOverride(w, *f.Override); err != nil {
+				return nil, codeErr("share code fork %d at event %d: %v", i+1, f.Pos, err)
+			}
+			w.Override(*f.Override)
+		}
+	}
+	if c.Cursor >= 0 {
+		if err := to(c.Cursor); err != nil {
+			return nil, err
+		}
+		if !toEnd {
+			return w, nil
+		}
+	}
+	w.RunTo(sink, -1)
+	if clockFork && len(c.Forks[0].Set) > 0 && len(w.pending) > 0 {
+		// the run settled before the clock: the explorer refuses such a fork
+		return nil, codeErr("share code fork 1 at %s: the run has ended by then, so its change acts on nothing", c.Forks[0].At.Short())
+	}
+	if c.Cursor < 0 && fp32(w.fp) != c.Fingerprint {
+		return nil, ErrCodeMismatch
+	}
+	return w, nil
 }
 
 // ForkName is a branch's default name, from what it changes:

@@ -109,7 +109,7 @@ func TestShareCodeRoundTrip(t *testing.T) {
 	// a code whose fingerprint does not match says so
 	stale := c
 	stale.Fingerprint ^= 1
-	if _, err := engine.OpenCode(stale, spec); err == nil || !strings.Contains(err.Error(), "different version of the engine") {
+	if _, err := engine.OpenCode(stale, spec); err == nil || !strings.Contains(err.Error(), "does not match its incident") {
 		t.Fatalf("stale code: %v", err)
 	}
 }

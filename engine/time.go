@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Time is simulated time in milliseconds since midnight of the incident's
@@ -240,21 +239,6 @@ func ParseDuration(s string, allowNeg bool) (Duration, error) {
 		total = -total
 	}
 	return Duration(total), nil
-}
-
-// clip is a user's value as an error message may quote it: a long value is
-// cut to a short prefix, so that one pasted megabyte does not come back as
-// a megabyte of error. Quote it with %q, which escapes control characters.
-func clip(s string) string {
-	const max = 48
-	if len(s) <= max {
-		return s
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // shown is clip for a value printed without quotes: control characters

@@ -7,6 +7,7 @@ import (
 	"syscall"
 )
 
-func serverProcAttr() *syscall.SysProcAttr { return nil }
+func childProcAttr() *syscall.SysProcAttr { return nil }
 
-func terminate(p *os.Process) error { return p.Kill() }
+// signalGroup has no process groups to use here: it kills p alone.
+func signalGroup(p *os.Process, hard bool) error { return p.Kill() }

@@ -7,6 +7,15 @@ import (
 	"syscall"
 )
 
-func serverProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+// childProcAttr puts a child in a process group of its own, so that it and
+// whatever it starts are signalled as one.
+func childProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
-func terminate(p *os.Process) error { return p.Signal(syscall.SIGTERM) }
+// signalGroup signals p's whole process group: politely (SIGTERM) or not.
+func signalGroup(p *os.Process, hard bool) error {
+	sig := syscall.SIGTERM
+	if hard {
+		sig = syscall.SIGKILL
+	}
+	return syscall.Kill(-p.Pid, sig)
+}

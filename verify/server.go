@@ -79,9 +79,10 @@ func startServerOnce(ctx context.Context, bin, dir string) (*server, error) {
 		"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no")
 	s.cmd.Dir = dir
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	// Its own process group (a terminal's ^C reaches us, and we stop it),
-	// and on Linux killed if we die without stopping it.
-	s.cmd.SysProcAttr = serverProcAttr()
+	// Its own process group (a terminal's ^C reaches us, and we stop it
+	// and anything it started), and on Linux killed if we die without
+	// stopping it.
+	s.cmd.SysProcAttr = childProcAttr()
 	if err := s.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting redis-server: %w", err)
 	}
@@ -131,21 +132,18 @@ func (s *server) tail() string {
 	return strings.Join(lines, " | ")
 }
 
-// Stop ends the server: SIGTERM, then SIGKILL if it lingers.
+// Stop ends the server and everything in its process group: SIGTERM to
+// the group, SIGKILL to what is left once the server has exited (or after
+// 3 s), so nothing it started outlives it.
 func (s *server) Stop() {
 	if s == nil || s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
-	select {
-	case <-s.exited:
-		return
-	default:
-	}
-	_ = terminate(s.cmd.Process)
+	_ = signalGroup(s.cmd.Process, false)
 	select {
 	case <-s.exited:
 	case <-time.After(3 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
 	}
+	_ = signalGroup(s.cmd.Process, true)
+	<-s.exited
 }

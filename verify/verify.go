@@ -8,7 +8,7 @@
 package verify
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -129,6 +129,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	rdb := newClient(res.Redis)
 	defer rdb.Close()
+	// a command waiting on the server does not watch ctx: closing the
+	// client on an interruption ends it at once
+	defer context.AfterFunc(ctx, func() { rdb.Close() })()
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		return nil, fmt.Errorf("redis at %s: %w", res.Redis, err)
 	}
@@ -319,37 +322,26 @@ func crashList(cs []Crash) string {
 }
 
 // runConsumer starts one consumer process and waits for it. It returns its
-// exit code and, if it died on purpose, which delivery.
+// exit code and, if it died on purpose, which delivery. The consumer runs
+// in a process group of its own, killed as a whole when ctx ends and
+// cleared when the consumer exits, so nothing it started lingers.
 func runConsumer(ctx context.Context, command []string, cfgPath string, bar *meter) (int, *Crash, error) {
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
 	cmd.Env = append(os.Environ(), ConsumerEnv+"="+cfgPath)
+	cmd.SysProcAttr = childProcAttr()
+	cmd.Cancel = func() error { return signalGroup(cmd.Process, true) }
+	// a child of the consumer holding its output open must not hold us
+	cmd.WaitDelay = 2 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return 0, nil, err
-	}
+	out := &progressReader{bar: bar}
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		return 0, nil, fmt.Errorf("starting the consumer: %w", err)
 	}
-	var crashed *Crash
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		switch {
-		case len(f) == 2 && f[0] == "a":
-			if n, err := strconv.Atoi(f[1]); err == nil {
-				bar.set(n + 1)
-			}
-		case len(f) == 3 && f[0] == "c":
-			n, err1 := strconv.Atoi(f[1])
-			d, err2 := strconv.Atoi(f[2])
-			if err1 == nil && err2 == nil {
-				crashed = &Crash{Entry: n, Delivery: d}
-			}
-		}
-	}
-	err = cmd.Wait()
+	err := cmd.Wait()
+	_ = signalGroup(cmd.Process, true) // whatever it started
+	crashed := out.result()
 	if ctx.Err() != nil {
 		return 0, nil, ctx.Err()
 	}
@@ -361,10 +353,64 @@ func runConsumer(ctx context.Context, command []string, cfgPath string, bar *met
 		}
 		return code, crashed, nil
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, exec.ErrWaitDelay) {
 		return 0, nil, fmt.Errorf("consumer: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return 0, nil, nil
+}
+
+// progressReader reads a consumer's progress lines as it writes them:
+// "a N" (entries up to N acknowledged) and "c N D" (died on delivery D of
+// entry N).
+type progressReader struct {
+	mu      sync.Mutex
+	bar     *meter
+	partial []byte
+	crashed *Crash
+}
+
+func (p *progressReader) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.partial = append(p.partial, b...)
+	for {
+		i := bytes.IndexByte(p.partial, '\n')
+		if i < 0 {
+			break
+		}
+		p.line(string(p.partial[:i]))
+		p.partial = p.partial[i+1:]
+	}
+	if len(p.partial) > 4096 { // not a progress line: drop it
+		p.partial = p.partial[:0]
+	}
+	return len(b), nil
+}
+
+func (p *progressReader) line(l string) {
+	f := strings.Fields(l)
+	switch {
+	case len(f) == 2 && f[0] == "a":
+		if n, err := strconv.Atoi(f[1]); err == nil {
+			p.bar.set(n + 1)
+		}
+	case len(f) == 3 && f[0] == "c":
+		n, err1 := strconv.Atoi(f[1])
+		d, err2 := strconv.Atoi(f[2])
+		if err1 == nil && err2 == nil {
+			p.crashed = &Crash{Entry: n, Delivery: d}
+		}
+	}
+}
+
+func (p *progressReader) result() *Crash {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.partial) > 0 { // a last line without its newline
+		p.line(string(p.partial))
+		p.partial = nil
+	}
+	return p.crashed
 }
 
 type limitedWriter struct {
