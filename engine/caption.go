@@ -83,6 +83,15 @@ func (w *World) Caption(e *Event, d *Decision) string {
 			return fmt.Sprintf("%s finds sent_at stamped for %s: ack without sending", who, name)
 		case AckBeforeWork:
 			return fmt.Sprintf("%s acks %s before doing the work: the broker forgets it", who, name)
+		case AckGoneNoop:
+			why := ""
+			switch e.Value {
+			case AckAlreadySent:
+				why = " finds sent_at stamped and"
+			case AckBeforeWork:
+				why = " (ack before the work)"
+			}
+			return fmt.Sprintf("%s%s acks %s: DeleteMessage succeeds, but a late ack already deleted it — nothing changes", who, why, name)
 		}
 		return fmt.Sprintf("%s acks %s: deleted", who, name)
 	case EvAckRefused:

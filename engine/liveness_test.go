@@ -253,7 +253,7 @@ func checkTrace(t *testing.T, q queueRun) {
 		k := key{e.Msg, e.Delivery}
 		switch e.Kind {
 		case engine.EvAck:
-			if dead[k] && e.Aux != engine.AckLateNoop {
+			if dead[k] && !engine.NoopAck(e.Aux) {
 				t.Fatalf("event %d: message %d delivery %d acked after its dead-letter", e.Pos, e.Msg, e.Delivery)
 			}
 			acked[k] = true

@@ -167,11 +167,16 @@ func (w *World) handle(wi int) {
 	switch {
 	case wk.ackBefore:
 		// at-most-once: the broker forgets it before any work is done
-		m := w.m(id)
-		w.remove(id, m, StDeleted)
-		w.S.Acks++
+		how, val := int64(AckBeforeWork), int64(0)
+		if w.remove(id, w.m(id), StDeleted) {
+			w.S.Acks++
+		} else {
+			// a late ack deleted it since this delivery: DeleteMessage
+			// succeeds, changes nothing, and the handler works on
+			how, val = AckGoneNoop, AckBeforeWork
+		}
 		w.schedule(item{t: w.Now, op: opWork, w: int16(wi)})
-		w.emit(EvAck, id, wi, wk.Delivery, 0, AckBeforeWork)
+		w.emit(EvAck, id, wi, wk.Delivery, val, how)
 		w.wake() // in an ordered queue the next message is now the head
 	case w.P.Claim:
 		w.claimBranch(wi)
@@ -187,7 +192,16 @@ const (
 	AckAlreadySent = 2 // the claim handler found sent_at stamped
 	AckBeforeWork  = 3 // ack=before
 	AckLateNoop    = 4 // a late ack accepted for a message already gone
+	// AckGoneNoop: an ack on a current receipt for a message another
+	// worker's late ack already deleted. SQS's DeleteMessage succeeds for
+	// a message that is no longer there and deletes nothing; the event's
+	// Value is the ack the handler meant (AckNormal, AckAlreadySent or
+	// AckBeforeWork).
+	AckGoneNoop = 5
 )
+
+// NoopAck reports whether an ack event with this Aux deleted nothing.
+func NoopAck(aux int64) bool { return aux == AckLateNoop || aux == AckGoneNoop }
 
 func (w *World) work(wi int) {
 	wk := &w.workers[wi]
@@ -293,7 +307,10 @@ func (w *World) callReturn(wi int) {
 func (w *World) ack(wi int, again bool) {
 	wk := &w.workers[wi]
 	m := w.msgs.ptr(int(wk.Msg)) // held by the worker: never released
-	if m.Status == StInFlight && m.Receives == wk.Delivery && !m.Deferred {
+	// A deleted message keeps the receipt it was last delivered with: if
+	// that is this delivery's, still current, the ack is not late (it
+	// becomes AckGoneNoop in ackNow).
+	if (m.Status == StInFlight || m.Status == StDeleted) && m.Receives == wk.Delivery && !m.Deferred {
 		if w.Now < m.Expiry {
 			w.ackNow(wi, AckNormal)
 			return
@@ -322,11 +339,16 @@ func (w *World) ack(wi int, again bool) {
 func (w *World) ackNow(wi int, how int64) {
 	wk := &w.workers[wi]
 	id := wk.Msg
+	var val int64
 	if how != AckLateNoop {
-		w.remove(id, w.m(id), StDeleted)
-		w.S.Acks++
+		if w.remove(id, w.m(id), StDeleted) {
+			w.S.Acks++
+		} else {
+			// deleted since this delivery by another worker's late ack
+			how, val = AckGoneNoop, how
+		}
 	}
-	w.emit(EvAck, id, wi, wk.Delivery, 0, how)
+	w.emit(EvAck, id, wi, wk.Delivery, val, how)
 	w.finish(wi)
 }
 
@@ -412,7 +434,9 @@ func (w *World) leaseExpire(id int32, delivery uint16) {
 }
 
 func (w *World) deadLetter(id int32, m *Msg) {
-	w.remove(id, m, StDLQ)
+	if !w.remove(id, m, StDLQ) {
+		return // gone already: nothing to move
+	}
 	if !w.countOnly {
 		i := w.dlq.push(w.owner)
 		*w.dlq.mut(i, w.owner) = DeadLetter{Msg: id, Receives: m.Receives, Effects: m.Effects, Poison: m.Poison && !m.Repaired,
@@ -443,8 +467,13 @@ func (w *World) deadLetter(id int32, m *Msg) {
 }
 
 // remove takes a message out of the broker (acked or dead-lettered),
-// recording the oldest message's age as it goes.
-func (w *World) remove(id int32, m *Msg, st MsgStatus) {
+// recording the oldest message's age as it goes. It reports false, and
+// changes nothing, for a message the broker no longer holds: a removal
+// is counted once.
+func (w *World) remove(id int32, m *Msg, st MsgStatus) bool {
+	if !m.Held() {
+		return false
+	}
 	if int32(w.advanceOldest()) == id {
 		w.S.MaxOldestAge = max(w.S.MaxOldestAge, w.Now-m.Published)
 	}
@@ -460,6 +489,7 @@ func (w *World) remove(id int32, m *Msg, st MsgStatus) {
 		w.countGone(m, 1)
 	}
 	w.maybeRetire(id, m)
+	return true
 }
 
 // countGone adds d to the counters of deleted messages behind States as

@@ -56,7 +56,7 @@ func (p *Probe) Event(w *World, e *Event, d *Decision) {
 			f.DLQAt = e.T
 		}
 	case EvAck:
-		if e.Aux != AckLateNoop {
+		if !NoopAck(e.Aux) {
 			f.Gone = e.T
 		}
 	}

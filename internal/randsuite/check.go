@@ -239,7 +239,7 @@ func (c *Checker) ack(e *engine.Event, m *tally) {
 		return
 	}
 	{
-		noop := c.queue && e.Aux == engine.AckLateNoop
+		noop := c.queue && engine.NoopAck(e.Aux)
 		switch {
 		case m.state == sDLQ && !noop:
 			c.fail(e, "an ack deletes a message already in the dead letter queue")
@@ -251,7 +251,7 @@ func (c *Checker) ack(e *engine.Event, m *tally) {
 			c.move(m, sDeleted)
 		}
 		m.acked, m.ackDel = true, e.Delivery
-		if c.queue && e.Aux == engine.AckBeforeWork {
+		if c.queue && (e.Aux == engine.AckBeforeWork || e.Aux == engine.AckGoneNoop && e.Value == engine.AckBeforeWork) {
 			m.beforeOf = e.Delivery
 		}
 	}
