@@ -146,10 +146,18 @@ func TestAttack(t *testing.T) {
 	t.Logf("%d attackers for %s: victim key to frame p50 %s, max %s; newcomer's first frame %s; %s",
 		n, time.Since(start).Round(time.Millisecond), lat[len(lat)/2].Round(time.Millisecond), worst.Round(time.Millisecond),
 		first.Round(time.Millisecond), mem)
-	if limit := 200 * time.Millisecond * raceSlowdown; worst > limit {
+	// The promise is 200 ms for a key and 1 s for a first frame, measured
+	// on a quiet machine (INFLIGHT_ATTACK_STRICT=1, the figures in the
+	// README). By default the bounds are backstops five times wider, so
+	// that a machine busy with other work fails only a real stall.
+	slack := time.Duration(5)
+	if os.Getenv("INFLIGHT_ATTACK_STRICT") != "" {
+		slack = 1
+	}
+	if limit := 200 * time.Millisecond * raceSlowdown * slack; worst > limit {
 		t.Errorf("the victim waited %s for a key during the attack, over %s", worst, limit)
 	}
-	if limit := time.Second * raceSlowdown; first > limit {
+	if limit := time.Second * raceSlowdown * slack; first > limit {
 		t.Errorf("a new session's first frame took %s during the attack, over %s", first, limit)
 	}
 
