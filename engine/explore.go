@@ -47,7 +47,11 @@ type Branch struct {
 	Changes  []Setting
 	Override *DecisionOverride
 
-	cps      []checkpoint // own checkpoints, ascending pos; cps[0] is the fork point
+	cps []checkpoint // own checkpoints, ascending pos; cps[0] is the fork point
+	// cpMu serialises clones of the checkpoints, which an explorer and its
+	// Clone (a job off the UI goroutine) share: World.Clone writes the
+	// world it copies (a fresh owner, so that its own writes copy too).
+	cpMu     *sync.Mutex
 	frontier *World
 	hash     *hashSink // hashing the frontier's events, nil until first extension
 	done     bool
@@ -109,7 +113,7 @@ func NewExplorer(spec *Spec, seed uint64, set []Setting) (*Explorer, error) {
 		return nil, err
 	}
 	x := &Explorer{Spec: spec, Seed: seed, Set: set, Every: 16384}
-	b := &Branch{ID: 0, Name: "main", frontier: w.Clone(), hash: newHashSink(nil)}
+	b := &Branch{ID: 0, Name: "main", frontier: w.Clone(), hash: newHashSink(nil), cpMu: new(sync.Mutex)}
 	b.cps = []checkpoint{{pos: 0, w: w.Clone(), hstate: marshalHash(b.hash), hlast: 0}}
 	x.branches = []*Branch{b}
 	x.cur = b
@@ -223,11 +227,18 @@ func (x *Explorer) hashAt(b *Branch, pos int64) *hashSink {
 	} else {
 		h = restoreHash(cp.hstate, cp.hlast)
 	}
-	w := cp.w.Clone()
+	w := b.clone(cp)
 	for w.Pos < pos && w.Step(h) {
 		x.tick()
 	}
 	return h
+}
+
+// clone copies checkpoint cp of b into a world of the caller's own.
+func (b *Branch) clone(cp checkpoint) *World {
+	b.cpMu.Lock()
+	defer b.cpMu.Unlock()
+	return cp.w.Clone()
 }
 
 func (b *Branch) checkpointBefore(pos int64) checkpoint {
@@ -260,7 +271,7 @@ func (x *Explorer) walkerAt(b *Branch, pos int64) *walker {
 		pos = own.frontier.Pos
 	}
 	cp := own.checkpointBefore(pos)
-	k := &walker{path: path, seg: seg, w: cp.w.Clone(), x: x}
+	k := &walker{path: path, seg: seg, w: own.clone(cp), x: x}
 	for k.w.Pos < pos && k.w.Step(nil) {
 		x.tick()
 	}
@@ -271,7 +282,7 @@ func (k *walker) step(sink Sink) bool {
 	// a loop: a fork of a fork may branch at the very same event
 	for k.seg+1 < len(k.path) && k.w.Pos == k.path[k.seg+1].ForkPos {
 		k.seg++
-		k.w = k.path[k.seg].cps[0].w.Clone()
+		k.w = k.path[k.seg].clone(k.path[k.seg].cps[0])
 	}
 	if k.x != nil {
 		k.x.tick()
@@ -552,7 +563,7 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 		name = fmt.Sprintf("fork%d", x.nextID)
 	}
 	b := &Branch{ID: x.nextID, Name: name, Parent: parent, ForkPos: o.Pos, ForkAt: max(o.At, w.Now),
-		Changes: append([]Setting(nil), o.Set...), Override: o.Override, frontier: w.Clone()}
+		Changes: append([]Setting(nil), o.Set...), Override: o.Override, frontier: w.Clone(), cpMu: new(sync.Mutex)}
 	b.cps = []checkpoint{{pos: o.Pos, w: w.Clone()}}
 	for _, s := range parent.series.Samples {
 		if s.Pos <= o.Pos {
@@ -972,7 +983,7 @@ func (x *Explorer) eventsPerMessage(b *Branch) int64 {
 		return r
 	}
 	if x.epm == 0 {
-		w := root.cps[0].w.Clone()
+		w := root.clone(root.cps[0])
 		for w.Pos < probeEvents && w.Step(nil) {
 		}
 		x.epm = max(1, ratio(w))
@@ -1039,7 +1050,7 @@ func (x *Explorer) EstimateLen(b *Branch) int64 {
 // ChartStart is the state a chart pass of branch b starts from: its fork
 // point (the start, for the main branch). Like every use of checkpoints it
 // must not run while a clone of the explorer is being worked on.
-func (x *Explorer) ChartStart(b *Branch) *World { return b.cps[0].w.Clone() }
+func (x *Explorer) ChartStart(b *Branch) *World { return b.clone(b.cps[0]) }
 
 // ChartRun plays w to its end headless (no checkpoints, no hash: the
 // memory of one world) and returns its chart samples, in at most
