@@ -111,7 +111,7 @@ func cmdErr(code int, cmd, format string, args ...any) error {
 }
 
 // exitCodeOf says err on stderr and returns the exit code it carries: 0 for
-// nil, an exitError's own code, 1 for any other error.
+// nil, the code of the exitError it wraps, 1 for any other error.
 func exitCodeOf(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
@@ -124,9 +124,9 @@ func exitCodeOf(err error, stderr io.Writer) int {
 	switch {
 	case ee.msg == "":
 	case ee.cmd != "":
-		fmt.Fprintf(stderr, "inflight %s: %s\n", ee.cmd, ee.msg)
+		fmt.Fprintf(stderr, "inflight %s: %s\n", ee.cmd, err)
 	default:
-		fmt.Fprintln(stderr, "inflight: "+ee.msg)
+		fmt.Fprintln(stderr, "inflight: "+err.Error())
 	}
 	return ee.code
 }
