@@ -1,19 +1,26 @@
 package main
 
 import (
-	"errors"
-	"github.com/spf13/pflag"
-
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/pflag"
+
 	"inflight/engine"
 	"inflight/incidents"
 )
+
+var runCommand = command{
+	name:     "run",
+	synopsis: "inflight run ID [flags]",
+	summary:  "run to the end, print the summary",
+	options:  func() options { return &runOptions{} },
+}
 
 // runFlags are run's and sweep's: the incident, and a fork moment.
 type runFlags struct {
@@ -28,9 +35,19 @@ func (f *runFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 }
 
-func (f *runFlags) check(spec *engine.Spec) (engine.Time, bool, error) {
+// checkFormat checks --format.
+func (f *runFlags) checkFormat() error {
 	if f.format != "text" && f.format != "json" {
-		return 0, false, usageErr("--format %q: want text or json", f.format)
+		return usageErr("--format %q: want text or json", f.format)
+	}
+	return nil
+}
+
+// check checks --format and --at, and returns the fork moment if --at
+// gives one.
+func (f *runFlags) check(spec *engine.Spec) (engine.Time, bool, error) {
+	if err := f.checkFormat(); err != nil {
+		return 0, false, err
 	}
 	if f.at == "" {
 		return 0, false, nil
@@ -45,86 +62,88 @@ func (f *runFlags) check(spec *engine.Spec) (engine.Time, bool, error) {
 	return t, true, nil
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("run")
-	var f runFlags
-	f.add(fs)
-	var trace bool
-	var code string
-	var maxEvents int64
-	fs.Int64Var(&maxEvents, "max-events", engine.DefaultBudget.Events, "stop a run that has not ended after this many events (the summary says so)")
-	fs.BoolVar(&trace, "trace", false, "write every event as a JSON line to stdout (the summary then goes to stderr)")
-	fs.StringVar(&code, "code", "", "reproduce the run a share code names")
-	if err := parseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "incident")
+type runOptions struct {
+	runFlags
+	trace     bool
+	code      string
+	maxEvents int64
+}
+
+func (o *runOptions) flags(fs *pflag.FlagSet) {
+	o.runFlags.add(fs)
+	fs.Int64Var(&o.maxEvents, "max-events", engine.DefaultBudget.Events, "stop a run that has not ended after this many events (the summary says so)")
+	fs.BoolVar(&o.trace, "trace", false, "write every event as a JSON line to stdout (the summary then goes to stderr)")
+	fs.StringVar(&o.code, "code", "", "reproduce the run a share code names")
+}
+
+func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
+	id, err := oneArg(fs)
 	if err != nil {
 		return err
 	}
 	var spec *engine.Spec
-	var o engine.RunOptions
+	var ro engine.RunOptions
 	var c engine.Code
-	if code != "" {
+	if o.code != "" {
 		if id != "" || fs.Changed("set") || fs.Changed("at") || fs.Changed("seed") {
 			return usageErr("run --code: the code names the incident, seed and changes; give nothing else")
 		}
-		if spec, c, err = specForCode(code, f.file); err != nil {
+		if spec, c, err = specForCode(o.code, o.file); err != nil {
 			return err
 		}
-		if f.format != "text" && f.format != "json" {
-			return usageErr("--format %q: want text or json", f.format)
+		if err := o.checkFormat(); err != nil {
+			return err
 		}
 	} else {
-		if id == "" && f.file == "" {
+		if id == "" && o.file == "" {
 			return usageErr("run: which incident? (incidents: %s)", strings.Join(incidents.IDs(), ", "))
 		}
 		var set []engine.Setting
-		if spec, o.Seed, set, err = f.resolve(fs, id); err != nil {
+		if spec, ro.Seed, set, err = o.resolve(fs, id); err != nil {
 			return err
 		}
-		at, hasAt, err := f.check(spec)
+		at, hasAt, err := o.check(spec)
 		if err != nil {
 			return err
 		}
 		if hasAt {
 			if len(set) == 0 {
-				return usageErr("--at %s: which change? give it with --set", f.at)
+				return usageErr("--at %s: which change? give it with --set", o.at)
 			}
-			o.HasAt, o.At, o.AtSet = true, at, set
+			ro.HasAt, ro.At, ro.AtSet = true, at, set
 		} else {
-			o.Set = set
+			ro.Set = set
 		}
 	}
-	if maxEvents <= 0 {
-		return usageErr("--max-events %d: want a positive number of events", maxEvents)
+	if o.maxEvents <= 0 {
+		return usageErr("--max-events %d: want a positive number of events", o.maxEvents)
 	}
-	o.Budget = engine.Budget{Events: maxEvents}
+	ro.Budget = engine.Budget{Events: o.maxEvents}
 	out := stdout
-	if trace {
-		o.Trace = stdout
+	if o.trace {
+		ro.Trace = stdout
 		out = stderr
 	}
 	var sum engine.Summary
-	if code != "" {
-		sum, err = runCode(spec, c, o.Trace)
+	if o.code != "" {
+		sum, err = runCode(spec, c, ro.Trace)
 	} else {
 		var w *engine.World
-		if o.Trace == nil {
-			o.Hash = newPipeHash()
+		if ro.Trace == nil {
+			ro.Hash = newPipeHash()
 		}
-		sum, w, err = engine.Run(spec, o)
-		if err == nil && o.HasAt && o.At > w.S.LastEvent {
-			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", f.at, w.S.LastEvent.Short())
+		sum, w, err = engine.Run(spec, ro)
+		if err == nil && ro.HasAt && ro.At > w.S.LastEvent {
+			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", o.at, w.S.LastEvent.Short())
 		}
 		if err == nil {
-			sum.Code = engine.RunCode(spec, o, w).String()
+			sum.Code = engine.RunCode(spec, ro, w).String()
 		}
 	}
 	if err != nil {
 		return err
 	}
-	return printSummary(out, f.format, sum)
+	return printSummary(out, o.format, sum)
 }
 
 // runCode reproduces a share code's run to its end on the lean path (one
@@ -196,167 +215,5 @@ func printSummary(w io.Writer, format string, s engine.Summary) error {
 		_, err := fmt.Fprintln(w, s.Unfinished)
 		return err
 	}
-	return nil
-}
-
-func cmdSweep(args []string, stdout io.Writer) error {
-	fs := flagSet("sweep")
-	var f runFlags
-	f.add(fs)
-	var varies []string
-	fs.StringArrayVar(&varies, "vary", nil, "the knob and its values, key=v1,v2,... (e.g. visibility_timeout=30s,45s,60s,90s)")
-	if err := parseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	id, err := oneArg(fs, "incident")
-	if err != nil {
-		return err
-	}
-	if id == "" && f.file == "" {
-		return usageErr("sweep: which incident? (incidents: %s)", strings.Join(incidents.IDs(), ", "))
-	}
-	spec, seed, set, err := f.resolve(fs, id)
-	if err != nil {
-		return err
-	}
-	at, hasAt, err := f.check(spec)
-	if err != nil {
-		return err
-	}
-	if len(varies) > 1 {
-		return usageErr("sweep: one --vary at a time (give the others as --set)")
-	}
-	vary := strings.Join(varies, "")
-	knob, vals, ok := strings.Cut(vary, "=")
-	if !ok || vals == "" {
-		return usageErr("sweep: --vary key=v1,v2,... is required")
-	}
-	var sums []engine.Summary
-	var labels []string
-	for _, v := range strings.Split(vals, ",") {
-		st, err := engine.ParseSetting(knob + "=" + v)
-		if err != nil {
-			return usageErr("--vary: %v", err)
-		}
-		changes := append(append([]engine.Setting(nil), set...), st)
-		o := engine.RunOptions{Seed: seed}
-		if hasAt {
-			o.HasAt, o.At, o.AtSet = true, at, changes
-		} else {
-			o.Set = changes
-		}
-		p := spec.Params
-		if err := p.Apply(changes); err != nil {
-			return usageErr("--vary %v", err)
-		}
-		if err := engine.CheckKnobsFor(spec, changes); err != nil {
-			return usageErr("--vary: %v", err)
-		}
-		sum, w, err := engine.Run(spec, o)
-		if err != nil {
-			return err
-		}
-		sum.Code = engine.RunCode(spec, o, w).String()
-		sums = append(sums, sum)
-		labels = append(labels, knob+"="+strings.TrimSpace(v))
-	}
-	if f.format == "json" {
-		type branch struct {
-			Set     string         `json:"set"`
-			Summary engine.Summary `json:"summary"`
-		}
-		var out []branch
-		for i := range sums {
-			out = append(out, branch{labels[i], sums[i]})
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "\t")
-	for _, l := range labels {
-		fmt.Fprintf(tw, "%s\t", l)
-	}
-	fmt.Fprintln(tw)
-	flats := make([]map[string]string, len(sums))
-	for i, s := range sums {
-		flats[i] = s.Flat()
-	}
-	for _, k := range []string{"messages", "deliveries", "effects", "duplicate_effects", "lost", "dlq", "late_acks_refused", "max_oldest_age_s", "busy", "alerts", "end"} {
-		fmt.Fprintf(tw, "%s\t", k)
-		for _, fl := range flats {
-			fmt.Fprintf(tw, "%s\t", fl[k])
-		}
-		fmt.Fprintln(tw)
-	}
-	if hasAt {
-		fmt.Fprintf(tw, "(changes from %s)\t\n", at.Short())
-	}
-	return tw.Flush()
-}
-
-func cmdCheck(args []string, stdout io.Writer) error {
-	fs := flagSet("check")
-	var file string
-	fs.StringVar(&file, "incident-file", "", "check this incident file instead of the bundled incidents")
-	if err := parseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageErr("check takes no arguments (it checks every bundled incident; --incident-file F checks one file)")
-	}
-	specs := incidents.All()
-	if file != "" {
-		s, err := incidents.Load(file)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		specs = []*engine.Spec{s}
-	}
-	bad, total := 0, 0
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\tincident\trun\tfigure\texpected\tgot")
-	for _, s := range specs {
-		res, err := engine.CheckSpec(s)
-		if err != nil {
-			return err
-		}
-		for _, r := range res {
-			mark := "ok"
-			if !r.OK {
-				mark = "FAIL"
-				bad++
-			}
-			total++
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", mark, r.Incident, r.Run, r.Key, r.Want, r.Got)
-		}
-	}
-	tw.Flush()
-	fmt.Fprintf(stdout, "%d passed, %d failed\n", total-bad, bad)
-	if bad > 0 {
-		return &exitError{1, fmt.Sprintf("%d published figure(s) not reproduced", bad)}
-	}
-	return nil
-}
-
-func cmdValidate(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("validate")
-	if err := parseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return usageErr("validate: want one incident file")
-	}
-	spec, err := incidents.Load(fs.Arg(0))
-	if err != nil {
-		// one problem a line, each with its position, like a compiler
-		fmt.Fprintln(stderr, err)
-		return &exitError{1, ""}
-	}
-	if _, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, MaxSteps: 1}); err != nil {
-		return &exitError{1, fmt.Sprintf("%s: %v", fs.Arg(0), err)}
-	}
-	fmt.Fprintf(stdout, "%s: ok (incident %s, %d published figures, %d forks)\n", fs.Arg(0), spec.ID, len(spec.Expect), len(spec.Forks))
 	return nil
 }

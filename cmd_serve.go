@@ -20,7 +20,7 @@ import (
 	"inflight/tui"
 )
 
-const serveUsage = `Usage: inflight serve [flags]
+const serveHelp = `Usage: inflight serve [flags]
 
 Serve the explorer over SSH for a workshop: every attendee runs
   ssh -p 2222 HOST           their own explorer
@@ -29,65 +29,81 @@ Serve the explorer over SSH for a workshop: every attendee runs
 Flags:
 `
 
-// runServe is `inflight serve`: it parses args (everything after "serve"),
-// runs the SSH workshop server until SIGINT or SIGTERM, and returns the
-// process exit code: 0 after a clean shutdown, 2 for bad flags, 1 for
-// anything else. Every flag is checked, and the address bound, before the
-// host key file is created: a typo leaves no file behind.
-func runServe(args []string, stdout, stderr io.Writer) int {
-	usageError := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "inflight serve: "+format+"\n", a...)
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "inflight serve: %v\n", err)
-		return 1
-	}
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported below, in one line
-	listen := fs.String("listen", serve.DefaultAddr, "address to listen on")
-	hostKey := fs.String("host-key", defaultHostKeyPath(), "host key file, generated on first start")
-	maxSessions := fs.Int("max-sessions", serve.DefaultMaxSessions, "attendees at once; more get a \"workshop full\" line")
-	idle := fs.Duration("idle-timeout", serve.DefaultIdleTimeout, "close sessions idle this long (0: never)")
-	authorized := fs.String("authorized-keys", "", "accept only these public keys (default: any key)")
-	presenters := fs.String("presenter-keys", "", "public keys of the presenter, who drives the stage")
-	sessEvents := fs.Int64("session-max-events", serve.DefaultSessionMaxEvents, "events one attendee's branch may run to; a bigger fork is refused")
-	sessMB := fs.Int64("session-max-memory-mb", serve.DefaultSessionMaxMemory>>20, "memory (MB) one attendee's explorer may take")
-	serverMB := fs.Int64("server-max-memory-mb", serve.DefaultServerMaxMemory>>20, "memory (MB) all attendees' explorers may take together")
-	jobs := fs.Int("jobs", tui.ServerJobs(), "long jobs (playing to the end, comparing) run at once; the rest wait their turn")
+var serveCommand = command{
+	name:     "serve",
+	synopsis: "inflight serve [flags]",
+	summary:  "serve the explorer over SSH for a workshop",
+	help:     serveHelp,
+	options:  func() options { return &serveOptions{} },
+}
 
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(stdout, serveUsage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return 0
-		}
-		return usageError("%s", clipArgs(err.Error(), args))
-	}
+// serveOptions are serve's flags, declared in the order its help lists
+// them.
+type serveOptions struct {
+	authorized  string
+	hostKey     string
+	idle        time.Duration
+	jobs        int
+	listen      string
+	maxSessions int
+	presenters  string
+	serverMB    int64
+	sessEvents  int64
+	sessMB      int64
+}
+
+func (o *serveOptions) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.authorized, "authorized-keys", "", "accept only these public keys (default: any key)")
+	fs.StringVar(&o.hostKey, "host-key", defaultHostKeyPath(), "host key file, generated on first start")
+	fs.DurationVar(&o.idle, "idle-timeout", serve.DefaultIdleTimeout, "close sessions idle this long (0: never)")
+	fs.IntVar(&o.jobs, "jobs", tui.ServerJobs(), "long jobs (playing to the end, comparing) run at once; the rest wait their turn")
+	fs.StringVar(&o.listen, "listen", serve.DefaultAddr, "address to listen on")
+	fs.IntVar(&o.maxSessions, "max-sessions", serve.DefaultMaxSessions, "attendees at once; more get a \"workshop full\" line")
+	fs.StringVar(&o.presenters, "presenter-keys", "", "public keys of the presenter, who drives the stage")
+	fs.Int64Var(&o.serverMB, "server-max-memory-mb", serve.DefaultServerMaxMemory>>20, "memory (MB) all attendees' explorers may take together")
+	fs.Int64Var(&o.sessEvents, "session-max-events", serve.DefaultSessionMaxEvents, "events one attendee's branch may run to; a bigger fork is refused")
+	fs.Int64Var(&o.sessMB, "session-max-memory-mb", serve.DefaultSessionMaxMemory>>20, "memory (MB) one attendee's explorer may take")
+}
+
+// serveUsage is a usage error of serve's, exit 2.
+func serveUsage(format string, a ...any) error { return cmdErr(2, "serve", format, a...) }
+
+// serveFail is a failure of serve's, exit 1.
+func serveFail(err error) error { return cmdErr(1, "serve", "%v", err) }
+
+func (o *serveOptions) flagError(err error, args []string) error {
+	return serveUsage("%s", clipArgs(err.Error(), args))
+}
+
+// run runs the SSH workshop server until SIGINT or SIGTERM: nil after a
+// clean shutdown, a usage error for bad flags, a failure for anything
+// else. Every flag is checked, and the address bound, before the host key
+// file is created: a typo leaves no file behind.
+func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	switch {
 	case fs.NArg() > 0:
-		return usageError("unexpected argument %q", clipArg(fs.Arg(0)))
-	case *maxSessions < 1:
-		return usageError("--max-sessions must be at least 1, not %d", *maxSessions)
-	case *idle < 0:
-		return usageError("--idle-timeout must not be negative, not %s", *idle)
-	case *hostKey == "":
-		return usageError("--host-key must name a file")
-	case *sessEvents < 1:
-		return usageError("--session-max-events must be at least 1, not %d", *sessEvents)
-	case *sessMB < 1 || *sessMB > 1<<30:
-		return usageError("--session-max-memory-mb must be between 1 and %d, not %d", 1<<30, *sessMB)
-	case *serverMB < *sessMB || *serverMB > 1<<30:
-		return usageError("--server-max-memory-mb must be between --session-max-memory-mb and %d, not %d", 1<<30, *serverMB)
-	case *jobs < 1:
-		return usageError("--jobs must be at least 1, not %d", *jobs)
+		return serveUsage("unexpected argument %q", clipArg(fs.Arg(0)))
+	case o.maxSessions < 1:
+		return serveUsage("--max-sessions must be at least 1, not %d", o.maxSessions)
+	case o.idle < 0:
+		return serveUsage("--idle-timeout must not be negative, not %s", o.idle)
+	case o.hostKey == "":
+		return serveUsage("--host-key must name a file")
+	case o.sessEvents < 1:
+		return serveUsage("--session-max-events must be at least 1, not %d", o.sessEvents)
+	case o.sessMB < 1 || o.sessMB > 1<<30:
+		return serveUsage("--session-max-memory-mb must be between 1 and %d, not %d", 1<<30, o.sessMB)
+	case o.serverMB < o.sessMB || o.serverMB > 1<<30:
+		return serveUsage("--server-max-memory-mb must be between --session-max-memory-mb and %d, not %d", 1<<30, o.serverMB)
+	case o.jobs < 1:
+		return serveUsage("--jobs must be at least 1, not %d", o.jobs)
 	}
-	if err := checkListenAddr(*listen); err != nil {
-		return usageError("--listen %q: %v", clipArg(*listen), err)
+	if err := checkListenAddr(o.listen); err != nil {
+		return serveUsage("--listen %q: %v", clipArg(o.listen), err)
 	}
-	if *idle == 0 {
-		*idle = -1 // never, in serve.Config's terms
+	idle := o.idle
+	if idle == 0 {
+		idle = -1 // never, in serve.Config's terms
 	}
 	// Its logs may go to a pipe that closes first (`serve 2>&1 | tee log`,
 	// then ctrl+c): a write there must fail quietly, not kill the server
@@ -95,36 +111,36 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE)
 
 	// Bind first: an address in use must not leave a new host key behind.
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		return fail(err)
+		return serveFail(err)
 	}
 	logger := log.NewWithOptions(stderr, log.Options{ReportTimestamp: true, Prefix: "inflight serve"})
 	srv, err := serve.New(serve.Config{
-		Addr:           *listen,
-		HostKeyPath:    *hostKey,
-		MaxSessions:    *maxSessions,
-		IdleTimeout:    *idle,
-		AuthorizedKeys: *authorized,
-		PresenterKeys:  *presenters,
+		Addr:           o.listen,
+		HostKeyPath:    o.hostKey,
+		MaxSessions:    o.maxSessions,
+		IdleTimeout:    idle,
+		AuthorizedKeys: o.authorized,
+		PresenterKeys:  o.presenters,
 		Logger:         logger,
 
-		SessionMaxEvents: *sessEvents,
-		SessionMaxMemory: *sessMB << 20,
-		ServerMaxMemory:  *serverMB << 20,
-		Jobs:             *jobs,
+		SessionMaxEvents: o.sessEvents,
+		SessionMaxMemory: o.sessMB << 20,
+		ServerMaxMemory:  o.serverMB << 20,
+		Jobs:             o.jobs,
 	})
 	var kerr *serve.KeyFileError
 	switch {
 	case errors.As(err, &kerr) && kerr.Field == "AuthorizedKeys":
 		ln.Close()
-		return usageError("--authorized-keys: %v", err)
+		return serveUsage("--authorized-keys: %v", err)
 	case errors.As(err, &kerr):
 		ln.Close()
-		return usageError("--presenter-keys: %v", err)
+		return serveUsage("--presenter-keys: %v", err)
 	case err != nil:
 		ln.Close()
-		return fail(err)
+		return serveFail(err)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -133,7 +149,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
-		return fail(err)
+		return serveFail(err)
 	case <-ctx.Done():
 	}
 	stop() // a second Ctrl-C kills outright
@@ -144,10 +160,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		logger.Warn("shutdown", "err", err)
 	}
 	if err := <-served; err != nil {
-		return fail(err)
+		return serveFail(err)
 	}
 	logger.Info("stopped")
-	return 0
+	return nil
 }
 
 // checkListenAddr checks a listen address's form, host:port with a port
@@ -161,14 +177,6 @@ func checkListenAddr(a string) error {
 		return fmt.Errorf("port %q: want a number from 0 to 65535", clipArg(port))
 	}
 	return nil
-}
-
-// clipArg is the start of an argument for an error line.
-func clipArg(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		return string(r[:40]) + "…"
-	}
-	return s
 }
 
 // defaultHostKeyPath keeps the host key in the user's config directory, so

@@ -50,7 +50,7 @@ func TestServeFlagsCheckedBeforeAnyFile(t *testing.T) {
 		dir := t.TempDir()
 		key := filepath.Join(dir, "sub", "host_key")
 		var out, errb bytes.Buffer
-		code := runServe(append(c.args, "--host-key", key), &out, &errb)
+		code := run(append(append([]string{"serve"}, c.args...), "--host-key", key), &out, &errb)
 		msg := errb.String()
 		if code != c.want || !strings.Contains(msg, c.says) || strings.Count(msg, "\n") != 1 || len(msg) > 300 {
 			t.Errorf("serve %.60q: exit %d (want %d), stderr %.300q", c.args, code, c.want, msg)

@@ -18,7 +18,7 @@ import (
 	"inflight/verify"
 )
 
-const verifyUsage = `Usage: inflight verify cashback [--redis ADDR] [--events N] [--crash-p P] [--seed N]
+const verifyHelp = `Usage: inflight verify cashback [--redis ADDR] [--events N] [--crash-p P] [--seed N]
 
 Runs the lesson's real test: a Redis stream and consumer group, a SQLite
 wallet, and a consumer process that dies between its COMMIT and its XACK on
@@ -29,54 +29,65 @@ if they disagree. Without --redis it starts a private redis-server.
 Flags:
 `
 
-// runVerify is `inflight verify`. A consumer process (the same binary,
-// started by runVerify with verify.ConsumerEnv set) lands here too and is
-// handed over to the consumer before any flag is read.
-func runVerify(args []string, stdout, stderr io.Writer) int {
-	if verify.IsConsumer() {
-		return verify.ConsumerMain()
-	}
-	return verifyMain(args, stdout, stderr, isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd()))
+var verifyCommand = command{
+	name:     "verify",
+	synopsis: "inflight verify cashback [flags]",
+	summary:  "the lesson's real test (Redis + SQLite) against the model",
+	help:     verifyHelp,
+	options:  func() options { return &verifyOptions{} },
 }
 
-func verifyMain(args []string, stdout, stderr io.Writer, terminal bool) int {
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "inflight verify: "+format+"\n", a...)
-		return code
-	}
-	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.SortFlags = false
-	redisAddr := fs.String("redis", "", "address of a running Redis (host:port); default: start a private redis-server")
-	events := fs.Int("events", 5000, "stream entries, each crediting ₹100 to u1")
-	crashP := fs.Float64("crash-p", 0.01, "chance a delivery dies after its COMMIT and before its XACK")
-	seed := fs.Uint64("seed", 0, "the simulator's seed (default: the incident's own)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(stdout, verifyUsage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return 0
+type verifyOptions struct {
+	redis  string
+	events int
+	crashP float64
+	seed   uint64
+}
+
+func (o *verifyOptions) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.redis, "redis", "", "address of a running Redis (host:port); default: start a private redis-server")
+	fs.IntVar(&o.events, "events", 5000, "stream entries, each crediting ₹100 to u1")
+	fs.Float64Var(&o.crashP, "crash-p", 0.01, "chance a delivery dies after its COMMIT and before its XACK")
+	fs.Uint64Var(&o.seed, "seed", 0, "the simulator's seed (default: the incident's own)")
+}
+
+// verifyErr is an error of verify's with the exit code given.
+func verifyErr(code int, format string, a ...any) error { return cmdErr(code, "verify", format, a...) }
+
+// flagError names the flag and what it wants: `--events "x": want an
+// integer`, not pflag's strconv message.
+func (o *verifyOptions) flagError(err error, args []string) error {
+	msg := err.Error()
+	var bad *pflag.InvalidValueError
+	if errors.As(err, &bad) {
+		name := "--" + bad.GetFlag().Name
+		want := map[string]string{"--events": "an integer", "--crash-p": "a number from 0 to 0.5", "--seed": "a non-negative integer"}[name]
+		if want == "" {
+			want = "a valid value"
 		}
-		return fail(2, "%s (see 'inflight verify --help')", clipArgs(flagErrText(err), args))
+		msg = fmt.Sprintf("%s %q: want %s", name, bad.GetValue(), want)
 	}
+	return verifyErr(2, "%s (see 'inflight verify --help')", clipArgs(msg, args))
+}
+
+func (o *verifyOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	switch {
 	case fs.NArg() == 0:
-		return fail(2, "name the test to run: inflight verify cashback")
+		return verifyErr(2, "name the test to run: inflight verify cashback")
 	case fs.Arg(0) != "cashback":
-		return fail(2, "unknown test %q (tests: cashback)", fs.Arg(0))
+		return verifyErr(2, "unknown test %q (tests: cashback)", fs.Arg(0))
 	case fs.NArg() > 1:
-		return fail(2, "unexpected arguments: %s", strings.Join(fs.Args()[1:], " "))
-	case *events < 1 || *events > 1_000_000:
-		return fail(2, "--events %d: want 1 to 1000000", *events)
-	case !(*crashP >= 0 && *crashP <= 0.5):
-		return fail(2, "--crash-p %v: want a probability from 0 to 0.5", *crashP)
-	case fs.Changed("redis") && !validAddr(*redisAddr):
-		return fail(2, "--redis %q: want host:port with a port from 1 to 65535", clipArg(*redisAddr))
+		return verifyErr(2, "unexpected arguments: %s", strings.Join(fs.Args()[1:], " "))
+	case o.events < 1 || o.events > 1_000_000:
+		return verifyErr(2, "--events %d: want 1 to 1000000", o.events)
+	case !(o.crashP >= 0 && o.crashP <= 0.5):
+		return verifyErr(2, "--crash-p %v: want a probability from 0 to 0.5", o.crashP)
+	case fs.Changed("redis") && !validAddr(o.redis):
+		return verifyErr(2, "--redis %q: want host:port with a port from 1 to 65535", clipArg(o.redis))
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return fail(1, "cannot find my own binary to run the consumer: %v", err)
+		return verifyErr(1, "cannot find my own binary to run the consumer: %v", err)
 	}
 	// A signal we can catch ends the run through ctx, so the servers and
 	// consumers it started are stopped and its temporary folder removed
@@ -88,37 +99,28 @@ func verifyMain(args []string, stdout, stderr io.Writer, terminal bool) int {
 	// folder are still cleaned up.
 	signal.Ignore(syscall.SIGPIPE)
 	res, err := verify.Run(ctx, verify.Options{
-		Redis: *redisAddr, Events: *events, CrashP: *crashP, Seed: *seed, SeedSet: fs.Changed("seed"),
+		Redis: o.redis, Events: o.events, CrashP: o.crashP, Seed: o.seed, SeedSet: fs.Changed("seed"),
 		Consumer: []string{exe, "verify"},
-		Out:      stdout, Log: stderr, Terminal: terminal,
+		Out:      stdout, Log: stderr, Terminal: isTerminal(stderr),
 	})
 	switch {
 	case errors.Is(err, verify.ErrNoRedisServer):
-		return fail(2, "%v", err)
+		return verifyErr(2, "%v", err)
 	case ctx.Err() != nil:
-		return fail(1, "interrupted; the servers and consumers it started are stopped and its temporary folder removed")
+		return verifyErr(1, "interrupted; the servers and consumers it started are stopped and its temporary folder removed")
 	case err != nil:
-		return fail(1, "%v", err)
+		return verifyErr(1, "%v", err)
 	case !res.Agree():
-		return 1
+		return &exitError{code: 1} // the lines above say where they disagree
 	}
-	return 0
+	return nil
 }
 
-// flagErrText shortens pflag's messages to one line naming the flag:
-// `invalid argument "x" for "--events" flag: strconv.ParseInt: …` becomes
-// `--events "x": want an integer`.
-func flagErrText(err error) string {
-	s := err.Error()
-	var val, name string
-	if _, e := fmt.Sscanf(s, "invalid argument %q for %q flag:", &val, &name); e == nil {
-		want := map[string]string{"--events": "an integer", "--crash-p": "a number from 0 to 0.5", "--seed": "a non-negative integer"}[name]
-		if want == "" {
-			want = "a valid value"
-		}
-		return fmt.Sprintf("%s %q: want %s", name, val, want)
-	}
-	return s
+// isTerminal reports whether w is a terminal (verify's progress is then
+// a bar).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 func validAddr(a string) bool {

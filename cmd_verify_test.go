@@ -7,8 +7,7 @@ import (
 	"testing"
 )
 
-// TestRunVerifyFlagErrors calls runVerify directly, as main.go's
-// `inflight verify` will: every bad flag is one line naming it, exit 2.
+// Every bad flag of `inflight verify` is one line naming it, exit 2.
 func TestRunVerifyFlagErrors(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -36,7 +35,7 @@ func TestRunVerifyFlagErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		var errb bytes.Buffer
-		code := runVerify(c.args, io.Discard, &errb)
+		code := run(append([]string{"verify"}, c.args...), io.Discard, &errb)
 		msg := errb.String()
 		if code != 2 {
 			t.Errorf("%q: exit %d, want 2 (%q)", c.args, code, msg)
@@ -52,7 +51,7 @@ func TestRunVerifyFlagErrors(t *testing.T) {
 
 func TestVerifyHelp(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := verifyMain([]string{"--help"}, &out, &errb, false); code != 0 {
+	if code := run([]string{"verify", "--help"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{"inflight verify cashback", "--redis", "--events", "--crash-p", "--seed"} {
@@ -67,7 +66,7 @@ func TestVerifyHelp(t *testing.T) {
 func TestVerifyNoRedisServer(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	var out, errb bytes.Buffer
-	code := verifyMain([]string{"cashback", "--events", "10"}, &out, &errb, false)
+	code := run([]string{"verify", "cashback", "--events", "10"}, &out, &errb)
 	if code != 2 || !strings.Contains(errb.String(), "apt-get install redis-server") || strings.Count(errb.String(), "\n") != 1 {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}

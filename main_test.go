@@ -27,7 +27,8 @@ func runCLI(args ...string) (stdout, stderr string, code int) {
 
 const mismatch = "this code does not match its incident (edited, mistyped, or made by another version of inflight)"
 
-// The run summary carries exactly the keys INCIDENTS.md names.
+// The run summary's JSON carries every key scripts read (the README's
+// headless section lists them).
 func TestRunJSONKeys(t *testing.T) {
 	out, errOut, code := runCLI("run", "thursday", "--format", "json")
 	if code != 0 {

@@ -115,7 +115,7 @@ func TestInterruptStopsEveryChild(t *testing.T) {
 		for len(pids(t, pidFile)) < 3 && ctx.Err() == nil {
 			time.Sleep(20 * time.Millisecond)
 		}
-		cancel() // as verifyMain's signal context does on SIGINT or SIGTERM
+		cancel() // as `inflight verify`'s signal context does on SIGINT or SIGTERM
 	}()
 	start := time.Now()
 	_, err := Run(ctx, Options{Events: 10, CrashP: 0.1, Consumer: []string{consumer}})
