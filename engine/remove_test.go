@@ -1,10 +1,13 @@
 package engine_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"inflight/engine"
+	"inflight/incidents"
 )
 
 // A message is removed from the broker once. These runs reach every way a
@@ -200,3 +203,71 @@ func checkOneRemoval(t *testing.T, q queueRun) {
 		}
 	}
 }
+
+// TestRemovalRandom hunts where removals race: leases and provider calls of
+// a few milliseconds, often the same length, late acks accepted, claims,
+// renewals, crashes and forks that flip the handler's rules mid-flight.
+// Each run must keep the states whole after every event and remove each
+// message once.
+func TestRemovalRandom(t *testing.T) {
+	n := removalCases
+	if testing.Short() {
+		n /= 4
+	}
+	ms := func(lo, hi int) string { return fmt.Sprintf("%dms", lo+rngRemoval.IntN(hi-lo+1)) }
+	for i := 0; i < n; i++ {
+		id := []string{"thursday", "thursday-fixed", "christmas-friday"}[i%3]
+		vt := ms(5, 40)
+		lo := ms(0, 40)
+		kv := []string{"orders=" + fmt.Sprint(5+rngRemoval.IntN(40)), "visibility_timeout=" + vt,
+			"late_ack=" + pick("accept", "accept", "accept", "refuse")}
+		switch rngRemoval.IntN(3) {
+		case 0: // every call as long as the lease: answers and expiries tie
+			kv = append(kv, "latency_min="+vt, "latency_max="+vt)
+		case 1:
+			kv = append(kv, "latency_min="+lo, "latency_max="+lo)
+		default:
+			kv = append(kv, "latency_min=0s", "latency_max="+ms(40, 90))
+		}
+		opt := []string{"claim=" + pick("true", "false"), "claim_window=" + ms(1, 60), "heartbeat=" + pick("0s", "0s", ms(1, 30)),
+			"max_receives=" + pick("1", "2", "3", "6"), "ack=" + pick("after", "after", "before"), "mode=" + pick("standard", "standard", "ordered"),
+			"restart_after=" + pick("0s", ms(1, 20)), "wedge_p=" + pick("0", "0", "0.05"), "crash_after_claim=" + pick("0s", ms(1, 50))}
+		for _, o := range opt {
+			if rngRemoval.IntN(2) == 0 {
+				kv = append(kv, o)
+			}
+		}
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := settings(t, kv...)
+		p := spec.Params
+		if p.Apply(set) != nil || engine.CheckKnobsFor(spec, set) != nil {
+			continue // a knob this incident does not take
+		}
+		at := ""
+		var atSet []engine.Setting
+		if rngRemoval.IntN(3) == 0 {
+			at = (spec.Start + engine.Time(rngRemoval.IntN(int(5*engine.Minute)))).Clock()
+			atSet = settings(t, pick("ack=before", "ack=after", "late_ack=accept", "late_ack=refuse", "claim=true", "heartbeat="+ms(1, 20)))
+		}
+		name := fmt.Sprintf("%s %v at %q %v", id, kv, at, atSet)
+		t.Run(name, func(t *testing.T) {
+			q := playQueue(t, id, set, at, atSet, engine.Budget{Events: 2_000_000})
+			if total(q.sum) != q.sum.Messages || q.sum.HeldAtEnd < 0 || q.sum.Lost < 0 {
+				t.Errorf("states %+v do not add up", q.sum)
+			}
+			checkSettled(t, q)
+			checkTrace(t, q)
+			checkOneRemoval(t, q)
+		})
+	}
+}
+
+var (
+	removalCases = 300
+	rngRemoval   = rand.New(rand.NewPCG(36, 36))
+)
+
+func pick(s ...string) string { return s[rngRemoval.IntN(len(s))] }
