@@ -32,7 +32,7 @@ func Rupees(n int64) string {
 func ev(k int32) string { return fmt.Sprintf("event %d", k) }
 
 // KindName names the family's event kinds for the trace.
-func (c *Cashback) KindName(k engine.Kind) string {
+func (c *Family) KindName(k engine.Kind) string {
 	if i := int(k - engine.FamilyKind); k >= engine.FamilyKind && i < len(kindNames) {
 		return kindNames[i]
 	}
@@ -40,7 +40,7 @@ func (c *Cashback) KindName(k engine.Kind) string {
 }
 
 // Caption tells each event in the lesson's words.
-func (c *Cashback) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
+func (c *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	k := e.Msg
 	switch e.Kind {
 	case engine.EvPublish:
@@ -96,13 +96,13 @@ func (c *Cashback) Caption(w *engine.World, e *engine.Event, d *engine.Decision)
 }
 
 // DecisionText: the family decides only crashes, a standard kind.
-func (c *Cashback) DecisionText(w *engine.World, d *engine.Decision) string {
+func (c *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	return fmt.Sprintf("does consumer-1 crash on %s, delivery %d: %v", ev(d.Msg), d.Delivery, d.Value == 1)
 }
 
 // Panes shows the stream in Redis's terms: undelivered entries, the
 // pending entries list with delivery counts, the crashes, and u1's wallet.
-func (c *Cashback) Panes(w *engine.World) engine.Panes {
+func (c *Family) Panes(w *engine.World) engine.Panes {
 	p := engine.Panes{
 		QueueTitle:    fmt.Sprintf("stream: %d entries not yet read (XREADGROUP >)", c.produced-c.readNew),
 		InFlightTitle: fmt.Sprintf("pending entries list: %d delivered, not XACKed", len(c.pel)),

@@ -82,12 +82,12 @@ func TestCloneAfterStep(t *testing.T) {
 	w, _ := engine.NewWorld(testSpec(), 1, []engine.Setting{{Knob: "clock_step", Value: "7s"}})
 	for w.Now < 10*engine.Hour+6*engine.Minute && w.Step(nil) {
 	}
-	g := w.Family().(*Galewatch)
+	g := w.Family().(*Family)
 	if len(g.older) != 1 {
 		t.Fatalf("a forward step left %d older runs, want 1", len(g.older))
 	}
 	n := g.older[0].n
-	c := g.Clone().(*Galewatch)
+	c := g.Clone().(*Family)
 	c.older[0].n = 1
 	c.insert(int(Stepped), 1)
 	c.insert(0, 1)

@@ -19,7 +19,7 @@ func Turbine(t int) string {
 func stamp(v int64) string { return engine.Time(v).Clock() }
 
 // KindName names the family's event kinds for the trace.
-func (g *Galewatch) KindName(k engine.Kind) string {
+func (g *Family) KindName(k engine.Kind) string {
 	if i := int(k - engine.FamilyKind); k >= engine.FamilyKind && i < len(kindNames) {
 		return kindNames[i]
 	}
@@ -37,7 +37,7 @@ func answer(w *engine.World, d *engine.Decision) string {
 }
 
 // Caption tells each event in the lesson's words.
-func (g *Galewatch) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
+func (g *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	t := int(e.Aux)
 	switch e.Kind {
 	case engine.EvEffect:
@@ -69,7 +69,7 @@ func (g *Galewatch) Caption(w *engine.World, e *engine.Event, d *engine.Decision
 
 // DecisionText describes the timeout decision (without fmt: every
 // reading carries one).
-func (g *Galewatch) DecisionText(w *engine.World, d *engine.Decision) string {
+func (g *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	t := int(d.Msg) % Turbines
 	what := "write"
 	if d.Delivery > 1 {
@@ -81,7 +81,7 @@ func (g *Galewatch) DecisionText(w *engine.World, d *engine.Decision) string {
 
 // Panes: the copies waiting to be sent again, the stepped turbine's recent
 // writes, the genuine readings thrown away, and the rejected copies.
-func (g *Galewatch) Panes(w *engine.World) engine.Panes {
+func (g *Family) Panes(w *engine.World) engine.Panes {
 	p := engine.Panes{
 		QueueTitle:    fmt.Sprintf("answers lost: %d readings to send again a minute later", len(g.pending())),
 		InFlightTitle: fmt.Sprintf("%s's writes (clock %s)", Turbine(int(Stepped)), skewText(g.skew)),

@@ -19,7 +19,7 @@ func Consumer(i int) string {
 func seat(id int32) string { return "hold " + strconv.Itoa(int(id)) }
 
 // KindName names the family's event kinds for the trace.
-func (s *Stagefront) KindName(k engine.Kind) string {
+func (s *Family) KindName(k engine.Kind) string {
 	if i := int(k - engine.FamilyKind); k >= engine.FamilyKind && i < len(kindNames) {
 		return kindNames[i]
 	}
@@ -27,7 +27,7 @@ func (s *Stagefront) KindName(k engine.Kind) string {
 }
 
 // Caption tells each event in the lesson's words.
-func (s *Stagefront) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
+func (s *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	who := Consumer(int(e.Worker))
 	switch e.Kind {
 	case engine.EvPublish:
@@ -65,14 +65,14 @@ func (s *Stagefront) Caption(w *engine.World, e *engine.Event, d *engine.Decisio
 }
 
 // DecisionText: the family decides only crashes, a standard kind.
-func (s *Stagefront) DecisionText(w *engine.World, d *engine.Decision) string {
+func (s *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	return "does " + Consumer(int(d.Worker)) + " crash after committing " + seat(d.Msg) + ": " + [2]string{"no", "yes"}[d.Value&1]
 }
 
 // consumerRows lists, in this order: the featured hold's row, leases no
 // consumer works on, dead consumers, busy ones (latest delivery first),
 // idle ones — so the rows the story is about are on screen.
-func (s *Stagefront) consumerRows(w *engine.World) []engine.PaneRow {
+func (s *Family) consumerRows(w *engine.World) []engine.PaneRow {
 	vt := float64(w.P.VisibilityTimeout)
 	bar := func(end engine.Time) float64 {
 		if vt <= 0 {
@@ -125,7 +125,7 @@ func (s *Stagefront) consumerRows(w *engine.World) []engine.PaneRow {
 
 // Panes: the queue, the consumers and their seats, the drawer, and the
 // zero-row updates.
-func (s *Stagefront) Panes(w *engine.World) engine.Panes {
+func (s *Family) Panes(w *engine.World) engine.Panes {
 	p := engine.Panes{
 		QueueTitle:    fmt.Sprintf("queue: %d waiting, %d back again", s.visible(), len(s.again)),
 		InFlightTitle: fmt.Sprintf("consumers: %d of %d seats sold", s.sold, s.pressed),
