@@ -423,14 +423,6 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 	}
 }
 
-// KindName names the family's kinds for the trace.
-func (f *Family) KindName(k engine.Kind) string {
-	if n, ok := kindNames[k]; ok {
-		return n
-	}
-	return k.String()
-}
-
 // Counts are the chart's numbers: waiting in line (with retries due), and
 // taken — in the handler or on a retry timer.
 func (f *Family) Counts(w *engine.World) (waiting, taken int) {
