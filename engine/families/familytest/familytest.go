@@ -1,8 +1,9 @@
-// Package familytest plays a family incident for the families' tests and
-// accounts for every message it published: at the end each one is in
-// exactly one state — held (waiting or in flight), done (deleted with at
-// least one effect), in the dead letter queue, or lost (gone with no
-// effect).
+// Package familytest is what the families' tests share: the incident from
+// the catalogue (Incident), a headless run's summary (Summary), a sink
+// written inline (SinkFunc), and a played run that accounts for every
+// message it published (Play): at the end each one is in exactly one
+// state — held (waiting or in flight), done (deleted with at least one
+// effect), in the dead letter queue, or lost (gone with no effect).
 //
 // The world releases the records of messages it no longer holds, so the
 // tally follows the trace: after each event it notes the state of the
@@ -10,9 +11,13 @@
 // its effects and dead letters are the named message's), and at the end
 // it reads every record still kept. A record released in the very step
 // that names it was deleted, or is a dead letter if it was one or the
-// step moved one to the DLQ. A family that moves a message without naming it in that step's
-// event, or that writes to a released record, shows up as a message in no
-// state, or a record that is not one.
+// step moved one to the DLQ. A family that moves a message without
+// naming it in that step's event, or that writes to a released record,
+// shows up as a message in no state, or a record that is not one.
+//
+// It imports the catalogue, so a family's tests that use it are external
+// (package <name>_test); what they need from inside the family an
+// export_test.go opens.
 package familytest
 
 import (
@@ -20,7 +25,38 @@ import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/incidents"
 )
+
+// Incident is the catalogue's incident id: its family at the file's
+// params. Tests take it from the catalogue rather than build it, so they
+// play what the explorer and `check` play.
+func Incident(t testing.TB, id string) *engine.Spec {
+	t.Helper()
+	s, err := incidents.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Summary runs spec headless under seed and settings and returns its
+// summary, failing the test on an error.
+func Summary(t testing.TB, spec *engine.Spec, seed uint64, set ...engine.Setting) engine.Summary {
+	t.Helper()
+	s, _, err := engine.Run(spec, engine.RunOptions{Seed: seed, Set: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// SinkFunc is a function that receives each event: the engine.Sink a test
+// writes inline.
+type SinkFunc func(w *engine.World, e *engine.Event, d *engine.Decision)
+
+// Event calls f.
+func (f SinkFunc) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
 
 // States counts the published messages by state.
 type States struct {
