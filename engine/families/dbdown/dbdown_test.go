@@ -173,26 +173,14 @@ func TestForcedAnswer(t *testing.T) {
 // four times inside the outage.
 func TestEveryMessageAccounted(t *testing.T) {
 	figs := []string{"retries", "db_errors", "breaker_opened", "probes", "rows_written", "requeued"}
-	for _, tc := range []struct {
-		name string
-		set  []string
-		fork familytest.Fork
-		want string
-	}{
-		{"breaker=false", nil, familytest.Fork{},
-			"messages 3000 deliveries 6592 effects 1814 duplicates 0 end 10:19:59.55 | held 0 done 1814 dlq 1186 lost 0 | retries 3592 db_errors 4778 breaker_opened 0 probes 0 rows_written 1814 requeued 0"},
-		{"breaker=true", []string{"breaker", "true"}, familytest.Fork{},
-			"messages 3000 deliveries 3024 effects 3000 duplicates 0 end 10:19:59.55 | held 0 done 3000 dlq 0 lost 0 | retries 4 db_errors 24 breaker_opened 20 probes 20 rows_written 3000 requeued 3"},
-		{"breaker on at 10:05", nil, familytest.Fork{At: "10:05:00", Set: familytest.Set("breaker", "true")},
-			"messages 3000 deliveries 4802 effects 2414 duplicates 0 end 10:19:59.55 | held 0 done 2414 dlq 586 lost 0 | retries 1792 db_errors 2388 breaker_opened 10 probes 10 rows_written 2414 requeued 14"},
-		{"breaker off at 10:05", []string{"breaker", "true"}, familytest.Fork{At: "10:05:00", Set: familytest.Set("breaker", "false")},
-			"messages 3000 deliveries 6606 effects 1814 duplicates 0 end 10:19:59.55 | held 0 done 1814 dlq 1186 lost 0 | retries 3596 db_errors 4792 breaker_opened 10 probes 9 rows_written 1814 requeued 3"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := familytest.Play(t, familytest.Incident(t, "db-down"), 1, familytest.Set(tc.set...), tc.fork, 10_000_000)
-			if got := familytest.Line(r, figs...); got != tc.want {
-				t.Errorf("\n got %s\nwant %s", got, tc.want)
-			}
-		})
-	}
+	familytest.Table(t, familytest.Incident(t, "db-down"), 1, 10_000_000, figs, []familytest.Case{
+		{Name: "breaker=false",
+			Want: "messages 3000 deliveries 6592 effects 1814 duplicates 0 end 10:19:59.55 | held 0 done 1814 dlq 1186 lost 0 | retries 3592 db_errors 4778 breaker_opened 0 probes 0 rows_written 1814 requeued 0"},
+		{Name: "breaker=true", Set: []string{"breaker", "true"},
+			Want: "messages 3000 deliveries 3024 effects 3000 duplicates 0 end 10:19:59.55 | held 0 done 3000 dlq 0 lost 0 | retries 4 db_errors 24 breaker_opened 20 probes 20 rows_written 3000 requeued 3"},
+		{Name: "breaker on at 10:05", Fork: familytest.Fork{At: "10:05:00", Set: familytest.Set("breaker", "true")},
+			Want: "messages 3000 deliveries 4802 effects 2414 duplicates 0 end 10:19:59.55 | held 0 done 2414 dlq 586 lost 0 | retries 1792 db_errors 2388 breaker_opened 10 probes 10 rows_written 2414 requeued 14"},
+		{Name: "breaker off at 10:05", Set: []string{"breaker", "true"}, Fork: familytest.Fork{At: "10:05:00", Set: familytest.Set("breaker", "false")},
+			Want: "messages 3000 deliveries 6606 effects 1814 duplicates 0 end 10:19:59.55 | held 0 done 1814 dlq 1186 lost 0 | retries 3596 db_errors 4792 breaker_opened 10 probes 9 rows_written 1814 requeued 3"},
+	})
 }

@@ -197,6 +197,30 @@ func Play(t testing.TB, spec *engine.Spec, seed uint64, set []engine.Setting, f 
 	return r
 }
 
+// Case is one row of a table of played runs: its knob settings from the
+// start (knob, value pairs), its fork, and the Line it must end with.
+type Case struct {
+	Name string
+	Set  []string
+	Fork Fork
+	Want string
+}
+
+// Table plays each case on spec under seed as a subtest, to the end or
+// maxEvents events, and compares the run's Line, with figures, to the
+// case's Want.
+func Table(t *testing.T, spec *engine.Spec, seed uint64, maxEvents int64, figures []string, cases []Case) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			r := Play(t, spec, seed, Set(c.Set...), c.Fork, maxEvents)
+			if got := Line(r, figures...); got != c.Want {
+				t.Errorf("\n got %s\nwant %s", got, c.Want)
+			}
+		})
+	}
+}
+
 // Line is a run's figures on one line, for a table's want column: the
 // summary's counts, its end, the states, then the family's figures named.
 func Line(r Run, figures ...string) string {

@@ -139,27 +139,16 @@ func BenchmarkStagefrontClone(b *testing.B) {
 // a sold seat, and dead_letters_sold says so.
 func TestEveryRunEnds(t *testing.T) {
 	figs := []string{"sold", "crashes", "dead_letters", "dead_letters_sold", "zero_row_failures", "zero_row_successes"}
-	for _, tc := range []struct {
-		name string
-		set  []string
-		want string
-	}{
-		{"max_receives=256, zero_rows=failure", []string{"max_receives", "256", "zero_rows", "failure"},
-			"messages 200000 deliveries 249725 effects 200000 duplicates 0 end 12:09:54.355 | held 0 done 199805 dlq 195 lost 0 | sold 200000 crashes 195 dead_letters 195 dead_letters_sold 195 zero_row_failures 49725 zero_row_successes 0"},
-		{"max_receives=1000, zero_rows=failure", []string{"max_receives", "1000", "zero_rows", "failure"},
-			"messages 200000 deliveries 394805 effects 200000 duplicates 0 end 18:21:54.355 | held 0 done 199805 dlq 195 lost 0 | sold 200000 crashes 195 dead_letters 195 dead_letters_sold 195 zero_row_failures 194805 zero_row_successes 0"},
-		{"visibility_timeout=20ms, max_receives=1", []string{"visibility_timeout", "20ms", "max_receives", "1"},
-			"messages 200000 deliveries 200000 effects 200000 duplicates 0 end 10:01:56.234 | held 0 done 0 dlq 200000 lost 0 | sold 200000 crashes 195 dead_letters 200000 dead_letters_sold 200000 zero_row_failures 0 zero_row_successes 0"},
-		{"crash_p=1, restart_after=0s, visibility_timeout=1ms", []string{"crash_p", "1", "restart_after", "0s", "visibility_timeout", "1ms"},
-			"messages 200000 deliveries 600000 effects 200000 duplicates 0 end 10:05:15 | held 0 done 0 dlq 200000 lost 0 | sold 200000 crashes 600000 dead_letters 200000 dead_letters_sold 200000 zero_row_failures 0 zero_row_successes 400000"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := familytest.Play(t, familytest.Incident(t, "stagefront"), 1, familytest.Set(tc.set...), familytest.Fork{}, 50_000_000)
-			if got := familytest.Line(r, figs...); got != tc.want {
-				t.Errorf("\n got %s\nwant %s", got, tc.want)
-			}
-		})
-	}
+	familytest.Table(t, familytest.Incident(t, "stagefront"), 1, 50_000_000, figs, []familytest.Case{
+		{Name: "max_receives=256, zero_rows=failure", Set: []string{"max_receives", "256", "zero_rows", "failure"},
+			Want: "messages 200000 deliveries 249725 effects 200000 duplicates 0 end 12:09:54.355 | held 0 done 199805 dlq 195 lost 0 | sold 200000 crashes 195 dead_letters 195 dead_letters_sold 195 zero_row_failures 49725 zero_row_successes 0"},
+		{Name: "max_receives=1000, zero_rows=failure", Set: []string{"max_receives", "1000", "zero_rows", "failure"},
+			Want: "messages 200000 deliveries 394805 effects 200000 duplicates 0 end 18:21:54.355 | held 0 done 199805 dlq 195 lost 0 | sold 200000 crashes 195 dead_letters 195 dead_letters_sold 195 zero_row_failures 194805 zero_row_successes 0"},
+		{Name: "visibility_timeout=20ms, max_receives=1", Set: []string{"visibility_timeout", "20ms", "max_receives", "1"},
+			Want: "messages 200000 deliveries 200000 effects 200000 duplicates 0 end 10:01:56.234 | held 0 done 0 dlq 200000 lost 0 | sold 200000 crashes 195 dead_letters 200000 dead_letters_sold 200000 zero_row_failures 0 zero_row_successes 0"},
+		{Name: "crash_p=1, restart_after=0s, visibility_timeout=1ms", Set: []string{"crash_p", "1", "restart_after", "0s", "visibility_timeout", "1ms"},
+			Want: "messages 200000 deliveries 600000 effects 200000 duplicates 0 end 10:05:15 | held 0 done 0 dlq 200000 lost 0 | sold 200000 crashes 600000 dead_letters 200000 dead_letters_sold 200000 zero_row_failures 0 zero_row_successes 400000"},
+	})
 }
 
 // TestForkKeepsTheDelivery: hold 2291's second delivery begins at
@@ -170,20 +159,10 @@ func TestEveryRunEnds(t *testing.T) {
 // fails it with the rest.
 func TestForkKeepsTheDelivery(t *testing.T) {
 	figs := []string{"sold", "crashes", "dead_letters", "dead_letters_sold", "zero_row_failures", "zero_row_successes"}
-	for _, tc := range []struct {
-		at   string
-		want string
-	}{
-		{"10:00:31.19", "messages 200000 deliveries 200390 effects 200000 duplicates 0 end 10:03:24.334 | held 0 done 199805 dlq 195 lost 0 | sold 200000 crashes 195 dead_letters 195 dead_letters_sold 195 zero_row_failures 390 zero_row_successes 0"},
-		{"10:00:31.21", "messages 200000 deliveries 200389 effects 200000 duplicates 0 end 10:03:24.333 | held 0 done 199806 dlq 194 lost 0 | sold 200000 crashes 195 dead_letters 194 dead_letters_sold 194 zero_row_failures 388 zero_row_successes 1"},
-	} {
-		t.Run(tc.at, func(t *testing.T) {
-			r := familytest.Play(t, familytest.Incident(t, "stagefront"), 1, nil, familytest.Fork{At: tc.at, Set: familytest.Set(failure.Knob, failure.Value)}, 10_000_000)
-			if got := familytest.Line(r, figs...); got != tc.want {
-				t.Errorf("\n got %s\nwant %s", got, tc.want)
-			}
-		})
-	}
+	familytest.Table(t, familytest.Incident(t, "stagefront"), 1, 10_000_000, figs, []familytest.Case{
+		{Name: "10:00:31.19", Fork: familytest.Fork{At: "10:00:31.19", Set: familytest.Set(failure.Knob, failure.Value)}, Want: "messages 200000 deliveries 200390 effects 200000 duplicates 0 end 10:03:24.334 | held 0 done 199805 dlq 195 lost 0 | sold 200000 crashes 195 dead_letters 195 dead_letters_sold 195 zero_row_failures 390 zero_row_successes 0"},
+		{Name: "10:00:31.21", Fork: familytest.Fork{At: "10:00:31.21", Set: familytest.Set(failure.Knob, failure.Value)}, Want: "messages 200000 deliveries 200389 effects 200000 duplicates 0 end 10:03:24.333 | held 0 done 199806 dlq 194 lost 0 | sold 200000 crashes 195 dead_letters 194 dead_letters_sold 194 zero_row_failures 388 zero_row_successes 1"},
+	})
 }
 
 // TestCloneWithShortLeases: a checkpoint while leases run out under
