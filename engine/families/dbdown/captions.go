@@ -43,8 +43,8 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 			return fmt.Sprintf("%s's row is written — copy %d", name, e.Aux), true
 		}
 		late := ""
-		if m := int(e.Msg); m < len(f.s.pub) {
-			if lag := w.Now - f.s.pub[m]; lag >= engine.Minute {
+		if m := int(e.Msg); m < len(f.s.publishedAt) {
+			if lag := w.Now - f.s.publishedAt[m]; lag >= engine.Minute {
 				late = fmt.Sprintf(", %s after it arrived", span(lag))
 			}
 		}

@@ -96,13 +96,13 @@ type Family struct {
 	Ended      bool            // the producer is finished: answered or gave up
 	Deliveries int             // deliveries of the order so far
 	Asked      engine.Duration // the knob's value last seen
-	Log        []qop           // every call made on the queue, to replay under another interval
+	Log        []queueCall     // every call made on the queue, to replay under another interval
 	Kept       bool            // a mid-run dedup_window change could not apply: the past would differ
 }
 
-// qop is one call on the queue: a send (with whether it was a duplicate),
+// queueCall is one call on the queue: a send (with whether it was a duplicate),
 // a receive, or a delete.
-type qop struct {
+type queueCall struct {
 	Op     uint8
 	T      engine.Time
 	Dup    bool
@@ -123,7 +123,7 @@ func (f *Family) Clone() engine.Family {
 	}
 	c.Memory = append([]memo(nil), f.Memory...)
 	c.Emails = append([]engine.Time(nil), f.Emails...)
-	c.Log = append([]qop(nil), f.Log...)
+	c.Log = append([]queueCall(nil), f.Log...)
 	return &c
 }
 
@@ -172,7 +172,7 @@ func (f *Family) send(w *engine.World, k int) {
 		panic(err) // the input is fixed and valid
 	}
 	f.Attempts++
-	f.Log = append(f.Log, qop{Op: opSend, T: w.Now, Dup: res.Duplicate})
+	f.Log = append(f.Log, queueCall{Op: opSend, T: w.Now, Dup: res.Duplicate})
 	if f.Msg < 0 {
 		f.Msg = w.NewMessage()
 	}
@@ -231,7 +231,7 @@ func (f *Family) receive(w *engine.World) {
 	if len(ds) == 0 {
 		return
 	}
-	f.Log = append(f.Log, qop{Op: opReceive, T: w.Now})
+	f.Log = append(f.Log, queueCall{Op: opReceive, T: w.Now})
 	f.Handle, f.Holding, f.Busy = ds[0].Handle, true, true
 	w.Count(1, 0, 0)
 	f.Deliveries++
@@ -251,7 +251,7 @@ func (f *Family) delete(w *engine.World) {
 	if err := f.Q.Delete(int64(w.Now), f.Handle); err != nil {
 		panic(err) // the lease is 30 s; the handler takes under one
 	}
-	f.Log = append(f.Log, qop{Op: opDelete, T: w.Now, Handle: f.Handle})
+	f.Log = append(f.Log, queueCall{Op: opDelete, T: w.Now, Handle: f.Handle})
 	f.Holding, f.Busy, f.Handle = false, false, ""
 	w.Emit(engine.EvAck, f.Msg, -1, uint16(f.Deliveries), 0, 0)
 	f.maybeDone(w)
