@@ -7,6 +7,8 @@ import (
 	"inflight/engine"
 )
 
+// secs is a duration in seconds, to the millisecond and without trailing
+// zeros: "0.05 s", "2 s".
 func secs(d engine.Duration) string {
 	s := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".")
 	return s + " s"
@@ -103,7 +105,7 @@ func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	return fmt.Sprintf("does the database answer %s's write (attempt %d): it %s (0 refuses, 1 answers; it is %s)", w.MsgName(d.Msg), d.Delivery, ans, why)
 }
 
-// KindName names the family's kinds for the trace.
+// KindName names the family's event kinds for the trace.
 func (f *Family) KindName(k engine.Kind) string {
 	if n, ok := kindNames[k]; ok {
 		return n

@@ -6,7 +6,7 @@ import (
 	"inflight/engine"
 )
 
-// KindName implements engine.Family.
+// KindName names the family's event kinds for the trace.
 func (f *Family) KindName(k engine.Kind) string {
 	switch k {
 	case EvDuplicate:
@@ -28,7 +28,7 @@ func (f *Family) attemptName(k int64) string {
 	return fmt.Sprintf("retry %d (minute %d)", k, int64(Backoff[k]/engine.Minute))
 }
 
-// Caption implements engine.Family, in the lesson's words.
+// Caption tells each event in the lesson's words.
 func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	switch e.Kind {
 	case engine.EvPublish:
@@ -81,7 +81,8 @@ func capital(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-// DecisionText implements engine.Family.
+// DecisionText asks whether the broker's answer to an attempt reached
+// the producer.
 func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	return fmt.Sprintf("does the broker's answer to %s reach the producer: %s (or %s)",
 		f.attemptName(int64(d.Delivery)-1), [2]string{"yes", "no, it is lost"}[d.Value&1], [2]string{"lost", "yes"}[d.Value&1])

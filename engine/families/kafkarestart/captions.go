@@ -6,7 +6,7 @@ import (
 	"inflight/engine"
 )
 
-// KindName implements engine.Family.
+// KindName names the family's event kinds for the trace.
 func (f *Family) KindName(k engine.Kind) string {
 	switch k {
 	case EvInit:
@@ -40,7 +40,7 @@ func (f *Family) batchName(k int64) string {
 	return fmt.Sprintf("batch %d", k)
 }
 
-// Caption implements engine.Family, in the lesson's words.
+// Caption tells each event in the lesson's words.
 func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	switch e.Kind {
 	case engine.EvStart:
@@ -112,7 +112,8 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	return "", false
 }
 
-// DecisionText implements engine.Family.
+// DecisionText words the family's three decisions: a broker's answer
+// lost, a producer instance killed, a consumer dying before its commit.
 func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	yes := [2]string{"no", "yes"}[d.Value&1]
 	switch d.Kind {

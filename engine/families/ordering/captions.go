@@ -6,7 +6,7 @@ import (
 	"inflight/engine"
 )
 
-// KindName implements engine.Family.
+// KindName names the family's event kinds for the trace.
 func (f *Family) KindName(k engine.Kind) string {
 	switch k {
 	case EvPoll:
@@ -33,7 +33,7 @@ func (f *Family) ev(id int32) string {
 	return fmt.Sprintf("order %d %s (v%d)", f.MsgOrder[id], statuses[v], v)
 }
 
-// Caption implements engine.Family, in the lesson's words.
+// Caption tells each event in the lesson's words.
 func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	switch e.Kind {
 	case engine.EvPublish:
@@ -91,7 +91,9 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	return "", false
 }
 
-// DecisionText implements engine.Family.
+// DecisionText words the family's three decisions: how long the handler
+// takes, whether its database call fails, and the sticky partitioner's
+// next partition.
 func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	switch d.Kind {
 	case DecHandle:
