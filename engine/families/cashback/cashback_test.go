@@ -175,14 +175,7 @@ func TestPanesAndCaptions(t *testing.T) {
 }
 
 func BenchmarkCashbackHeadless(b *testing.B) {
-	spec := familytest.Incident(b, "cashback")
-	for i := 0; i < b.N; i++ {
-		s, _, err := engine.Run(spec, engine.RunOptions{Seed: lessonSeed})
-		if err != nil || s.Figure("balance") != 505500 {
-			b.Fatal(err, s.Figures)
-		}
-		b.ReportMetric(float64(s.Events), "events/op")
-	}
+	familytest.BenchHeadless(b, familytest.Incident(b, "cashback"), lessonSeed, func(s engine.Summary) bool { return s.Figure("balance") == 505500 })
 }
 
 // lineFigures are the figures the tables below compare, after the counts.

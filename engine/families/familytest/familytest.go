@@ -51,6 +51,46 @@ func Summary(t testing.TB, spec *engine.Spec, seed uint64, set ...engine.Setting
 	return s
 }
 
+// WorldAt builds spec's world under seed and settings and plays it to
+// clock at (or to its end, if that comes first): the mid-run world a test
+// reads panes from, clones or forks.
+func WorldAt(t testing.TB, spec *engine.Spec, seed uint64, set []engine.Setting, at string) *engine.World {
+	t.Helper()
+	clock, err := engine.ParseClock(at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := engine.NewWorld(spec, seed, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w.Now < clock && w.Step(nil) {
+	}
+	return w
+}
+
+// BenchHeadless measures spec's whole run headless under seed, failing
+// the benchmark if ok refuses a run's summary; it reports events per run.
+func BenchHeadless(b *testing.B, spec *engine.Spec, seed uint64, ok func(engine.Summary) bool) {
+	for i := 0; i < b.N; i++ {
+		s, _, err := engine.Run(spec, engine.RunOptions{Seed: seed})
+		if err != nil || !ok(s) {
+			b.Fatal(err, s.Figures)
+		}
+		b.ReportMetric(float64(s.Events), "events/op")
+	}
+}
+
+// BenchClone measures one copy of the family's state at clock at: what a
+// checkpoint or a fork costs.
+func BenchClone(b *testing.B, spec *engine.Spec, seed uint64, at string) {
+	f := WorldAt(b, spec, seed, nil, at).Family()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = f.Clone()
+	}
+}
+
 // SinkFunc is a function that receives each event: the engine.Sink a test
 // writes inline.
 type SinkFunc func(w *engine.World, e *engine.Event, d *engine.Decision)
@@ -240,17 +280,8 @@ func Line(r Run, figures ...string) string {
 // whole state.
 func CloneMidRun(t testing.TB, spec *engine.Spec, seed uint64, set []engine.Setting, mid string, figures ...string) {
 	t.Helper()
-	at, err := engine.ParseClock(mid)
-	if err != nil {
-		t.Fatal(err)
-	}
 	straight := Play(t, spec, seed, set, Fork{}, -1)
-	w, err := engine.NewWorld(spec, seed, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for w.Now < at && w.Step(nil) {
-	}
+	w := WorldAt(t, spec, seed, set, mid)
 	c := w.Clone()
 	for _, x := range []*engine.World{c, w} {
 		x.RunTo(nil, -1)

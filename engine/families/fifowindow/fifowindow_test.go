@@ -51,9 +51,7 @@ func TestAnswerDecisionIsForkable(t *testing.T) {
 }
 
 func TestPanes(t *testing.T) {
-	w, _ := engine.NewWorld(familytest.Incident(t, "fifo-window"), 1, nil)
-	for w.Now < 14*engine.Hour+2*engine.Minute && w.Step(nil) {
-	}
+	w := familytest.WorldAt(t, familytest.Incident(t, "fifo-window"), 1, nil, "14:02:00")
 	p := w.Family().Panes(w)
 	if len(p.Queue) < 2 || p.Queue[1].Mark != "" || p.Queue[1].Bar <= 0 {
 		t.Errorf("at 14:03 the dedup id should be remembered with a countdown: %+v", p.Queue)

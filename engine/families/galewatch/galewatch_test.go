@@ -39,12 +39,7 @@ func TestPublishedFigures(t *testing.T) {
 // should, the original as a straight run.
 func TestCloneForksIndependently(t *testing.T) {
 	straight := familytest.Summary(t, familytest.Incident(t, "galewatch"), 1)
-	w, err := engine.NewWorld(familytest.Incident(t, "galewatch"), 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for w.Now < 10*engine.Hour+4*engine.Minute && w.Step(nil) {
-	}
+	w := familytest.WorldAt(t, familytest.Incident(t, "galewatch"), 1, nil, "10:04:00")
 	fork := w.Clone()
 	if err := fork.ScheduleKnobs(fork.Now, []engine.Setting{{Knob: "clock_step", Value: "0s"}}); err != nil {
 		t.Fatal(err)
@@ -65,9 +60,7 @@ func TestCloneForksIndependently(t *testing.T) {
 // TestCloneAfterStep: a clone taken after a forward step (which starts a
 // second run of stamps) shares no runs with the original.
 func TestCloneAfterStep(t *testing.T) {
-	w, _ := engine.NewWorld(familytest.Incident(t, "galewatch"), 1, []engine.Setting{{Knob: "clock_step", Value: "7s"}})
-	for w.Now < 10*engine.Hour+6*engine.Minute && w.Step(nil) {
-	}
+	w := familytest.WorldAt(t, familytest.Incident(t, "galewatch"), 1, familytest.Set("clock_step", "7s"), "10:06:00")
 	g := w.Family().(*galewatch.Family)
 	if len(g.OlderRuns()) != 1 {
 		t.Fatalf("a forward step left %d older runs, want 1", len(g.OlderRuns()))
@@ -128,26 +121,12 @@ func TestPanesAndCaptions(t *testing.T) {
 // BenchmarkGalewatchHeadless is the whole incident headless: 372,000
 // readings must take well under a second.
 func BenchmarkGalewatchHeadless(b *testing.B) {
-	spec := familytest.Incident(b, "galewatch")
-	for i := 0; i < b.N; i++ {
-		s, _, err := engine.Run(spec, engine.RunOptions{Seed: 1})
-		if err != nil || s.Lost != 3 {
-			b.Fatal(err, s.Lost)
-		}
-		b.ReportMetric(float64(s.Events), "events/op")
-	}
+	familytest.BenchHeadless(b, familytest.Incident(b, "galewatch"), 1, func(s engine.Summary) bool { return s.Lost == 3 })
 }
 
 // BenchmarkGalewatchClone is one checkpoint's copy of the family.
 func BenchmarkGalewatchClone(b *testing.B) {
-	w, _ := engine.NewWorld(familytest.Incident(b, "galewatch"), 1, nil)
-	for w.Now < 10*engine.Hour+6*engine.Minute && w.Step(nil) {
-	}
-	f := w.Family()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_ = f.Clone()
-	}
+	familytest.BenchClone(b, familytest.Incident(b, "galewatch"), 1, "10:06:00")
 }
 
 // TestEveryRunEnds: with every answer lost a turbine used to re-send each

@@ -47,12 +47,7 @@ func TestShortLeases(t *testing.T) {
 // straight run does.
 func TestCloneForksIndependently(t *testing.T) {
 	straight := familytest.Summary(t, familytest.Incident(t, "stagefront"), 1)
-	w, err := engine.NewWorld(familytest.Incident(t, "stagefront"), 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for w.Now < 10*engine.Hour+20*engine.Second && w.Step(nil) {
-	}
+	w := familytest.WorldAt(t, familytest.Incident(t, "stagefront"), 1, nil, "10:00:20")
 	fork := w.Clone()
 	if err := fork.ScheduleKnobs(fork.Now, []engine.Setting{failure}); err != nil {
 		t.Fatal(err)
@@ -109,26 +104,12 @@ func TestPanesAndCaptions(t *testing.T) {
 // BenchmarkStagefrontHeadless is the whole sale headless: 200,000 sales,
 // about 800,000 events, well under a second.
 func BenchmarkStagefrontHeadless(b *testing.B) {
-	spec := familytest.Incident(b, "stagefront")
-	for i := 0; i < b.N; i++ {
-		s, _, err := engine.Run(spec, engine.RunOptions{Seed: 1})
-		if err != nil || s.Effects != stagefront.People {
-			b.Fatal(err, s.Effects)
-		}
-		b.ReportMetric(float64(s.Events), "events/op")
-	}
+	familytest.BenchHeadless(b, familytest.Incident(b, "stagefront"), 1, func(s engine.Summary) bool { return s.Effects == stagefront.People })
 }
 
 // BenchmarkStagefrontClone is one checkpoint's copy of the family mid-sale.
 func BenchmarkStagefrontClone(b *testing.B) {
-	w, _ := engine.NewWorld(familytest.Incident(b, "stagefront"), 1, nil)
-	for w.Now < 10*engine.Hour+30*engine.Second && w.Step(nil) {
-	}
-	f := w.Family()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_ = f.Clone()
-	}
+	familytest.BenchClone(b, familytest.Incident(b, "stagefront"), 1, "10:00:30")
 }
 
 // TestEveryRunEnds: knob values the lesson never set, each to its end with
