@@ -156,15 +156,15 @@ type Cashback = Family
 // Family is the cashback system's state: plain data, deep-copied by Clone.
 type Family struct {
 	s        *redisstream.Stream
-	produced int32
-	readNew  int32 // entries handed out by XREADGROUP >
-	batch    []batchEntry
-	cur      int
-	skipping bool // the current delivery skipped its credit
-	backlog  bool
+	produced int32          // entries XADDed
+	readNew  int32          // entries handed out by XREADGROUP >
+	batch    []batchEntry   // the last read's entries
+	cur      int            // the batch entry being handled
+	skipping bool           // the current delivery skipped its credit
+	backlog  bool           // after a restart: re-reading its own pending entries first
 	after    redisstream.ID // the backlog read's cursor
-	alive    bool
-	done     bool
+	alive    bool           // not crashed (or restarted since)
+	done     bool           // a read found nothing new: the consumer caught up
 	pel      []pend
 
 	balance       int64
