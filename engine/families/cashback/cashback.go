@@ -148,18 +148,23 @@ type crashRec struct {
 	at       engine.Time
 }
 
-// Cashback is the family's state: plain data, deep-copied by Clone.
-type Cashback struct {
+// Cashback is Family's former name.
+//
+// Deprecated: use Family.
+type Cashback = Family
+
+// Family is the cashback system's state: plain data, deep-copied by Clone.
+type Family struct {
 	s        *redisstream.Stream
-	produced int32
-	readNew  int32 // entries handed out by XREADGROUP >
-	batch    []batchEntry
-	cur      int
-	skipping bool // the current delivery skipped its credit
-	backlog  bool
+	produced int32          // entries XADDed
+	readNew  int32          // entries handed out by XREADGROUP >
+	batch    []batchEntry   // the last read's entries
+	cur      int            // the batch entry being handled
+	skipping bool           // the current delivery skipped its credit
+	backlog  bool           // after a restart: re-reading its own pending entries first
 	after    redisstream.ID // the backlog read's cursor
-	alive    bool
-	done     bool
+	alive    bool           // not crashed (or restarted since)
+	done     bool           // a read found nothing new: the consumer caught up
 	pel      []pend
 
 	balance       int64
@@ -207,7 +212,7 @@ const DeadStream = "cashback-events:dead"
 var Knobs = []string{"events", "crash_p", "dedupe", "restart_after", "max_receives"}
 
 // Clone deep-copies the state.
-func (c *Cashback) Clone() engine.Family {
+func (c *Family) Clone() engine.Family {
 	d := *c
 	d.s = c.s.Clone()
 	d.batch = slices.Clone(c.batch)
@@ -218,7 +223,7 @@ func (c *Cashback) Clone() engine.Family {
 func step(o op, a int32) engine.FamilyStep { return engine.FamilyStep{Op: uint8(o), A: a} }
 
 // Start schedules the producer's first XADD.
-func (c *Cashback) Start(w *engine.World) {
+func (c *Family) Start(w *engine.World) {
 	if w.P.Events > 0 {
 		w.Schedule(w.Now, step(opProduce, 0), false)
 		return
@@ -228,7 +233,7 @@ func (c *Cashback) Start(w *engine.World) {
 }
 
 // Step runs one step: one event, at most one decision.
-func (c *Cashback) Step(w *engine.World, s engine.FamilyStep) {
+func (c *Family) Step(w *engine.World, s engine.FamilyStep) {
 	switch op(s.Op) {
 	case opProduce:
 		c.produce(w, s.A)
@@ -249,7 +254,7 @@ func (c *Cashback) Step(w *engine.World, s engine.FamilyStep) {
 	}
 }
 
-func (c *Cashback) produce(w *engine.World, k int32) {
+func (c *Family) produce(w *engine.World, k int32) {
 	if int(k) >= w.P.Events {
 		// a fork lowered events after this XADD was due: the producer
 		// stops here and the consumer starts on the stream as it is
@@ -282,7 +287,7 @@ func entryIndex(e redisstream.Entry) int32 {
 	return int32(n)
 }
 
-func (c *Cashback) pelIndex(entry int32) int {
+func (c *Family) pelIndex(entry int32) int {
 	for i := range c.pel {
 		if c.pel[i].entry == entry {
 			return i
@@ -291,7 +296,7 @@ func (c *Cashback) pelIndex(entry int32) int {
 	return -1
 }
 
-func (c *Cashback) read(w *engine.World) {
+func (c *Family) read(w *engine.World) {
 	if !c.alive {
 		return
 	}
@@ -331,7 +336,7 @@ func (c *Cashback) read(w *engine.World) {
 	}
 }
 
-func (c *Cashback) announce(w *engine.World, i int) {
+func (c *Family) announce(w *engine.World, i int) {
 	k := c.batch[i].entry
 	p := c.pel[c.pelIndex(k)]
 	w.Count(1, 0, 0)
@@ -343,7 +348,7 @@ func (c *Cashback) announce(w *engine.World, i int) {
 }
 
 // handle is the handler's first write for the current entry.
-func (c *Cashback) handle(w *engine.World) {
+func (c *Family) handle(w *engine.World) {
 	k := c.batch[c.cur].entry
 	p := &c.pel[c.pelIndex(k)]
 	c.skipping = false
@@ -377,7 +382,7 @@ func (c *Cashback) handle(w *engine.World) {
 	}
 }
 
-func (c *Cashback) skip(w *engine.World, k int32, p *pend, where int64) {
+func (c *Family) skip(w *engine.World, k int32, p *pend, where int64) {
 	c.skips++
 	c.skipping = true
 	lost := false
@@ -391,20 +396,20 @@ func (c *Cashback) skip(w *engine.World, k int32, p *pend, where int64) {
 }
 
 // credit applies ₹100 and commits the wallet transaction.
-func (c *Cashback) credit(w *engine.World, k int32, p *pend) {
+func (c *Family) credit(w *engine.World, k int32, p *pend) {
 	c.balance += Amount
 	n := w.Effect(k)
 	c.logCredit(credit{entry: k, n: uint16(n), at: w.Now, balance: c.balance})
 	w.Emit(engine.EvEffect, k, -1, p.count, c.balance, int64(n))
 }
 
-func (c *Cashback) logCredit(r credit) {
+func (c *Family) logCredit(r credit) {
 	c.credits[c.nCredits%len(c.credits)] = r
 	c.nCredits++
 }
 
 // crashes draws and records this delivery's one crash decision.
-func (c *Cashback) crashHere(w *engine.World, k int32, count uint16) bool {
+func (c *Family) crashHere(w *engine.World, k int32, count uint16) bool {
 	natural := int64(0)
 	if engine.Chance(w.Draw(engine.StreamCrash, uint64(k), uint64(count)), w.P.CrashP) {
 		natural = 1
@@ -414,7 +419,7 @@ func (c *Cashback) crashHere(w *engine.World, k int32, count uint16) bool {
 
 // commit is the separate store's second write: the wallet transaction,
 // with the crash point before it.
-func (c *Cashback) commit(w *engine.World) {
+func (c *Family) commit(w *engine.World) {
 	k := c.batch[c.cur].entry
 	p := &c.pel[c.pelIndex(k)]
 	if c.crashHere(w, k, p.count) {
@@ -426,7 +431,7 @@ func (c *Cashback) commit(w *engine.World) {
 }
 
 // afterWrites is the crash point after the handler's writes, then XACK.
-func (c *Cashback) afterWrites(w *engine.World) {
+func (c *Family) afterWrites(w *engine.World) {
 	k := c.batch[c.cur].entry
 	p := &c.pel[c.pelIndex(k)]
 	point := int64(CrashBeforeXAck)
@@ -441,7 +446,7 @@ func (c *Cashback) afterWrites(w *engine.World) {
 	c.xack(w, how)
 }
 
-func (c *Cashback) xack(w *engine.World, how int64) {
+func (c *Family) xack(w *engine.World, how int64) {
 	k := c.batch[c.cur].entry
 	count := c.ackCurrent(w)
 	w.Done(k)
@@ -451,7 +456,7 @@ func (c *Cashback) xack(w *engine.World, how int64) {
 // ackCurrent XACKs the current entry, takes it off the pending list and
 // schedules the consumer's next step; it returns the entry's delivery
 // count.
-func (c *Cashback) ackCurrent(w *engine.World) uint16 {
+func (c *Family) ackCurrent(w *engine.World) uint16 {
 	b := c.batch[c.cur]
 	k := b.entry
 	i := c.pelIndex(k)
@@ -474,13 +479,13 @@ func (c *Cashback) ackCurrent(w *engine.World) uint16 {
 
 // deadLetter gives up on the current entry: XADD to the dead-letter
 // stream (counted, not kept: nothing reads it back here), then XACK.
-func (c *Cashback) deadLetter(w *engine.World, k int32) {
+func (c *Family) deadLetter(w *engine.World, k int32) {
 	c.deadLettered++
 	c.ackCurrent(w)
 	w.DeadLetter(k) // the world emits the dlq event
 }
 
-func (c *Cashback) crash(w *engine.World, k int32, count uint16, point int64) {
+func (c *Family) crash(w *engine.World, k int32, count uint16, point int64) {
 	c.alive = false
 	c.crashes++
 	if point == CrashSkippedNoXAck {
@@ -495,7 +500,7 @@ func (c *Cashback) crash(w *engine.World, k int32, count uint16, point int64) {
 	w.Emit(engine.EvCrash, k, -1, count, int64(at), point)
 }
 
-func (c *Cashback) restart(w *engine.World) {
+func (c *Family) restart(w *engine.World) {
 	c.alive = true
 	c.backlog = true
 	c.after = redisstream.ID{}
@@ -504,7 +509,7 @@ func (c *Cashback) restart(w *engine.World) {
 }
 
 // Figures are the lesson's numbers.
-func (c *Cashback) Figures(w *engine.World) map[string]any {
+func (c *Family) Figures(w *engine.World) map[string]any {
 	return map[string]any{
 		"expected_balance":   int64(c.produced) * Amount,
 		"balance":            c.balance,
@@ -519,6 +524,6 @@ func (c *Cashback) Figures(w *engine.World) map[string]any {
 }
 
 // Counts: stream entries not yet handed out, and the pending list.
-func (c *Cashback) Counts(w *engine.World) (waiting, taken int) {
+func (c *Family) Counts(w *engine.World) (waiting, taken int) {
 	return int(c.produced - c.readNew), len(c.pel)
 }

@@ -120,23 +120,23 @@ type row struct {
 
 // state is the consumer, its breaker and its line of messages: plain data.
 type state struct {
-	queue    []int32 // waiting, head first (queue[head:])
-	head     int
-	lane     []int32 // retries due, before new messages
-	waits    []wait  // retries on their timers
-	attempts []uint8 // per message: attempts since its failures were last forgiven
-	pub      []engine.Time
-	busy     int32 // the message in the handler, -1
-	probe    bool  // the handler holds the half-open trial
-	pollOn   bool
-	fails    int // failures in a row
-	brk      int
-	until    engine.Time // open until
-	gen      uint16      // half-open timers: only the latest counts
-	seq      uint16
-	dbUp     bool
-	rows     [16]row // the latest writes, a ring
-	nrows    int
+	queue       []int32 // waiting, head first (queue[head:])
+	head        int
+	lane        []int32       // retries due, before new messages
+	waits       []wait        // retries on their timers
+	attempts    []uint8       // per message: attempts since its failures were last forgiven
+	publishedAt []engine.Time // per message
+	busy        int32         // the message in the handler, -1
+	probe       bool          // the handler holds the half-open trial
+	pollDue     bool          // a poll step is scheduled
+	fails       int           // failures in a row
+	breaker     int           // closed, open or half-open (breakerNames)
+	until       engine.Time   // open until
+	gen         uint16        // half-open timers: only the latest counts
+	seq         uint16
+	dbUp        bool
+	rows        [16]row // the latest writes, a ring
+	nrows       int
 	// figures
 	retries, opens, probes, errors, rowsWritten, requeued int64
 }
@@ -164,7 +164,7 @@ func (f *Family) Clone() engine.Family {
 	c.lane = append([]int32(nil), f.s.lane...)
 	c.waits = append([]wait(nil), f.s.waits...)
 	c.attempts = append([]uint8(nil), f.s.attempts...)
-	c.pub = append([]engine.Time(nil), f.s.pub...)
+	c.publishedAt = append([]engine.Time(nil), f.s.publishedAt...)
 	return &Family{s: c}
 }
 
@@ -214,7 +214,7 @@ func (f *Family) publish(w *engine.World, src, k int) {
 	id := w.NewMessage()
 	for int(id) >= len(s.attempts) {
 		s.attempts = append(s.attempts, 0)
-		s.pub = append(s.pub, w.Now)
+		s.publishedAt = append(s.publishedAt, w.Now)
 	}
 	s.queue = append(s.queue, id)
 	if k+1 < sp.Count {
@@ -226,8 +226,8 @@ func (f *Family) publish(w *engine.World, src, k int) {
 
 // kick asks for a poll now, once.
 func (f *Family) kick(w *engine.World) {
-	if !f.s.pollOn {
-		f.s.pollOn = true
+	if !f.s.pollDue {
+		f.s.pollDue = true
 		w.Schedule(w.Now, engine.FamilyStep{Op: opPoll}, false)
 	}
 }
@@ -236,14 +236,14 @@ func (f *Family) kick(w *engine.World) {
 // the head of the line — unless the breaker is open.
 func (f *Family) poll(w *engine.World) {
 	s := &f.s
-	s.pollOn = false
+	s.pollDue = false
 	if s.busy >= 0 {
 		return
 	}
-	if !w.P.Breaker && s.brk != closed {
-		s.brk = closed // the breaker was taken out by a fork
+	if !w.P.Breaker && s.breaker != closed {
+		s.breaker = closed // the breaker was taken out by a fork
 	}
-	if w.P.Breaker && s.brk == open {
+	if w.P.Breaker && s.breaker == open {
 		return
 	}
 	var id int32
@@ -262,7 +262,7 @@ func (f *Family) poll(w *engine.World) {
 		return
 	}
 	s.busy = id
-	s.probe = w.P.Breaker && s.brk == halfOpen
+	s.probe = w.P.Breaker && s.breaker == halfOpen
 	if s.probe {
 		s.probes++
 	}
@@ -286,12 +286,12 @@ func (f *Family) finish(w *engine.World, id int32) {
 		w.Done(id)
 		s.fails = 0
 		s.rowsWritten++
-		s.rows[s.nrows%len(s.rows)] = row{id, w.Now, s.pub[id]}
+		s.rows[s.nrows%len(s.rows)] = row{id, w.Now, s.publishedAt[id]}
 		s.nrows++
 		if probe {
 			// closed at once: a poll already due now must not take a
 			// second trial
-			s.brk, s.fails = closed, 0
+			s.breaker, s.fails = closed, 0
 			w.Schedule(w.Now, engine.FamilyStep{Op: opClose}, false)
 		}
 		w.Emit(engine.EvEffect, id, 0, uint16(n), int64(HandlerTime), int64(c))
@@ -302,24 +302,24 @@ func (f *Family) finish(w *engine.World, id int32) {
 	s.errors++
 	var next engine.Time
 	var how int64
-	brk := w.P.Breaker
+	breakerOn := w.P.Breaker
 	switch {
-	case brk && probe:
+	case breakerOn && probe:
 		how = FailProbe
 		f.toHead(id)
-		s.brk = open // at once: a poll already due now must take nothing
+		s.breaker = open // at once: a poll already due now must take nothing
 		w.Schedule(w.Now, engine.FamilyStep{Op: opOpen}, false)
-	case brk && s.brk == closed && s.fails >= TripAfter:
+	case breakerOn && s.breaker == closed && s.fails >= TripAfter:
 		how = FailTrip
 		f.toHead(id)
-		s.brk = open
+		s.breaker = open
 		w.Schedule(w.Now, engine.FamilyStep{Op: opOpen}, false)
 	case int(n) > Retries:
 		how = FailDLQ
 		w.Schedule(w.Now, engine.FamilyStep{Op: opDeadLetter, A: id, D: uint16(n)}, false)
 	default:
 		how = FailRetry
-		if brk {
+		if breakerOn {
 			how = FailRetryB
 		}
 		next = w.Now + Backoff(int(n))
@@ -371,7 +371,7 @@ func (f *Family) openBreaker(w *engine.World) {
 	}
 	s.requeued += int64(len(back))
 	s.lane, s.waits = s.lane[:0], s.waits[:0]
-	s.brk = open
+	s.breaker = open
 	s.opens++
 	s.until = w.Now + CoolDown
 	s.gen++
@@ -381,16 +381,16 @@ func (f *Family) openBreaker(w *engine.World) {
 
 func (f *Family) halfOpen(w *engine.World, gen uint16) {
 	s := &f.s
-	if s.brk != open || gen != s.gen {
+	if s.breaker != open || gen != s.gen {
 		return
 	}
 	if !w.P.Breaker {
-		s.brk, s.fails = closed, 0
+		s.breaker, s.fails = closed, 0
 		w.Emit(KindClosed, -1, 0, 0, 0, 1)
 		f.kick(w)
 		return
 	}
-	s.brk = halfOpen
+	s.breaker = halfOpen
 	w.Emit(KindHalfOpen, -1, 0, 0, 0, 0)
 	f.kick(w)
 }
@@ -421,14 +421,6 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 		"rows_written":   s.rowsWritten,
 		"requeued":       s.requeued,
 	}
-}
-
-// KindName names the family's kinds for the trace.
-func (f *Family) KindName(k engine.Kind) string {
-	if n, ok := kindNames[k]; ok {
-		return n
-	}
-	return k.String()
 }
 
 // Counts are the chart's numbers: waiting in line (with retries due), and

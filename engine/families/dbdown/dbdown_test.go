@@ -5,17 +5,8 @@ import (
 
 	"inflight/engine"
 	"inflight/engine/families/dbdown"
-	"inflight/incidents"
+	"inflight/engine/families/familytest"
 )
-
-func spec(t *testing.T) *engine.Spec {
-	t.Helper()
-	s, err := incidents.Get("db-down")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 type hashes struct {
 	n  int
@@ -29,7 +20,7 @@ func (h *hashes) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 
 // TestPublishedFigures checks the incident's figures, main and forks.
 func TestPublishedFigures(t *testing.T) {
-	res, err := engine.CheckSpec(spec(t))
+	res, err := engine.CheckSpec(familytest.Incident(t, "db-down"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +39,7 @@ func TestPublishedFigures(t *testing.T) {
 // give the trace a straight run gives.
 func TestCloneMidRun(t *testing.T) {
 	for _, set := range [][]engine.Setting{nil, {{Knob: "breaker", Value: "true"}}} {
-		straight, err := engine.NewWorld(spec(t), 1, set)
+		straight, err := engine.NewWorld(familytest.Incident(t, "db-down"), 1, set)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +47,7 @@ func TestCloneMidRun(t *testing.T) {
 		for straight.Step(&sh) {
 		}
 		for _, cut := range []int{1, 2000, 2405, 2410, 5000, sh.n - 3} {
-			w, _ := engine.NewWorld(spec(t), 1, set)
+			w, _ := engine.NewWorld(familytest.Incident(t, "db-down"), 1, set)
 			for i := 0; i < cut; i++ {
 				w.Step(nil)
 			}
@@ -82,7 +73,7 @@ func TestCloneMidRun(t *testing.T) {
 // TestExplorerForkMatchesHeadless forks breaker=true at 10:05 in the
 // explorer and compares with `run --at 10:05:00`.
 func TestExplorerForkMatchesHeadless(t *testing.T) {
-	s := spec(t)
+	s := familytest.Incident(t, "db-down")
 	at, _ := engine.ParseClock("10:05:00")
 	set := []engine.Setting{{Knob: "breaker", Value: "true"}}
 	want, _, err := engine.Run(s, engine.RunOptions{Seed: 1, HasAt: true, At: at, AtSet: set})
@@ -108,10 +99,10 @@ func TestExplorerForkMatchesHeadless(t *testing.T) {
 // seconds of the outage, probes every 30 s, closes on the first trial
 // after 10:10, and the backlog drains within two minutes.
 func TestBreakerStory(t *testing.T) {
-	w, _ := engine.NewWorld(spec(t), 1, []engine.Setting{{Knob: "breaker", Value: "true"}})
+	w, _ := engine.NewWorld(familytest.Incident(t, "db-down"), 1, []engine.Setting{{Knob: "breaker", Value: "true"}})
 	var opens, closes []engine.Time
 	var lastLate engine.Time
-	sink := sinkFn(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+	sink := familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
 		switch e.Kind {
 		case dbdown.KindBreakerOpen:
 			opens = append(opens, e.T)
@@ -144,14 +135,10 @@ func TestBreakerStory(t *testing.T) {
 	}
 }
 
-type sinkFn func(*engine.World, *engine.Event, *engine.Decision)
-
-func (f sinkFn) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
-
 // TestForcedAnswer forks the first trial to succeed at 10:00:31.55: the
 // breaker closes, the next writes fail and trip it again.
 func TestForcedAnswer(t *testing.T) {
-	x, err := engine.NewExplorer(spec(t), 1, []engine.Setting{{Knob: "breaker", Value: "true"}})
+	x, err := engine.NewExplorer(familytest.Incident(t, "db-down"), 1, []engine.Setting{{Knob: "breaker", Value: "true"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,4 +165,22 @@ func TestForcedAnswer(t *testing.T) {
 	if evs[0].Event.Kind != engine.EvEffect || evs[1].Event.Kind != dbdown.KindClosed {
 		t.Fatalf("after the forced answer: %s / %s", evs[0].Caption, evs[1].Caption)
 	}
+}
+
+// TestEveryMessageAccounted: every message ends written (done) or in the
+// dead letter queue — none held, none lost — with the breaker off, on, or
+// switched at a fork either way; the DLQ's messages are the ones retried
+// four times inside the outage.
+func TestEveryMessageAccounted(t *testing.T) {
+	figs := []string{"retries", "db_errors", "breaker_opened", "probes", "rows_written", "requeued"}
+	familytest.Table(t, familytest.Incident(t, "db-down"), 1, 10_000_000, figs, []familytest.Case{
+		{Name: "breaker=false",
+			Want: "messages 3000 deliveries 6592 effects 1814 duplicates 0 end 10:19:59.55 | held 0 done 1814 dlq 1186 lost 0 | retries 3592 db_errors 4778 breaker_opened 0 probes 0 rows_written 1814 requeued 0"},
+		{Name: "breaker=true", Set: []string{"breaker", "true"},
+			Want: "messages 3000 deliveries 3024 effects 3000 duplicates 0 end 10:19:59.55 | held 0 done 3000 dlq 0 lost 0 | retries 4 db_errors 24 breaker_opened 20 probes 20 rows_written 3000 requeued 3"},
+		{Name: "breaker on at 10:05", Fork: familytest.Fork{At: "10:05:00", Set: familytest.Set("breaker", "true")},
+			Want: "messages 3000 deliveries 4802 effects 2414 duplicates 0 end 10:19:59.55 | held 0 done 2414 dlq 586 lost 0 | retries 1792 db_errors 2388 breaker_opened 10 probes 10 rows_written 2414 requeued 14"},
+		{Name: "breaker off at 10:05", Set: []string{"breaker", "true"}, Fork: familytest.Fork{At: "10:05:00", Set: familytest.Set("breaker", "false")},
+			Want: "messages 3000 deliveries 6606 effects 1814 duplicates 0 end 10:19:59.55 | held 0 done 1814 dlq 1186 lost 0 | retries 3596 db_errors 4792 breaker_opened 10 probes 9 rows_written 1814 requeued 3"},
+	})
 }

@@ -1,8 +1,9 @@
-// Package familytest plays a family incident for the families' tests and
-// accounts for every message it published: at the end each one is in
-// exactly one state — held (waiting or in flight), done (deleted with at
-// least one effect), in the dead letter queue, or lost (gone with no
-// effect).
+// Package familytest is what the families' tests share: the incident from
+// the catalogue (Incident), a headless run's summary (Summary), a sink
+// written inline (SinkFunc), and a played run that accounts for every
+// message it published (Play): at the end each one is in exactly one
+// state — held (waiting or in flight), done (deleted with at least one
+// effect), in the dead letter queue, or lost (gone with no effect).
 //
 // The world releases the records of messages it no longer holds, so the
 // tally follows the trace: after each event it notes the state of the
@@ -10,9 +11,13 @@
 // its effects and dead letters are the named message's), and at the end
 // it reads every record still kept. A record released in the very step
 // that names it was deleted, or is a dead letter if it was one or the
-// step moved one to the DLQ. A family that moves a message without naming it in that step's
-// event, or that writes to a released record, shows up as a message in no
-// state, or a record that is not one.
+// step moved one to the DLQ. A family that moves a message without
+// naming it in that step's event, or that writes to a released record,
+// shows up as a message in no state, or a record that is not one.
+//
+// It imports the catalogue, so a family's tests that use it are external
+// (package <name>_test); what they need from inside the family an
+// export_test.go opens.
 package familytest
 
 import (
@@ -20,7 +25,78 @@ import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/incidents"
 )
+
+// Incident is the catalogue's incident id: its family at the file's
+// params. Tests take it from the catalogue rather than build it, so they
+// play what the explorer and `check` play.
+func Incident(t testing.TB, id string) *engine.Spec {
+	t.Helper()
+	s, err := incidents.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Summary runs spec headless under seed and settings and returns its
+// summary, failing the test on an error.
+func Summary(t testing.TB, spec *engine.Spec, seed uint64, set ...engine.Setting) engine.Summary {
+	t.Helper()
+	s, _, err := engine.Run(spec, engine.RunOptions{Seed: seed, Set: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// WorldAt builds spec's world under seed and settings and plays it to
+// clock at (or to its end, if that comes first): the mid-run world a test
+// reads panes from, clones or forks.
+func WorldAt(t testing.TB, spec *engine.Spec, seed uint64, set []engine.Setting, at string) *engine.World {
+	t.Helper()
+	clock, err := engine.ParseClock(at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := engine.NewWorld(spec, seed, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w.Now < clock && w.Step(nil) {
+	}
+	return w
+}
+
+// BenchHeadless measures spec's whole run headless under seed, failing
+// the benchmark if ok refuses a run's summary; it reports events per run.
+func BenchHeadless(b *testing.B, spec *engine.Spec, seed uint64, ok func(engine.Summary) bool) {
+	for i := 0; i < b.N; i++ {
+		s, _, err := engine.Run(spec, engine.RunOptions{Seed: seed})
+		if err != nil || !ok(s) {
+			b.Fatal(err, s.Figures)
+		}
+		b.ReportMetric(float64(s.Events), "events/op")
+	}
+}
+
+// BenchClone measures one copy of the family's state at clock at: what a
+// checkpoint or a fork costs.
+func BenchClone(b *testing.B, spec *engine.Spec, seed uint64, at string) {
+	f := WorldAt(b, spec, seed, nil, at).Family()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = f.Clone()
+	}
+}
+
+// SinkFunc is a function that receives each event: the engine.Sink a test
+// writes inline.
+type SinkFunc func(w *engine.World, e *engine.Event, d *engine.Decision)
+
+// Event calls f.
+func (f SinkFunc) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
 
 // States counts the published messages by state.
 type States struct {
@@ -161,6 +237,30 @@ func Play(t testing.TB, spec *engine.Spec, seed uint64, set []engine.Setting, f 
 	return r
 }
 
+// Case is one row of a table of played runs: its knob settings from the
+// start (knob, value pairs), its fork, and the Line it must end with.
+type Case struct {
+	Name string
+	Set  []string
+	Fork Fork
+	Want string
+}
+
+// Table plays each case on spec under seed as a subtest, to the end or
+// maxEvents events, and compares the run's Line, with figures, to the
+// case's Want.
+func Table(t *testing.T, spec *engine.Spec, seed uint64, maxEvents int64, figures []string, cases []Case) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			r := Play(t, spec, seed, Set(c.Set...), c.Fork, maxEvents)
+			if got := Line(r, figures...); got != c.Want {
+				t.Errorf("\n got %s\nwant %s", got, c.Want)
+			}
+		})
+	}
+}
+
 // Line is a run's figures on one line, for a table's want column: the
 // summary's counts, its end, the states, then the family's figures named.
 func Line(r Run, figures ...string) string {
@@ -180,17 +280,8 @@ func Line(r Run, figures ...string) string {
 // whole state.
 func CloneMidRun(t testing.TB, spec *engine.Spec, seed uint64, set []engine.Setting, mid string, figures ...string) {
 	t.Helper()
-	at, err := engine.ParseClock(mid)
-	if err != nil {
-		t.Fatal(err)
-	}
 	straight := Play(t, spec, seed, set, Fork{}, -1)
-	w, err := engine.NewWorld(spec, seed, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for w.Now < at && w.Step(nil) {
-	}
+	w := WorldAt(t, spec, seed, set, mid)
 	c := w.Clone()
 	for _, x := range []*engine.World{c, w} {
 		x.RunTo(nil, -1)

@@ -14,8 +14,6 @@
 package fifowindow
 
 import (
-	"fmt"
-
 	"inflight/engine"
 	"inflight/engine/fifo"
 )
@@ -98,13 +96,13 @@ type Family struct {
 	Ended      bool            // the producer is finished: answered or gave up
 	Deliveries int             // deliveries of the order so far
 	Asked      engine.Duration // the knob's value last seen
-	Log        []qop           // every call made on the queue, to replay under another interval
+	Log        []queueCall     // every call made on the queue, to replay under another interval
 	Kept       bool            // a mid-run dedup_window change could not apply: the past would differ
 }
 
-// qop is one call on the queue: a send (with whether it was a duplicate),
+// queueCall is one call on the queue: a send (with whether it was a duplicate),
 // a receive, or a delete.
-type qop struct {
+type queueCall struct {
 	Op     uint8
 	T      engine.Time
 	Dup    bool
@@ -125,7 +123,7 @@ func (f *Family) Clone() engine.Family {
 	}
 	c.Memory = append([]memo(nil), f.Memory...)
 	c.Emails = append([]engine.Time(nil), f.Emails...)
-	c.Log = append([]qop(nil), f.Log...)
+	c.Log = append([]queueCall(nil), f.Log...)
 	return &c
 }
 
@@ -174,7 +172,7 @@ func (f *Family) send(w *engine.World, k int) {
 		panic(err) // the input is fixed and valid
 	}
 	f.Attempts++
-	f.Log = append(f.Log, qop{Op: opSend, T: w.Now, Dup: res.Duplicate})
+	f.Log = append(f.Log, queueCall{Op: opSend, T: w.Now, Dup: res.Duplicate})
 	if f.Msg < 0 {
 		f.Msg = w.NewMessage()
 	}
@@ -233,7 +231,7 @@ func (f *Family) receive(w *engine.World) {
 	if len(ds) == 0 {
 		return
 	}
-	f.Log = append(f.Log, qop{Op: opReceive, T: w.Now})
+	f.Log = append(f.Log, queueCall{Op: opReceive, T: w.Now})
 	f.Handle, f.Holding, f.Busy = ds[0].Handle, true, true
 	w.Count(1, 0, 0)
 	f.Deliveries++
@@ -253,7 +251,7 @@ func (f *Family) delete(w *engine.World) {
 	if err := f.Q.Delete(int64(w.Now), f.Handle); err != nil {
 		panic(err) // the lease is 30 s; the handler takes under one
 	}
-	f.Log = append(f.Log, qop{Op: opDelete, T: w.Now, Handle: f.Handle})
+	f.Log = append(f.Log, queueCall{Op: opDelete, T: w.Now, Handle: f.Handle})
 	f.Holding, f.Busy, f.Handle = false, false, ""
 	w.Emit(engine.EvAck, f.Msg, -1, uint16(f.Deliveries), 0, 0)
 	f.maybeDone(w)
@@ -279,87 +277,6 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 		"producer_gave_up":   f.GaveUp,
 		"window_change_kept": f.Kept,
 	}
-}
-
-// KindName implements engine.Family.
-func (f *Family) KindName(k engine.Kind) string {
-	switch k {
-	case EvDuplicate:
-		return "duplicate_dropped"
-	case EvAnswerLost:
-		return "answer_lost"
-	case EvAnswer:
-		return "answer"
-	case EvGiveUp:
-		return "give_up"
-	}
-	return "unknown"
-}
-
-func (f *Family) attemptName(k int64) string {
-	if k == 0 {
-		return "the first send"
-	}
-	return fmt.Sprintf("retry %d (minute %d)", k, int64(Backoff[k]/engine.Minute))
-}
-
-// Caption implements engine.Family, in the lesson's words.
-func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
-	switch e.Kind {
-	case engine.EvPublish:
-		return fmt.Sprintf("%s of order 0's confirmation (dedup id %s): the broker has no memory of the id — accepted and stored as new message %d, remembered until %s",
-			capital(f.attemptName(e.Value)), DedupID, e.Aux, (e.T + f.Window).Short()), true
-	case EvDuplicate:
-		return fmt.Sprintf("%s: dedup id %s seen within the %s interval — accepted but not delivered (remembered until %s)",
-			capital(f.attemptName(e.Value)), DedupID, span(f.Window), engine.Time(e.Aux).Short()), true
-	case EvAnswerLost:
-		if e.Aux < 0 {
-			return fmt.Sprintf("the answer to %s is lost; the next retry would be past the producer's retry deadline (%s): it gives up",
-				f.attemptName(e.Value), engine.FormatDuration(w.P.RetryDeadline)), true
-		}
-		return fmt.Sprintf("the answer to %s is lost: the producer cannot tell a lost message from a lost answer, and retries at %s",
-			f.attemptName(e.Value), engine.Time(e.Aux).Short()), true
-	case EvAnswer:
-		return fmt.Sprintf("the producer gets the answer to %s and stops retrying", f.attemptName(e.Value)), true
-	case EvGiveUp:
-		return fmt.Sprintf("%s is due, but the producer's retry deadline is now %s: it gives up without sending",
-			f.attemptName(e.Value), engine.FormatDuration(w.P.RetryDeadline)), true
-	case engine.EvDeliver:
-		s := fmt.Sprintf("the consumer receives order 0's confirmation request (delivery %d), lease until %s", e.Delivery, engine.Time(e.Value).Short())
-		if e.Delivery > 1 {
-			s += " — a new message to the broker, the same order to the customer"
-		}
-		return s, true
-	case engine.EvEffect:
-		if e.Aux > 1 {
-			return fmt.Sprintf("the confirmation email leaves again — copy %d: every duplicate later than the window is yours", e.Aux), true
-		}
-		return "the consumer sends the confirmation email", true
-	case engine.EvAck:
-		return "the consumer deletes the message: the broker forgets it, but keeps the dedup id until the window ends", true
-	}
-	return "", false
-}
-
-// span words a window the lesson's way: "5-minute".
-func span(d engine.Duration) string {
-	if d%engine.Minute == 0 {
-		return fmt.Sprintf("%d-minute", d/engine.Minute)
-	}
-	return engine.FormatDuration(d)
-}
-
-func capital(s string) string {
-	if s == "" {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
-
-// DecisionText implements engine.Family.
-func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
-	return fmt.Sprintf("does the broker's answer to %s reach the producer: %s (or %s)",
-		f.attemptName(int64(d.Delivery)-1), [2]string{"yes", "no, it is lost"}[d.Value&1], [2]string{"lost", "yes"}[d.Value&1])
 }
 
 // Counts implements engine.Family: messages waiting in the queue and in

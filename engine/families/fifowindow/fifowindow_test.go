@@ -5,17 +5,8 @@ import (
 	"testing"
 
 	"inflight/engine"
-	"inflight/incidents"
+	"inflight/engine/families/familytest"
 )
-
-func spec(t *testing.T) *engine.Spec {
-	t.Helper()
-	s, err := incidents.Get("fifo-window")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 func TestFiguresDirectly(t *testing.T) {
 	cases := []struct {
@@ -32,7 +23,7 @@ func TestFiguresDirectly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.set), func(t *testing.T) {
-			sum, _, err := engine.Run(spec(t), engine.RunOptions{Seed: 1, Set: c.set})
+			sum, _, err := engine.Run(familytest.Incident(t, "fifo-window"), engine.RunOptions{Seed: 1, Set: c.set})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +37,7 @@ func TestFiguresDirectly(t *testing.T) {
 
 // A fork that lets the first answer through: no retries, one email.
 func TestAnswerDecisionIsForkable(t *testing.T) {
-	w, err := engine.NewWorld(spec(t), 1, nil)
+	w, err := engine.NewWorld(familytest.Incident(t, "fifo-window"), 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,9 +51,7 @@ func TestAnswerDecisionIsForkable(t *testing.T) {
 }
 
 func TestPanes(t *testing.T) {
-	w, _ := engine.NewWorld(spec(t), 1, nil)
-	for w.Now < 14*engine.Hour+2*engine.Minute && w.Step(nil) {
-	}
+	w := familytest.WorldAt(t, familytest.Incident(t, "fifo-window"), 1, nil, "14:02:00")
 	p := w.Family().Panes(w)
 	if len(p.Queue) < 2 || p.Queue[1].Mark != "" || p.Queue[1].Bar <= 0 {
 		t.Errorf("at 14:03 the dedup id should be remembered with a countdown: %+v", p.Queue)
@@ -96,7 +85,7 @@ func TestWindowChangedMidRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, _, err := engine.Run(spec(t), engine.RunOptions{Seed: 1, HasAt: true, At: at, AtSet: []engine.Setting{{Knob: "dedup_window", Value: c.window}}})
+		sum, _, err := engine.Run(familytest.Incident(t, "fifo-window"), engine.RunOptions{Seed: 1, HasAt: true, At: at, AtSet: []engine.Setting{{Knob: "dedup_window", Value: c.window}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,4 +93,25 @@ func TestWindowChangedMidRun(t *testing.T) {
 			t.Errorf("%s at %s: dups %d kept %v; want %d %v", c.window, c.at, sum.DuplicateEffects, sum.Figures["window_change_kept"], c.dups, c.kept)
 		}
 	}
+}
+
+// TestEveryRunEnds: the one order at the knobs' edges — a queue that
+// remembers nothing, a producer that never retries, one that retries past
+// the window — ends done (at least one email), never held. A fork that
+// lowers retry_deadline stops the retry already scheduled (minute 3,
+// scheduled at 14:01 under the 10-minute deadline): it used to be sent.
+func TestEveryRunEnds(t *testing.T) {
+	figs := []string{"attempts", "accepted", "dropped_duplicates", "emails", "producer_gave_up"}
+	familytest.Table(t, familytest.Incident(t, "fifo-window"), 1, 1_000_000, figs, []familytest.Case{
+		{Name: "defaults",
+			Want: "messages 1 deliveries 2 effects 2 duplicates 1 end 14:07:00.48 | held 0 done 1 dlq 0 lost 0 | attempts 4 accepted 2 dropped_duplicates 2 emails 2 producer_gave_up false"},
+		{Name: "dedup_window=0s", Set: []string{"dedup_window", "0s"},
+			Want: "messages 1 deliveries 4 effects 4 duplicates 3 end 14:07:00.48 | held 0 done 1 dlq 0 lost 0 | attempts 4 accepted 4 dropped_duplicates 0 emails 4 producer_gave_up false"},
+		{Name: "retry_deadline=0s", Set: []string{"retry_deadline", "0s"},
+			Want: "messages 1 deliveries 1 effects 1 duplicates 0 end 14:00:00.48 | held 0 done 1 dlq 0 lost 0 | attempts 1 accepted 1 dropped_duplicates 0 emails 1 producer_gave_up true"},
+		{Name: "dedup_window=0s, retry_deadline=0s", Set: []string{"dedup_window", "0s", "retry_deadline", "0s"},
+			Want: "messages 1 deliveries 1 effects 1 duplicates 0 end 14:00:00.48 | held 0 done 1 dlq 0 lost 0 | attempts 1 accepted 1 dropped_duplicates 0 emails 1 producer_gave_up true"},
+		{Name: "retry_deadline=0s at 14:02", Fork: familytest.Fork{At: "14:02:00", Set: familytest.Set("retry_deadline", "0s")},
+			Want: "messages 1 deliveries 1 effects 1 duplicates 0 end 14:03:00 | held 0 done 1 dlq 0 lost 0 | attempts 2 accepted 1 dropped_duplicates 1 emails 1 producer_gave_up true"},
+	})
 }

@@ -96,8 +96,13 @@ type note struct {
 	at      engine.Time
 }
 
-// Galewatch is the family's state: plain data, deep-copied by Clone.
-type Galewatch struct {
+// Galewatch is Family's former name.
+//
+// Deprecated: use Family.
+type Galewatch = Family
+
+// Family is the galewatch system's state: plain data, deep-copied by Clone.
+type Family struct {
 	curFirst [Turbines]engine.Time // each turbine's current run of stored stamps
 	curN     [Turbines]int32
 	older    []run // runs a turbine left behind (a stepped clock)
@@ -137,7 +142,7 @@ const DefaultRetryDeadline = 10 * engine.Minute
 var Knobs = []string{"write_timeout_p", "clock_step", "retry_deadline"}
 
 // Clone deep-copies the state: the arrays by value, the two slices.
-func (g *Galewatch) Clone() engine.Family {
+func (g *Family) Clone() engine.Family {
 	c := *g
 	c.older = slices.Clone(g.older)
 	c.retries = slices.Clone(g.retries[g.rhead:])
@@ -153,13 +158,13 @@ func readingAt(start engine.Time, r int32) engine.Time {
 }
 
 // Start schedules the first reading and the daemon.
-func (g *Galewatch) Start(w *engine.World) {
+func (g *Family) Start(w *engine.World) {
 	w.Schedule(w.Now, engine.FamilyStep{Op: uint8(opReading), A: 0}, false)
 	w.Schedule(w.Now+StepAfter, engine.FamilyStep{Op: uint8(opClockStep)}, false)
 }
 
 // Step runs one step: one event, at most one decision.
-func (g *Galewatch) Step(w *engine.World, s engine.FamilyStep) {
+func (g *Family) Step(w *engine.World, s engine.FamilyStep) {
 	switch op(s.Op) {
 	case opReading:
 		g.reading(w, s.A)
@@ -173,7 +178,7 @@ func (g *Galewatch) Step(w *engine.World, s engine.FamilyStep) {
 }
 
 // has reports whether the unique index holds (t, stamp).
-func (g *Galewatch) has(t int, stamp engine.Time) bool {
+func (g *Family) has(t int, stamp engine.Time) bool {
 	in := func(first engine.Time, n int32) bool {
 		d := stamp - first
 		return n > 0 && d >= 0 && d%Period == 0 && d/Period < engine.Time(n)
@@ -189,7 +194,7 @@ func (g *Galewatch) has(t int, stamp engine.Time) bool {
 	return false
 }
 
-func (g *Galewatch) insert(t int, stamp engine.Time) {
+func (g *Family) insert(t int, stamp engine.Time) {
 	g.rows++
 	switch {
 	case g.curN[t] > 0 && stamp == g.curFirst[t]+engine.Time(g.curN[t])*Period:
@@ -203,7 +208,7 @@ func (g *Galewatch) insert(t int, stamp engine.Time) {
 }
 
 // lost decides whether this write's answer is lost.
-func (g *Galewatch) lost(w *engine.World, r int32, attempt uint16) bool {
+func (g *Family) lost(w *engine.World, r int32, attempt uint16) bool {
 	natural := int64(0)
 	if engine.Chance(w.Draw(StreamTimeout, uint64(r), uint64(attempt)), w.P.WriteTimeoutP) {
 		natural = 1
@@ -211,7 +216,7 @@ func (g *Galewatch) lost(w *engine.World, r int32, attempt uint16) bool {
 	return w.Decide(DecTimeout, r, -1, attempt, natural, 0, 1) == 1
 }
 
-func (g *Galewatch) reading(w *engine.World, r int32) {
+func (g *Family) reading(w *engine.World, r int32) {
 	t := int(r) % Turbines
 	stamp := w.Now
 	if int16(t) == Stepped {
@@ -245,7 +250,7 @@ func (g *Galewatch) reading(w *engine.World, r int32) {
 
 // settle schedules the re-send of a write whose answer was lost, or lets
 // the reading go.
-func (g *Galewatch) settle(w *engine.World, r int32, stamp engine.Time, attempt uint16, lost bool) {
+func (g *Family) settle(w *engine.World, r int32, stamp engine.Time, attempt uint16, lost bool) {
 	if !lost {
 		w.Done(r)
 		return
@@ -262,7 +267,7 @@ func (g *Galewatch) settle(w *engine.World, r int32, stamp engine.Time, attempt 
 	w.Schedule(at, engine.FamilyStep{Op: uint8(opRetry), A: r, D: attempt + 1}, false)
 }
 
-func (g *Galewatch) retry(w *engine.World, r int32, attempt uint16) {
+func (g *Family) retry(w *engine.World, r int32, attempt uint16) {
 	x := g.takeRetry(r, attempt)
 	if w.Now-readingAt(w.Spec().Start, r) > w.P.RetryDeadline {
 		// a fork lowered the deadline since this re-send was queued
@@ -292,13 +297,13 @@ func (g *Galewatch) retry(w *engine.World, r int32, attempt uint16) {
 }
 
 // pending lists the re-sends still due, soonest first.
-func (g *Galewatch) pending() []retry { return g.retries[g.rhead:] }
+func (g *Family) pending() []retry { return g.retries[g.rhead:] }
 
 // takeRetry removes and returns reading r's re-send for attempt. Re-sends
 // fall due in the order they were queued, so it is the head but for ties
 // the world broke otherwise; the queue's dead front is dropped now and then
 // so a run of 372,000 re-sends stays linear.
-func (g *Galewatch) takeRetry(r int32, attempt uint16) retry {
+func (g *Family) takeRetry(r int32, attempt uint16) retry {
 	q := g.pending()
 	i := slices.IndexFunc(q, func(x retry) bool { return x.reading == r && x.attempt == attempt })
 	x := q[i]
@@ -315,13 +320,13 @@ func (g *Galewatch) takeRetry(r int32, attempt uint16) retry {
 }
 
 // giveUp lets reading r go after its sends (attempts) went unanswered.
-func (g *Galewatch) giveUp(w *engine.World, r int32, attempts uint16) {
+func (g *Family) giveUp(w *engine.World, r int32, attempts uint16) {
 	g.gaveUp++
 	w.Done(r)
 	w.Emit(KindGiveUp, r, -1, attempts, int64(w.P.RetryDeadline), int64(int(r)%Turbines))
 }
 
-func (g *Galewatch) watchWrite(t int, n note, stored bool) {
+func (g *Family) watchWrite(t int, n note, stored bool) {
 	if int16(t) != Stepped {
 		return
 	}
@@ -330,7 +335,7 @@ func (g *Galewatch) watchWrite(t int, n note, stored bool) {
 	g.nWatch++
 }
 
-func (g *Galewatch) clockStep(w *engine.World) {
+func (g *Family) clockStep(w *engine.World) {
 	if w.P.ClockStep == 0 {
 		return
 	}
@@ -341,7 +346,7 @@ func (g *Galewatch) clockStep(w *engine.World) {
 
 // Figures: rows stored, retries and what the key did with them, and the
 // genuine readings a stepped clock threw away.
-func (g *Galewatch) Figures(w *engine.World) map[string]any {
+func (g *Family) Figures(w *engine.World) map[string]any {
 	return map[string]any{
 		"turbines":         Turbines,
 		"rows":             g.rows,
@@ -355,4 +360,4 @@ func (g *Galewatch) Figures(w *engine.World) map[string]any {
 }
 
 // Counts: copies waiting to be sent again; nothing is ever "taken".
-func (g *Galewatch) Counts(w *engine.World) (waiting, taken int) { return len(g.pending()), 0 }
+func (g *Family) Counts(w *engine.World) (waiting, taken int) { return len(g.pending()), 0 }

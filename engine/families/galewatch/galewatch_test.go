@@ -1,26 +1,12 @@
-package galewatch
+package galewatch_test
 
 import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/engine/families/familytest"
+	"inflight/engine/families/galewatch"
 )
-
-func testSpec() *engine.Spec {
-	s := &engine.Spec{ID: "galewatch", Title: "galewatch", Label: "reading", Start: 10 * engine.Hour, Featured: -1,
-		NewFamily: New, Knobs: Knobs}
-	Defaults(&s.Params)
-	return s
-}
-
-func runIt(t testing.TB, seed uint64, set ...engine.Setting) engine.Summary {
-	t.Helper()
-	s, _, err := engine.Run(testSpec(), engine.RunOptions{Seed: seed, Set: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // TestPublishedFigures: 372,000 readings, nothing stored twice, every
 // retry rejected, 3 lost by default and 0 without the clock step.
@@ -37,7 +23,7 @@ func TestPublishedFigures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, seed := range []uint64{1, 2, 3} {
-			s := runIt(t, seed, tc.set...)
+			s := familytest.Summary(t, familytest.Incident(t, "galewatch"), seed, tc.set...)
 			if s.Messages != 372000 || s.DuplicateEffects != 0 || s.Lost != tc.lost || s.Figure("rows") != tc.rows || s.Effects != tc.rows {
 				t.Errorf("%s seed %d: messages %d dups %d lost %d rows %d effects %d", tc.name, seed, s.Messages, s.DuplicateEffects, s.Lost, s.Figure("rows"), s.Effects)
 			}
@@ -52,13 +38,8 @@ func TestPublishedFigures(t *testing.T) {
 // clock step in the fork only, and checks both copies end where they
 // should, the original as a straight run.
 func TestCloneForksIndependently(t *testing.T) {
-	straight := runIt(t, 1)
-	w, err := engine.NewWorld(testSpec(), 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for w.Now < 10*engine.Hour+4*engine.Minute && w.Step(nil) {
-	}
+	straight := familytest.Summary(t, familytest.Incident(t, "galewatch"), 1)
+	w := familytest.WorldAt(t, familytest.Incident(t, "galewatch"), 1, nil, "10:04:00")
 	fork := w.Clone()
 	if err := fork.ScheduleKnobs(fork.Now, []engine.Setting{{Knob: "clock_step", Value: "0s"}}); err != nil {
 		t.Fatal(err)
@@ -79,27 +60,25 @@ func TestCloneForksIndependently(t *testing.T) {
 // TestCloneAfterStep: a clone taken after a forward step (which starts a
 // second run of stamps) shares no runs with the original.
 func TestCloneAfterStep(t *testing.T) {
-	w, _ := engine.NewWorld(testSpec(), 1, []engine.Setting{{Knob: "clock_step", Value: "7s"}})
-	for w.Now < 10*engine.Hour+6*engine.Minute && w.Step(nil) {
+	w := familytest.WorldAt(t, familytest.Incident(t, "galewatch"), 1, familytest.Set("clock_step", "7s"), "10:06:00")
+	g := w.Family().(*galewatch.Family)
+	if len(g.OlderRuns()) != 1 {
+		t.Fatalf("a forward step left %d older runs, want 1", len(g.OlderRuns()))
 	}
-	g := w.Family().(*Galewatch)
-	if len(g.older) != 1 {
-		t.Fatalf("a forward step left %d older runs, want 1", len(g.older))
-	}
-	n := g.older[0].n
-	c := g.Clone().(*Galewatch)
-	c.older[0].n = 1
-	c.insert(int(Stepped), 1)
-	c.insert(0, 1)
-	if len(g.older) != 1 || g.older[0].n != n || g.has(int(Stepped), 1) || g.has(0, 1) {
-		t.Fatalf("a clone's writes show in the original: %+v", g.older)
+	n := g.OlderRuns()[0]
+	c := g.Clone().(*galewatch.Family)
+	c.SetOlderRunLen(0, 1)
+	c.Store(int(galewatch.Stepped), 1)
+	c.Store(0, 1)
+	if len(g.OlderRuns()) != 1 || g.OlderRuns()[0] != n || g.Stored(int(galewatch.Stepped), 1) || g.Stored(0, 1) {
+		t.Fatalf("a clone's writes show in the original: %v", g.OlderRuns())
 	}
 }
 
 // TestForcedTimeout: forcing one answer lost adds exactly one rejected
 // retry.
 func TestForcedTimeout(t *testing.T) {
-	w, _ := engine.NewWorld(testSpec(), 1, nil)
+	w, _ := engine.NewWorld(familytest.Incident(t, "galewatch"), 1, nil)
 	w.Override(engine.DecisionOverride{Index: 0, Value: 1})
 	for w.Step(nil) {
 	}
@@ -109,21 +88,17 @@ func TestForcedTimeout(t *testing.T) {
 	}
 }
 
-type sinkFunc func(w *engine.World, e *engine.Event, d *engine.Decision)
-
-func (f sinkFunc) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
-
 func TestPanesAndCaptions(t *testing.T) {
-	w, _ := engine.NewWorld(testSpec(), 1, nil)
+	w, _ := engine.NewWorld(familytest.Incident(t, "galewatch"), 1, nil)
 	bad, lost, copies := 0, false, false
-	sink := sinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+	sink := familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
 		if e.Kind != engine.EvEffect || e.Pos%5000 == 0 || (d != nil && d.Value == 1) {
 			c := w.Caption(e, d)
 			if c == "" || c == "unknown" || c == e.Kind.String() || (d != nil && w.DecisionText(d) == "") {
 				bad++
 			}
 		}
-		if e.Kind == KindCollision || e.Kind == KindReject {
+		if e.Kind == galewatch.KindCollision || e.Kind == galewatch.KindReject {
 			p := w.Family().Panes(w)
 			for _, r := range p.DLQ {
 				lost = lost || r.Mark == "LOST"
@@ -146,24 +121,43 @@ func TestPanesAndCaptions(t *testing.T) {
 // BenchmarkGalewatchHeadless is the whole incident headless: 372,000
 // readings must take well under a second.
 func BenchmarkGalewatchHeadless(b *testing.B) {
-	spec := testSpec()
-	for i := 0; i < b.N; i++ {
-		s, _, err := engine.Run(spec, engine.RunOptions{Seed: 1})
-		if err != nil || s.Lost != 3 {
-			b.Fatal(err, s.Lost)
-		}
-		b.ReportMetric(float64(s.Events), "events/op")
-	}
+	familytest.BenchHeadless(b, familytest.Incident(b, "galewatch"), 1, func(s engine.Summary) bool { return s.Lost == 3 })
 }
 
 // BenchmarkGalewatchClone is one checkpoint's copy of the family.
 func BenchmarkGalewatchClone(b *testing.B) {
-	w, _ := engine.NewWorld(testSpec(), 1, nil)
-	for w.Now < 10*engine.Hour+6*engine.Minute && w.Step(nil) {
-	}
-	f := w.Family()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_ = f.Clone()
-	}
+	familytest.BenchClone(b, familytest.Incident(b, "galewatch"), 1, "10:06:00")
+}
+
+// TestEveryRunEnds: with every answer lost a turbine used to re-send each
+// reading for ever; it now stops re-sending retry_deadline after taking
+// the reading (10 minutes by default: the first write and ten re-sends).
+// Every write lands, so the readings it gives up on are stored all the
+// same — done, not lost; only the stepped clock's three are lost. A fork
+// that lowers the deadline stops the re-sends already queued when they
+// fall due.
+func TestEveryRunEnds(t *testing.T) {
+	figs := []string{"rows", "timeouts", "retries", "retries_rejected", "gave_up", "collisions"}
+	familytest.Table(t, familytest.Incident(t, "galewatch"), 1, 20_000_000, figs, []familytest.Case{
+		{Name: "write_timeout_p=1", Set: []string{"write_timeout_p", "1"},
+			Want: "messages 372000 deliveries 4092000 effects 371997 duplicates 0 end 10:19:59.998 | held 0 done 371997 dlq 0 lost 3 | rows 371997 timeouts 4092000 retries 3720000 retries_rejected 3720000 gave_up 372000 collisions 3"},
+		{Name: "write_timeout_p=1, retry_deadline=0s", Set: []string{"write_timeout_p", "1", "retry_deadline", "0s"},
+			Want: "messages 372000 deliveries 372000 effects 371997 duplicates 0 end 10:09:59.998 | held 0 done 371997 dlq 0 lost 3 | rows 371997 timeouts 372000 retries 0 retries_rejected 0 gave_up 372000 collisions 3"},
+		{Name: "write_timeout_p=1, retry_deadline=2m30s", Set: []string{"write_timeout_p", "1", "retry_deadline", "2m30s"},
+			Want: "messages 372000 deliveries 1116000 effects 371997 duplicates 0 end 10:11:59.998 | held 0 done 371997 dlq 0 lost 3 | rows 371997 timeouts 1116000 retries 744000 retries_rejected 744000 gave_up 372000 collisions 3"},
+		{Name: "write_timeout_p=0.5, retry_deadline=3m", Set: []string{"write_timeout_p", "0.5", "retry_deadline", "3m"},
+			Want: "messages 372000 deliveries 698054 effects 371997 duplicates 0 end 10:12:59.979 | held 0 done 371997 dlq 0 lost 3 | rows 371997 timeouts 349343 retries 326054 retries_rejected 326054 gave_up 23289 collisions 3"},
+		{Name: "at 10:09 write_timeout_p=1, retry_deadline=1m", Fork: familytest.Fork{At: "10:09:00", Set: familytest.Set("write_timeout_p", "1", "retry_deadline", "1m")},
+			Want: "messages 372000 deliveries 409521 effects 371997 duplicates 0 end 10:10:59.998 | held 0 done 371997 dlq 0 lost 3 | rows 371997 timeouts 74752 retries 37521 retries_rejected 37521 gave_up 37231 collisions 3"},
+		{Name: "write_timeout_p=1, at 10:03 retry_deadline=30s", Set: []string{"write_timeout_p", "1"}, Fork: familytest.Fork{At: "10:03:00", Set: familytest.Set("retry_deadline", "30s")},
+			Want: "messages 372000 deliveries 483600 effects 371997 duplicates 0 end 10:09:59.998 | held 0 done 371997 dlq 0 lost 3 | rows 371997 timeouts 483600 retries 111600 retries_rejected 111600 gave_up 372000 collisions 3"},
+	})
+}
+
+// TestCloneWithEveryAnswerLost: a checkpoint in the middle of a run whose
+// re-send queue holds hundreds of thousands of readings (and has dropped
+// its served front) carries the whole queue.
+func TestCloneWithEveryAnswerLost(t *testing.T) {
+	familytest.CloneMidRun(t, familytest.Incident(t, "galewatch"), 1, familytest.Set("write_timeout_p", "1", "retry_deadline", "3m"), "10:04:00.5",
+		"rows", "timeouts", "retries", "gave_up")
 }

@@ -6,17 +6,8 @@ import (
 	"testing"
 
 	"inflight/engine"
-	"inflight/incidents"
+	"inflight/engine/families/familytest"
 )
-
-func spec(t *testing.T) *engine.Spec {
-	t.Helper()
-	s, err := incidents.Get("kafka-restart")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // The published rule, for several batch sizes: no transactional id →
 // duplicate_effects = batch; with one → 0; each consumer crash before its
@@ -31,7 +22,7 @@ func TestFiguresDirectly(t *testing.T) {
 					if txn != "" {
 						set = append(set, engine.Setting{Knob: "transactional_id", Value: txn})
 					}
-					s, _, err := engine.Run(spec(t), engine.RunOptions{Seed: 1, Set: set})
+					s, _, err := engine.Run(familytest.Incident(t, "kafka-restart"), engine.RunOptions{Seed: 1, Set: set})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -62,7 +53,7 @@ func TestFiguresDirectly(t *testing.T) {
 // Forcing the consumer-crash decision on any commit adds exactly one
 // duplicate email: the decision is forkable.
 func TestConsumerCrashDecisionIsForkable(t *testing.T) {
-	s := spec(t)
+	s := familytest.Incident(t, "kafka-restart")
 	for _, txn := range []string{"", "shop-1"} {
 		set := []engine.Setting{{Knob: "batch", Value: "12"}, {Knob: "transactional_id", Value: txn}}
 		base, _, err := engine.Run(s, engine.RunOptions{Seed: 1, Set: set})
@@ -72,7 +63,7 @@ func TestConsumerCrashDecisionIsForkable(t *testing.T) {
 		// find a consumer-crash decision by stepping a world
 		w, _ := engine.NewWorld(s, 1, set)
 		var idx int64 = -1
-		sink := sinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+		sink := familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
 			if d != nil && idx < 0 && e.Kind.String() == "unknown" && strings.Contains(w.DecisionText(d), "die after the email") && d.Index > 10 {
 				idx = d.Index
 			}
@@ -93,13 +84,9 @@ func TestConsumerCrashDecisionIsForkable(t *testing.T) {
 	}
 }
 
-type sinkFunc func(w *engine.World, e *engine.Event, d *engine.Decision)
-
-func (f sinkFunc) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
-
 func TestPanesAndCounts(t *testing.T) {
 	set := []engine.Setting{{Knob: "transactional_id", Value: "shop-1"}, {Knob: "batch", Value: "10"}}
-	w, _ := engine.NewWorld(spec(t), 1, set)
+	w, _ := engine.NewWorld(familytest.Incident(t, "kafka-restart"), 1, set)
 	sawOpen := false
 	for w.Step(nil) {
 		p := w.Family().Panes(w)
@@ -142,7 +129,7 @@ func TestTransactionalIDChangedMidRun(t *testing.T) {
 		{"", "shop-1", 100, 0, 0},
 	}
 	for _, c := range cases {
-		s, _, err := engine.Run(spec(t), engine.RunOptions{Seed: 1, Set: []engine.Setting{{Knob: "transactional_id", Value: c.from}},
+		s, _, err := engine.Run(familytest.Incident(t, "kafka-restart"), engine.RunOptions{Seed: 1, Set: []engine.Setting{{Knob: "transactional_id", Value: c.from}},
 			HasAt: true, At: at, AtSet: []engine.Setting{{Knob: "transactional_id", Value: c.to}}})
 		if err != nil {
 			t.Fatal(err)
@@ -151,4 +138,25 @@ func TestTransactionalIDChangedMidRun(t *testing.T) {
 			t.Errorf("%q → %q: dups %d timeouts %v aborted %v lost %d", c.from, c.to, s.DuplicateEffects, s.Figures["txn_timeouts"], s.Figures["records_aborted"], s.Lost)
 		}
 	}
+}
+
+// TestForkBatch: batch is read when the first producer instance starts
+// (10:00:01), so a fork before then decides how many orders there are —
+// a fork at 10:00:00.5 used to publish the 100 of the start regardless —
+// and a fork after it changes nothing: the orders exist, and the
+// restarted producer re-sends the same ones.
+func TestForkBatch(t *testing.T) {
+	figs := []string{"batch", "emails", "records_stored", "records_stored_twice", "consumer_crashes"}
+	familytest.Table(t, familytest.Incident(t, "kafka-restart"), 1, 10_000_000, figs, []familytest.Case{
+		{Name: "at 10:00:00.5 batch=5", Fork: familytest.Fork{At: "10:00:00.5", Set: familytest.Set("batch", "5")},
+			Want: "messages 5 deliveries 10 effects 10 duplicates 5 end 10:00:05.12 | held 0 done 5 dlq 0 lost 0 | batch 5 emails 10 records_stored 10 records_stored_twice 5 consumer_crashes 0"},
+		{Name: "at 10:00:00.5 batch=500", Fork: familytest.Fork{At: "10:00:00.5", Set: familytest.Set("batch", "500")},
+			Want: "messages 500 deliveries 1000 effects 1000 duplicates 500 end 10:02:51.22 | held 0 done 500 dlq 0 lost 0 | batch 500 emails 1000 records_stored 1000 records_stored_twice 500 consumer_crashes 0"},
+		{Name: "at 10:00:02 batch=5", Fork: familytest.Fork{At: "10:00:02", Set: familytest.Set("batch", "5")},
+			Want: "messages 100 deliveries 200 effects 200 duplicates 100 end 10:00:35.22 | held 0 done 100 dlq 0 lost 0 | batch 100 emails 200 records_stored 200 records_stored_twice 100 consumer_crashes 0"},
+		{Name: "batch=1, email_crash", Set: []string{"batch", "1", "email_crash", "true"},
+			Want: "messages 1 deliveries 3 effects 3 duplicates 2 end 10:00:46.73 | held 0 done 1 dlq 0 lost 0 | batch 1 emails 3 records_stored 2 records_stored_twice 1 consumer_crashes 1"},
+		{Name: "batch=1, email_crash, transactional_id", Set: []string{"batch", "1", "email_crash", "true", "transactional_id", "shop-1"},
+			Want: "messages 1 deliveries 2 effects 2 duplicates 1 end 10:00:49.56 | held 0 done 1 dlq 0 lost 0 | batch 1 emails 2 records_stored 2 records_stored_twice 0 consumer_crashes 1"},
+	})
 }

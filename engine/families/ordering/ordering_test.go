@@ -6,27 +6,9 @@ import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/engine/families/familytest"
 	"inflight/engine/families/ordering"
-	"inflight/incidents"
 )
-
-func spec(t *testing.T) *engine.Spec {
-	t.Helper()
-	s, err := incidents.Get("ordering")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func run(t *testing.T, seed uint64, set ...engine.Setting) engine.Summary {
-	t.Helper()
-	s, _, err := engine.Run(spec(t), engine.RunOptions{Seed: seed, Set: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // The published figures on several seeds, not only the lesson's: keyed →
 // 0 out of order; each breaking knob → out_of_order and wrong_final above
@@ -39,16 +21,16 @@ func TestFiguresAcrossSeeds(t *testing.T) {
 		{Knob: "retry", Value: "to_tail"},
 	}
 	for seed := uint64(1); seed <= 4; seed++ {
-		s := run(t, seed)
+		s := familytest.Summary(t, familytest.Incident(t, "ordering"), seed)
 		if int(s.Figure("out_of_order")) != 0 || int(s.Figure("wrong_final")) != 0 || s.Lost != 0 || s.DuplicateEffects != 0 || s.Messages != 3*int64(int(s.Figure("orders"))) {
 			t.Errorf("seed %d keyed: out_of_order %d wrong_final %d lost %d dups %d messages %d", seed, int(s.Figure("out_of_order")), int(s.Figure("wrong_final")), s.Lost, s.DuplicateEffects, s.Messages)
 		}
 		for _, b := range breakers {
-			s := run(t, seed, b)
+			s := familytest.Summary(t, familytest.Incident(t, "ordering"), seed, b)
 			if int(s.Figure("out_of_order")) <= 0 || int(s.Figure("wrong_final")) <= 0 || s.Lost != 0 {
 				t.Errorf("seed %d %s=%s: out_of_order %d wrong_final %d lost %d", seed, b.Knob, b.Value, int(s.Figure("out_of_order")), int(s.Figure("wrong_final")), s.Lost)
 			}
-			v := run(t, seed, b, engine.Setting{Knob: "versions", Value: "true"})
+			v := familytest.Summary(t, familytest.Incident(t, "ordering"), seed, b, engine.Setting{Knob: "versions", Value: "true"})
 			if int(v.Figure("wrong_final")) != 0 || int(v.Figure("ignored_stale")) <= 0 || v.Lost != 0 {
 				t.Errorf("seed %d %s=%s versions: wrong_final %d ignored %d lost %d", seed, b.Knob, b.Value, int(v.Figure("wrong_final")), int(v.Figure("ignored_stale")), v.Lost)
 			}
@@ -59,7 +41,7 @@ func TestFiguresAcrossSeeds(t *testing.T) {
 // max_oldest_age_s is the lag in time: the oldest event not yet handled.
 // The lunchtime rush puts it above a minute; it is far below the run.
 func TestLagInTime(t *testing.T) {
-	s := run(t, 1)
+	s := familytest.Summary(t, familytest.Incident(t, "ordering"), 1)
 	if s.MaxOldestAgeS < 60 || s.MaxOldestAgeS > 300 {
 		t.Errorf("max_oldest_age_s %v, want a minute to five", s.MaxOldestAgeS)
 	}
@@ -69,7 +51,7 @@ func TestLagInTime(t *testing.T) {
 // with versions off, wrong_final never exceeds out_of_order.
 func TestWrongFinalNeedsOutOfOrder(t *testing.T) {
 	for _, set := range [][]engine.Setting{nil, {{Knob: "key", Value: "none"}}, {{Knob: "consumer_threads", Value: "8"}}} {
-		s := run(t, 1, set...)
+		s := familytest.Summary(t, familytest.Incident(t, "ordering"), 1, set...)
 		if int(s.Figure("wrong_final")) > int(s.Figure("out_of_order")) {
 			t.Errorf("%v: wrong_final %d > out_of_order %d", set, int(s.Figure("wrong_final")), int(s.Figure("out_of_order")))
 		}
@@ -79,10 +61,10 @@ func TestWrongFinalNeedsOutOfOrder(t *testing.T) {
 // Forking a decision: forcing order 2's first database call to succeed
 // removes its in-place retry.
 func TestFailDecisionIsForkable(t *testing.T) {
-	s := spec(t)
+	s := familytest.Incident(t, "ordering")
 	w, _ := engine.NewWorld(s, 1, nil)
 	var idx int64 = -1
-	for idx < 0 && w.Step(sink(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+	for idx < 0 && w.Step(familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
 		if d != nil && d.Kind == ordering.DecFail && d.Value == 1 {
 			idx = d.Index
 		}
@@ -91,7 +73,7 @@ func TestFailDecisionIsForkable(t *testing.T) {
 	if idx < 0 {
 		t.Fatal("no failing database call")
 	}
-	base := run(t, 1)
+	base := familytest.Summary(t, familytest.Incident(t, "ordering"), 1)
 	w, _ = engine.NewWorld(s, 1, nil)
 	w.Override(engine.DecisionOverride{Index: idx, Value: 0})
 	for w.Step(nil) {
@@ -102,12 +84,8 @@ func TestFailDecisionIsForkable(t *testing.T) {
 	}
 }
 
-type sink func(w *engine.World, e *engine.Event, d *engine.Decision)
-
-func (f sink) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
-
 func TestPanesAndCounts(t *testing.T) {
-	w, _ := engine.NewWorld(spec(t), 1, []engine.Setting{{Knob: "consumer_threads", Value: "8"}, {Knob: "repartition", Value: "8"}})
+	w, _ := engine.NewWorld(familytest.Incident(t, "ordering"), 1, []engine.Setting{{Knob: "consumer_threads", Value: "8"}, {Knob: "repartition", Value: "8"}})
 	maxTaken := 0
 	for w.Step(nil) {
 		_, tk := w.Family().Counts(w)
@@ -128,5 +106,46 @@ func TestPanesAndCounts(t *testing.T) {
 	}
 	if wt, tk := w.Family().Counts(w); wt != 0 || tk != 0 {
 		t.Errorf("counts at the end: %d waiting, %d taken", wt, tk)
+	}
+}
+
+// TestExtremeKnobs: the widest settings end, with every event accounted
+// for (applied or ignored once, none held at the end).
+func TestExtremeKnobs(t *testing.T) {
+	figs := []string{"orders", "partitions", "rebalances", "out_of_order", "wrong_final", "handler_failures", "retried_to_tail"}
+	familytest.Table(t, familytest.Incident(t, "ordering"), 1, 10_000_000, figs, []familytest.Case{
+		{Name: "consumer_threads=64, repartition=1024", Set: []string{"consumer_threads", "64", "repartition", "1024"},
+			Want: "messages 4680 deliveries 4809 effects 4680 duplicates 0 end 12:10:06.309 | held 0 done 4680 dlq 0 lost 0 | orders 1560 partitions 1024 rebalances 1 out_of_order 112 wrong_final 69 handler_failures 129 retried_to_tail 0"},
+		{Name: "key=none, retry=to_tail, versions", Set: []string{"key", "none", "retry", "to_tail", "versions", "true"},
+			Want: "messages 4680 deliveries 4809 effects 4680 duplicates 0 end 12:11:23.117 | held 0 done 4680 dlq 0 lost 0 | orders 1560 partitions 6 rebalances 0 out_of_order 236 wrong_final 0 handler_failures 129 retried_to_tail 129"},
+		{Name: "at 12:04:59.9 repartition=7, consumer_threads=1", Set: []string{"consumer_threads", "16"}, Fork: familytest.Fork{At: "12:04:59.9", Set: familytest.Set("repartition", "7", "consumer_threads", "1")},
+			Want: "messages 4680 deliveries 4832 effects 4703 duplicates 23 end 12:10:11.924 | held 0 done 4680 dlq 0 lost 0 | orders 1560 partitions 7 rebalances 1 out_of_order 68 wrong_final 36 handler_failures 129 retried_to_tail 0"},
+	})
+}
+
+// TestCaptionNamesWideThreads: a delivery by thread 41 of 64 is told as
+// thread 41.
+func TestCaptionNamesWideThreads(t *testing.T) {
+	w, err := engine.NewWorld(familytest.Incident(t, "ordering"), 1, familytest.Set("consumer_threads", "64"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	sink := familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+		if e.Kind == engine.EvDeliver && len(got) == 0 {
+			off, c, _ := ordering.UnpackDeliver(e.Aux)
+			for _, th := range []int{0, 15, 16, 40, 63} {
+				x := *e
+				x.Aux = ordering.DeliverAux(off, c, th)
+				got = append(got, w.Caption(&x, nil))
+			}
+		}
+	})
+	for len(got) == 0 && w.Step(sink) {
+	}
+	for i, th := range []int{1, 16, 17, 41, 64} {
+		if i >= len(got) || !strings.Contains(got[i], fmt.Sprintf(" thread %d handles", th)) {
+			t.Fatalf("thread %d: captions %q", th, got)
+		}
 	}
 }

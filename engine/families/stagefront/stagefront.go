@@ -101,8 +101,13 @@ type note struct {
 	failure  bool
 }
 
-// Stagefront is the family's state: plain data, deep-copied by Clone.
-type Stagefront struct {
+// Stagefront is Family's former name.
+//
+// Deprecated: use Family.
+type Stagefront = Family
+
+// Family is the stagefront system's state: plain data, deep-copied by Clone.
+type Family struct {
 	h         holds
 	pressed   int32   // messages published: holds 0…pressed-1
 	fresh     int32   // the next hold never delivered
@@ -142,7 +147,7 @@ func Defaults(p *engine.Params) {
 var Knobs = []string{"crash_p", "zero_rows", "visibility_timeout", "max_receives", "restart_after"}
 
 // Clone deep-copies the state; the holds table copies on write.
-func (s *Stagefront) Clone() engine.Family {
+func (s *Family) Clone() engine.Family {
 	c := *s
 	c.h = s.h.clone()
 	c.again = slices.Clone(s.again)
@@ -161,12 +166,12 @@ func pressAt(start engine.Time, i int32) engine.Time {
 }
 
 // Start schedules the first press.
-func (s *Stagefront) Start(w *engine.World) {
+func (s *Family) Start(w *engine.World) {
 	w.Schedule(pressAt(w.Now, 0), step(opPress, 0, -1, 0), false)
 }
 
 // Step runs one step: one event, at most one decision.
-func (s *Stagefront) Step(w *engine.World, st engine.FamilyStep) {
+func (s *Family) Step(w *engine.World, st engine.FamilyStep) {
 	switch op(st.Op) {
 	case opPress:
 		s.press(w, st.A)
@@ -183,7 +188,7 @@ func (s *Stagefront) Step(w *engine.World, st engine.FamilyStep) {
 	}
 }
 
-func (s *Stagefront) press(w *engine.World, i int32) {
+func (s *Family) press(w *engine.World, i int32) {
 	id := w.NewMessage()
 	if id != i {
 		panic(fmt.Sprintf("stagefront: message %d for hold %d", id, i))
@@ -196,10 +201,10 @@ func (s *Stagefront) press(w *engine.World, i int32) {
 	w.Emit(engine.EvPublish, i, -1, 0, int64(i), 0)
 }
 
-func (s *Stagefront) visible() int { return int(s.pressed-s.fresh) + len(s.again) }
+func (s *Family) visible() int { return int(s.pressed-s.fresh) + len(s.again) }
 
 // wake schedules a dispatch when a consumer and a message are both free.
-func (s *Stagefront) wake(w *engine.World) {
+func (s *Family) wake(w *engine.World) {
 	if !s.dispatch && len(s.idle) > 0 && s.visible() > 0 {
 		s.dispatch = true
 		w.Schedule(w.Now, step(opDispatch, 0, -1, 0), false)
@@ -207,7 +212,7 @@ func (s *Stagefront) wake(w *engine.World) {
 }
 
 // dispatchOne hands one visible message to the longest-idle consumer.
-func (s *Stagefront) dispatchOne(w *engine.World) {
+func (s *Family) dispatchOne(w *engine.World) {
 	s.dispatch = false
 	if len(s.idle) == 0 || s.visible() == 0 {
 		return
@@ -240,7 +245,7 @@ func (s *Stagefront) dispatchOne(w *engine.World) {
 }
 
 // update runs "update holds set status='sold' where id=? and status='held'".
-func (s *Stagefront) update(w *engine.World, ci int) {
+func (s *Family) update(w *engine.World, ci int) {
 	c := &s.consumers[ci]
 	if c.state != cBusy {
 		return
@@ -280,14 +285,14 @@ func (s *Stagefront) update(w *engine.World, ci int) {
 	w.Emit(KindZeroRows, id, ci, c.delivery, 0, 0)
 }
 
-func (s *Stagefront) noteZero(id int32, d uint16, at engine.Time, failure bool) {
+func (s *Family) noteZero(id int32, d uint16, at engine.Time, failure bool) {
 	s.zeros[s.nZeros%len(s.zeros)] = note{id, d, at, failure}
 	s.nZeros++
 }
 
 // drop leaves the consumer's message to its lease: it comes back (or goes
 // to the DLQ) when the lease expires, unless a timer is already set.
-func (s *Stagefront) drop(w *engine.World, ci int) {
+func (s *Family) drop(w *engine.World, ci int) {
 	c := &s.consumers[ci]
 	if h := s.h.at(c.hold); h.state == stInFlight && h.receives == c.delivery {
 		s.orphans = append(s.orphans, lease{c.hold, c.delivery, c.leaseEnd})
@@ -297,14 +302,14 @@ func (s *Stagefront) drop(w *engine.World, ci int) {
 	}
 }
 
-func (s *Stagefront) free(w *engine.World, ci int) {
+func (s *Family) free(w *engine.World, ci int) {
 	s.consumers[ci] = consumer{state: cIdle, hold: -1, since: w.Now}
 	s.idle = append(s.idle, int16(ci))
 	s.wake(w)
 }
 
 // ackPoint: the crash point after the commit, then the ack.
-func (s *Stagefront) ackPoint(w *engine.World, ci int) {
+func (s *Family) ackPoint(w *engine.World, ci int) {
 	c := &s.consumers[ci]
 	id := c.hold
 	natural := int64(0)
@@ -342,7 +347,7 @@ func (s *Stagefront) ackPoint(w *engine.World, ci int) {
 }
 
 // expire ends the lease of delivery d of hold id, if it still holds.
-func (s *Stagefront) expire(w *engine.World, id int32, d uint16) {
+func (s *Family) expire(w *engine.World, id int32, d uint16) {
 	h := s.h.mut(id)
 	if i := slices.IndexFunc(s.orphans, func(l lease) bool { return l.hold == id && l.delivery == d }); i >= 0 {
 		s.orphans = slices.Delete(s.orphans, i, i+1)
@@ -366,13 +371,13 @@ func (s *Stagefront) expire(w *engine.World, id int32, d uint16) {
 	w.Emit(engine.EvLeaseExpired, id, -1, d, 0, 0)
 }
 
-func (s *Stagefront) restart(w *engine.World, ci int) {
+func (s *Family) restart(w *engine.World, ci int) {
 	s.free(w, ci)
 	w.Emit(engine.EvRestart, -1, ci, 0, 0, 0)
 }
 
 // Figures: seats sold, and what the zero-row updates were taken for.
-func (s *Stagefront) Figures(w *engine.World) map[string]any {
+func (s *Family) Figures(w *engine.World) map[string]any {
 	return map[string]any{
 		"people":             People,
 		"consumers":          Consumers,
@@ -389,7 +394,7 @@ func (s *Stagefront) Figures(w *engine.World) map[string]any {
 // busy is the fraction of the consumers' time spent in updates (the
 // summary's busy counts the queue model's workers, of which a family has
 // none).
-func (s *Stagefront) busy(w *engine.World) float64 {
+func (s *Family) busy(w *engine.World) float64 {
 	span := int64(w.S.LastEvent-w.Spec().Start) * Consumers
 	if span <= 0 {
 		return 0
@@ -398,4 +403,4 @@ func (s *Stagefront) busy(w *engine.World) float64 {
 }
 
 // Counts: messages visible, and messages leased.
-func (s *Stagefront) Counts(w *engine.World) (waiting, taken int) { return s.visible(), s.inFlight }
+func (s *Family) Counts(w *engine.World) (waiting, taken int) { return s.visible(), s.inFlight }

@@ -32,7 +32,7 @@ func Rupees(n int64) string {
 func ev(k int32) string { return fmt.Sprintf("event %d", k) }
 
 // KindName names the family's event kinds for the trace.
-func (c *Cashback) KindName(k engine.Kind) string {
+func (c *Family) KindName(k engine.Kind) string {
 	if i := int(k - engine.FamilyKind); k >= engine.FamilyKind && i < len(kindNames) {
 		return kindNames[i]
 	}
@@ -40,7 +40,7 @@ func (c *Cashback) KindName(k engine.Kind) string {
 }
 
 // Caption tells each event in the lesson's words.
-func (c *Cashback) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
+func (c *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	k := e.Msg
 	switch e.Kind {
 	case engine.EvPublish:
@@ -96,51 +96,6 @@ func (c *Cashback) Caption(w *engine.World, e *engine.Event, d *engine.Decision)
 }
 
 // DecisionText: the family decides only crashes, a standard kind.
-func (c *Cashback) DecisionText(w *engine.World, d *engine.Decision) string {
+func (c *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	return fmt.Sprintf("does consumer-1 crash on %s, delivery %d: %v", ev(d.Msg), d.Delivery, d.Value == 1)
-}
-
-// Panes shows the stream in Redis's terms: undelivered entries, the
-// pending entries list with delivery counts, the crashes, and u1's wallet.
-func (c *Cashback) Panes(w *engine.World) engine.Panes {
-	p := engine.Panes{
-		QueueTitle:    fmt.Sprintf("stream: %d entries not yet read (XREADGROUP >)", c.produced-c.readNew),
-		InFlightTitle: fmt.Sprintf("pending entries list: %d delivered, not XACKed", len(c.pel)),
-		DLQTitle:      fmt.Sprintf("crashes: %d (after commit, before XACK)", c.crashes),
-		InboxTitle:    fmt.Sprintf("wallet u1: %s (expected %s)", Rupees(c.balance), Rupees(int64(c.produced)*Amount)),
-	}
-	if w.P.Dedupe == DedupeSeparate {
-		p.DLQTitle = fmt.Sprintf("crashes: %d (between SADD and the wallet commit)", c.crashes)
-	}
-	for k := c.readNew; k < c.produced && len(p.Queue) < 40; k++ {
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: k, Text: fmt.Sprintf("event %-5d credit ₹100 to u1", k), Bar: -1})
-	}
-	for _, q := range c.pel {
-		r := engine.PaneRow{Msg: q.entry, Text: fmt.Sprintf("event %-5d consumer-1  delivery count %d", q.entry, q.count), Bar: -1}
-		if q.count > 1 {
-			r.Mark = "REDELIVERED"
-		}
-		p.InFlight = append(p.InFlight, r)
-	}
-	for i := c.nCrashes - 1; i >= 0 && i >= c.nCrashes-len(c.crashLog); i-- {
-		x := c.crashLog[i%len(c.crashLog)]
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: x.entry, Text: fmt.Sprintf("%s  event %d, delivery %d", x.at.Short(), x.entry, x.delivery), Mark: "CRASH", Bar: -1})
-	}
-	for i := c.nCredits - 1; i >= 0 && i >= c.nCredits-len(c.credits); i-- {
-		x := c.credits[i%len(c.credits)]
-		r := engine.PaneRow{Msg: x.entry, Bar: -1}
-		switch {
-		case x.n == 0 && x.lost:
-			r.Text, r.Mark = fmt.Sprintf("skip event %d: marked processed, never credited", x.entry), "LOST"
-		case x.n == 0:
-			r.Text, r.Mark = fmt.Sprintf("skip event %d: already processed", x.entry), "SKIP"
-		default:
-			r.Text = fmt.Sprintf("+₹100 event %-5d → %s", x.entry, Rupees(x.balance))
-			if x.n > 1 {
-				r.Mark = "DUP"
-			}
-		}
-		p.Inbox = append(p.Inbox, r)
-	}
-	return p
 }

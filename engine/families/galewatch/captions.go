@@ -19,7 +19,7 @@ func Turbine(t int) string {
 func stamp(v int64) string { return engine.Time(v).Clock() }
 
 // KindName names the family's event kinds for the trace.
-func (g *Galewatch) KindName(k engine.Kind) string {
+func (g *Family) KindName(k engine.Kind) string {
 	if i := int(k - engine.FamilyKind); k >= engine.FamilyKind && i < len(kindNames) {
 		return kindNames[i]
 	}
@@ -37,7 +37,7 @@ func answer(w *engine.World, d *engine.Decision) string {
 }
 
 // Caption tells each event in the lesson's words.
-func (g *Galewatch) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
+func (g *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	t := int(e.Aux)
 	switch e.Kind {
 	case engine.EvEffect:
@@ -69,7 +69,7 @@ func (g *Galewatch) Caption(w *engine.World, e *engine.Event, d *engine.Decision
 
 // DecisionText describes the timeout decision (without fmt: every
 // reading carries one).
-func (g *Galewatch) DecisionText(w *engine.World, d *engine.Decision) string {
+func (g *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	t := int(d.Msg) % Turbines
 	what := "write"
 	if d.Delivery > 1 {
@@ -77,55 +77,4 @@ func (g *Galewatch) DecisionText(w *engine.World, d *engine.Decision) string {
 	}
 	return "is the answer to " + Turbine(t) + "'s " + what + " of reading " + strconv.Itoa(int(d.Msg)) +
 		" lost (timeout): " + [2]string{"no", "yes"}[d.Value&1] + " (0 no, 1 yes)"
-}
-
-// Panes: the copies waiting to be sent again, the stepped turbine's recent
-// writes, the genuine readings thrown away, and the rejected copies.
-func (g *Galewatch) Panes(w *engine.World) engine.Panes {
-	p := engine.Panes{
-		QueueTitle:    fmt.Sprintf("answers lost: %d readings to send again a minute later", len(g.pending())),
-		InFlightTitle: fmt.Sprintf("%s's writes (clock %s)", Turbine(int(Stepped)), skewText(g.skew)),
-		DLQTitle:      fmt.Sprintf("genuine readings thrown away: %d", g.collisions),
-		InboxTitle:    fmt.Sprintf("copies rejected: %d of %d re-sent", g.retriesRejected, g.retriesSent),
-	}
-	for _, x := range g.pending() {
-		if len(p.Queue) == 40 {
-			break // a pane shows the soonest; the title has the count
-		}
-		bar := float64(x.at-w.Now) / float64(RetryAfter)
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  again at %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Bar: bar})
-	}
-	for i := g.nWatch - 1; i >= 0 && i >= g.nWatch-len(g.watch); i-- {
-		x := g.watch[i%len(g.watch)]
-		r := engine.PaneRow{Msg: x.reading, Bar: -1}
-		switch {
-		case x.reading < 0:
-			r.Msg = -1 - x.reading
-			r.Text, r.Mark = fmt.Sprintf("at %s re-send stamped %s", x.at.Clock(), x.stamp.Clock()), "COPY"
-		case g.watchOK[i%len(g.watchOK)]:
-			r.Text = fmt.Sprintf("at %s stamped %s stored", x.at.Clock(), x.stamp.Clock())
-		default:
-			r.Text, r.Mark = fmt.Sprintf("at %s stamped %s key taken", x.at.Clock(), x.stamp.Clock()), "LOST"
-		}
-		p.InFlight = append(p.InFlight, r)
-	}
-	for i := g.nCollided - 1; i >= 0 && i >= g.nCollided-len(g.collided); i-- {
-		x := g.collided[i%len(g.collided)]
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s taken at %s, stamped %s", Turbine(int(x.reading)%Turbines), x.at.Clock(), x.stamp.Clock()), Mark: "LOST", Bar: -1})
-	}
-	for i := g.nRejected - 1; i >= 0 && i >= g.nRejected-len(g.rejected); i-- {
-		x := g.rejected[i%len(g.rejected)]
-		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  re-sent %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Mark: "COPY", Bar: -1})
-	}
-	return p
-}
-
-func skewText(d engine.Duration) string {
-	if d == 0 {
-		return "true"
-	}
-	if d > 0 {
-		return "+" + engine.FormatDuration(d)
-	}
-	return "−" + engine.FormatDuration(-d)
 }

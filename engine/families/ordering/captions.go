@@ -2,13 +2,11 @@ package ordering
 
 import (
 	"fmt"
-	"strings"
 
 	"inflight/engine"
-	"inflight/engine/kafka"
 )
 
-// KindName implements engine.Family.
+// KindName names the family's event kinds for the trace.
 func (f *Family) KindName(k engine.Kind) string {
 	switch k {
 	case EvPoll:
@@ -35,7 +33,7 @@ func (f *Family) ev(id int32) string {
 	return fmt.Sprintf("order %d %s (v%d)", f.MsgOrder[id], statuses[v], v)
 }
 
-// Caption implements engine.Family, in the lesson's words.
+// Caption tells each event in the lesson's words.
 func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	switch e.Kind {
 	case engine.EvPublish:
@@ -93,7 +91,9 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	return "", false
 }
 
-// DecisionText implements engine.Family.
+// DecisionText words the family's three decisions: how long the handler
+// takes, whether its database call fails, and the sticky partitioner's
+// next partition.
 func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	switch d.Kind {
 	case DecHandle:
@@ -104,88 +104,4 @@ func (f *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 		return fmt.Sprintf("the sticky partitioner's next partition, from %s: %d (0–%d)", f.ev(d.Msg), d.Value, d.Hi)
 	}
 	return "unknown"
-}
-
-// short names a member in a pane: "fulfilment-2" → "c2".
-func short(member string) string {
-	if i := strings.LastIndexByte(member, '-'); i >= 0 {
-		return "c" + member[i+1:]
-	}
-	return member
-}
-
-// maxRows bounds a pane's rows; the rest are counted in a last row.
-const maxRows = 200
-
-// Panes implements engine.Family in Kafka's terms.
-func (f *Family) Panes(w *engine.World) engine.Panes {
-	p := engine.Panes{
-		QueueTitle:    Topic + ": partitions",
-		InFlightTitle: "handlers (c consumer/t thread)",
-		DLQTitle:      "rows behind their last event",
-		InboxTitle:    "orders table",
-	}
-	for part := 0; part < f.C.Partitions(Topic); part++ {
-		tp := kafka.TP{Topic: Topic, Partition: part}
-		com, ok := f.C.Committed(Group, tp)
-		cs := "none"
-		if ok {
-			cs = fmt.Sprint(com)
-		}
-		owner := f.C.Owner(Group, tp)
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1,
-			Text: fmt.Sprintf("p%d  LEO %d · committed %s · lag %d · %s", part, f.C.LogEndOffset(tp), cs, f.C.Lag(Group, tp), short(owner))})
-	}
-	for i := range f.Cons {
-		c := &f.Cons[i]
-		for th, t := range c.Threads {
-			if !t.Busy {
-				continue
-			}
-			id := msgOf(t.Rec.Record)
-			row := engine.PaneRow{Msg: id, Bar: -1, Text: fmt.Sprintf("c%d/t%d  %s · p%d@%d", i+1, th+1, f.ev(id), t.Rec.TP.Partition, t.Rec.Offset)}
-			if t.Waiting {
-				row.Mark = "RETRY"
-			}
-			p.InFlight = append(p.InFlight, row)
-		}
-		if len(c.Buf) > 0 {
-			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("c%d  %d fetched, waiting for a thread", i+1, len(c.Buf))})
-		}
-	}
-	behind := 0
-	for o := range f.Status {
-		if s, seen := f.Status[o], f.Seen[o]; seen > s {
-			if len(p.DLQ) >= maxRows {
-				behind++
-				continue
-			}
-			p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Mark: "BEHIND",
-				Text: fmt.Sprintf("order %d  row %s, saw %s", o, statuses[s], statuses[seen])})
-		}
-	}
-	if behind > 0 {
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d more", behind)})
-	}
-	// the table's newest orders first
-	rows := 0
-	for o := len(f.Status) - 1; o >= 0; o-- {
-		s, seen := f.Status[o], f.Seen[o]
-		if seen == 0 {
-			continue
-		}
-		rows++
-		if len(p.Inbox) >= maxRows {
-			continue
-		}
-		row := engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("order %d  %s (v%d)", o, statuses[s], s)}
-		if seen > s {
-			row.Mark = "WRONG"
-		}
-		p.Inbox = append(p.Inbox, row)
-	}
-	if n := rows - len(p.Inbox); n > 0 {
-		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d older orders", n)})
-	}
-	return p
 }

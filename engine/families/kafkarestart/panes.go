@@ -1,0 +1,98 @@
+package kafkarestart
+
+import (
+	"fmt"
+
+	"inflight/engine"
+	"inflight/engine/kafka"
+)
+
+// maxRows bounds a pane's rows; the rest are counted in a last row.
+const maxRows = 200
+
+// Panes implements engine.Family in Kafka's terms: partitions with their
+// log end, last stable and committed offsets; the uncommitted range; the
+// aborted records read_committed skips; the customer's emails.
+func (f *Family) Panes(w *engine.World) engine.Panes {
+	p := engine.Panes{
+		QueueTitle:    "orders: partitions",
+		InFlightTitle: "uncommitted",
+		DLQTitle:      "aborted: read_committed skips",
+		InboxTitle:    "emails sent",
+	}
+	if f.C == nil {
+		return p
+	}
+	aborted := 0
+	for part := 0; part < Partitions; part++ {
+		tp := kafka.TP{Topic: Topic, Partition: part}
+		leo, lso := f.C.LogEndOffset(tp), f.C.LastStableOffset(tp)
+		com, ok := f.C.Committed(Group, tp)
+		cs := "none"
+		if ok {
+			cs = fmt.Sprint(com)
+		}
+		owner := f.C.Owner(Group, tp)
+		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1,
+			Text: fmt.Sprintf("p%d  LEO %d · LSO %d · committed %s · lag %d · %s", part, leo, lso, cs, f.C.Lag(Group, tp), owner)})
+		if f.Cons != nil {
+			if pos, ok := f.Cons.Position(tp); ok && pos > com {
+				p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1,
+					Text: fmt.Sprintf("p%d  %d–%d read, not committed (%s)", part, com, pos-1, f.memberID(f.Member))})
+			}
+		}
+		if lso < leo {
+			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1, Mark: "OPEN",
+				Text: fmt.Sprintf("p%d  transaction open from %d: read_committed stops there", part, lso)})
+		}
+		log := f.C.Log(tp)
+		for i, ab := range abortedFlags(log) {
+			if !ab {
+				continue
+			}
+			if len(p.DLQ) >= maxRows {
+				aborted++
+				continue
+			}
+			e := &log[i]
+			p.DLQ = append(p.DLQ, engine.PaneRow{Msg: order(e.Record), Bar: -1, Mark: "ABORTED",
+				Text: fmt.Sprintf("p%d@%d  %s · pid %d epoch %d", part, e.Offset, w.MsgName(order(e.Record)), e.ProducerID, e.Epoch)})
+		}
+	}
+	if f.Handling {
+		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: order(f.Cur.Record), Bar: -1,
+			Text: fmt.Sprintf("%s  %s (p%d@%d): email, then commit", f.memberID(f.Member), w.MsgName(order(f.Cur.Record)), f.Cur.TP.Partition, f.Cur.Offset)})
+	}
+	if aborted > 0 {
+		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d more", aborted)})
+	}
+	// the newest emails first
+	for i := len(f.Emails) - 1; i >= 0 && len(p.Inbox) < maxRows; i-- {
+		m := f.Emails[i]
+		row := engine.PaneRow{Msg: m.Order, Bar: -1, Text: fmt.Sprintf("%s  %s confirmed (p%d@%d)", m.At.Short(), w.MsgName(m.Order), m.TP.Partition, m.Off)}
+		if m.Copy > 1 {
+			row.Mark = fmt.Sprintf("COPY %d", m.Copy)
+		}
+		p.Inbox = append(p.Inbox, row)
+	}
+	if n := len(f.Emails) - len(p.Inbox); n > 0 {
+		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d earlier", n)})
+	}
+	return p
+}
+
+// reread reports whether the latest email for order id (at offset off)
+// repeats an earlier email from the same record.
+func (f *Family) reread(id int32, off int64) bool {
+	n := len(f.Emails)
+	if n == 0 {
+		return false
+	}
+	last := f.Emails[n-1]
+	for _, m := range f.Emails[:n-1] {
+		if m.Order == id && m.TP == last.TP && m.Off == off {
+			return true
+		}
+	}
+	return false
+}

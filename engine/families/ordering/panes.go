@@ -1,0 +1,93 @@
+package ordering
+
+import (
+	"fmt"
+	"strings"
+
+	"inflight/engine"
+	"inflight/engine/kafka"
+)
+
+// short names a member in a pane: "fulfilment-2" → "c2".
+func short(member string) string {
+	if i := strings.LastIndexByte(member, '-'); i >= 0 {
+		return "c" + member[i+1:]
+	}
+	return member
+}
+
+// maxRows bounds a pane's rows; the rest are counted in a last row.
+const maxRows = 200
+
+// Panes implements engine.Family in Kafka's terms.
+func (f *Family) Panes(w *engine.World) engine.Panes {
+	p := engine.Panes{
+		QueueTitle:    Topic + ": partitions",
+		InFlightTitle: "handlers (c consumer/t thread)",
+		DLQTitle:      "rows behind their last event",
+		InboxTitle:    "orders table",
+	}
+	for part := 0; part < f.C.Partitions(Topic); part++ {
+		tp := kafka.TP{Topic: Topic, Partition: part}
+		com, ok := f.C.Committed(Group, tp)
+		cs := "none"
+		if ok {
+			cs = fmt.Sprint(com)
+		}
+		owner := f.C.Owner(Group, tp)
+		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1,
+			Text: fmt.Sprintf("p%d  LEO %d · committed %s · lag %d · %s", part, f.C.LogEndOffset(tp), cs, f.C.Lag(Group, tp), short(owner))})
+	}
+	for i := range f.Cons {
+		c := &f.Cons[i]
+		for th, t := range c.Threads {
+			if !t.Busy {
+				continue
+			}
+			id := msgOf(t.Rec.Record)
+			row := engine.PaneRow{Msg: id, Bar: -1, Text: fmt.Sprintf("c%d/t%d  %s · p%d@%d", i+1, th+1, f.ev(id), t.Rec.TP.Partition, t.Rec.Offset)}
+			if t.Waiting {
+				row.Mark = "RETRY"
+			}
+			p.InFlight = append(p.InFlight, row)
+		}
+		if len(c.Buf) > 0 {
+			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("c%d  %d fetched, waiting for a thread", i+1, len(c.Buf))})
+		}
+	}
+	behind := 0
+	for o := range f.Status {
+		if s, seen := f.Status[o], f.Seen[o]; seen > s {
+			if len(p.DLQ) >= maxRows {
+				behind++
+				continue
+			}
+			p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Mark: "BEHIND",
+				Text: fmt.Sprintf("order %d  row %s, saw %s", o, statuses[s], statuses[seen])})
+		}
+	}
+	if behind > 0 {
+		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d more", behind)})
+	}
+	// the table's newest orders first
+	rows := 0
+	for o := len(f.Status) - 1; o >= 0; o-- {
+		s, seen := f.Status[o], f.Seen[o]
+		if seen == 0 {
+			continue
+		}
+		rows++
+		if len(p.Inbox) >= maxRows {
+			continue
+		}
+		row := engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("order %d  %s (v%d)", o, statuses[s], s)}
+		if seen > s {
+			row.Mark = "WRONG"
+		}
+		p.Inbox = append(p.Inbox, row)
+	}
+	if n := rows - len(p.Inbox); n > 0 {
+		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d older orders", n)})
+	}
+	return p
+}
