@@ -65,7 +65,7 @@ func emailsOn(x *engine.Explorer, b *engine.Branch, sel int32, pub engine.Time, 
 	if hasPub {
 		from = x.PosAtTime(b, pub)
 	}
-	return msgEvents(x, b, sel, from, func(e *engine.Entry) bool { return e.Event.Kind == engine.EvEffect })
+	return x.History(b, sel, from, func(e *engine.Entry) bool { return e.Event.Kind == engine.EvEffect })
 }
 
 func (m Model) viewCompare(r rect) string {

@@ -43,7 +43,7 @@ func (m *Model) openStory() tea.Cmd {
 		if hasPub {
 			from = x.PosAtTime(b, pub)
 		}
-		evs = msgEvents(x, b, sel, from, func(e *engine.Entry) bool { return true })
+		evs = x.History(b, sel, from, func(e *engine.Entry) bool { return true })
 		return x, nil
 	}, func(m *Model) {
 		m.story = storyView{id: sel, events: evs, cursor: cursor}

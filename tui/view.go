@@ -167,8 +167,7 @@ func (m Model) viewHeader() string {
 func (m Model) viewStatus() string {
 	w, st := m.x.World(), m.st
 	var parts []string
-	age := max(0, w.OldestAge())
-	oldest := "oldest " + fmtDur(age)
+	oldest := "oldest " + fmtDur(m.snap.oldest)
 	for i, a := range m.x.Spec.Alerts {
 		if a.Kind == engine.AlertOldestAge {
 			oldest += "/" + fmtDur(a.Threshold) + " alert"
