@@ -33,13 +33,9 @@ func (s state) String() string {
 // Model is the explorer's root model, one per session. It routes keys to
 // the active screen and owns the explorer; panes and screens only draw.
 type Model struct {
+	common // the session's renderer, styles, keys and terminal size
 	x      *engine.Explorer
-	r      *lipgloss.Renderer
-	st     Styles
-	keys   KeyMap
 	help   help.Model
-	width  int
-	height int
 	state  state
 
 	// the cursor's displayed moment: the clock the user asked for (a tick,
@@ -85,10 +81,11 @@ type Model struct {
 }
 
 func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) Model {
-	st := DefaultStyles(r)
+	c := newCommon(r)
+	st := c.st
 	h := help.New()
 	h.Styles = st.Help
-	m := Model{x: x, r: r, st: st, keys: DefaultKeyMap(), help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil, sh: sh, inline: inlineWait}
+	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil, sh: sh, inline: inlineWait}
 	m.play = newPlayer()
 	m.picker = newPicker(st)
 	m.watchChart()
@@ -173,6 +170,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
 	}
 	m.publish()
+	m.sizeScreens()
 	if c := m.watchChart(); c != nil {
 		cmd = tea.Batch(cmd, c)
 	}
@@ -353,4 +351,14 @@ func (m *Model) reset() {
 	m.panes = [numPanes]int{}
 	m.at = x.World().Now
 	m.refresh(true)
+}
+
+// sizeScreens gives every screen the body's size at the layout this
+// Update leaves: the news line and the help's height change it.
+func (m *Model) sizeScreens() {
+	if m.width < minWidth || m.height < minHeight {
+		return // tooSmall draws no screen
+	}
+	b := m.layout().body
+	m.fork.SetSize(b.w, b.h)
 }

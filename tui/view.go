@@ -10,92 +10,6 @@ import (
 	"inflight/engine"
 )
 
-// The smallest terminal the explorer draws in; below it, one centred line
-// says so.
-const (
-	minWidth  = 60
-	minHeight = 16
-)
-
-// pane names the four state panes, in screen order.
-type pane int
-
-const (
-	paneQueue pane = iota
-	paneFlight
-	paneDead
-	paneInbox
-	numPanes
-)
-
-// rect is a screen region, for mouse hits.
-type rect struct{ x, y, w, h int }
-
-func (r rect) has(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
-
-// layout is where everything goes at the current size, computed the same
-// way by View and by the mouse handler.
-type layout struct {
-	body     rect // between header and status
-	panes    [numPanes]rect
-	timeline rect
-	chart    rect // the sparkline columns (without labels)
-	chartRow int  // rows per series
-	footer   int  // help lines
-}
-
-const (
-	chartLabelW = 9  // "in flight"
-	chartValueW = 18 // " 4860 (max 4899)"
-)
-
-func (m Model) layout() layout {
-	var l layout
-	footer := lipgloss.Height(m.help.View(m.keys))
-	l.footer = footer
-	top := 1
-	bottom := 1 + footer // status + help
-	if m.flash != "" || m.job != nil || m.state == stateJump {
-		bottom++
-	}
-	l.body = rect{0, top, m.width, max(0, m.height-top-bottom)}
-	bh := l.body.h
-	cols := 2
-	if m.width >= 160 {
-		cols = 4
-	}
-	ph := bh * 45 / 100
-	if cols == 2 {
-		ph = bh / 2
-	}
-	ph = max(ph, 4)
-	cw := (m.width - (cols-1)*3) / cols
-	for i := range numPanes {
-		c, r := int(i)%cols, int(i)/cols
-		rows := 1
-		if cols == 2 {
-			rows = 2
-		}
-		h := ph / rows
-		l.panes[i] = rect{c * (cw + 3), top + r*h, cw, h}
-	}
-	l.timeline = rect{0, top + ph, m.width, bh - ph}
-	// the timeline: title+words, then the chart, then events
-	words := 3
-	if l.timeline.h < 12 {
-		words = 2
-	}
-	l.chartRow = 1
-	if l.timeline.h >= 24 {
-		l.chartRow = 2
-	}
-	if l.timeline.h >= 34 {
-		l.chartRow = 3
-	}
-	l.chart = rect{chartLabelW + 1, l.timeline.y + 1 + words, max(1, m.width-chartLabelW-1-chartValueW), 4 * l.chartRow}
-	return l
-}
-
 // View draws the explorer.
 func (m Model) View() string {
 	if m.width < minWidth || m.height < minHeight {
@@ -105,7 +19,7 @@ func (m Model) View() string {
 	var body string
 	switch m.state {
 	case stateFork:
-		body = m.viewFork(l.body)
+		body = m.fork.View()
 	case stateBranches:
 		body = m.viewBranches(l.body)
 	case stateCompare:
