@@ -87,7 +87,7 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	h.Styles = st.Help
 	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil, sh: sh, inline: inlineWait}
 	m.play = newPlayer()
-	m.picker = newPicker(st)
+	m.picker = newPicker(c)
 	m.watchChart()
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
@@ -144,7 +144,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.Width = msg.Width
-		m.picker.setSize(msg.Width, msg.Height)
+		m.picker.SetSize(msg.Width, msg.Height)
 	case tea.MouseMsg:
 		if m.job == nil {
 			cmd = m.updateMouse(msg)

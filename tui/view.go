@@ -31,7 +31,7 @@ func (m Model) View() string {
 	case stateCode:
 		body = m.viewCode(l.body)
 	case statePicker:
-		body = m.picker.list.View()
+		body = m.picker.View()
 	default:
 		body = m.viewMain(l)
 	}
