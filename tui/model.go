@@ -361,4 +361,5 @@ func (m *Model) sizeScreens() {
 	}
 	b := m.layout().body
 	m.fork.SetSize(b.w, b.h)
+	m.story.SetSize(b.w, b.h)
 }

@@ -27,7 +27,7 @@ func (m Model) View() string {
 	case stateExercises:
 		body = m.viewExercises(l.body)
 	case stateStory:
-		body = m.viewStory(l.body)
+		body = m.story.View()
 	case stateCode:
 		body = m.viewCode(l.body)
 	case statePicker:
