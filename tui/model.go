@@ -362,4 +362,5 @@ func (m *Model) sizeScreens() {
 	b := m.layout().body
 	m.fork.SetSize(b.w, b.h)
 	m.story.SetSize(b.w, b.h)
+	m.branches.SetSize(b.w, b.h)
 }

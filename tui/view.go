@@ -21,7 +21,7 @@ func (m Model) View() string {
 	case stateFork:
 		body = m.fork.View()
 	case stateBranches:
-		body = m.viewBranches(l.body)
+		body = m.branches.View()
 	case stateCompare:
 		body = m.viewCompare(l.body)
 	case stateExercises:
