@@ -363,4 +363,5 @@ func (m *Model) sizeScreens() {
 	m.fork.SetSize(b.w, b.h)
 	m.story.SetSize(b.w, b.h)
 	m.branches.SetSize(b.w, b.h)
+	m.exercises.SetSize(b.w, b.h)
 }

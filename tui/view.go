@@ -25,7 +25,7 @@ func (m Model) View() string {
 	case stateCompare:
 		body = m.viewCompare(l.body)
 	case stateExercises:
-		body = m.viewExercises(l.body)
+		body = m.exercises.View()
 	case stateStory:
 		body = m.story.View()
 	case stateCode:
