@@ -59,6 +59,7 @@ type Model struct {
 	fork      forkForm
 	branches  branchList
 	compare   compareView
+	code      codeView
 	exercises exerciseList
 	story     storyView
 	jump      jumpInput
@@ -168,6 +169,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if m.x.Pos() != before || m.x.Branch() != beforeBr {
 		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
+		if m.state == stateCode { // a follower's cursor moves under it
+			m.code.code = m.x.Code().String()
+		}
 	}
 	m.publish()
 	m.sizeScreens()
@@ -184,8 +188,15 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 		return m.updateFork(k)
 	case stateBranches:
 		return m.updateBranches(k)
-	case stateCompare, stateCode:
-		if key.Matches(k, m.keys.Quit) && k.String() == "q" || key.Matches(k, m.keys.Close) || k.String() == "enter" || key.Matches(k, m.keys.Compare) && m.state == stateCompare || key.Matches(k, m.keys.Code) && m.state == stateCode {
+	case stateCompare:
+		m.compare, _ = m.compare.Update(k)
+		if m.compare.done == closed {
+			m.state = stateMain
+		}
+		return nil
+	case stateCode:
+		m.code, _ = m.code.Update(k)
+		if m.code.done == closed {
 			m.state = stateMain
 		}
 		return nil
@@ -284,7 +295,7 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.pause()
 		return m.openStory()
 	case key.Matches(k, km.Code):
-		m.state = stateCode
+		m.openCode()
 	case key.Matches(k, km.Incidents):
 		m.pause()
 		m.openPicker()
@@ -364,4 +375,6 @@ func (m *Model) sizeScreens() {
 	m.story.SetSize(b.w, b.h)
 	m.branches.SetSize(b.w, b.h)
 	m.exercises.SetSize(b.w, b.h)
+	m.compare.SetSize(b.w, b.h)
+	m.code.SetSize(b.w, b.h)
 }

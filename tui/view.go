@@ -23,13 +23,13 @@ func (m Model) View() string {
 	case stateBranches:
 		body = m.branches.View()
 	case stateCompare:
-		body = m.viewCompare(l.body)
+		body = m.compare.View()
 	case stateExercises:
 		body = m.exercises.View()
 	case stateStory:
 		body = m.story.View()
 	case stateCode:
-		body = m.viewCode(l.body)
+		body = m.code.View()
 	case statePicker:
 		body = m.picker.View()
 	default:
