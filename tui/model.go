@@ -367,6 +367,7 @@ func (m *Model) reset() {
 // sizeScreens gives every screen the body's size at the layout this
 // Update leaves: the news line and the help's height change it.
 func (m *Model) sizeScreens() {
+	m.jump.SetSize(m.width, newsHeight) // the news line, below the body
 	if m.width < minWidth || m.height < minHeight {
 		return // tooSmall draws no screen
 	}

@@ -40,7 +40,7 @@ func (m Model) View() string {
 	if m.job != nil {
 		parts = append(parts, fitLine(m.st.Warn.Render("» "+m.viewJob()), m.width))
 	} else if m.state == stateJump {
-		parts = append(parts, fitLine(m.jump.input.View(), m.width))
+		parts = append(parts, m.jump.View())
 	} else if m.flash != "" {
 		parts = append(parts, fitLine(m.st.Warn.Render("» "+m.flash), m.width))
 	}
