@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/bubbles/key"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -236,15 +237,15 @@ func (m *Model) onJobTick(msg jobTickMsg) tea.Cmd {
 // the job (a few of them; more are refused with a hint).
 func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
 	j := m.job
-	switch k.String() {
-	case "ctrl+c", "q":
+	switch {
+	case key.Matches(k, m.keys.Quit):
 		m.cancelJob()
 		return tea.Quit
-	case "esc":
+	case key.Matches(k, m.keys.Close):
 		m.cancelJob()
 		m.flash = "cancelled: " + j.label
 		return m.resume()
-	case "?":
+	case key.Matches(k, m.keys.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		return nil
 	}

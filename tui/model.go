@@ -124,7 +124,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.jobKey(msg)
 			break
 		}
-		if msg.String() == "ctrl+c" {
+		if key.Matches(msg, m.keys.ForceQuit) {
 			return m, tea.Quit
 		}
 		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
