@@ -137,18 +137,12 @@ func (m Model) viewStatus() string {
 
 // viewMain is the four panes over the timeline.
 func (m Model) viewMain(l layout) string {
+	v := m.paneView()
 	titles, lines, totals := [numPanes]string{}, [numPanes][]string{}, [numPanes]int{}
-	lim := func(p pane) int { return m.panes[p] + l.panes[p].h }
-	if m.snap.fam != nil {
-		for p := range numPanes {
-			titles[p], lines[p], _, totals[p] = m.famPane(p, l.panes[p].w, lim(p))
-		}
-	} else {
-		m.queuePanes(l, lim, &titles, &lines, &totals)
-	}
 	var boxes [numPanes]string
-	for i := range numPanes {
-		boxes[i] = m.renderPane(titles[i], lines[i], totals[i], l.panes[i].w, l.panes[i].h, m.panes[i])
+	for p := range numPanes {
+		titles[p], lines[p], _, totals[p] = v.pane(p, l.panes[p].w, m.panes[p]+l.panes[p].h)
+		boxes[p] = v.renderPane(titles[p], lines[p], totals[p], l.panes[p].w, l.panes[p].h, m.panes[p])
 	}
 	sep := func(h int) string { return m.st.Dim.Render(strings.TrimSuffix(strings.Repeat(" │ \n", h), "\n")) }
 	var grid string
@@ -163,34 +157,6 @@ func (m Model) viewMain(l layout) string {
 	}
 	grid = fit(grid, m.width, l.timeline.y-l.body.y)
 	return grid + "\n" + m.viewTimeline(l)
-}
-
-// queuePanes fills the four panes of the SQS-like queue.
-func (m Model) queuePanes(l layout, lim func(pane) int, titles *[numPanes]string, lines *[numPanes][]string, totals *[numPanes]int) {
-	titles[paneQueue], lines[paneQueue], _, totals[paneQueue] = m.queuePane(l.panes[paneQueue].w, lim(paneQueue))
-	titles[paneFlight], lines[paneFlight], _, totals[paneFlight] = m.flightPane(l.panes[paneFlight].w)
-	titles[paneDead], lines[paneDead], _, totals[paneDead] = m.deadPane(l.panes[paneDead].w, lim(paneDead))
-	titles[paneInbox], lines[paneInbox] = m.inboxPane(l.panes[paneInbox].w)
-	totals[paneInbox] = len(lines[paneInbox])
-}
-
-// renderPane draws a titled, scrolled list exactly w×h. lines holds the
-// first rows of a list of total.
-func (m Model) renderPane(title string, lines []string, total, w, h, off int) string {
-	rows := max(0, h-1)
-	off = clampOff(off, total, rows)
-	more := ""
-	if off > 0 {
-		more += " ↑"
-	}
-	if off+rows < total {
-		more += fmt.Sprintf(" ↓%d", total-off-rows)
-	}
-	out := []string{fitLine(m.st.PaneTitle.Render(title)+m.st.Dim.Render(more), w)}
-	for i := off; i < len(lines) && len(out) < h; i++ {
-		out = append(out, fitLine(lines[i], w))
-	}
-	return fit(strings.Join(out, "\n"), w, h)
 }
 
 func clampOff(off, n, rows int) int {
