@@ -108,7 +108,7 @@ func (j *job) run(work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explo
 // and a working job yields now and then so other sessions' keys are
 // answered between its slices.
 func (m *Model) pacer(j *job) func() error {
-	slots := m.sh.slots
+	slots := m.shared.slots
 	inline := m.inline
 	n := 0
 	return func() error {
@@ -147,18 +147,18 @@ func jobTick(id int) tea.Cmd {
 // swapped in, the memory the clone added to the server's pool.
 func (m *Model) release(j *job, kept bool) {
 	if j.slot {
-		<-m.sh.slots
+		<-m.shared.slots
 		j.slot = false
 	}
-	if m.sh.Pool == nil {
+	if m.shared.Pool == nil {
 		return
 	}
 	switch {
 	case !kept:
-		m.sh.Pool.Release(max(0, j.clone.Bytes()-j.base.Bytes()))
+		m.shared.Pool.Release(max(0, j.clone.Bytes()-j.base.Bytes()))
 	case j.x != j.clone:
 		// a new explorer replaces the old one and its clone
-		m.sh.Pool.Release(j.clone.Bytes())
+		m.shared.Pool.Release(j.clone.Bytes())
 	}
 }
 
@@ -299,7 +299,7 @@ func (m Model) viewJob() string {
 func (m Model) Release() {
 	m.cancelJob()
 	m.stopCharts()
-	if m.sh != nil && m.sh.Pool != nil && m.x != nil {
-		m.sh.Pool.Release(m.x.Bytes())
+	if m.shared != nil && m.shared.Pool != nil && m.x != nil {
+		m.shared.Pool.Release(m.x.Bytes())
 	}
 }

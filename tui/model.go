@@ -66,19 +66,19 @@ type Model struct {
 	picker    picker
 	exercise  *engine.Exercise // the exercise this branch answers
 
-	stage *Stage
-	pres  bool
-	fol   follower
+	stage     *Stage
+	presenter bool // this session drives the stage
+	follower  follower
 
-	sh     *Shared
-	job    *job // the long move running, nil none
+	shared *Shared // the process-wide budget, pool and chart cache
+	job    *job    // the long move running, nil none
 	jobSeq int
 	inline time.Duration // how long a key waits for its job in Update
 
-	chartD   *chartData  // the whole-run chart of the branch under the cursor
-	chartFor chartKey    // the branch it is for
-	chartEst engine.Time // where the run is expected to end, while its pass runs
-	passes   chartPasses
+	wholeChart    *chartData  // the whole-run chart of the branch under the cursor
+	wholeChartFor chartKey    // the branch it is for
+	wholeChartEnd engine.Time // where the run is expected to end, while its pass runs
+	passes        chartPasses
 }
 
 func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) Model {
@@ -86,13 +86,13 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	st := c.st
 	h := help.New()
 	h.Styles = st.Help
-	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil, sh: sh, inline: inlineWait}
+	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, inline: inlineWait}
 	m.play = newPlayer()
 	m.picker = newPicker(c)
 	m.watchChart()
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
-		m.fol.on = true
+		m.follower.on = true
 	}
 	m.refresh(true)
 	return m
@@ -101,13 +101,13 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 // Init starts following the stage when asked to.
 func (m Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
-	if m.chartD != nil {
-		if _, _, done := m.chartD.view(); !done {
-			cmds = append(cmds, chartTick(m.chartD))
+	if m.wholeChart != nil {
+		if _, _, done := m.wholeChart.view(); !done {
+			cmds = append(cmds, chartTick(m.wholeChart))
 		}
 	}
-	if m.fol.on {
-		cmds = append(cmds, m.fol.wait(m.stage))
+	if m.follower.on {
+		cmds = append(cmds, m.follower.wait(m.stage))
 	}
 	return tea.Batch(cmds...)
 }
@@ -162,7 +162,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.job != nil {
 			// the stage is read again when the job ends: waiting now would
 			// return at once, over and over
-			m.fol.stalled = m.fol.on && msg.tag == m.fol.tag
+			m.follower.stalled = m.follower.on && msg.tag == m.follower.tag
 			break
 		}
 		cmd = m.onStage(msg)
@@ -231,7 +231,7 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return m.follow()
 	}
 	// every key below moves or forks: a follower detaches into its own copy
-	if m.fol.on && m.moves(k) {
+	if m.follower.on && m.moves(k) {
 		m.detach()
 	}
 	switch {
@@ -336,7 +336,7 @@ func (m *Model) moves(k tea.KeyMsg) bool {
 // publish puts the presenter's moment on stage: the share code of the
 // cursor and the clock on screen, which moves between events while playing.
 func (m *Model) publish() {
-	if m.pres && m.stage != nil {
+	if m.presenter && m.stage != nil {
 		m.stage.Publish(m.x.Code().String() + " " + m.at.Clock())
 	}
 }
@@ -344,10 +344,10 @@ func (m *Model) publish() {
 // setExplorer replaces the explorer (another incident, a share code) and
 // resets everything that belonged to the old one.
 func (m *Model) setExplorer(x *engine.Explorer) {
-	if m.sh.Pool != nil && m.x != nil {
-		m.sh.Pool.Release(m.x.Bytes())
+	if m.shared.Pool != nil && m.x != nil {
+		m.shared.Pool.Release(m.x.Bytes())
 	}
-	x.Limit(m.sh.Budget, m.sh.Pool)
+	x.Limit(m.shared.Budget, m.shared.Pool)
 	m.x = x
 	m.reset()
 }

@@ -53,9 +53,9 @@ func (m *Model) paneLen(p pane, w int) int {
 
 // detach stops following the stage: this session's copy is its own now.
 func (m *Model) detach() {
-	if m.fol.on {
-		m.fol.on = false
-		m.fol.tag++
+	if m.follower.on {
+		m.follower.on = false
+		m.follower.tag++
 		m.flash = "stopped following the stage: this is your own copy now (F follows again)"
 	}
 }

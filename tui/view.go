@@ -60,9 +60,9 @@ func (m Model) viewHeader() string {
 	w := m.x.World()
 	right := []string{m.st.Clock.Render(max(m.at, w.Now).Clock()[:8]), m.play.label(), "⎇ " + m.st.Branch.Render(branchPath(m.x.Branch()))}
 	switch {
-	case m.pres:
+	case m.presenter:
 		right = append(right, m.st.Badge.Render(" PRESENTER "))
-	case m.fol.on:
+	case m.follower.on:
 		right = append(right, m.st.Badge.Render(" FOLLOWING "))
 	case m.stage != nil:
 		right = append(right, m.st.Dim.Render("[own copy: F follows]"))
