@@ -2,11 +2,14 @@ package tui
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"inflight/incidents"
 )
 
 // checkFrame fails unless view is exactly w×h: h lines, none wider than w.
@@ -71,6 +74,27 @@ func TestEveryScreenFits(t *testing.T) {
 		for _, keys := range screens {
 			m = press(m, keys...)
 			checkFrame(t, strings.Join(keys, " ")+" → "+m.state.String(), m.View(), size[0], size[1])
+			m = press(m, "esc")
+		}
+	}
+}
+
+// TestViewMovesNothing draws every screen and checks the world under the
+// cursor is as it was: View only reads what Update prepared.
+func TestViewMovesNothing(t *testing.T) {
+	for _, id := range []string{"thursday", "db-down"} {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := press(newTest(t, Options{Spec: spec}, 120, 40), "]", "]", "l", "l")
+		for _, keys := range [][]string{nil, {"f"}, {"b"}, {"c"}, {"e"}, {"enter"}, {"y"}, {"i"}} {
+			m = press(m, keys...)
+			before := *m.x.World()
+			_ = m.View()
+			if after := *m.x.World(); !reflect.DeepEqual(before, after) {
+				t.Fatalf("%s: drawing %s changed the world", id, m.state)
+			}
 			m = press(m, "esc")
 		}
 	}
