@@ -24,11 +24,11 @@ type forkKeyMap struct {
 
 func defaultForkKeyMap() forkKeyMap {
 	return forkKeyMap{
-		Up:      binding([]string{"up", "shift+tab"}, "↑", "previous row"),
-		Down:    binding([]string{"down", "tab"}, "↓", "next row"),
-		Prev:    binding([]string{"left"}, "←", "previous choice"),
+		Up:      binding([]string{"up", "shift+tab"}, "↑", "up"),
+		Down:    binding([]string{"down", "tab"}, "↓", "down"),
+		Prev:    binding([]string{"left"}, "←", "prev choice"),
 		Next:    binding([]string{"right"}, "→", "next choice"),
-		Confirm: binding([]string{"enter"}, "enter", "create the branch"),
+		Confirm: binding([]string{"enter"}, "enter", "fork"),
 		Cancel:  binding([]string{"esc"}, "esc", "cancel"),
 	}
 }

@@ -63,7 +63,7 @@ type layout struct {
 
 func (m Model) layout() layout {
 	var l layout
-	footer := lipgloss.Height(m.help.View(m.keys))
+	footer := lipgloss.Height(m.help.View(m.activeKeys()))
 	l.footer = footer
 	top := headerHeight
 	bottom := statusHeight + footer

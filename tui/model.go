@@ -112,8 +112,13 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update handles a message: quit first, then sizes and app messages, then
-// the active screen.
+// Update routes a message, in the order soft-serve's root does: keys that
+// hold on every screen first (ctrl+c; while a job runs, its own keys),
+// then the sizes, which every screen gets, then the app's messages (jobs,
+// charts, autoplay, the stage), and the rest of the keys to the active
+// screen. Every screen is a component with its own KeyMap, SetSize,
+// Update and View; it asks the root to act through its done outcome.
+// After any move the panes' snapshot is reread, here and never in View.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	before := m.x.Pos()
 	beforeBr := m.x.Branch()
@@ -143,7 +148,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.updateKey(msg)
 		}
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		// to all: the picker takes the terminal, the others the body
+		// (sizeScreens, below, once the layout of this Update is known)
+		m.SetSize(msg.Width, msg.Height)
 		m.help.Width = msg.Width
 		m.picker.SetSize(msg.Width, msg.Height)
 	case tea.MouseMsg:
@@ -378,4 +385,28 @@ func (m *Model) sizeScreens() {
 	m.exercises.SetSize(b.w, b.h)
 	m.compare.SetSize(b.w, b.h)
 	m.code.SetSize(b.w, b.h)
+}
+
+// activeKeys are the keys the help bar shows: the active screen's own, so
+// that it never offers a key the screen does not answer.
+func (m Model) activeKeys() help.KeyMap {
+	switch m.state {
+	case stateFork:
+		return m.fork.keys
+	case stateBranches:
+		return m.branches.keys
+	case stateCompare:
+		return m.compare.keys
+	case stateCode:
+		return m.code.keys
+	case stateExercises:
+		return m.exercises.keys
+	case stateStory:
+		return m.story.keys
+	case stateJump:
+		return m.jump.keys
+	case statePicker:
+		return m.picker.keys
+	}
+	return m.keys
 }

@@ -44,7 +44,7 @@ func (m Model) View() string {
 	} else if m.flash != "" {
 		parts = append(parts, fitLine(m.st.Warn.Render("» "+m.flash), m.width))
 	}
-	parts = append(parts, m.viewStatus(), fit(m.help.View(m.keys), m.width, l.footer))
+	parts = append(parts, m.viewStatus(), fit(m.help.View(m.activeKeys()), m.width, l.footer))
 	return strings.Join(parts, "\n")
 }
 
