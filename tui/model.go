@@ -148,11 +148,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.updateKey(msg)
 		}
 	case tea.WindowSizeMsg:
-		// to all: the picker takes the terminal, the others the body
-		// (sizeScreens, below, once the layout of this Update is known)
+		// to all: each screen gets the body's size in sizeScreens, below,
+		// once the layout this Update leaves is known
 		m.SetSize(msg.Width, msg.Height)
 		m.help.Width = msg.Width
-		m.picker.SetSize(msg.Width, msg.Height)
 	case tea.MouseMsg:
 		if m.job == nil {
 			cmd = m.updateMouse(msg)
@@ -385,6 +384,7 @@ func (m *Model) sizeScreens() {
 	m.exercises.SetSize(b.w, b.h)
 	m.compare.SetSize(b.w, b.h)
 	m.code.SetSize(b.w, b.h)
+	m.picker.SetSize(b.w, b.h)
 }
 
 // activeKeys are the keys the help bar shows: the active screen's own, so

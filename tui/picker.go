@@ -87,15 +87,10 @@ func newPicker(c common) picker {
 	return picker{common: c, keys: defaultPickerKeyMap(), list: l}
 }
 
-// pickerChrome is the rows the terminal keeps beside the list: header,
-// status, help and a news line.
-const pickerChrome = headerHeight + statusHeight + 1 + newsHeight
-
-// SetSize is the terminal's size; the list leaves room for the header,
-// status line and help.
+// SetSize is the body's size, between the header and the status line.
 func (p *picker) SetSize(w, h int) {
 	p.common.SetSize(w, h)
-	p.list.SetSize(max(w, 1), max(h-pickerChrome, 1))
+	p.list.SetSize(max(w, 1), max(h, 1))
 }
 
 // show lists the bundled incidents with current selected.
