@@ -174,7 +174,7 @@ func (w *World) Count(deliveries, lateRefused, crashes int64) {
 // AddBusy adds worker time spent inside handlers (for `busy`).
 func (w *World) AddBusy(d Duration) { w.S.BusyMs += int64(d) }
 
-// famCaption and famKind route to the family for its own kinds.
+// kindName is an event kind's name: the family names its own kinds.
 func (w *World) kindName(k Kind) string {
 	if k >= FamilyKind && w.fam != nil {
 		return w.fam.KindName(k)

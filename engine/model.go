@@ -54,7 +54,8 @@ func (w *World) setVisible(id int32, m *Msg) {
 	w.visible++
 }
 
-// leaveVisible and the leased list keep the panes' counts O(1).
+// lease hands message id to a worker: it leaves the visible count and
+// joins the leased list, which keep the panes' counts O(1).
 func (w *World) lease(id int32, m *Msg) {
 	if m.Status == StVisible {
 		w.visible--

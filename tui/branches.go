@@ -4,51 +4,96 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
 )
 
-// branchList picks a branch to switch to.
-type branchList struct{ row int }
+func branchKeyMap() scrollKeyMap {
+	return scrollKeyMap{
+		Up:     binding([]string{"up", "k"}, "↑/k", "previous branch"),
+		Down:   binding([]string{"down", "j", "tab"}, "↓/j", "next branch"),
+		Choose: binding([]string{"enter"}, "enter", "switch to it"),
+		Close:  binding([]string{"esc", "b", "q"}, "esc", "close"),
+	}
+}
 
-func (m *Model) openBranches() {
-	m.branches.row = 0
-	for i, b := range m.x.Branches() {
-		if b == m.x.Branch() {
-			m.branches.row = i
+// branchList picks a branch to switch to. The root switches when done is
+// submitted.
+type branchList struct {
+	common
+	keys     scrollKeyMap
+	row      int
+	branches []*engine.Branch
+	current  *engine.Branch
+	done     outcome
+}
+
+// newBranchList lists x's branches with the cursor's own selected.
+func newBranchList(c common, x *engine.Explorer) branchList {
+	l := branchList{common: c, keys: branchKeyMap(), branches: x.Branches(), current: x.Branch()}
+	for i, b := range l.branches {
+		if b == l.current {
+			l.row = i
 		}
 	}
+	return l
+}
+
+func (m *Model) openBranches() {
+	m.branches = newBranchList(m.common, m.x)
 	m.state = stateBranches
 }
 
-func (m *Model) updateBranches(k tea.KeyMsg) tea.Cmd {
-	bs := m.x.Branches()
-	m.branches.row = max(0, min(m.branches.row, len(bs)-1))
-	switch k.String() {
-	case "esc", "b", "q":
-		m.state = stateMain
-	case "up", "k":
-		m.branches.row = max(0, m.branches.row-1)
-	case "down", "j", "tab":
-		m.branches.row = min(len(bs)-1, m.branches.row+1)
-	case "enter":
-		m.state = stateMain
-		if b := bs[m.branches.row]; b != m.x.Branch() {
-			return m.switchTo(b)
-		}
+// Update moves the row; enter asks the root to switch, esc to close.
+func (l branchList) Update(msg tea.Msg) (branchList, tea.Cmd) {
+	l.done = stay
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return l, nil
 	}
-	return nil
+	l.row = max(0, min(l.row, len(l.branches)-1))
+	switch {
+	case key.Matches(k, l.keys.Close):
+		l.done = closed
+	case key.Matches(k, l.keys.Up):
+		l.row = max(0, l.row-1)
+	case key.Matches(k, l.keys.Down):
+		l.row = min(len(l.branches)-1, l.row+1)
+	case key.Matches(k, l.keys.Choose):
+		l.done = submitted
+	}
+	return l, nil
 }
 
-func (m Model) viewBranches(r rect) string {
-	st := m.st
+func (m *Model) updateBranches(k tea.KeyMsg) tea.Cmd {
+	var cmd tea.Cmd
+	m.branches, cmd = m.branches.Update(k)
+	switch m.branches.done {
+	case closed:
+		m.state = stateMain
+	case submitted:
+		m.state = stateMain
+		// by place: a job since the list opened may have cloned them
+		if bs := m.x.Branches(); m.branches.row < len(bs) && bs[m.branches.row] != m.x.Branch() {
+			return m.switchTo(bs[m.branches.row])
+		}
+	}
+	return cmd
+}
+
+// View lists the branches, two lines each, keeping the row in view.
+func (l branchList) View() string {
+	st := l.st
 	out := []string{st.PaneTitle.Render("Branches") + "  enter switches (same clock) · esc closes", ""}
-	for i, b := range m.x.Branches() {
+	for i, b := range l.branches {
 		mark := "  "
-		if i == m.branches.row {
+		if i == l.row {
 			mark = st.Cursor.Render("▶ ")
 		}
 		here := ""
-		if b == m.x.Branch() {
+		if b == l.current {
 			here = st.Badge.Render(" you are here ")
 		}
 		line := mark + st.Branch.Render(branchPath(b)) + " " + here
@@ -66,7 +111,7 @@ func (m Model) viewBranches(r rect) string {
 			out = append(out, st.Dim.Render("     the lesson's run"))
 		}
 	}
-	return window(out, m.branches.row*2+2, r.h)
+	return window(out, l.row*2+2, l.height)
 }
 
 // window shows h of lines, keeping line focus in view.

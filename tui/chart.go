@@ -28,7 +28,7 @@ func (m Model) chartSpan() (t0, t1 engine.Time) {
 	case done:
 		t1 = max(t1, end)
 	default:
-		t1 = max(t1, m.chartEst)
+		t1 = max(t1, m.wholeChartEnd)
 		if len(samples) > 0 {
 			t1 = max(t1, samples[len(samples)-1].T)
 		}
@@ -39,13 +39,13 @@ func (m Model) chartSpan() (t0, t1 engine.Time) {
 // chartSamples is the whole-run chart of the branch under the cursor, as
 // far as its pass has got.
 func (m Model) chartSamples() ([]engine.Sample, engine.Time, bool) {
-	if m.chartD == nil || m.chartFor != chartKeyOf(m.x, m.x.Branch()) {
+	if m.wholeChart == nil || m.wholeChartFor != chartKeyOf(m.x, m.x.Branch()) {
 		// a job has just swapped the branch: its own series until the
 		// next update looks its chart up
 		s := m.x.Branch().Series()
 		return s, 0, false
 	}
-	return m.chartD.view()
+	return m.wholeChart.view()
 }
 
 // chartTime is the moment under chart column c of n.

@@ -46,7 +46,7 @@ func TestChartWholeRunFromFirstFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m2.chartD != m.chartD {
+	if m2.wholeChart != m.wholeChart {
 		t.Fatal("a second session started its own chart pass")
 	}
 	if _, _, done := m2.chartSamples(); !done {

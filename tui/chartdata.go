@@ -139,18 +139,18 @@ func (m *Model) watchChart() tea.Cmd {
 	}
 	b := m.x.Branch()
 	k := chartKeyOf(m.x, b)
-	if m.chartD != nil && k == m.chartFor {
+	if m.wholeChart != nil && k == m.wholeChartFor {
 		return nil
 	}
-	d, start := m.sh.charts.get(k)
-	m.chartD, m.chartFor = d, k
-	m.chartEst = engine.LastPublish(m.x.World())
+	d, start := m.shared.charts.get(k)
+	m.wholeChart, m.wholeChartFor = d, k
+	m.wholeChartEnd = engine.LastPublish(m.x.World())
 	if start {
 		// before its fork point a fork's run is its parent's
 		var head []engine.Sample
 		if b.Parent != nil {
 			src := b.Series()
-			if pd, ok := m.sh.charts.peek(chartKeyOf(m.x, b.Parent)); ok {
+			if pd, ok := m.shared.charts.peek(chartKeyOf(m.x, b.Parent)); ok {
 				if s, _, done := pd.view(); done {
 					src = s
 				}
@@ -178,7 +178,7 @@ func (m *Model) watchChart() tea.Cmd {
 // onChartTick redraws a chart still filling in, until it is done or no
 // longer the one on screen.
 func (m *Model) onChartTick(msg chartTickMsg) tea.Cmd {
-	if msg.d != m.chartD {
+	if msg.d != m.wholeChart {
 		return nil
 	}
 	if _, _, done := msg.d.view(); done {
@@ -196,7 +196,7 @@ func (m *Model) stopCharts() {
 	for _, d := range m.passes.list {
 		if _, _, done := d.view(); !done {
 			d.meter.Cancel()
-			m.sh.charts.drop(d)
+			m.shared.charts.drop(d)
 		}
 	}
 	m.passes.list = nil
@@ -207,7 +207,7 @@ func (m *Model) stopCharts() {
 // reached) and, under a server, waits for a work slot like a long job.
 func (m *Model) runChart(d *chartData, w *engine.World, head []engine.Sample) {
 	// read before the goroutine starts: the model is not shared with it
-	limit, slots, inline := m.sh.Budget.Events, m.sh.slots, m.inline
+	limit, slots, inline := m.shared.Budget.Events, m.shared.slots, m.inline
 	go runChart(d, w, head, limit, slots, inline)
 }
 

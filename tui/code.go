@@ -3,17 +3,40 @@ package tui
 import (
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
 
-// viewCode shows the share code of this moment and how to open it.
-func (m Model) viewCode(r rect) string {
-	code := m.x.Code().String()
-	st := m.st
+// codeView shows the share code of this moment and how to open it.
+type codeView struct {
+	common
+	keys closeKeyMap
+	code string // the cursor's share code, set by the root as it moves
+	done outcome
+}
+
+func (m *Model) openCode() {
+	m.code = codeView{common: m.common, keys: closeKeyMap{Close: binding([]string{"esc", "enter", "q", "y"}, "esc", "close")}, code: m.x.Code().String()}
+	m.state = stateCode
+}
+
+// Update closes on its key.
+func (c codeView) Update(msg tea.Msg) (codeView, tea.Cmd) {
+	c.done = stay
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, c.keys.Close) {
+		c.done = closed
+	}
+	return c, nil
+}
+
+// View is the code, wrapped to the width, and how to open it.
+func (c codeView) View() string {
+	code, st := c.code, c.st
 	out := []string{
 		st.PaneTitle.Render("Share this moment"), "",
 		"The code names the incident, the seed, every fork on this branch and the cursor:", "",
-		"  " + st.Clock.Render(ansi.Hardwrap(code, max(10, r.w-4), false)), "",
+		"  " + st.Clock.Render(ansi.Hardwrap(code, max(10, c.width-4), false)), "",
 		"Anyone can open exactly this moment with:", "",
 		"  inflight open '" + code + "'", "",
 		st.Dim.Render("A code made by another engine version says so instead of showing a different run."),

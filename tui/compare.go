@@ -4,20 +4,47 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
+)
+
+// closeKeyMap is the keys of a screen that only shows and closes: the
+// comparison, the share code.
+type closeKeyMap struct{ Close key.Binding }
+
+// ShortHelp is the screen's one key.
+func (k closeKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Close} }
+
+// FullHelp is the screen's one key.
+func (k closeKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// The comparison's columns: the row labels, and each branch's values
+// between compareColMin and compareColMax wide.
+const (
+	compareLabelW = 22
+	compareColMin = 12
+	compareColMax = 28
 )
 
 // compareView sets two branches' summaries side by side: the parent (a)
 // and the branch under the cursor (b), where they first part, and the
 // selected customer's inbox in each.
 type compareView struct {
+	common
+	keys           closeKeyMap
 	a, b           *engine.Branch
 	sa, sb         engine.Summary
 	div            engine.Divergence
 	parted         bool
 	inboxA, inboxB []engine.Entry
+	done           outcome
+
+	// read when it opened, so that View asks the engine nothing
+	sel     int32  // the selected message, -1 none
+	selName string // its name
+	family  bool   // a family's effects are not emails
 }
 
 func (m *Model) openCompare() tea.Cmd {
@@ -50,6 +77,11 @@ func (m *Model) openCompare() tea.Cmd {
 		c.inboxA, c.inboxB = emailsOn(x, a, sel, pub, hasPub), emailsOn(x, b, sel, pub, hasPub)
 		return x, nil
 	}, func(m *Model) {
+		c.common, c.keys = m.common, closeKeyMap{Close: binding([]string{"esc", "enter", "q", "c"}, "esc", "close")}
+		c.sel, c.family = sel, m.isFamily()
+		if sel >= 0 {
+			c.selName = m.x.World().MsgName(sel)
+		}
 		m.compare = c
 		m.state = stateCompare
 	}, nil)
@@ -65,27 +97,37 @@ func emailsOn(x *engine.Explorer, b *engine.Branch, sel int32, pub engine.Time, 
 	if hasPub {
 		from = x.PosAtTime(b, pub)
 	}
-	return msgEvents(x, b, sel, from, func(e *engine.Entry) bool { return e.Event.Kind == engine.EvEffect })
+	return x.History(b, sel, from, func(e *engine.Entry) bool { return e.Event.Kind == engine.EvEffect })
 }
 
-func (m Model) viewCompare(r rect) string {
-	c, st := m.compare, m.st
+// Update closes on its key.
+func (c compareView) Update(msg tea.Msg) (compareView, tea.Cmd) {
+	c.done = stay
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, c.keys.Close) {
+		c.done = closed
+	}
+	return c, nil
+}
+
+// View is the two summaries side by side.
+func (c compareView) View() string {
+	st := c.st
 	if c.a == nil {
 		return ""
 	}
 	na, nb := branchPath(c.a), branchPath(c.b)
 	out := []string{st.PaneTitle.Render("Compare") + "  each branch played to its end · esc closes", ""}
-	cw := max(12, min(28, (r.w-26)/2))
+	cw := max(compareColMin, min(compareColMax, (c.width-compareLabelW-4)/2))
 	row := func(label, va, vb string) string {
 		mark := "  "
-		s := fmt.Sprintf("%-22s %-*s %-*s", label, cw, va, cw, vb)
+		s := fmt.Sprintf("%-*s %-*s %-*s", compareLabelW, label, cw, va, cw, vb)
 		if va != vb {
 			mark = st.Warn.Render("≠ ")
 			s = st.Warn.Render(s)
 		}
 		return mark + s
 	}
-	out = append(out, "  "+st.Header.Render(fmt.Sprintf("%-22s %-*s %-*s", "", cw, trunc(na, cw-1), cw, trunc(nb, cw-1))))
+	out = append(out, "  "+st.Header.Render(fmt.Sprintf("%-*s %-*s %-*s", compareLabelW, "", cw, trunc(na, cw-1), cw, trunc(nb, cw-1))))
 	alerts := func(fs []engine.AlertFiring) string {
 		if len(fs) == 0 {
 			return "none"
@@ -99,7 +141,7 @@ func (m Model) viewCompare(r rect) string {
 	a, b := c.sa, c.sb
 	d := func(v int64) string { return fmt.Sprint(v) }
 	sent, dups, lost := "emails sent", "duplicate emails", "lost (never sent)"
-	if m.isFamily() {
+	if c.family {
 		sent, dups, lost = "effects", "duplicate effects", "lost (no effect)"
 	}
 	out = append(out,
@@ -129,10 +171,10 @@ func (m Model) viewCompare(r rect) string {
 		out = append(out, st.Dim.Render("The two branches never differ."))
 	}
 	out = append(out, "")
-	if m.sel >= 0 {
-		name := m.x.World().MsgName(m.sel)
+	if c.sel >= 0 {
+		name := c.selName
 		head, none := name+"'s customer's inbox (↑/↓ on the main screen selects another):", "no email"
-		if m.isFamily() {
+		if c.family {
 			head, none = name+"'s effects (↑/↓ on the main screen selects another):", "none"
 		}
 		out = append(out, st.Header.Render(head))
@@ -148,7 +190,7 @@ func (m Model) viewCompare(r rect) string {
 		}
 		ia, ib := inbox(c.inboxA), inbox(c.inboxB)
 		line := func(n, v string) string {
-			s := fmt.Sprintf("  %-22s %s", trunc(n, 22), v)
+			s := fmt.Sprintf("  %-*s %s", compareLabelW, trunc(n, compareLabelW), v)
 			if ia != ib {
 				return st.Warn.Render(s)
 			}

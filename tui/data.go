@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"slices"
-
 	"inflight/engine"
 )
 
@@ -19,7 +17,8 @@ type snap struct {
 	dead       []engine.DeadLetter
 	busy       int
 	lost       int64
-	inbox      []engine.Entry // the selected customer's emails
+	oldest     engine.Duration // the oldest held message's age, 0 none
+	inbox      []engine.Entry  // the selected customer's emails
 	inboxFor   int32
 	inboxStale bool           // full-speed play skipped events: reread when it stops
 	effects    []engine.Entry // every customer's recent emails
@@ -91,6 +90,9 @@ func (m *Model) refresh(full bool) {
 	}
 	s.dead = w.DeadLetters(listCap)
 	s.lost = w.States().Lost
+	// OldestAge moves the broker's oldest-message cursor: read here, in
+	// Update, so that View changes nothing
+	s.oldest = max(0, w.OldestAge())
 
 	s.effects = s.effects[:0]
 	for i := len(s.recent) - 1; i >= 0 && len(s.effects) < inboxCap; i-- {
@@ -152,76 +154,14 @@ func (m *Model) refreshInbox() {
 	}
 }
 
-// published is when message id was (or will be) published: read from the
-// world while the broker still holds it, otherwise from the sources'
-// schedule, which no knob but the order count changes.
+// published is when message id was (or will be) published: the world's
+// answer, or, for a family's message the world no longer holds, the time
+// noted while it did.
 func (m *Model) published(id int32) (engine.Time, bool) {
-	w := m.x.World()
-	if mm, ok := w.Msg(id); ok {
-		return mm.Published, true
-	}
 	if id == m.selPub.id && m.selPub.ok {
-		return m.selPub.at, true
-	}
-	var times []engine.Time
-	total := 0
-	for _, src := range m.x.Spec.Sources {
-		n := src.Count
-		if src.Name == "orders" {
-			n = w.P.Orders
-		}
-		if len(m.x.Spec.Sources) == 1 {
-			if int(id) < n {
-				return src.Start + engine.Time(id)*src.Every, true
-			}
-			return 0, false
-		}
-		total += n
-		if total > scanCap {
-			return 0, false
-		}
-		for k := 0; k < n; k++ {
-			times = append(times, src.Start+engine.Time(k)*src.Every)
+		if _, held := m.x.World().Msg(id); !held {
+			return m.selPub.at, true
 		}
 	}
-	slices.Sort(times)
-	if int(id) < len(times) {
-		return times[id], true
-	}
-	return 0, false
+	return m.x.World().PublishTime(id)
 }
-
-// msgEvents reads message id's events on branch b from event from on, in
-// chunks, until the message has been quiet for quietSpan events or the
-// branch ends: its whole life without replaying the whole branch.
-func msgEvents(x *engine.Explorer, b *engine.Branch, id int32, from int64, keep func(*engine.Entry) bool) []engine.Entry {
-	var out []engine.Entry
-	quiet := int64(0)
-	for pos := from; quiet < quietSpan && pos-from < scanCap; pos += chunk {
-		evs := x.EventsOn(b, pos, pos+chunk)
-		hit := false
-		for i := range evs {
-			if evs[i].Event.Msg == id {
-				hit = true
-				if keep(&evs[i]) {
-					out = append(out, evs[i])
-				}
-			}
-		}
-		if hit {
-			quiet = 0
-		} else {
-			quiet += chunk
-		}
-		if int64(len(evs)) < chunk {
-			break
-		}
-	}
-	return out
-}
-
-const (
-	chunk     = 4096
-	quietSpan = 16384
-	scanCap   = 1 << 20
-)

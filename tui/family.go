@@ -19,8 +19,8 @@ import (
 func (m Model) isFamily() bool { return m.x.World().Family() != nil }
 
 // famRows is one pane's rows of a family incident.
-func (m Model) famRows(p pane) (string, []engine.PaneRow) {
-	f := m.snap.fam
+func (v paneView) famRows(p pane) (string, []engine.PaneRow) {
+	f := v.snap.fam
 	switch p {
 	case paneQueue:
 		return f.QueueTitle, f.Queue
@@ -34,18 +34,18 @@ func (m Model) famRows(p pane) (string, []engine.PaneRow) {
 
 // famPane draws a family's pane p: each row's text, its countdown bar when
 // it has one, and its mark as a word that survives without colour.
-func (m Model) famPane(p pane, w, limit int) (title string, lines []string, ids []int32, total int) {
-	title, rows := m.famRows(p)
+func (v paneView) famPane(p pane, w, limit int) (title string, lines []string, ids []int32, total int) {
+	title, rows := v.famRows(p)
 	total = len(rows)
 	for _, r := range rows {
 		if len(lines) >= limit {
 			break
 		}
-		lines = append(lines, m.famRow(r, w))
+		lines = append(lines, v.famRow(r, w))
 		ids = append(ids, r.Msg)
 	}
 	if total == 0 {
-		lines = append(lines, m.st.Dim.Render("empty"))
+		lines = append(lines, v.st.Dim.Render("empty"))
 		ids = append(ids, -1)
 		total = 1
 	}
@@ -54,11 +54,11 @@ func (m Model) famPane(p pane, w, limit int) (title string, lines []string, ids 
 
 // famRow is one row: the mark goes first when the pane is narrow, so that
 // truncation never hides it.
-func (m Model) famRow(r engine.PaneRow, w int) string {
+func (v paneView) famRow(r engine.PaneRow, w int) string {
 	text := r.Text
 	mark := ""
 	if r.Mark != "" {
-		mark = m.st.Bad.Render(r.Mark)
+		mark = v.st.Bad.Render(r.Mark)
 	}
 	room := w - 1 - lipgloss.Width(text)
 	if r.Mark != "" {
@@ -76,7 +76,7 @@ func (m Model) famRow(r engine.PaneRow, w int) string {
 	default:
 		text = mark + " " + text
 	}
-	return m.mark(r.Msg, text)
+	return v.mark(r.Msg, text)
 }
 
 // barFrac is a countdown bar filled for the fraction f of w.

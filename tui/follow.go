@@ -20,14 +20,14 @@ type follower struct {
 
 // resume waits on the stage again after a job, if a message came meanwhile.
 func (m *Model) resume() tea.Cmd {
-	if !m.fol.stalled {
+	if !m.follower.stalled {
 		return nil
 	}
-	m.fol.stalled = false
-	if !m.fol.on {
+	m.follower.stalled = false
+	if !m.follower.on {
 		return nil
 	}
-	return m.fol.wait(m.stage)
+	return m.follower.wait(m.stage)
 }
 
 // stageWait bounds one wait on the stage, so a session that quits leaves
@@ -65,30 +65,30 @@ func (m *Model) follow() tea.Cmd {
 		m.flash = "there is no stage to follow here (presenter mode runs under inflight serve)"
 		return nil
 	}
-	if m.pres {
+	if m.presenter {
 		m.flash = "this session is the presenter"
 		return nil
 	}
 	m.pause()
-	m.fol.on = true
-	m.fol.tag++
-	m.fol.gen = 0 // show the current stage at once
+	m.follower.on = true
+	m.follower.tag++
+	m.follower.gen = 0 // show the current stage at once
 	m.flash = "following the presenter"
-	return m.fol.wait(m.stage)
+	return m.follower.wait(m.stage)
 }
 
 // onStage shows the presenter's moment: the same incident, branch and
 // clock. A code on the same line of branches only moves the cursor.
 func (m *Model) onStage(s stageMsg) tea.Cmd {
-	if !m.fol.on || s.tag != m.fol.tag {
+	if !m.follower.on || s.tag != m.follower.tag {
 		return nil
 	}
 	var cmd tea.Cmd
-	if s.code != "" && s.gen != m.fol.gen {
-		m.fol.gen = s.gen
+	if s.code != "" && s.gen != m.follower.gen {
+		m.follower.gen = s.gen
 		cmd = m.showCode(s.code)
 	}
-	return tea.Batch(cmd, m.fol.wait(m.stage))
+	return tea.Batch(cmd, m.follower.wait(m.stage))
 }
 
 // showCode moves to the moment a share code names, reusing the explorer
@@ -122,7 +122,7 @@ func (m *Model) showCode(staged string) tea.Cmd {
 			atClock(m)
 		})
 	}
-	spec, sh := m.x.Spec, m.sh
+	spec, sh := m.x.Spec, m.shared
 	return m.startJob("opening the presenter's moment", 0, func(_ *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error) {
 		return openCode(code, spec, sh, mt)
 	}, func(m *Model) {

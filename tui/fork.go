@@ -5,17 +5,52 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
 )
 
+// forkKeyMap is the fork form's keys.
+type forkKeyMap struct {
+	Up      key.Binding
+	Down    key.Binding
+	Prev    key.Binding
+	Next    key.Binding
+	Confirm key.Binding
+	Cancel  key.Binding
+}
+
+func defaultForkKeyMap() forkKeyMap {
+	return forkKeyMap{
+		Up:      binding([]string{"up", "shift+tab"}, "↑", "up"),
+		Down:    binding([]string{"down", "tab"}, "↓", "down"),
+		Prev:    binding([]string{"left"}, "←", "prev choice"),
+		Next:    binding([]string{"right"}, "→", "next choice"),
+		Confirm: binding([]string{"enter"}, "enter", "fork"),
+		Cancel:  binding([]string{"esc"}, "esc", "cancel"),
+	}
+}
+
+// ShortHelp is the form's keys in one line.
+func (k forkKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Confirm, k.Up, k.Down, k.Prev, k.Next, k.Cancel}
+}
+
+// FullHelp is the form's keys in columns.
+func (k forkKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down}, {k.Prev, k.Next}, {k.Confirm, k.Cancel}}
+}
+
 // forkForm makes a branch from this moment: it shows the decision at the
 // cursor with its alternatives, and the incident's knobs with their
 // values. Changing the decision forks just before the event that made it;
 // changing only knobs forks at the cursor, from the displayed clock on.
+// It edits; the root makes the fork when done is submitted.
 type forkForm struct {
+	common
+	keys    forkKeyMap
 	dec     *engine.Entry
 	values  []int64
 	labels  []string
@@ -27,6 +62,8 @@ type forkForm struct {
 	row     int // 0 decision, 1..len(knobs) knobs, then the name
 	err     string
 	pos, at int64
+	branch  string  // the branch forked from, for the title
+	done    outcome // what the last key asks of the root
 }
 
 func newInput(st Styles, value string) textinput.Model {
@@ -39,34 +76,39 @@ func newInput(st Styles, value string) textinput.Model {
 	return ti
 }
 
-func (m *Model) openFork() {
-	w := m.x.World()
-	f := forkForm{pick: -1, pos: m.x.Pos(), at: int64(m.at)}
-	if last := m.x.Last(1, engine.IsDecision); len(last) == 1 {
+// newForkForm is the form for x's cursor, displayed at clock at.
+func newForkForm(c common, x *engine.Explorer, at engine.Time) forkForm {
+	w := x.World()
+	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: x.Pos(), at: int64(at), branch: branchPath(x.Branch())}
+	if last := x.Last(1, engine.IsDecision); len(last) == 1 {
 		e := last[0]
 		f.dec = &e
 		f.values, f.labels = w.DecisionChoices(e.Decision)
 	}
 	// only the knobs this incident reads: the rest would change nothing
-	for _, k := range engine.KnobsFor(m.x.Spec) {
+	for _, k := range engine.KnobsFor(x.Spec) {
 		v := k.Get(&w.P)
 		f.knobs = append(f.knobs, k)
 		f.orig = append(f.orig, v)
-		f.inputs = append(f.inputs, newInput(m.st, v))
+		f.inputs = append(f.inputs, newInput(c.st, v))
 	}
-	f.name = newInput(m.st, "")
+	f.name = newInput(c.st, "")
 	f.name.Placeholder = "(a name from the changes)"
 	f.row = 1
 	if f.dec != nil {
 		f.row = 0
 	}
-	m.fork = f
-	m.focusFork()
+	f.focus()
+	return f
+}
+
+func (m *Model) openFork() {
+	m.fork = newForkForm(m.common, m.x, m.at)
 	m.state = stateFork
 }
 
-func (m *Model) focusFork() {
-	f := &m.fork
+// focus puts the text cursor in the row's input.
+func (f *forkForm) focus() {
 	for i := range f.inputs {
 		f.inputs[i].Blur()
 	}
@@ -98,36 +140,43 @@ func (f *forkForm) override() *engine.DecisionOverride {
 	return &engine.DecisionOverride{Index: f.dec.Decision.Index, Value: f.values[f.pick]}
 }
 
-func (m *Model) updateFork(k tea.KeyMsg) tea.Cmd {
-	f := &m.fork
+// Update moves between rows, cycles choices and edits the inputs; enter
+// asks the root for the fork (done = submitted), esc to close.
+func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
+	f.done = stay
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return f, nil
+	}
 	last := len(f.inputs) + 1
 	first := 1
 	if f.dec != nil {
 		first = 0
 	}
-	switch k.String() {
-	case "esc":
-		m.state = stateMain
-		return nil
-	case "enter":
-		return m.confirmFork()
-	case "up", "shift+tab":
+	switch {
+	case key.Matches(k, f.keys.Cancel):
+		f.done = closed
+		return f, nil
+	case key.Matches(k, f.keys.Confirm):
+		f.done = submitted
+		return f, nil
+	case key.Matches(k, f.keys.Up):
 		f.row = max(first, f.row-1)
-		m.focusFork()
-		return nil
-	case "down", "tab":
+		f.focus()
+		return f, nil
+	case key.Matches(k, f.keys.Down):
 		f.row = min(last, f.row+1)
-		m.focusFork()
-		return nil
-	case "left", "right":
+		f.focus()
+		return f, nil
+	case key.Matches(k, f.keys.Prev, f.keys.Next):
 		d := 1
-		if k.String() == "left" {
+		if key.Matches(k, f.keys.Prev) {
 			d = -1
 		}
 		if f.row == 0 && f.dec != nil {
 			n := len(f.values) + 1
 			f.pick = (f.pick+1+d+n)%n - 1
-			return nil
+			return f, nil
 		}
 		if f.row >= 1 && f.row <= len(f.knobs) && len(f.knobs[f.row-1].Choices) > 0 {
 			ch := f.knobs[f.row-1].Choices
@@ -139,7 +188,7 @@ func (m *Model) updateFork(k tea.KeyMsg) tea.Cmd {
 				}
 			}
 			in.SetValue(ch[(i+d+len(ch))%len(ch)])
-			return nil
+			return f, nil
 		}
 	}
 	var cmd tea.Cmd
@@ -150,16 +199,15 @@ func (m *Model) updateFork(k tea.KeyMsg) tea.Cmd {
 		f.name, cmd = f.name.Update(k)
 	}
 	f.err = ""
-	return cmd
+	return f, cmd
 }
 
-func (m *Model) confirmFork() tea.Cmd {
-	f := &m.fork
+// options is the fork the form describes, or a refusal of a knob value.
+func (f *forkForm) options() (engine.ForkOptions, error) {
 	set := f.changes()
 	for _, s := range set {
 		if _, err := engine.ParseSetting(s.Knob + "=" + s.Value); err != nil {
-			f.err = err.Error()
-			return nil
+			return engine.ForkOptions{}, err
 		}
 	}
 	o := engine.ForkOptions{Pos: f.pos, At: engine.Time(f.at), Set: set, Override: f.override()}
@@ -169,6 +217,29 @@ func (m *Model) confirmFork() tea.Cmd {
 	o.Name = strings.TrimSpace(f.name.Value())
 	if o.Name == "" {
 		o.Name = f.defaultName(set, o.Override, o.At)
+	}
+	return o, nil
+}
+
+// updateFork gives the form the key and makes the fork it asks for.
+func (m *Model) updateFork(k tea.KeyMsg) tea.Cmd {
+	var cmd tea.Cmd
+	m.fork, cmd = m.fork.Update(k)
+	switch m.fork.done {
+	case closed:
+		m.state = stateMain
+	case submitted:
+		return m.confirmFork()
+	}
+	return cmd
+}
+
+// confirmFork makes the form's fork: a job.
+func (m *Model) confirmFork() tea.Cmd {
+	o, err := m.fork.options()
+	if err != nil {
+		m.fork.err = err.Error()
+		return nil
 	}
 	// the fork's replay to its point, and the budget's estimate, run as a
 	// job; the form stays up until it is done and shows a refusal
@@ -188,10 +259,12 @@ func (m *Model) confirmFork() tea.Cmd {
 	})
 }
 
-func (m Model) viewFork(r rect) string {
-	f, st := m.fork, m.st
+// View draws the form in its width and height, keeping the focused row
+// in view.
+func (f forkForm) View() string {
+	st := f.st
 	var out []string
-	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", engine.Time(f.at).Short(), branchPath(m.x.Branch())), "")
+	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", engine.Time(f.at).Short(), f.branch), "")
 	focus := 0
 	cur := func(row int) string {
 		if row == f.row {
@@ -240,15 +313,15 @@ func (m Model) viewFork(r rect) string {
 	}
 	out = append(out, st.Dim.Render("  default: "+def))
 	if f.err != "" {
-		for _, l := range wrap(f.err, r.w-4) { // a refusal names its flag: keep it whole
+		for _, l := range wrap(f.err, f.width-4) { // a refusal names its flag: keep it whole
 			out = append(out, st.Bad.Render("  "+l))
 		}
 	}
 	out = append(out, "", st.Dim.Render("enter creates the branch and switches to it · ↑/↓ moves · esc cancels"))
-	if len(out) > r.h && f.row == len(f.knobs)+1 {
+	if len(out) > f.height && f.row == len(f.knobs)+1 {
 		focus = len(out) // keep the name, the default and the hint in view
 	}
-	return window(out, focus, r.h)
+	return window(out, focus, f.height)
 }
 
 // defaultName names a branch by what it changes, the decision by its kind

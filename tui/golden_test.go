@@ -54,7 +54,7 @@ func TestGolden(t *testing.T) {
 		{"story", []string{"]", "]", "]", "]", "]", "enter"}},
 		{"help", []string{"?"}},
 	}
-	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+	for _, size := range [][2]int{{200, 60}, {120, 40}, {80, 24}} {
 		for _, s := range screens {
 			t.Run(fmt.Sprintf("%dx%d/%s", size[0], size[1], s.name), func(t *testing.T) {
 				golden.RequireEqual(t, []byte(viewAfter(t, size[0], size[1], s.keys...)))

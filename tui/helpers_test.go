@@ -27,8 +27,8 @@ func newTest(t testing.TB, o Options, w, h int) Model {
 
 // waitChart waits for the whole-run chart of the branch on screen.
 func waitChart(m Model) {
-	if m.chartD != nil {
-		<-m.chartD.ready
+	if m.wholeChart != nil {
+		<-m.wholeChart.ready
 	}
 }
 

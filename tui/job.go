@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/bubbles/key"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -107,7 +108,7 @@ func (j *job) run(work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explo
 // and a working job yields now and then so other sessions' keys are
 // answered between its slices.
 func (m *Model) pacer(j *job) func() error {
-	slots := m.sh.slots
+	slots := m.shared.slots
 	inline := m.inline
 	n := 0
 	return func() error {
@@ -146,18 +147,18 @@ func jobTick(id int) tea.Cmd {
 // swapped in, the memory the clone added to the server's pool.
 func (m *Model) release(j *job, kept bool) {
 	if j.slot {
-		<-m.sh.slots
+		<-m.shared.slots
 		j.slot = false
 	}
-	if m.sh.Pool == nil {
+	if m.shared.Pool == nil {
 		return
 	}
 	switch {
 	case !kept:
-		m.sh.Pool.Release(max(0, j.clone.Bytes()-j.base.Bytes()))
+		m.shared.Pool.Release(max(0, j.clone.Bytes()-j.base.Bytes()))
 	case j.x != j.clone:
 		// a new explorer replaces the old one and its clone
-		m.sh.Pool.Release(j.clone.Bytes())
+		m.shared.Pool.Release(j.clone.Bytes())
 	}
 }
 
@@ -236,15 +237,15 @@ func (m *Model) onJobTick(msg jobTickMsg) tea.Cmd {
 // the job (a few of them; more are refused with a hint).
 func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
 	j := m.job
-	switch k.String() {
-	case "ctrl+c", "q":
+	switch {
+	case key.Matches(k, m.keys.Quit):
 		m.cancelJob()
 		return tea.Quit
-	case "esc":
+	case key.Matches(k, m.keys.Close):
 		m.cancelJob()
 		m.flash = "cancelled: " + j.label
 		return m.resume()
-	case "?":
+	case key.Matches(k, m.keys.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		return nil
 	}
@@ -298,7 +299,7 @@ func (m Model) viewJob() string {
 func (m Model) Release() {
 	m.cancelJob()
 	m.stopCharts()
-	if m.sh != nil && m.sh.Pool != nil && m.x != nil {
-		m.sh.Pool.Release(m.x.Bytes())
+	if m.shared != nil && m.shared.Pool != nil && m.x != nil {
+		m.shared.Pool.Release(m.x.Bytes())
 	}
 }

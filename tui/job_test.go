@@ -225,7 +225,7 @@ func TestFollowerWaitsOutJob(t *testing.T) {
 		t.Fatal("no job")
 	}
 	s.Publish("x 00:00") // the presenter moves
-	nm, cmd := f.Update(stageMsg{tag: f.fol.tag, code: "x", gen: 1})
+	nm, cmd := f.Update(stageMsg{tag: f.follower.tag, code: "x", gen: 1})
 	f = nm.(Model)
 	if cmd != nil {
 		t.Fatal("a stage message during a job started another wait")

@@ -1,30 +1,79 @@
 package tui
 
 import (
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
 )
 
-// jumpInput reads a clock time to jump to.
-type jumpInput struct{ input textinput.Model }
+// jumpKeyMap is the clock prompt's keys; the input edits with its own.
+type jumpKeyMap struct {
+	Go     key.Binding
+	Cancel key.Binding
+}
+
+// ShortHelp is the prompt's keys in one line.
+func (k jumpKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Go, k.Cancel} }
+
+// FullHelp is the prompt's keys in columns.
+func (k jumpKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// jumpInput reads a clock time to jump to, on the news line. The root
+// seeks there when done is submitted.
+type jumpInput struct {
+	common
+	keys  jumpKeyMap
+	input textinput.Model
+	done  outcome
+}
+
+// newJumpInput is the prompt, with the displayed clock as its placeholder.
+func newJumpInput(c common, at engine.Time) jumpInput {
+	ti := newInput(c.st, "")
+	ti.Prompt = "jump to clock (HH:MM[:SS]), enter goes, esc cancels: "
+	ti.Placeholder = at.Short()
+	ti.Focus()
+	return jumpInput{common: c, input: ti, keys: jumpKeyMap{
+		Go:     binding([]string{"enter"}, "enter", "jump"),
+		Cancel: binding([]string{"esc"}, "esc", "cancel"),
+	}}
+}
 
 func (m *Model) openJump() {
-	ti := newInput(m.st, "")
-	ti.Prompt = "jump to clock (HH:MM[:SS]), enter goes, esc cancels: "
-	ti.Placeholder = m.at.Short()
-	ti.Focus()
-	m.jump.input = ti
+	m.jump = newJumpInput(m.common, m.at)
 	m.state = stateJump
 }
 
+// Update edits the clock; enter asks the root to jump, esc to close.
+func (j jumpInput) Update(msg tea.Msg) (jumpInput, tea.Cmd) {
+	j.done = stay
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch {
+		case key.Matches(k, j.keys.Cancel):
+			j.done = closed
+			return j, nil
+		case key.Matches(k, j.keys.Go):
+			j.done = submitted
+			return j, nil
+		}
+	}
+	var cmd tea.Cmd
+	j.input, cmd = j.input.Update(msg)
+	return j, cmd
+}
+
+// View is the prompt, one line as wide as the screen.
+func (j jumpInput) View() string { return fitLine(j.input.View(), j.width) }
+
 func (m *Model) updateJump(k tea.KeyMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
+	var cmd tea.Cmd
+	m.jump, cmd = m.jump.Update(k)
+	switch m.jump.done {
+	case closed:
 		m.state = stateMain
-		return nil
-	case "enter":
+	case submitted:
 		m.state = stateMain
 		t, err := engine.ParseClock(m.jump.input.Value())
 		if err != nil {
@@ -33,7 +82,5 @@ func (m *Model) updateJump(k tea.KeyMsg) tea.Cmd {
 		}
 		return m.seekClock(t, "at "+t.Short()+": nothing at this moment has happened yet (l steps into it; f forks from it)")
 	}
-	var cmd tea.Cmd
-	m.jump.input, cmd = m.jump.input.Update(k)
 	return cmd
 }

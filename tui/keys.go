@@ -34,6 +34,9 @@ type KeyMap struct {
 	Help      key.Binding
 	Close     key.Binding
 	Quit      key.Binding
+	// ForceQuit quits from every screen, a text input's too; it is in no
+	// help, since Quit names it.
+	ForceQuit key.Binding
 }
 
 // DefaultKeyMap returns the explorer's keys.
@@ -70,6 +73,7 @@ func DefaultKeyMap() KeyMap {
 		Help:      b([]string{"?"}, "?", "all keys"),
 		Close:     b([]string{"esc"}, "esc", "close"),
 		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
+		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
 	}
 }
 

@@ -33,13 +33,9 @@ func (s state) String() string {
 // Model is the explorer's root model, one per session. It routes keys to
 // the active screen and owns the explorer; panes and screens only draw.
 type Model struct {
+	common // the session's renderer, styles, keys and terminal size
 	x      *engine.Explorer
-	r      *lipgloss.Renderer
-	st     Styles
-	keys   KeyMap
 	help   help.Model
-	width  int
-	height int
 	state  state
 
 	// the cursor's displayed moment: the clock the user asked for (a tick,
@@ -63,38 +59,40 @@ type Model struct {
 	fork      forkForm
 	branches  branchList
 	compare   compareView
+	code      codeView
 	exercises exerciseList
 	story     storyView
 	jump      jumpInput
 	picker    picker
 	exercise  *engine.Exercise // the exercise this branch answers
 
-	stage *Stage
-	pres  bool
-	fol   follower
+	stage     *Stage
+	presenter bool // this session drives the stage
+	follower  follower
 
-	sh     *Shared
-	job    *job // the long move running, nil none
+	shared *Shared // the process-wide budget, pool and chart cache
+	job    *job    // the long move running, nil none
 	jobSeq int
 	inline time.Duration // how long a key waits for its job in Update
 
-	chartD   *chartData  // the whole-run chart of the branch under the cursor
-	chartFor chartKey    // the branch it is for
-	chartEst engine.Time // where the run is expected to end, while its pass runs
-	passes   chartPasses
+	wholeChart    *chartData  // the whole-run chart of the branch under the cursor
+	wholeChartFor chartKey    // the branch it is for
+	wholeChartEnd engine.Time // where the run is expected to end, while its pass runs
+	passes        chartPasses
 }
 
 func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) Model {
-	st := DefaultStyles(r)
+	c := newCommon(r)
+	st := c.st
 	h := help.New()
 	h.Styles = st.Help
-	m := Model{x: x, r: r, st: st, keys: DefaultKeyMap(), help: h, sel: x.Spec.Featured, stage: o.Stage, pres: o.Presenter && o.Stage != nil, sh: sh, inline: inlineWait}
+	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, inline: inlineWait}
 	m.play = newPlayer()
-	m.picker = newPicker(st)
+	m.picker = newPicker(c)
 	m.watchChart()
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
-		m.fol.on = true
+		m.follower.on = true
 	}
 	m.refresh(true)
 	return m
@@ -103,19 +101,24 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 // Init starts following the stage when asked to.
 func (m Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
-	if m.chartD != nil {
-		if _, _, done := m.chartD.view(); !done {
-			cmds = append(cmds, chartTick(m.chartD))
+	if m.wholeChart != nil {
+		if _, _, done := m.wholeChart.view(); !done {
+			cmds = append(cmds, chartTick(m.wholeChart))
 		}
 	}
-	if m.fol.on {
-		cmds = append(cmds, m.fol.wait(m.stage))
+	if m.follower.on {
+		cmds = append(cmds, m.follower.wait(m.stage))
 	}
 	return tea.Batch(cmds...)
 }
 
-// Update handles a message: quit first, then sizes and app messages, then
-// the active screen.
+// Update routes a message, in the order soft-serve's root does: keys that
+// hold on every screen first (ctrl+c; while a job runs, its own keys),
+// then the sizes, which every screen gets, then the app's messages (jobs,
+// charts, autoplay, the stage), and the rest of the keys to the active
+// screen. Every screen is a component with its own KeyMap, SetSize,
+// Update and View; it asks the root to act through its done outcome.
+// After any move the panes' snapshot is reread, here and never in View.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	before := m.x.Pos()
 	beforeBr := m.x.Branch()
@@ -126,7 +129,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.jobKey(msg)
 			break
 		}
-		if msg.String() == "ctrl+c" {
+		if key.Matches(msg, m.keys.ForceQuit) {
 			return m, tea.Quit
 		}
 		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
@@ -145,9 +148,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.updateKey(msg)
 		}
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		// to all: each screen gets the body's size in sizeScreens, below,
+		// once the layout this Update leaves is known
+		m.SetSize(msg.Width, msg.Height)
 		m.help.Width = msg.Width
-		m.picker.setSize(msg.Width, msg.Height)
 	case tea.MouseMsg:
 		if m.job == nil {
 			cmd = m.updateMouse(msg)
@@ -164,15 +168,19 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.job != nil {
 			// the stage is read again when the job ends: waiting now would
 			// return at once, over and over
-			m.fol.stalled = m.fol.on && msg.tag == m.fol.tag
+			m.follower.stalled = m.follower.on && msg.tag == m.follower.tag
 			break
 		}
 		cmd = m.onStage(msg)
 	}
 	if m.x.Pos() != before || m.x.Branch() != beforeBr {
 		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
+		if m.state == stateCode { // a follower's cursor moves under it
+			m.code.code = m.x.Code().String()
+		}
 	}
 	m.publish()
+	m.sizeScreens()
 	if c := m.watchChart(); c != nil {
 		cmd = tea.Batch(cmd, c)
 	}
@@ -186,8 +194,15 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 		return m.updateFork(k)
 	case stateBranches:
 		return m.updateBranches(k)
-	case stateCompare, stateCode:
-		if key.Matches(k, m.keys.Quit) && k.String() == "q" || key.Matches(k, m.keys.Close) || k.String() == "enter" || key.Matches(k, m.keys.Compare) && m.state == stateCompare || key.Matches(k, m.keys.Code) && m.state == stateCode {
+	case stateCompare:
+		m.compare, _ = m.compare.Update(k)
+		if m.compare.done == closed {
+			m.state = stateMain
+		}
+		return nil
+	case stateCode:
+		m.code, _ = m.code.Update(k)
+		if m.code.done == closed {
 			m.state = stateMain
 		}
 		return nil
@@ -222,7 +237,7 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return m.follow()
 	}
 	// every key below moves or forks: a follower detaches into its own copy
-	if m.fol.on && m.moves(k) {
+	if m.follower.on && m.moves(k) {
 		m.detach()
 	}
 	switch {
@@ -286,7 +301,7 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.pause()
 		return m.openStory()
 	case key.Matches(k, km.Code):
-		m.state = stateCode
+		m.openCode()
 	case key.Matches(k, km.Incidents):
 		m.pause()
 		m.openPicker()
@@ -327,7 +342,7 @@ func (m *Model) moves(k tea.KeyMsg) bool {
 // publish puts the presenter's moment on stage: the share code of the
 // cursor and the clock on screen, which moves between events while playing.
 func (m *Model) publish() {
-	if m.pres && m.stage != nil {
+	if m.presenter && m.stage != nil {
 		m.stage.Publish(m.x.Code().String() + " " + m.at.Clock())
 	}
 }
@@ -335,10 +350,10 @@ func (m *Model) publish() {
 // setExplorer replaces the explorer (another incident, a share code) and
 // resets everything that belonged to the old one.
 func (m *Model) setExplorer(x *engine.Explorer) {
-	if m.sh.Pool != nil && m.x != nil {
-		m.sh.Pool.Release(m.x.Bytes())
+	if m.shared.Pool != nil && m.x != nil {
+		m.shared.Pool.Release(m.x.Bytes())
 	}
-	x.Limit(m.sh.Budget, m.sh.Pool)
+	x.Limit(m.shared.Budget, m.shared.Pool)
 	m.x = x
 	m.reset()
 }
@@ -353,4 +368,45 @@ func (m *Model) reset() {
 	m.panes = [numPanes]int{}
 	m.at = x.World().Now
 	m.refresh(true)
+}
+
+// sizeScreens gives every screen the body's size at the layout this
+// Update leaves: the news line and the help's height change it.
+func (m *Model) sizeScreens() {
+	m.jump.SetSize(m.width, newsHeight) // the news line, below the body
+	if m.width < minWidth || m.height < minHeight {
+		return // tooSmall draws no screen
+	}
+	b := m.layout().body
+	m.fork.SetSize(b.w, b.h)
+	m.story.SetSize(b.w, b.h)
+	m.branches.SetSize(b.w, b.h)
+	m.exercises.SetSize(b.w, b.h)
+	m.compare.SetSize(b.w, b.h)
+	m.code.SetSize(b.w, b.h)
+	m.picker.SetSize(b.w, b.h)
+}
+
+// activeKeys are the keys the help bar shows: the active screen's own, so
+// that it never offers a key the screen does not answer.
+func (m Model) activeKeys() help.KeyMap {
+	switch m.state {
+	case stateFork:
+		return m.fork.keys
+	case stateBranches:
+		return m.branches.keys
+	case stateCompare:
+		return m.compare.keys
+	case stateCode:
+		return m.code.keys
+	case stateExercises:
+		return m.exercises.keys
+	case stateStory:
+		return m.story.keys
+	case stateJump:
+		return m.jump.keys
+	case statePicker:
+		return m.picker.keys
+	}
+	return m.keys
 }

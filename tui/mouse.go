@@ -42,21 +42,7 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 
 // paneIDs are the messages on pane p's first limit rows, and its length.
 func (m *Model) paneIDs(p pane, w, limit int) (ids []int32, total int) {
-	if m.snap.fam != nil {
-		_, _, ids, total = m.famPane(p, w, limit)
-		return ids, total
-	}
-	switch p {
-	case paneQueue:
-		_, _, ids, total = m.queuePane(w, limit)
-	case paneFlight:
-		_, _, ids, total = m.flightPane(w)
-	case paneDead:
-		_, _, ids, total = m.deadPane(w, limit)
-	case paneInbox:
-		_, lines := m.inboxPane(w)
-		total = len(lines)
-	}
+	_, _, ids, total = m.paneView().pane(p, w, limit)
 	return ids, total
 }
 
@@ -67,9 +53,9 @@ func (m *Model) paneLen(p pane, w int) int {
 
 // detach stops following the stage: this session's copy is its own now.
 func (m *Model) detach() {
-	if m.fol.on {
-		m.fol.on = false
-		m.fol.tag++
+	if m.follower.on {
+		m.follower.on = false
+		m.follower.tag++
 		m.flash = "stopped following the stage: this is your own copy now (F follows again)"
 	}
 }

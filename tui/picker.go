@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/list"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -31,8 +32,33 @@ func bundledSpec(id string) (*engine.Spec, error) {
 	return nil, fmt.Errorf("unknown incident %q (incidents: %s)", id, strings.Join(ids, ", "))
 }
 
-// picker chooses another bundled incident.
-type picker struct{ list list.Model }
+// pickerKeyMap is the incident picker's keys; the list moves with its own.
+type pickerKeyMap struct {
+	Open  key.Binding
+	Close key.Binding
+}
+
+func defaultPickerKeyMap() pickerKeyMap {
+	return pickerKeyMap{
+		Open:  binding([]string{"enter"}, "enter", "open"),
+		Close: binding([]string{"esc", "q", "i"}, "esc", "close"),
+	}
+}
+
+// ShortHelp is the picker's keys in one line.
+func (k pickerKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Close} }
+
+// FullHelp is the picker's keys in columns.
+func (k pickerKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// picker chooses another bundled incident. The root opens the one chosen
+// when done is submitted.
+type picker struct {
+	common
+	keys pickerKeyMap
+	list list.Model
+	done outcome
+}
 
 type incidentItem struct{ spec *engine.Spec }
 
@@ -49,55 +75,92 @@ func oneLine(s string) string {
 	return s
 }
 
-func newPicker(st Styles) picker {
+func newPicker(c common) picker {
 	d := list.NewDefaultDelegate()
-	d.Styles = st.Item
+	d.Styles = c.st.Item
 	l := list.New(nil, d, 80, 20)
 	l.Title = "Incidents · enter opens · esc closes"
-	l.Styles = st.List
+	l.Styles = c.st.List
 	l.SetShowHelp(false)
 	l.SetFilteringEnabled(false)
 	l.SetShowStatusBar(false)
-	return picker{list: l}
+	return picker{common: c, keys: defaultPickerKeyMap(), list: l}
 }
 
-func (p *picker) setSize(w, h int) { p.list.SetSize(max(w, 1), max(h-4, 1)) }
+// SetSize is the body's size, between the header and the status line.
+func (p *picker) SetSize(w, h int) {
+	p.common.SetSize(w, h)
+	p.list.SetSize(max(w, 1), max(h, 1))
+}
 
-func (m *Model) openPicker() {
+// show lists the bundled incidents with current selected.
+func (p *picker) show(current string) {
 	var items []list.Item
 	sel := 0
 	for i, s := range bundled() {
 		items = append(items, incidentItem{s})
-		if s.ID == m.x.Spec.ID {
+		if s.ID == current {
 			sel = i
 		}
 	}
-	m.picker.list.SetItems(items)
-	m.picker.list.Select(sel)
+	p.list.SetItems(items)
+	p.list.Select(sel)
+}
+
+// Update moves in the list; enter asks the root to open the selected
+// incident, esc to close.
+func (p picker) Update(msg tea.Msg) (picker, tea.Cmd) {
+	p.done = stay
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch {
+		case key.Matches(k, p.keys.Close):
+			p.done = closed
+			return p, nil
+		case key.Matches(k, p.keys.Open):
+			p.done = submitted
+			return p, nil
+		}
+	}
+	var cmd tea.Cmd
+	p.list, cmd = p.list.Update(msg)
+	return p, cmd
+}
+
+// View is the list.
+func (p picker) View() string { return p.list.View() }
+
+// selected is the incident under the list's cursor.
+func (p picker) selected() (*engine.Spec, bool) {
+	it, ok := p.list.SelectedItem().(incidentItem)
+	return it.spec, ok
+}
+
+func (m *Model) openPicker() {
+	m.picker.show(m.x.Spec.ID)
 	m.state = statePicker
 }
 
+// updatePicker gives the picker the key and opens the incident it asks for.
 func (m *Model) updatePicker(k tea.KeyMsg) tea.Cmd {
-	switch k.String() {
-	case "esc", "q", "i":
+	var cmd tea.Cmd
+	m.picker, cmd = m.picker.Update(k)
+	switch m.picker.done {
+	case closed:
 		m.state = stateMain
-		return nil
-	case "enter":
+	case submitted:
 		m.state = stateMain
-		it, ok := m.picker.list.SelectedItem().(incidentItem)
+		spec, ok := m.picker.selected()
 		if !ok {
 			return nil
 		}
-		x, err := engine.NewExplorer(it.spec, it.spec.Seed, nil)
+		x, err := engine.NewExplorer(spec, spec.Seed, nil)
 		if err != nil {
 			m.flash = err.Error()
 			return nil
 		}
 		m.setExplorer(x)
-		m.flash = "opened " + it.spec.ID + ": ] jumps to the first beat of the story"
+		m.flash = "opened " + spec.ID + ": ] jumps to the first beat of the story"
 		return nil
 	}
-	var cmd tea.Cmd
-	m.picker.list, cmd = m.picker.list.Update(k)
 	return cmd
 }

@@ -63,7 +63,7 @@ func TestEveryIncident(t *testing.T) {
 				m = press(m, "esc")
 			}
 			code := m.x.Code()
-			x, err := openCode(code.String(), spec, m.sh, nil)
+			x, err := openCode(code.String(), spec, m.shared, nil)
 			if err != nil {
 				t.Fatalf("share code %s: %v", code, err)
 			}

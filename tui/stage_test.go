@@ -110,10 +110,10 @@ func TestPresenterAndFollower(t *testing.T) {
 	}
 	// stepping detaches into the follower's own copy
 	f = press(f, "l")
-	if f.fol.on || !contains(f.viewHeader(), "F follows") || f.x.Pos() != p.x.Pos()+1 {
+	if f.follower.on || !contains(f.viewHeader(), "F follows") || f.x.Pos() != p.x.Pos()+1 {
 		t.Fatal("l did not detach the follower")
 	}
-	nm, _ = f.Update(stageMsg{tag: f.fol.tag - 1, code: "x", gen: 99})
+	nm, _ = f.Update(stageMsg{tag: f.follower.tag - 1, code: "x", gen: 99})
 	if nm.(Model).x.Pos() != f.x.Pos() {
 		t.Fatal("a detached follower moved")
 	}
@@ -121,7 +121,7 @@ func TestPresenterAndFollower(t *testing.T) {
 	f = nm.(Model)
 	nm, _ = f.Update(run(t, wait))
 	f = nm.(Model)
-	if !f.fol.on || f.x.Pos() != p.x.Pos() {
+	if !f.follower.on || f.x.Pos() != p.x.Pos() {
 		t.Fatal("F did not follow again")
 	}
 }

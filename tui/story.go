@@ -4,20 +4,54 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
 )
+
+// scrollKeyMap is the keys of a screen that scrolls or moves a row and
+// closes: the life story, the branch list, the exercises.
+type scrollKeyMap struct {
+	Up     key.Binding
+	Down   key.Binding
+	Choose key.Binding
+	Close  key.Binding
+}
+
+// ShortHelp is the screen's keys in one line.
+func (k scrollKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Choose, k.Close}
+}
+
+// FullHelp is the screen's keys in columns.
+func (k scrollKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+func storyKeyMap() scrollKeyMap {
+	return scrollKeyMap{
+		Up:     binding([]string{"up", "k"}, "↑/k", "scroll up"),
+		Down:   binding([]string{"down", "j"}, "↓/j", "scroll down"),
+		Choose: key.NewBinding(key.WithDisabled()), // nothing to choose
+		Close:  binding([]string{"esc", "enter", "q"}, "esc", "close"),
+	}
+}
 
 // storyView is one message's life: published, each delivery with its
 // worker and lease, each email, refused acks, the dead letter queue — read
 // from the trace of the branch under the cursor. Events after the cursor
 // are shown dimmed: what is still to come.
 type storyView struct {
+	common
+	keys   scrollKeyMap
 	id     int32
 	events []engine.Entry
 	cursor int64
 	off    int
+	done   outcome
+
+	// read when it opened, so that View asks the engine nothing
+	name, branch, clock string
+	family              bool // a family's effects are not emails
 }
 
 func (m *Model) openStory() tea.Cmd {
@@ -43,10 +77,12 @@ func (m *Model) openStory() tea.Cmd {
 		if hasPub {
 			from = x.PosAtTime(b, pub)
 		}
-		evs = msgEvents(x, b, sel, from, func(e *engine.Entry) bool { return true })
+		evs = x.History(b, sel, from, func(e *engine.Entry) bool { return true })
 		return x, nil
 	}, func(m *Model) {
-		m.story = storyView{id: sel, events: evs, cursor: cursor}
+		w := m.x.World()
+		m.story = storyView{common: m.common, keys: storyKeyMap(), id: sel, events: evs, cursor: cursor,
+			name: w.MsgName(sel), branch: branchPath(m.x.Branch()), clock: max(m.at, w.Now).Short(), family: m.isFamily()}
 		m.state = stateStory
 	}, nil)
 }
@@ -61,22 +97,40 @@ func (m *Model) storyFallback() {
 	}
 }
 
-func (m *Model) updateStory(k tea.KeyMsg) tea.Cmd {
-	switch k.String() {
-	case "esc", "enter", "q":
-		m.state = stateMain
-	case "up", "k":
-		m.story.off = max(0, m.story.off-1)
-	case "down", "j":
-		m.story.off = min(max(0, len(m.story.events)-1), m.story.off+1)
+// Update scrolls; esc asks the root to close.
+func (s storyView) Update(msg tea.Msg) (storyView, tea.Cmd) {
+	s.done = stay
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return s, nil
 	}
-	return nil
+	switch {
+	case key.Matches(k, s.keys.Close):
+		s.done = closed
+	case key.Matches(k, s.keys.Up):
+		s.off = max(0, s.off-1)
+	case key.Matches(k, s.keys.Down):
+		s.off = min(max(0, len(s.events)-1), s.off+1)
+	}
+	return s, nil
 }
 
-func (m Model) viewStory(r rect) string {
-	s, st := m.story, m.st
-	w := m.x.World()
-	name := w.MsgName(s.id)
+func (m *Model) updateStory(k tea.KeyMsg) tea.Cmd {
+	var cmd tea.Cmd
+	m.story, cmd = m.story.Update(k)
+	if m.story.done == closed {
+		m.state = stateMain
+	}
+	return cmd
+}
+
+// View is the story from the scroll offset on.
+func (s storyView) View() string {
+	st := s.st
+	effect := "emails"
+	if s.family {
+		effect = "effects"
+	}
 	var effects, deliveries int
 	for _, e := range s.events {
 		switch e.Event.Kind {
@@ -87,18 +141,18 @@ func (m Model) viewStory(r rect) string {
 		}
 	}
 	out := []string{
-		st.PaneTitle.Render("Life story of "+name) + fmt.Sprintf("  on %s · %s, %s", branchPath(m.x.Branch()), plural(deliveries, "delivery", "deliveries"), plural(effects, strings.TrimSuffix(m.effectWord(), "s"), m.effectWord())),
+		st.PaneTitle.Render("Life story of "+s.name) + fmt.Sprintf("  on %s · %s, %s", s.branch, plural(deliveries, "delivery", "deliveries"), plural(effects, strings.TrimSuffix(effect, "s"), effect)),
 		st.Dim.Render("dimmed lines are still to come after the cursor · ↑/↓ scrolls · esc closes"), "",
 	}
 	var lines []string
 	marked := false
 	for _, e := range s.events {
 		if e.Event.Pos >= s.cursor && !marked {
-			lines = append(lines, st.Cursor.Render(fmt.Sprintf("  ── the cursor: %s ── still to come:", max(m.at, w.Now).Short())))
+			lines = append(lines, st.Cursor.Render(fmt.Sprintf("  ── the cursor: %s ── still to come:", s.clock)))
 			marked = true
 		}
 		icon := storyIcon(e.Event.Kind)
-		if e.Event.Kind == engine.EvEffect && m.isFamily() {
+		if e.Event.Kind == engine.EvEffect && s.family {
 			icon = "+" // a row, a credit, a record: not an email
 		}
 		l := fmt.Sprintf("%s  %-3s %s", e.Event.T.Clock(), icon, e.Caption)
@@ -115,7 +169,7 @@ func (m Model) viewStory(r rect) string {
 	if len(lines) == 0 {
 		lines = append(lines, st.Dim.Render("  nothing recorded for this message on this branch"))
 	}
-	off := clampOff(s.off, len(lines), r.h-len(out))
+	off := clampOff(s.off, len(lines), s.height-len(out))
 	out = append(out, lines[off:]...)
 	return strings.Join(out, "\n")
 }

@@ -10,92 +10,6 @@ import (
 	"inflight/engine"
 )
 
-// The smallest terminal the explorer draws in; below it, one centred line
-// says so.
-const (
-	minWidth  = 60
-	minHeight = 16
-)
-
-// pane names the four state panes, in screen order.
-type pane int
-
-const (
-	paneQueue pane = iota
-	paneFlight
-	paneDead
-	paneInbox
-	numPanes
-)
-
-// rect is a screen region, for mouse hits.
-type rect struct{ x, y, w, h int }
-
-func (r rect) has(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
-
-// layout is where everything goes at the current size, computed the same
-// way by View and by the mouse handler.
-type layout struct {
-	body     rect // between header and status
-	panes    [numPanes]rect
-	timeline rect
-	chart    rect // the sparkline columns (without labels)
-	chartRow int  // rows per series
-	footer   int  // help lines
-}
-
-const (
-	chartLabelW = 9  // "in flight"
-	chartValueW = 18 // " 4860 (max 4899)"
-)
-
-func (m Model) layout() layout {
-	var l layout
-	footer := lipgloss.Height(m.help.View(m.keys))
-	l.footer = footer
-	top := 1
-	bottom := 1 + footer // status + help
-	if m.flash != "" || m.job != nil || m.state == stateJump {
-		bottom++
-	}
-	l.body = rect{0, top, m.width, max(0, m.height-top-bottom)}
-	bh := l.body.h
-	cols := 2
-	if m.width >= 160 {
-		cols = 4
-	}
-	ph := bh * 45 / 100
-	if cols == 2 {
-		ph = bh / 2
-	}
-	ph = max(ph, 4)
-	cw := (m.width - (cols-1)*3) / cols
-	for i := range numPanes {
-		c, r := int(i)%cols, int(i)/cols
-		rows := 1
-		if cols == 2 {
-			rows = 2
-		}
-		h := ph / rows
-		l.panes[i] = rect{c * (cw + 3), top + r*h, cw, h}
-	}
-	l.timeline = rect{0, top + ph, m.width, bh - ph}
-	// the timeline: title+words, then the chart, then events
-	words := 3
-	if l.timeline.h < 12 {
-		words = 2
-	}
-	l.chartRow = 1
-	if l.timeline.h >= 24 {
-		l.chartRow = 2
-	}
-	if l.timeline.h >= 34 {
-		l.chartRow = 3
-	}
-	l.chart = rect{chartLabelW + 1, l.timeline.y + 1 + words, max(1, m.width-chartLabelW-1-chartValueW), 4 * l.chartRow}
-	return l
-}
-
 // View draws the explorer.
 func (m Model) View() string {
 	if m.width < minWidth || m.height < minHeight {
@@ -105,19 +19,19 @@ func (m Model) View() string {
 	var body string
 	switch m.state {
 	case stateFork:
-		body = m.viewFork(l.body)
+		body = m.fork.View()
 	case stateBranches:
-		body = m.viewBranches(l.body)
+		body = m.branches.View()
 	case stateCompare:
-		body = m.viewCompare(l.body)
+		body = m.compare.View()
 	case stateExercises:
-		body = m.viewExercises(l.body)
+		body = m.exercises.View()
 	case stateStory:
-		body = m.viewStory(l.body)
+		body = m.story.View()
 	case stateCode:
-		body = m.viewCode(l.body)
+		body = m.code.View()
 	case statePicker:
-		body = m.picker.list.View()
+		body = m.picker.View()
 	default:
 		body = m.viewMain(l)
 	}
@@ -126,11 +40,11 @@ func (m Model) View() string {
 	if m.job != nil {
 		parts = append(parts, fitLine(m.st.Warn.Render("» "+m.viewJob()), m.width))
 	} else if m.state == stateJump {
-		parts = append(parts, fitLine(m.jump.input.View(), m.width))
+		parts = append(parts, m.jump.View())
 	} else if m.flash != "" {
 		parts = append(parts, fitLine(m.st.Warn.Render("» "+m.flash), m.width))
 	}
-	parts = append(parts, m.viewStatus(), fit(m.help.View(m.keys), m.width, l.footer))
+	parts = append(parts, m.viewStatus(), fit(m.help.View(m.activeKeys()), m.width, l.footer))
 	return strings.Join(parts, "\n")
 }
 
@@ -146,9 +60,9 @@ func (m Model) viewHeader() string {
 	w := m.x.World()
 	right := []string{m.st.Clock.Render(max(m.at, w.Now).Clock()[:8]), m.play.label(), "⎇ " + m.st.Branch.Render(branchPath(m.x.Branch()))}
 	switch {
-	case m.pres:
+	case m.presenter:
 		right = append(right, m.st.Badge.Render(" PRESENTER "))
-	case m.fol.on:
+	case m.follower.on:
 		right = append(right, m.st.Badge.Render(" FOLLOWING "))
 	case m.stage != nil:
 		right = append(right, m.st.Dim.Render("[own copy: F follows]"))
@@ -167,8 +81,7 @@ func (m Model) viewHeader() string {
 func (m Model) viewStatus() string {
 	w, st := m.x.World(), m.st
 	var parts []string
-	age := max(0, w.OldestAge())
-	oldest := "oldest " + fmtDur(age)
+	oldest := "oldest " + fmtDur(m.snap.oldest)
 	for i, a := range m.x.Spec.Alerts {
 		if a.Kind == engine.AlertOldestAge {
 			oldest += "/" + fmtDur(a.Threshold) + " alert"
@@ -224,18 +137,12 @@ func (m Model) viewStatus() string {
 
 // viewMain is the four panes over the timeline.
 func (m Model) viewMain(l layout) string {
+	v := m.paneView()
 	titles, lines, totals := [numPanes]string{}, [numPanes][]string{}, [numPanes]int{}
-	lim := func(p pane) int { return m.panes[p] + l.panes[p].h }
-	if m.snap.fam != nil {
-		for p := range numPanes {
-			titles[p], lines[p], _, totals[p] = m.famPane(p, l.panes[p].w, lim(p))
-		}
-	} else {
-		m.queuePanes(l, lim, &titles, &lines, &totals)
-	}
 	var boxes [numPanes]string
-	for i := range numPanes {
-		boxes[i] = m.renderPane(titles[i], lines[i], totals[i], l.panes[i].w, l.panes[i].h, m.panes[i])
+	for p := range numPanes {
+		titles[p], lines[p], _, totals[p] = v.pane(p, l.panes[p].w, m.panes[p]+l.panes[p].h)
+		boxes[p] = v.renderPane(titles[p], lines[p], totals[p], l.panes[p].w, l.panes[p].h, m.panes[p])
 	}
 	sep := func(h int) string { return m.st.Dim.Render(strings.TrimSuffix(strings.Repeat(" │ \n", h), "\n")) }
 	var grid string
@@ -250,34 +157,6 @@ func (m Model) viewMain(l layout) string {
 	}
 	grid = fit(grid, m.width, l.timeline.y-l.body.y)
 	return grid + "\n" + m.viewTimeline(l)
-}
-
-// queuePanes fills the four panes of the SQS-like queue.
-func (m Model) queuePanes(l layout, lim func(pane) int, titles *[numPanes]string, lines *[numPanes][]string, totals *[numPanes]int) {
-	titles[paneQueue], lines[paneQueue], _, totals[paneQueue] = m.queuePane(l.panes[paneQueue].w, lim(paneQueue))
-	titles[paneFlight], lines[paneFlight], _, totals[paneFlight] = m.flightPane(l.panes[paneFlight].w)
-	titles[paneDead], lines[paneDead], _, totals[paneDead] = m.deadPane(l.panes[paneDead].w, lim(paneDead))
-	titles[paneInbox], lines[paneInbox] = m.inboxPane(l.panes[paneInbox].w)
-	totals[paneInbox] = len(lines[paneInbox])
-}
-
-// renderPane draws a titled, scrolled list exactly w×h. lines holds the
-// first rows of a list of total.
-func (m Model) renderPane(title string, lines []string, total, w, h, off int) string {
-	rows := max(0, h-1)
-	off = clampOff(off, total, rows)
-	more := ""
-	if off > 0 {
-		more += " ↑"
-	}
-	if off+rows < total {
-		more += fmt.Sprintf(" ↓%d", total-off-rows)
-	}
-	out := []string{fitLine(m.st.PaneTitle.Render(title)+m.st.Dim.Render(more), w)}
-	for i := off; i < len(lines) && len(out) < h; i++ {
-		out = append(out, fitLine(lines[i], w))
-	}
-	return fit(strings.Join(out, "\n"), w, h)
 }
 
 func clampOff(off, n, rows int) int {

@@ -1,0 +1,103 @@
+package tui
+
+import "github.com/charmbracelet/lipgloss"
+
+// The explorer's layout constants, named and composed in one place.
+const (
+	// The smallest terminal the explorer draws in; below it, one centred
+	// line says so.
+	minWidth  = 60
+	minHeight = 16
+
+	headerHeight = 1 // title, clock, play state, branch
+	statusHeight = 1 // the figures the lesson argues about
+	newsHeight   = 1 // a flash, a job's progress or the jump prompt, when shown
+
+	// wideWidth is the width from which the four panes sit in one row
+	// (above the timeline) instead of two rows of two.
+	wideWidth = 160
+	// widePanesPercent is the body's share the one row of panes takes; two
+	// rows take half.
+	widePanesPercent = 45
+	minPanesHeight   = 4
+	paneGap          = 3 // " │ " between pane columns
+
+	// A timeline shorter than timelineWordsMin gets two lines of words
+	// (title and caption), else three; from chartRows2At rows each chart
+	// series gets two rows, from chartRows3At three.
+	timelineWordsMin = 12
+	chartRows2At     = 24
+	chartRows3At     = 34
+	chartSeries      = 4 // queue, in flight, DLQ, effects
+
+	chartLabelW = 9  // "in flight"
+	chartValueW = 18 // " 4860 (max 4899)"
+)
+
+// pane names the four state panes, in screen order.
+type pane int
+
+const (
+	paneQueue pane = iota
+	paneFlight
+	paneDead
+	paneInbox
+	numPanes
+)
+
+// rect is a screen region, for mouse hits.
+type rect struct{ x, y, w, h int }
+
+func (r rect) has(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
+
+// layout is where everything goes at the current size, computed the same
+// way by View and by the mouse handler.
+type layout struct {
+	body     rect // between header and status
+	panes    [numPanes]rect
+	timeline rect
+	chart    rect // the sparkline columns (without labels)
+	chartRow int  // rows per series
+	footer   int  // help lines
+}
+
+func (m Model) layout() layout {
+	var l layout
+	footer := lipgloss.Height(m.help.View(m.activeKeys()))
+	l.footer = footer
+	top := headerHeight
+	bottom := statusHeight + footer
+	if m.flash != "" || m.job != nil || m.state == stateJump {
+		bottom += newsHeight
+	}
+	l.body = rect{0, top, m.width, max(0, m.height-top-bottom)}
+	bh := l.body.h
+	cols, rows := 2, 2
+	ph := bh / 2
+	if m.width >= wideWidth {
+		cols, rows = 4, 1
+		ph = bh * widePanesPercent / 100
+	}
+	ph = max(ph, minPanesHeight)
+	cw := (m.width - (cols-1)*paneGap) / cols
+	for i := range numPanes {
+		c, r := int(i)%cols, int(i)/cols
+		h := ph / rows
+		l.panes[i] = rect{c * (cw + paneGap), top + r*h, cw, h}
+	}
+	l.timeline = rect{0, top + ph, m.width, bh - ph}
+	// the timeline: title+words, then the chart, then events
+	words := 3
+	if l.timeline.h < timelineWordsMin {
+		words = 2
+	}
+	l.chartRow = 1
+	if l.timeline.h >= chartRows2At {
+		l.chartRow = 2
+	}
+	if l.timeline.h >= chartRows3At {
+		l.chartRow = 3
+	}
+	l.chart = rect{chartLabelW + 1, l.timeline.y + 1 + words, max(1, m.width-chartLabelW-1-chartValueW), chartSeries * l.chartRow}
+	return l
+}
