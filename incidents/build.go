@@ -28,14 +28,14 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	s.Start = r.clock("$.start", f.Start, true)
 
-	var fam *Family
+	var fam *engine.Descriptor
 	if f.Family != "" {
 		var ok bool
-		if fam, ok = families[f.Family]; !ok {
+		if fam, ok = family(f.Family); !ok {
 			r.at("$.family", "unknown family %q (families: %s)", f.Family, strings.Join(familyNames(), ", "))
 		} else {
 			s.NewFamily = fam.New
-			s.Knobs = fam.Knobs
+			s.Knobs = fam.KnobNames()
 		}
 	}
 	if len(f.Sources) == 0 && f.Family == "" {
@@ -70,8 +70,10 @@ func (r *reader) build(f *file) *engine.Spec {
 	var set []engine.Setting
 	where := map[string]string{} // knob → the path that set it
 	if fam != nil {
-		fam.Defaults(&s.Params)
-		set = append(set, r.settings("$.params", f.Params, fam.Knobs, where)...)
+		if err := fam.SetDefaults(&s.Params); err != nil {
+			r.at("$.family", "%v", err) // a bug in the family's descriptor
+		}
+		set = append(set, r.settings("$.params", f.Params, s.Knobs, where)...)
 	} else if len(f.Params) > 0 {
 		r.at("$.params", "params is for incidents with a family; the queue's knobs go under broker, handler and provider")
 	}

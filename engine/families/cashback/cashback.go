@@ -185,16 +185,6 @@ func New(p *engine.Params) engine.Family {
 	return &Cashback{s: s, alive: true}
 }
 
-// Defaults are the lesson's knobs: 5,000 events, a 1% crash, no dedupe,
-// and a one-second restart.
-func Defaults(p *engine.Params) {
-	p.Events = 5000
-	p.CrashP = 0.01
-	p.Dedupe = DedupeNone
-	p.RestartAfter = engine.Second
-	p.MaxReceives = DefaultMaxReceives
-}
-
 // DefaultMaxReceives is the consumer's dead-letter limit unless a run sets
 // max_receives: deliveries of one entry before it goes to the dead-letter
 // stream.
@@ -202,9 +192,6 @@ const DefaultMaxReceives = 10
 
 // DeadStream is where the consumer moves an entry it gives up on.
 const DeadStream = "cashback-events:dead"
-
-// Knobs are the knobs the family reads.
-var Knobs = []string{"events", "crash_p", "dedupe", "restart_after", "max_receives"}
 
 // Clone deep-copies the state.
 func (c *Cashback) Clone() engine.Family {

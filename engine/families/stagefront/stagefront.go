@@ -129,18 +129,6 @@ func New(p *engine.Params) engine.Family {
 	return s
 }
 
-// Defaults are the sale's knobs.
-func Defaults(p *engine.Params) {
-	p.CrashP = 0.001
-	p.ZeroRowsFail = false
-	p.VisibilityTimeout = 30 * engine.Second
-	p.MaxReceives = 3
-	p.RestartAfter = 2 * engine.Second
-}
-
-// Knobs are the knobs the family reads.
-var Knobs = []string{"crash_p", "zero_rows", "visibility_timeout", "max_receives", "restart_after"}
-
 // Clone deep-copies the state; the holds table copies on write.
 func (s *Stagefront) Clone() engine.Family {
 	c := *s
