@@ -39,7 +39,7 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	w.schedule(item{t: max(spec.Workers.Start, spec.Start), op: opStartWorkers})
 	for i := range spec.Sources {
 		if w.sourceCount(i) > 0 {
-			w.schedule(item{t: spec.Sources[i].Start, op: opPublish, w: int16(i)})
+			w.schedule(item{t: spec.Sources[i].Start, op: opPublish, who: int16(i)})
 		}
 	}
 	return w, nil
@@ -215,37 +215,37 @@ func (w *World) RunTo(sink Sink, n int64) bool {
 func (w *World) run(it *item) {
 	switch it.op {
 	case opPublish:
-		w.publish(int(it.w), int(it.a))
+		w.publish(int(it.who), int(it.msg))
 	case opStartWorkers:
 		w.startWorkers()
 	case opDispatch:
 		w.dispatch()
 	case opHandle:
-		w.handle(int(it.w))
+		w.handle(int(it.who))
 	case opWork:
-		w.work(int(it.w))
+		w.work(int(it.who))
 	case opSend:
-		w.send(int(it.w))
+		w.send(int(it.who))
 	case opCallReturn:
-		w.callReturn(int(it.w))
+		w.callReturn(int(it.who))
 	case opAck:
-		w.ack(int(it.w), it.a == 1)
+		w.ack(int(it.who), it.msg == 1)
 	case opLeaseExpire:
-		w.leaseExpire(it.a, it.d)
+		w.leaseExpire(it.msg, it.delivery)
 	case opRestart:
-		w.restart(int(it.w))
+		w.restart(int(it.who))
 	case opCrashAfterClaim:
-		w.crash(int(it.w), CrashAfterClaim)
+		w.crash(int(it.who), CrashAfterClaim)
 	case opRenew:
-		w.renew(int(it.w), it.a, it.d)
+		w.renew(int(it.who), it.msg, it.delivery)
 	case opAgeCheck:
 		w.ageCheck()
 	case opOperator:
-		w.operate(int(it.w))
+		w.operate(int(it.who))
 	case opKnobs:
 		w.applyKnobs()
 	case opAlert:
-		w.fireAlert(int(it.w), it.d == 1)
+		w.fireAlert(int(it.who), it.delivery == 1)
 	case opFamily:
 		w.famStep(it)
 	}
