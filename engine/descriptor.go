@@ -14,7 +14,10 @@ type Descriptor struct {
 	Name  string
 	Doc   string
 	Knobs []KnobDefault
-	New   func(p *Params) Family
+	// Actions are the operator actions the family carries out (see
+	// OperatorSpec); none of today's families has one.
+	Actions []OperatorAction
+	New     func(p *Params) Family
 }
 
 // KnobType is the type of a knob's value.

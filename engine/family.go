@@ -50,6 +50,13 @@ type FamilyActors interface {
 	ActorName(w *World, e *Event) string
 }
 
+// FamilyOperator is implemented by a family that carries out operator
+// actions (it lists them in Descriptor.Actions): the world runs operator i's
+// action a when its condition first holds.
+type FamilyOperator interface {
+	Operate(w *World, i int, a OperatorAction)
+}
+
 // FamilyStep is a step a family scheduled: an op of its own and three
 // small operands.
 type FamilyStep struct {

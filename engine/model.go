@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -586,9 +587,29 @@ func (w *World) fireAlert(i int, would bool) {
 	w.emit(EvAlert, -1, -1, 0, int64(i), int64(boolIdx(would)))
 }
 
-// operate runs an operator's action: the repair script gives every dead
-// letter its missing field and redrives it to the tail of the queue.
+// operate runs operator i's action.
 func (w *World) operate(i int) {
+	a := w.spec.Operators[i].Action
+	if w.fam != nil {
+		fo, ok := w.fam.(FamilyOperator)
+		if !ok {
+			panic(fmt.Sprintf("operator %d: action %s in a family that has none", i, a))
+		}
+		fo.Operate(w, i, a)
+		return
+	}
+	switch a {
+	case ActionRepairRedrive:
+		w.repairRedrive(i)
+	default:
+		panic(fmt.Sprintf("operator %d: action %s in a world that has none", i, a))
+	}
+}
+
+// repairRedrive is the queue's repair_redrive: the repair script gives
+// every dead letter its missing field and redrives it to the tail of the
+// queue.
+func (w *World) repairRedrive(i int) {
 	n := 0
 	for j := 0; j < w.dlq.n; j++ {
 		d, _ := w.dlq.at(j)

@@ -143,13 +143,20 @@ func (r *reader) build(f *file) *engine.Spec {
 		if r.bad[path] {
 			continue // not a map: already reported
 		}
-		if o.Action != "repair_redrive" {
-			r.at(path+".action", "operator action %q: want repair_redrive", o.Action)
+		actions, system := engine.QueueActions, "the queue"
+		if fam != nil {
+			actions, system = fam.Actions, "family "+fam.Name
+		}
+		action, ok := engine.OperatorActionByName(actions, o.Action)
+		if !ok && len(actions) == 0 {
+			r.at(path+".action", "operator action %q: %s has no operator actions", o.Action, system)
+		} else if !ok {
+			r.at(path+".action", "operator action %q: want %s", o.Action, orList(actions))
 		}
 		if o.WhenDLQ < 1 {
 			r.at(path+".when_dlq", "when_dlq must be at least 1")
 		}
-		s.Operators = append(s.Operators, engine.OperatorSpec{Name: o.Name, Action: o.Action, WhenDLQ: o.WhenDLQ, Description: o.Description})
+		s.Operators = append(s.Operators, engine.OperatorSpec{Name: o.Name, Action: action, WhenDLQ: o.WhenDLQ, Description: o.Description})
 	}
 	for i, b := range f.Bookmarks {
 		path := fmt.Sprintf("$.bookmarks[%d]", i)
@@ -195,14 +202,13 @@ func (r *reader) alerts(path string, as []alert) []engine.AlertSpec {
 			continue // not a map: already reported
 		}
 		spec := engine.AlertSpec{Name: a.Name}
-		switch a.Kind {
-		case "oldest_age":
-			spec.Kind = engine.AlertOldestAge
-			spec.Threshold = r.dur(p+".threshold", a.Threshold, true)
-		case "dlq_nonempty":
-			spec.Kind = engine.AlertDLQNonEmpty
-		default:
-			r.at(p+".kind", "alert kind %q: want oldest_age or dlq_nonempty", a.Kind)
+		if k, ok := engine.AlertKindByName(a.Kind); !ok {
+			r.at(p+".kind", "alert kind %q: want %s", a.Kind, orList(engine.AlertKinds()))
+		} else {
+			spec.Kind = k
+			if k == engine.AlertOldestAge {
+				spec.Threshold = r.dur(p+".threshold", a.Threshold, true)
+			}
 		}
 		if a.Name == "" {
 			r.at(p, "alert %d has no name", i)
@@ -210,6 +216,18 @@ func (r *reader) alerts(path string, as []alert) []engine.AlertSpec {
 		out = append(out, spec)
 	}
 	return out
+}
+
+// orList names the choices for an error: "a", "a or b", "a, b or c".
+func orList[T fmt.Stringer](choices []T) string {
+	var names []string
+	for _, c := range choices {
+		names = append(names, c.String())
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func knobsOf(s *engine.Spec) []string {

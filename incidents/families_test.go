@@ -1,8 +1,12 @@
 package incidents
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 	"testing"
+
+	"inflight/engine"
 )
 
 // TestFamilyDescriptors checks every registered family's descriptor: its
@@ -25,5 +29,25 @@ func TestFamilyDescriptors(t *testing.T) {
 		if d.Doc == "" {
 			t.Errorf("family %s: no doc", d.Name)
 		}
+	}
+}
+
+// An operator's action is one its system declares: the queue's
+// repair_redrive, none for a family that declares none.
+func TestOperatorActionsAreDeclared(t *testing.T) {
+	op := "operators:\n  - {name: script, action: %s, when_dlq: 1}\n"
+	s, err := Parse("tiny.yaml", []byte(minimal+fmt.Sprintf(op, "repair_redrive")))
+	if err != nil || len(s.Operators) != 1 || s.Operators[0].Action != engine.ActionRepairRedrive {
+		t.Fatalf("repair_redrive on the queue: %v %+v", err, s)
+	}
+	if _, err := Parse("tiny.yaml", []byte(minimal+fmt.Sprintf(op, "reboot"))); err == nil || !strings.Contains(err.Error(), `operator action "reboot": want repair_redrive`) {
+		t.Errorf("unknown action on the queue: %v", err)
+	}
+	data, _ := bundled.ReadFile("db-down.yaml")
+	if _, err := Parse("db-down.yaml", append(data, fmt.Sprintf(op, "repair_redrive")...)); err == nil || !strings.Contains(err.Error(), "family db-down has no operator actions") {
+		t.Errorf("repair_redrive on a family: %v", err)
+	}
+	if _, err := Parse("tiny.yaml", []byte(minimal+"alerts:\n  - {name: a, kind: loud}\n")); err == nil || !strings.Contains(err.Error(), `alert kind "loud": want oldest_age or dlq_nonempty`) {
+		t.Errorf("unknown alert kind: %v", err)
 	}
 }
