@@ -35,14 +35,24 @@ type Spec struct {
 	Exercises []Exercise
 }
 
-// Source publishes Count messages at Start + Every×k. The one named
-// "orders" takes its count from the `orders` knob.
+// Source publishes Count messages at Start + Every×k; a source with
+// OrdersKnob takes its count from the `orders` knob instead (the incidents
+// package sets it on the source named "orders").
 type Source struct {
-	Name   string
-	Start  Time
-	Every  Duration
-	Count  int
-	Poison bool // written by the old producer: the new handler raises on it
+	Name       string
+	Start      Time
+	Every      Duration
+	Count      int
+	Poison     bool // written by the old producer: the new handler raises on it
+	OrdersKnob bool // the orders knob is its count
+}
+
+// CountUnder is how many messages the source publishes under knobs p.
+func (s *Source) CountUnder(p *Params) int {
+	if s.OrdersKnob {
+		return p.Orders
+	}
+	return s.Count
 }
 
 // WorkerSetup places single-threaded workers on boxes.

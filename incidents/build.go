@@ -57,8 +57,10 @@ func (r *reader) build(f *file) *engine.Spec {
 		if start < s.Start {
 			r.at(p+".start", "source starts at %s, before the incident's start %s", start.Short(), s.Start.Short())
 		}
-		s.Sources = append(s.Sources, engine.Source{Name: src.Name, Start: start, Every: every, Count: src.Count, Poison: src.Poison})
-		if src.Name == "orders" {
+		// the queue's `orders` knob is the count of the source named orders
+		orders := src.Name == "orders"
+		s.Sources = append(s.Sources, engine.Source{Name: src.Name, Start: start, Every: every, Count: src.Count, Poison: src.Poison, OrdersKnob: orders})
+		if orders {
 			s.Params.Orders = src.Count
 		}
 	}
