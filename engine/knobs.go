@@ -247,7 +247,14 @@ func KnobsNamed(names []string) ([]*Knob, error) {
 	return out, nil
 }
 
-// CheckKnobsFor refuses settings for knobs the incident does not read.
+// KnobScopeError is a setting for a knob the incident does not read.
+type KnobScopeError struct{ Err error }
+
+func (e *KnobScopeError) Error() string { return e.Err.Error() }
+func (e *KnobScopeError) Unwrap() error { return e.Err }
+
+// CheckKnobsFor refuses settings for knobs the incident does not read
+// (a *KnobScopeError).
 func CheckKnobsFor(spec *Spec, set []Setting) error {
 	ks := KnobsFor(spec)
 	for _, s := range set {
@@ -260,7 +267,7 @@ func CheckKnobsFor(spec *Spec, set []Setting) error {
 			for _, k := range ks {
 				names = append(names, k.Name)
 			}
-			return fmt.Errorf("knob %q does not apply to incident %s (its knobs: %s)", clip(s.Knob), spec.ID, strings.Join(names, ", "))
+			return &KnobScopeError{fmt.Errorf("knob %q does not apply to incident %s (its knobs: %s)", clip(s.Knob), spec.ID, strings.Join(names, ", "))}
 		}
 	}
 	return nil

@@ -11,11 +11,8 @@ type Sink interface {
 // NewWorld builds the world at the incident's start with the given knob
 // changes applied from the beginning.
 func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
-	p := spec.Params
-	if err := p.Apply(settings); err != nil {
-		return nil, err
-	}
-	if err := CheckKnobsFor(spec, settings); err != nil {
+	p, err := CheckSettings(spec, settings)
+	if err != nil {
 		return nil, err
 	}
 	w := &World{spec: spec, seed: seed, P: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
@@ -45,6 +42,27 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	return w, nil
 }
 
+// CheckSettings is the one check of knob changes against an incident: each
+// value parses and sits with the others (Params.Apply, applied to the
+// incident's knobs), and each knob is one the incident reads (a
+// *KnobScopeError otherwise). It returns the knobs with the changes made.
+// NewWorld and ScheduleKnobs run it; a command line can run it first to
+// name the bad setting before any work.
+func CheckSettings(spec *Spec, settings []Setting) (Params, error) {
+	p := spec.Params
+	if err := p.Apply(settings); err != nil {
+		return p, err
+	}
+	return p, CheckKnobsFor(spec, settings)
+}
+
+func checkSettings(spec *Spec, p Params, settings []Setting) error {
+	if err := p.Apply(settings); err != nil {
+		return err
+	}
+	return CheckKnobsFor(spec, settings)
+}
+
 func fill(n int) []Time {
 	out := make([]Time, n)
 	for i := range out {
@@ -54,21 +72,14 @@ func fill(n int) []Time {
 }
 
 func (w *World) sourceCount(i int) int {
-	if w.spec.Sources[i].Name == "orders" {
-		return w.P.Orders
-	}
-	return w.spec.Sources[i].Count
+	return w.spec.Sources[i].CountUnder(&w.P)
 }
 
 // ScheduleKnobs queues knob changes for time at, ahead of every other step
 // at that time (seq 0). A fork uses it at its moment; a headless --at run
 // uses it at the start, which gives the same trace.
 func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
-	p := w.P
-	if err := p.Apply(settings); err != nil {
-		return err
-	}
-	if err := CheckKnobsFor(w.spec, settings); err != nil {
+	if err := checkSettings(w.spec, w.P, settings); err != nil {
 		return err
 	}
 	if at < w.Now {
