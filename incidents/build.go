@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 func (r *reader) build(f *file) *engine.Spec {
@@ -65,10 +66,15 @@ func (r *reader) build(f *file) *engine.Spec {
 		}
 	}
 
-	// defaults a file may leave out
-	s.Params.MaxReceives = 1000
-	s.Params.VisibilityTimeout = 30 * engine.Second
-	s.Params.ClaimWindow = 2 * engine.Minute
+	// defaults a file may leave out: every incident starts from the
+	// queue's (families read some of its knobs: max_receives,
+	// visibility_timeout, restart_after); a family's own override them
+	if err := sqs.Descriptor.SetDefaults(&s.Params); err != nil {
+		r.at("$", "%v", err) // a bug in the queue's descriptor
+	}
+	if fam == nil {
+		s.Knobs = sqs.Descriptor.KnobNames()
+	}
 	var set []engine.Setting
 	where := map[string]string{} // knob → the path that set it
 	if fam != nil {
@@ -145,7 +151,7 @@ func (r *reader) build(f *file) *engine.Spec {
 		if r.bad[path] {
 			continue // not a map: already reported
 		}
-		actions, system := engine.QueueActions, "the queue"
+		actions, system := sqs.Descriptor.Actions, "the queue"
 		if fam != nil {
 			actions, system = fam.Actions, "family "+fam.Name
 		}

@@ -26,6 +26,9 @@ func TestFamilyDescriptors(t *testing.T) {
 			t.Errorf("family %s registered twice", d.Name)
 		}
 		seen[d.Name] = true
+		if d.New == nil {
+			t.Errorf("family %s: no constructor", d.Name)
+		}
 		if d.Doc == "" {
 			t.Errorf("family %s: no doc", d.Name)
 		}
