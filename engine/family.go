@@ -8,8 +8,9 @@ import "fmt"
 // A family owns its system's state (plain data, deep-copied by Clone) and
 // its steps. The world keeps everything shared: the clock, the event queue,
 // the trace and its hash, decisions, the ground truth per message, alerts,
-// checkpoints and forks. Families live in engine/families/<name>; the
-// incidents package picks one from an incident file's `family:` key.
+// checkpoints and forks. Families live in engine/families/<name>, each
+// exporting a Descriptor; the incidents package's registry lists them and
+// picks one from an incident file's `family:` key.
 type Family interface {
 	// Clone deep-copies the family's state for a checkpoint or a fork.
 	Clone() Family

@@ -44,8 +44,9 @@ type Params struct {
 	LatencyMax        Duration
 	RestartAfter      Duration // supervisor's delay before a dead worker is back
 
-	// Knobs of the other incident families (see Family). Each family reads
-	// its own; an incident lists the ones it reads in Spec.Knobs.
+	// Knobs of the other incident families (see Family). Each family's
+	// Descriptor lists the ones it reads, with their defaults; an incident
+	// lists them in Spec.Knobs.
 	Events          int      // cashback: stream entries
 	CrashP          float64  // cashback, stagefront: chance of a crash after commit, before the ack
 	Dedupe          int      // cashback: 0 false, 1 true (same transaction), 2 separate store
