@@ -152,7 +152,7 @@ type item struct {
 type World struct {
 	spec *Spec
 	seed uint64
-	P    Params
+	P    Params // the knobs in force (a fork's changes applied at its moment)
 	Now  Time
 	Pos  int64 // events emitted so far
 	NDec int64 // decisions made so far
@@ -178,7 +178,7 @@ type World struct {
 	// headless run that no operator redrives keeps memory flat this way.
 	countOnly bool
 
-	S          Stats
+	S          Stats  // the run's counters, behind the summary's figures
 	AlertAt    []Time // per spec.Alerts: first firing, or -1
 	WouldAt    []Time // per spec.WouldHave
 	opDone     []bool
