@@ -120,7 +120,7 @@ func (s Summary) Figure(k string) int64 {
 	return -1
 }
 
-// Figures flattens a summary into the keys expectations use: every JSON key,
+// Flat flattens a summary into the keys expectations use: every JSON key,
 // "figures.X", "alert.NAME" and "would_have.NAME" (first firing), and
 // "alerts"/"would_have_fired" as name lists.
 func (s Summary) Flat() map[string]string {

@@ -55,6 +55,30 @@ func KindByName(s string) (Kind, bool) {
 
 // Event is one line of the trace. Pos is its index in its branch's trace;
 // the world "at Pos p" is the state after p events.
+//
+// Value and Aux are two kind-specific operands; the fingerprint covers
+// both. For the queue's kinds:
+//
+//	kind           Value                           Aux
+//	publish        message's number in its source  0
+//	start          workers                         0
+//	deliver        lease expiry (Time)             0
+//	renew          new lease expiry (Time)         0
+//	defer          when it is visible again (Time) age of the claim found
+//	effect         the call's latency (ms)         copies of the effect so far
+//	wedge          1 if the lease is renewed       0
+//	stamp, answer  the call's duration (ms)        0
+//	ack            0, or the ack meant (AckGoneNoop) an Ack* variant
+//	ack_refused    the expired lease's end (Time)  0
+//	lease_expired  0                               1 if it was deferred
+//	dlq            effects the message had         0
+//	crash          when it restarts (Time)         a Crash* reason
+//	alert          index in Alerts or WouldHave    1 for WouldHave
+//	redrive        messages redriven               operator index
+//	knob           settings applied                0
+//
+// A family's kinds (FamilyKind and above) give them their own meanings,
+// told by its Caption.
 type Event struct {
 	Pos      int64
 	T        Time
@@ -62,8 +86,8 @@ type Event struct {
 	Msg      int32 // -1: none
 	Worker   int16 // -1: the broker or an operator
 	Delivery uint16
-	Value    int64 // kind-specific: lease expiry, latency, alert index, …
-	Aux      int64 // kind-specific second value
+	Value    int64 // kind-specific, see the table above
+	Aux      int64 // kind-specific, see the table above
 	Dec      int64 // the decision made here, or -1
 }
 

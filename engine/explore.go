@@ -955,12 +955,8 @@ func messagesOf(w *World) int64 {
 		_ = p.Apply(w.pending) // checked when they were scheduled
 	}
 	n := int64(0)
-	for _, s := range w.spec.Sources {
-		if s.Name == "orders" {
-			n += int64(p.Orders)
-		} else {
-			n += int64(s.Count)
-		}
+	for i := range w.spec.Sources {
+		n += int64(w.spec.Sources[i].CountUnder(&p))
 	}
 	return n
 }
@@ -1100,11 +1096,9 @@ func LastPublish(w *World) Time {
 		_ = p.Apply(w.pending)
 	}
 	var last Time
-	for _, s := range w.spec.Sources {
-		n := int64(s.Count)
-		if s.Name == "orders" {
-			n = int64(p.Orders)
-		}
+	for i := range w.spec.Sources {
+		s := &w.spec.Sources[i]
+		n := int64(s.CountUnder(&p))
 		if n > 0 {
 			last = max(last, s.Start+Time(n-1)*s.Every)
 		}

@@ -8,8 +8,9 @@ import "fmt"
 // A family owns its system's state (plain data, deep-copied by Clone) and
 // its steps. The world keeps everything shared: the clock, the event queue,
 // the trace and its hash, decisions, the ground truth per message, alerts,
-// checkpoints and forks. Families live in engine/families/<name>; the
-// incidents package picks one from an incident file's `family:` key.
+// checkpoints and forks. Families live in engine/families/<name>, each
+// exporting a Descriptor; the incidents package's registry lists them and
+// picks one from an incident file's `family:` key.
 type Family interface {
 	// Clone deep-copies the family's state for a checkpoint or a fork.
 	Clone() Family
@@ -48,6 +49,13 @@ type FamilyChoices interface {
 // without it every family event's actor is "broker".
 type FamilyActors interface {
 	ActorName(w *World, e *Event) string
+}
+
+// FamilyOperator is implemented by a family that carries out operator
+// actions (it lists them in Descriptor.Actions): the world runs operator i's
+// action a when its condition first holds.
+type FamilyOperator interface {
+	Operate(w *World, i int, a OperatorAction)
 }
 
 // FamilyStep is a step a family scheduled: an op of its own and three
@@ -91,7 +99,7 @@ func (w *World) Schedule(t Time, s FamilyStep, background bool) {
 	if t < w.Now {
 		t = w.Now
 	}
-	w.schedule(item{t: t, op: opFamily, a: s.A, w: s.W, d: s.D, fop: s.Op, bg: background})
+	w.schedule(item{t: t, op: opFamily, msg: s.A, who: s.W, delivery: s.D, fop: s.Op, bg: background})
 }
 
 // Emit records one event of the family's step (see World.emit).
@@ -122,7 +130,7 @@ func (w *World) Seed() uint64 { return w.seed }
 // family's system) now holds it, it has no effect yet.
 func (w *World) NewMessage() int32 {
 	id := int32(w.msgs.push(w.owner))
-	*w.m(id) = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Status: StHeld}
+	*w.msgForWrite(id) = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Status: StHeld}
 	w.S.Published++
 	w.ensureAgeCheck()
 	return id
@@ -131,7 +139,7 @@ func (w *World) NewMessage() int32 {
 // Effect counts one effect on message id (an email, a credit, a row); a
 // second one on the same message is a duplicate.
 func (w *World) Effect(id int32) int {
-	m := w.m(id)
+	m := w.msgForWrite(id)
 	m.Effects++
 	w.S.Effects++
 	if m.Effects == 1 {
@@ -152,14 +160,14 @@ func (w *World) Effect(id int32) int {
 // Done says the system no longer holds message id (acked, committed past,
 // stored or thrown away).
 func (w *World) Done(id int32) {
-	if m := w.m(id); m.Held() {
+	if m := w.msgForWrite(id); m.Held() {
 		w.remove(id, m, StDeleted)
 	}
 }
 
 // DeadLetter moves message id to the dead letter queue.
 func (w *World) DeadLetter(id int32) {
-	if m := w.m(id); m.Held() {
+	if m := w.msgForWrite(id); m.Held() {
 		w.deadLetter(id, m)
 	}
 }
@@ -174,7 +182,8 @@ func (w *World) Count(deliveries, lateRefused, crashes int64) {
 // AddBusy adds worker time spent inside handlers (for `busy`).
 func (w *World) AddBusy(d Duration) { w.S.BusyMs += int64(d) }
 
-// kindName is an event kind's name: the family names its own kinds.
+// kindName names an event kind for the trace; a family names its own kinds
+// (FamilyKind and above).
 func (w *World) kindName(k Kind) string {
 	if k >= FamilyKind && w.fam != nil {
 		return w.fam.KindName(k)
@@ -182,9 +191,10 @@ func (w *World) kindName(k Kind) string {
 	return k.String()
 }
 
+// famStep runs a step the family scheduled (opFamily).
 func (w *World) famStep(it *item) {
 	if w.fam == nil {
 		panic(fmt.Sprintf("family step %d in a world without a family", it.fop))
 	}
-	w.fam.Step(w, FamilyStep{Op: it.fop, A: it.a, W: it.w, D: it.d})
+	w.fam.Step(w, FamilyStep{Op: it.fop, A: it.msg, W: it.who, D: it.delivery})
 }

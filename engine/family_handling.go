@@ -7,7 +7,7 @@ package engine
 // under a lease that ran out mid-handler — so an effect the handler still
 // makes lands on the message's own record instead of a released one.
 func (w *World) Handling(id int32, delta int) {
-	m := w.m(id)
+	m := w.msgForWrite(id)
 	if delta > 0 {
 		m.Holders++
 		return

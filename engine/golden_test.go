@@ -62,8 +62,8 @@ func TestGoldenTraceHashes(t *testing.T) {
 	}
 }
 
-// TestPublishedFigures checks every figure INCIDENTS.md publishes for the
-// bundled incidents, one subtest each (the same table `inflight check` prints).
+// TestPublishedFigures checks every figure the incident files publish (their
+// expect sections, and their forks') for the bundled incidents, one subtest each (the same table `inflight check` prints).
 func TestPublishedFigures(t *testing.T) {
 	for _, spec := range incidents.All() {
 		res, err := engine.CheckSpec(spec)

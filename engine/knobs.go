@@ -44,8 +44,9 @@ type Params struct {
 	LatencyMax        Duration
 	RestartAfter      Duration // supervisor's delay before a dead worker is back
 
-	// Knobs of the other incident families (see Family). Each family reads
-	// its own; an incident lists the ones it reads in Spec.Knobs.
+	// Knobs of the other incident families (see Family). Each family's
+	// Descriptor lists the ones it reads, with their defaults; an incident
+	// lists them in Spec.Knobs.
 	Events          int      // cashback: stream entries
 	CrashP          float64  // cashback, stagefront: chance of a crash after commit, before the ack
 	Dedupe          int      // cashback: 0 false, 1 true (same transaction), 2 separate store
@@ -69,6 +70,7 @@ type Params struct {
 type Knob struct {
 	Name    string
 	Help    string
+	Type    KnobType
 	Choices []string // for enumerations and booleans
 	get     func(*Params) string
 	set     func(*Params, string) error
@@ -86,7 +88,7 @@ func durKnob(name, help string, f func(*Params) *Duration, allowZero bool) *Knob
 }
 
 func durKnobSigned(name, help string, f func(*Params) *Duration, allowZero, allowNeg bool) *Knob {
-	return &Knob{Name: name, Help: help,
+	return &Knob{Name: name, Help: help, Type: KnobDuration,
 		get: func(p *Params) string { return FormatDuration(*f(p)) },
 		set: func(p *Params, s string) error {
 			d, err := ParseDuration(s, allowNeg)
@@ -102,7 +104,7 @@ func durKnobSigned(name, help string, f func(*Params) *Duration, allowZero, allo
 }
 
 func intKnob(name, help string, f func(*Params) *int, lo, hi int) *Knob {
-	return &Knob{Name: name, Help: help,
+	return &Knob{Name: name, Help: help, Type: KnobInt,
 		get: func(p *Params) string { return strconv.Itoa(*f(p)) },
 		set: func(p *Params, s string) error {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -118,7 +120,7 @@ func intKnob(name, help string, f func(*Params) *int, lo, hi int) *Knob {
 }
 
 func enumKnob(name, help string, choices []string, get func(*Params) int, set func(*Params, int)) *Knob {
-	return &Knob{Name: name, Help: help, Choices: choices,
+	return &Knob{Name: name, Help: help, Type: KnobChoice, Choices: choices,
 		get: func(p *Params) string { return choices[get(p)] },
 		set: func(p *Params, s string) error {
 			for i, c := range choices {
@@ -169,7 +171,7 @@ var knobs = []*Knob{
 		func(p *Params) int { return boolIdx(p.ZeroRowsFail) }, func(p *Params, i int) { p.ZeroRowsFail = i == 1 }),
 	durKnob("dedup_window", "the broker's deduplication interval", func(p *Params) *Duration { return &p.DedupWindow }, true),
 	durKnob("retry_deadline", "the producer stops retrying after this", func(p *Params) *Duration { return &p.RetryDeadline }, true),
-	{Name: "transactional_id", Help: "the producer's transactional.id (empty: none)",
+	{Name: "transactional_id", Help: "the producer's transactional.id (empty: none)", Type: KnobText,
 		get: func(p *Params) string { return p.TransactionalID },
 		set: func(p *Params, s string) error {
 			// a whitelist, not a blacklist: the id is shown on screen
@@ -198,7 +200,7 @@ var knobs = []*Knob{
 }
 
 func probKnob(name, help string, f func(*Params) *float64) *Knob {
-	return &Knob{Name: name, Help: help,
+	return &Knob{Name: name, Help: help, Type: KnobProbability,
 		get: func(p *Params) string { return strconv.FormatFloat(*f(p), 'g', -1, 64) },
 		set: func(p *Params, s string) error {
 			// NaN passes every comparison's "else": refuse it by name
@@ -215,24 +217,45 @@ func probKnob(name, help string, f func(*Params) *float64) *Knob {
 var QueueKnobs = []string{"orders", "mode", "visibility_timeout", "max_receives", "late_ack", "ack", "claim", "claim_window",
 	"crash_after_claim", "heartbeat", "wedge_p", "latency_min", "latency_max", "restart_after"}
 
-// KnobsFor lists the knobs an incident reads, sorted.
+// KnobsFor lists the knobs an incident reads, sorted. Spec.Knobs comes
+// from a family's descriptor, checked when the registry is (see
+// Descriptor.Check), so an unknown name there is a bug: it panics rather
+// than drop the name.
 func KnobsFor(spec *Spec) []*Knob {
 	names := spec.Knobs
 	if len(names) == 0 {
 		names = QueueKnobs
 	}
-	var out []*Knob
-	for _, k := range Knobs() {
-		for _, n := range names {
-			if n == k.Name {
-				out = append(out, k)
-			}
-		}
+	out, err := KnobsNamed(names)
+	if err != nil {
+		panic(fmt.Sprintf("incident %s: %v", spec.ID, err))
 	}
 	return out
 }
 
-// CheckKnobsFor refuses settings for knobs the incident does not read.
+// KnobsNamed finds the named knobs, sorted by name; a name no knob has is
+// an error.
+func KnobsNamed(names []string) ([]*Knob, error) {
+	var out []*Knob
+	for _, n := range names {
+		k, ok := LookupKnob(n)
+		if !ok {
+			return nil, fmt.Errorf("unknown knob %q (knobs: %s)", clip(n), strings.Join(KnobNames(), ", "))
+		}
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// KnobScopeError is a setting for a knob the incident does not read.
+type KnobScopeError struct{ Err error }
+
+func (e *KnobScopeError) Error() string { return e.Err.Error() }
+func (e *KnobScopeError) Unwrap() error { return e.Err }
+
+// CheckKnobsFor refuses settings for knobs the incident does not read
+// (a *KnobScopeError).
 func CheckKnobsFor(spec *Spec, set []Setting) error {
 	ks := KnobsFor(spec)
 	for _, s := range set {
@@ -245,7 +268,7 @@ func CheckKnobsFor(spec *Spec, set []Setting) error {
 			for _, k := range ks {
 				names = append(names, k.Name)
 			}
-			return fmt.Errorf("knob %q does not apply to incident %s (its knobs: %s)", clip(s.Knob), spec.ID, strings.Join(names, ", "))
+			return &KnobScopeError{fmt.Errorf("knob %q does not apply to incident %s (its knobs: %s)", clip(s.Knob), spec.ID, strings.Join(names, ", "))}
 		}
 	}
 	return nil

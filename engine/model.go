@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -21,14 +22,14 @@ func (w *World) publish(src, k int) {
 	}
 	s := &w.spec.Sources[src]
 	id := int32(w.msgs.push(w.owner))
-	m := w.m(id)
+	m := w.msgForWrite(id)
 	*m = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Source: uint8(src), Poison: s.Poison}
 	w.setVisible(id, m)
 	w.enqueue(id, m)
 	w.S.Published++
 	w.srcSent[src] = k + 1
 	if k+1 < w.sourceCount(src) {
-		w.schedule(item{t: s.Start + s.Every*Time(k+1), op: opPublish, w: int16(src), a: int32(k + 1)})
+		w.schedule(item{t: s.Start + s.Every*Time(k+1), op: opPublish, who: int16(src), msg: int32(k + 1)})
 	}
 	w.emit(EvPublish, id, -1, 0, int64(k), 0)
 	w.wake()
@@ -54,8 +55,8 @@ func (w *World) setVisible(id int32, m *Msg) {
 	w.visible++
 }
 
-// lease hands message id to a worker: it leaves the visible count and
-// joins the leased list, which keep the panes' counts O(1).
+// setVisible, lease and unlease keep the visible count and the leased
+// list, so that the panes' counts cost O(1).
 func (w *World) lease(id int32, m *Msg) {
 	if m.Status == StVisible {
 		w.visible--
@@ -127,7 +128,7 @@ func (w *World) dispatch() {
 	if id < 0 {
 		return
 	}
-	m := w.m(id)
+	m := w.msgForWrite(id)
 	delivery := m.Receives + 1
 	pick := int(draw(w.seed, StreamWorker, uint64(id), uint64(delivery)) % uint64(n))
 	natural := -1
@@ -156,8 +157,8 @@ func (w *World) dispatch() {
 	wk.State, wk.Msg, wk.Delivery, wk.Since, wk.CallEnd, wk.LeaseEnd = WBusy, id, delivery, w.Now, Never, m.Expiry
 	wk.Wedged, wk.claimed, wk.ackBefore = false, false, w.P.Ack == AckBefore
 	w.S.Deliveries++
-	w.schedule(item{t: m.Expiry, op: opLeaseExpire, a: id, d: delivery})
-	w.schedule(item{t: w.Now, op: opHandle, w: int16(wi)})
+	w.schedule(item{t: m.Expiry, op: opLeaseExpire, msg: id, delivery: delivery})
+	w.schedule(item{t: w.Now, op: opHandle, who: int16(wi)})
 	w.emit(EvDeliver, id, wi, delivery, int64(m.Expiry), 0)
 	w.wake()
 }
@@ -169,14 +170,14 @@ func (w *World) handle(wi int) {
 	case wk.ackBefore:
 		// at-most-once: the broker forgets it before any work is done
 		how, val := int64(AckBeforeWork), int64(0)
-		if w.remove(id, w.m(id), StDeleted) {
+		if w.remove(id, w.msgForWrite(id), StDeleted) {
 			w.S.Acks++
 		} else {
 			// a late ack deleted it since this delivery: DeleteMessage
 			// succeeds, changes nothing, and the handler works on
 			how, val = AckGoneNoop, AckBeforeWork
 		}
-		w.schedule(item{t: w.Now, op: opWork, w: int16(wi)})
+		w.schedule(item{t: w.Now, op: opWork, who: int16(wi)})
 		w.emit(EvAck, id, wi, wk.Delivery, val, how)
 		w.wake() // in an ordered queue the next message is now the head
 	case w.P.Claim:
@@ -217,7 +218,7 @@ func (w *World) work(wi int) {
 func (w *World) claimBranch(wi int) {
 	wk := &w.workers[wi]
 	id := wk.Msg
-	m := w.m(id)
+	m := w.msgForWrite(id)
 	natural := int64(BranchSend)
 	age := w.Now - m.ClaimAt
 	switch {
@@ -232,7 +233,7 @@ func (w *World) claimBranch(wi int) {
 		m.Expiry = w.Now + w.P.ClaimWindow
 		m.Deferred = true
 		m.Holder = -1
-		w.schedule(item{t: m.Expiry, op: opLeaseExpire, a: id, d: wk.Delivery})
+		w.schedule(item{t: m.Expiry, op: opLeaseExpire, msg: id, delivery: wk.Delivery})
 		w.emit(EvDefer, id, wi, wk.Delivery, int64(m.Expiry), int64(age))
 		w.finish(wi)
 	case BranchAckOld:
@@ -241,9 +242,9 @@ func (w *World) claimBranch(wi int) {
 		m.ClaimAt = w.Now
 		wk.claimed = true
 		if w.P.CrashAfterClaim > 0 && id == w.spec.Featured && wk.Delivery == 1 {
-			w.schedule(item{t: w.Now + w.P.CrashAfterClaim, op: opCrashAfterClaim, w: int16(wi)})
+			w.schedule(item{t: w.Now + w.P.CrashAfterClaim, op: opCrashAfterClaim, who: int16(wi)})
 		} else {
-			w.schedule(item{t: w.Now, op: opSend, w: int16(wi)})
+			w.schedule(item{t: w.Now, op: opSend, who: int16(wi)})
 		}
 		w.emit(EvClaim, id, wi, wk.Delivery, 0, 0)
 	}
@@ -258,9 +259,9 @@ func (w *World) send(wi int) {
 	lat := Duration(w.decide(DecLatency, id, wi, wk.Delivery, natural, lo, hi, 0))
 	copies := w.Effect(id)
 	wk.CallEnd = w.Now + lat
-	w.schedule(item{t: wk.CallEnd, op: opCallReturn, w: int16(wi)})
+	w.schedule(item{t: wk.CallEnd, op: opCallReturn, who: int16(wi)})
 	if w.P.Heartbeat > 0 && !wk.ackBefore {
-		w.schedule(item{t: w.Now + w.P.Heartbeat, op: opRenew, w: int16(wi), a: id, d: wk.Delivery})
+		w.schedule(item{t: w.Now + w.P.Heartbeat, op: opRenew, who: int16(wi), msg: id, delivery: wk.Delivery})
 	}
 	w.emit(EvEffect, id, wi, wk.Delivery, int64(lat), int64(copies))
 }
@@ -273,7 +274,7 @@ func (w *World) callReturn(wi int) {
 		if w.decide(DecWedge, id, wi, wk.Delivery, int64(boolIdx(wedged)), 0, 1, 0) == 1 {
 			wk.Wedged = true
 			wk.CallEnd = Never
-			m := w.m(id)
+			m := w.msgForWrite(id)
 			renewing := w.P.Heartbeat > 0 && m.Status == StInFlight && m.Receives == wk.Delivery && w.Now < m.Expiry
 			if renewing {
 				// the renewal thread cannot tell a wedged call from a slow one
@@ -286,9 +287,9 @@ func (w *World) callReturn(wi int) {
 	}
 	switch {
 	case wk.claimed:
-		m := w.m(id)
+		m := w.msgForWrite(id)
 		m.SentAt = w.Now
-		w.schedule(item{t: w.Now, op: opAck, w: int16(wi)})
+		w.schedule(item{t: w.Now, op: opAck, who: int16(wi)})
 		w.emit(EvStamp, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
 	case wk.ackBefore:
 		w.emit(EvAnswer, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
@@ -318,7 +319,7 @@ func (w *World) ack(wi int, again bool) {
 		}
 		if w.Now == m.Expiry && !again {
 			// the expiry due now has not run yet: let it
-			w.schedule(item{t: w.Now, op: opAck, w: int16(wi), a: 1})
+			w.schedule(item{t: w.Now, op: opAck, who: int16(wi), msg: 1})
 			return
 		}
 	}
@@ -342,7 +343,7 @@ func (w *World) ackNow(wi int, how int64) {
 	id := wk.Msg
 	var val int64
 	if how != AckLateNoop {
-		if w.remove(id, w.m(id), StDeleted) {
+		if w.remove(id, w.msgForWrite(id), StDeleted) {
 			w.S.Acks++
 		} else {
 			// deleted since this delivery by another worker's late ack
@@ -368,7 +369,7 @@ func (w *World) release(wi int) {
 	wk := &w.workers[wi]
 	w.S.BusyMs += int64(w.Now - wk.Since)
 	id := wk.Msg
-	m := w.m(id)
+	m := w.msgForWrite(id)
 	m.Holders--
 	if m.Holders == 0 && m.Status == StDeleted && m.Effects == 0 {
 		w.goneWorked-- // nobody will act on it now: lost
@@ -384,7 +385,7 @@ func (w *World) crash(wi int, reason int64) {
 	wk.State = WDead
 	wk.Since = w.Now
 	w.S.Crashes++
-	w.schedule(item{t: w.Now + w.P.RestartAfter, op: opRestart, w: int16(wi)})
+	w.schedule(item{t: w.Now + w.P.RestartAfter, op: opRestart, who: int16(wi)})
 	w.emit(EvCrash, id, wi, del, int64(w.Now+w.P.RestartAfter), reason)
 }
 
@@ -402,14 +403,14 @@ func (w *World) renew(wi int, id int32, delivery uint16) {
 	if wk.State != WBusy || wk.Msg != id || wk.Delivery != delivery || wk.Wedged || w.Now >= wk.CallEnd {
 		return
 	}
-	m := w.m(id)
+	m := w.msgForWrite(id)
 	if m.Status != StInFlight || m.Receives != delivery || w.Now >= m.Expiry {
 		return // the receipt has expired: ChangeMessageVisibility fails
 	}
 	m.Expiry = w.Now + w.P.VisibilityTimeout
 	wk.LeaseEnd = m.Expiry
-	w.schedule(item{t: m.Expiry, op: opLeaseExpire, a: id, d: delivery})
-	w.schedule(item{t: w.Now + w.P.Heartbeat, op: opRenew, w: int16(wi), a: id, d: delivery})
+	w.schedule(item{t: m.Expiry, op: opLeaseExpire, msg: id, delivery: delivery})
+	w.schedule(item{t: w.Now + w.P.Heartbeat, op: opRenew, who: int16(wi), msg: id, delivery: delivery})
 	w.emit(EvRenew, id, wi, delivery, int64(m.Expiry), 0)
 }
 
@@ -419,7 +420,7 @@ func (w *World) leaseExpire(id int32, delivery uint16) {
 		return // acked, renewed or superseded since
 	}
 	holder := m.Holder
-	mm := w.m(id)
+	mm := w.msgForWrite(id)
 	if int(mm.Receives) >= w.P.MaxReceives {
 		w.deadLetter(id, mm)
 		return
@@ -449,18 +450,18 @@ func (w *World) deadLetter(id int32, m *Msg) {
 	w.emit(EvDLQ, id, -1, m.Receives, int64(m.Effects), 0)
 	for i, a := range w.spec.Alerts {
 		if a.Kind == AlertDLQNonEmpty && w.AlertAt[i] < 0 {
-			w.schedule(item{t: w.Now, op: opAlert, w: int16(i)})
+			w.schedule(item{t: w.Now, op: opAlert, who: int16(i)})
 		}
 	}
 	for i, a := range w.spec.WouldHave {
 		if a.Kind == AlertDLQNonEmpty && w.WouldAt[i] < 0 {
-			w.schedule(item{t: w.Now, op: opAlert, w: int16(i), d: 1})
+			w.schedule(item{t: w.Now, op: opAlert, who: int16(i), delivery: 1})
 		}
 	}
 	for i, o := range w.spec.Operators {
 		if !w.opDone[i] && o.WhenDLQ > 0 && w.dlqLen >= o.WhenDLQ {
 			w.opDone[i] = true
-			w.schedule(item{t: w.Now, op: opOperator, w: int16(i)})
+			w.schedule(item{t: w.Now, op: opOperator, who: int16(i)})
 		}
 	}
 	// in an ordered queue the message behind it is now the head
@@ -586,9 +587,29 @@ func (w *World) fireAlert(i int, would bool) {
 	w.emit(EvAlert, -1, -1, 0, int64(i), int64(boolIdx(would)))
 }
 
-// operate runs an operator's action: the repair script gives every dead
-// letter its missing field and redrives it to the tail of the queue.
+// operate runs operator i's action.
 func (w *World) operate(i int) {
+	a := w.spec.Operators[i].Action
+	if w.fam != nil {
+		fo, ok := w.fam.(FamilyOperator)
+		if !ok {
+			panic(fmt.Sprintf("operator %d: action %s in a family that has none", i, a))
+		}
+		fo.Operate(w, i, a)
+		return
+	}
+	switch a {
+	case ActionRepairRedrive:
+		w.repairRedrive(i)
+	default:
+		panic(fmt.Sprintf("operator %d: action %s in a world that has none", i, a))
+	}
+}
+
+// repairRedrive is the queue's repair_redrive: the repair script gives
+// every dead letter its missing field and redrives it to the tail of the
+// queue.
+func (w *World) repairRedrive(i int) {
 	n := 0
 	for j := 0; j < w.dlq.n; j++ {
 		d, _ := w.dlq.at(j)
@@ -596,7 +617,7 @@ func (w *World) operate(i int) {
 			continue
 		}
 		w.dlq.mut(j, w.owner).Redriven = true
-		m := w.m(d.Msg)
+		m := w.msgForWrite(d.Msg)
 		if m.Holders == 0 {
 			w.msgs.unretire(int(d.Msg), w.owner)
 			*m = Msg{Published: d.Published, Effects: d.Effects, Source: d.Source, ClaimAt: -1, SentAt: -1, Poison: d.Poison}
@@ -665,7 +686,7 @@ func (w *World) rehome() {
 	})
 	w.queue = deque{}
 	for _, p := range held {
-		w.enqueue(p.id, w.m(p.id))
+		w.enqueue(p.id, w.msgForWrite(p.id))
 	}
 }
 
@@ -683,19 +704,19 @@ func (w *World) resumeSources() {
 			k = int((w.Now - s.Start + s.Every - 1) / s.Every)
 		}
 		if k < w.sourceCount(i) {
-			w.schedule(item{t: max(w.Now, s.Start+s.Every*Time(k)), op: opPublish, w: int16(i), a: int32(k)})
+			w.schedule(item{t: max(w.Now, s.Start+s.Every*Time(k)), op: opPublish, who: int16(i), msg: int32(k)})
 		}
 	}
 }
 
 func (w *World) publishPending(src int) bool {
 	for _, it := range w.heap {
-		if it.op == opPublish && int(it.w) == src {
+		if it.op == opPublish && int(it.who) == src {
 			return true
 		}
 	}
 	for _, it := range w.soon[w.soonHead:] {
-		if it.op == opPublish && int(it.w) == src {
+		if it.op == opPublish && int(it.who) == src {
 			return true
 		}
 	}

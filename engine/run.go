@@ -17,7 +17,9 @@ type AlertFiring struct {
 	At   string `json:"at"`
 }
 
-// Summary is the run summary, keyed as INCIDENTS.md names it.
+// Summary is the run summary. Its JSON keys are a published interface:
+// incident files' expect sections and users' scripts read them, so a key
+// is never renamed.
 type Summary struct {
 	Incident         string `json:"incident"`
 	Seed             uint64 `json:"seed"`

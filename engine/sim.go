@@ -11,11 +11,8 @@ type Sink interface {
 // NewWorld builds the world at the incident's start with the given knob
 // changes applied from the beginning.
 func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
-	p := spec.Params
-	if err := p.Apply(settings); err != nil {
-		return nil, err
-	}
-	if err := CheckKnobsFor(spec, settings); err != nil {
+	p, err := CheckSettings(spec, settings)
+	if err != nil {
 		return nil, err
 	}
 	w := &World{spec: spec, seed: seed, P: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
@@ -39,10 +36,31 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	w.schedule(item{t: max(spec.Workers.Start, spec.Start), op: opStartWorkers})
 	for i := range spec.Sources {
 		if w.sourceCount(i) > 0 {
-			w.schedule(item{t: spec.Sources[i].Start, op: opPublish, w: int16(i)})
+			w.schedule(item{t: spec.Sources[i].Start, op: opPublish, who: int16(i)})
 		}
 	}
 	return w, nil
+}
+
+// CheckSettings is the one check of knob changes against an incident: each
+// value parses and sits with the others (Params.Apply, applied to the
+// incident's knobs), and each knob is one the incident reads (a
+// *KnobScopeError otherwise). It returns the knobs with the changes made.
+// NewWorld and ScheduleKnobs run it; a command line can run it first to
+// name the bad setting before any work.
+func CheckSettings(spec *Spec, settings []Setting) (Params, error) {
+	p := spec.Params
+	if err := p.Apply(settings); err != nil {
+		return p, err
+	}
+	return p, CheckKnobsFor(spec, settings)
+}
+
+func checkSettings(spec *Spec, p Params, settings []Setting) error {
+	if err := p.Apply(settings); err != nil {
+		return err
+	}
+	return CheckKnobsFor(spec, settings)
 }
 
 func fill(n int) []Time {
@@ -54,21 +72,14 @@ func fill(n int) []Time {
 }
 
 func (w *World) sourceCount(i int) int {
-	if w.spec.Sources[i].Name == "orders" {
-		return w.P.Orders
-	}
-	return w.spec.Sources[i].Count
+	return w.spec.Sources[i].CountUnder(&w.P)
 }
 
 // ScheduleKnobs queues knob changes for time at, ahead of every other step
 // at that time (seq 0). A fork uses it at its moment; a headless --at run
 // uses it at the start, which gives the same trace.
 func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
-	p := w.P
-	if err := p.Apply(settings); err != nil {
-		return err
-	}
-	if err := CheckKnobsFor(w.spec, settings); err != nil {
+	if err := checkSettings(w.spec, w.P, settings); err != nil {
 		return err
 	}
 	if at < w.Now {
@@ -215,37 +226,37 @@ func (w *World) RunTo(sink Sink, n int64) bool {
 func (w *World) run(it *item) {
 	switch it.op {
 	case opPublish:
-		w.publish(int(it.w), int(it.a))
+		w.publish(int(it.who), int(it.msg))
 	case opStartWorkers:
 		w.startWorkers()
 	case opDispatch:
 		w.dispatch()
 	case opHandle:
-		w.handle(int(it.w))
+		w.handle(int(it.who))
 	case opWork:
-		w.work(int(it.w))
+		w.work(int(it.who))
 	case opSend:
-		w.send(int(it.w))
+		w.send(int(it.who))
 	case opCallReturn:
-		w.callReturn(int(it.w))
+		w.callReturn(int(it.who))
 	case opAck:
-		w.ack(int(it.w), it.a == 1)
+		w.ack(int(it.who), it.msg == 1)
 	case opLeaseExpire:
-		w.leaseExpire(it.a, it.d)
+		w.leaseExpire(it.msg, it.delivery)
 	case opRestart:
-		w.restart(int(it.w))
+		w.restart(int(it.who))
 	case opCrashAfterClaim:
-		w.crash(int(it.w), CrashAfterClaim)
+		w.crash(int(it.who), CrashAfterClaim)
 	case opRenew:
-		w.renew(int(it.w), it.a, it.d)
+		w.renew(int(it.who), it.msg, it.delivery)
 	case opAgeCheck:
 		w.ageCheck()
 	case opOperator:
-		w.operate(int(it.w))
+		w.operate(int(it.who))
 	case opKnobs:
 		w.applyKnobs()
 	case opAlert:
-		w.fireAlert(int(it.w), it.d == 1)
+		w.fireAlert(int(it.who), it.delivery == 1)
 	case opFamily:
 		w.famStep(it)
 	}

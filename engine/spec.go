@@ -35,14 +35,24 @@ type Spec struct {
 	Exercises []Exercise
 }
 
-// Source publishes Count messages at Start + Every×k. The one named
-// "orders" takes its count from the `orders` knob.
+// Source publishes Count messages at Start + Every×k; a source with
+// OrdersKnob takes its count from the `orders` knob instead (the incidents
+// package sets it on the source named "orders").
 type Source struct {
-	Name   string
-	Start  Time
-	Every  Duration
-	Count  int
-	Poison bool // written by the old producer: the new handler raises on it
+	Name       string
+	Start      Time
+	Every      Duration
+	Count      int
+	Poison     bool // written by the old producer: the new handler raises on it
+	OrdersKnob bool // the orders knob is its count
+}
+
+// CountUnder is how many messages the source publishes under knobs p.
+func (s *Source) CountUnder(p *Params) int {
+	if s.OrdersKnob {
+		return p.Orders
+	}
+	return s.Count
 }
 
 // WorkerSetup places single-threaded workers on boxes.
@@ -71,6 +81,22 @@ func (k AlertKind) String() string {
 	return "unknown"
 }
 
+// AlertKindByName finds an alert kind by its name in incident files.
+// Both kinds read the ground truth the world keeps for every system (the
+// oldest message still held; the dead letters), so every family may use
+// them; the world schedules their checks and records their firings.
+func AlertKindByName(name string) (AlertKind, bool) {
+	for _, k := range AlertKinds() {
+		if k.String() == name {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// AlertKinds lists the alert kinds, in their order.
+func AlertKinds() []AlertKind { return []AlertKind{AlertOldestAge, AlertDLQNonEmpty} }
+
 // AlertSpec is one alert rule.
 type AlertSpec struct {
 	Name      string
@@ -80,11 +106,45 @@ type AlertSpec struct {
 
 // OperatorSpec is a person acting on the system when a condition holds:
 // Christmas Friday's repair script redrives the drawer once it holds 40.
+// The world schedules the action and records it; the system that declares
+// the action (QueueActions for the SQS-like queue) carries it out.
 type OperatorSpec struct {
 	Name        string
-	Action      string // "repair_redrive"
-	WhenDLQ     int    // act when the DLQ first holds this many
+	Action      OperatorAction
+	WhenDLQ     int // act when the DLQ first holds this many
 	Description string
+}
+
+// OperatorAction is what an operator does.
+type OperatorAction uint8
+
+// The operator actions.
+const (
+	// ActionRepairRedrive gives every dead letter its missing field and
+	// redrives it to the tail of the SQS-like queue.
+	ActionRepairRedrive OperatorAction = iota + 1
+)
+
+func (a OperatorAction) String() string {
+	switch a {
+	case ActionRepairRedrive:
+		return "repair_redrive"
+	}
+	return "unknown"
+}
+
+// QueueActions are the operator actions the SQS-like queue carries out.
+// A family declares its own in Descriptor.Actions.
+var QueueActions = []OperatorAction{ActionRepairRedrive}
+
+// OperatorActionByName finds one of actions by its name in incident files.
+func OperatorActionByName(actions []OperatorAction, name string) (OperatorAction, bool) {
+	for _, a := range actions {
+		if a.String() == name {
+			return a, true
+		}
+	}
+	return 0, false
 }
 
 // Pin fixes one decision of the lesson's run ("the featured order's first

@@ -135,10 +135,16 @@ type item struct {
 	seq uint64
 	op  op
 	bg  bool // background: does not keep the run alive
-	a   int32
-	w   int16
-	d   uint16
-	fop uint8 // a family's own op, for opFamily
+	// msg is the message the step is about; opPublish: the message's
+	// number in its source; opAck: 1 for an ack retried after the expiry due at
+	// the same millisecond
+	msg int32
+	// who is the worker, source, alert or operator the step is for
+	who int16
+	// delivery is the delivery a lease or a renewal is for; opAlert: 1 for
+	// an alert the lesson says was missing (spec.WouldHave)
+	delivery uint16
+	fop      uint8 // a family's own op, for opFamily
 }
 
 // World is the whole simulated state: plain data, cloned for checkpoints
@@ -146,7 +152,7 @@ type item struct {
 type World struct {
 	spec *Spec
 	seed uint64
-	P    Params
+	P    Params // the knobs in force (a fork's changes applied at its moment)
 	Now  Time
 	Pos  int64 // events emitted so far
 	NDec int64 // decisions made so far
@@ -172,7 +178,7 @@ type World struct {
 	// headless run that no operator redrives keeps memory flat this way.
 	countOnly bool
 
-	S          Stats
+	S          Stats  // the run's counters, behind the summary's figures
 	AlertAt    []Time // per spec.Alerts: first firing, or -1
 	WouldAt    []Time // per spec.WouldHave
 	opDone     []bool
@@ -236,7 +242,9 @@ func (w *World) Msg(id int32) (Msg, bool) {
 	return w.msgs.at(int(id))
 }
 
-func (w *World) m(id int32) *Msg { return w.msgs.mut(int(id), w.owner) }
+// msgForWrite is message id's ground-truth record, to change: the leaf
+// holding it is copied first if a checkpoint shares it.
+func (w *World) msgForWrite(id int32) *Msg { return w.msgs.mut(int(id), w.owner) }
 
 // Published is the number of messages published so far.
 func (w *World) Published() int { return w.msgs.n }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 func (r *reader) build(f *file) *engine.Spec {
@@ -28,14 +29,14 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	s.Start = r.clock("$.start", f.Start, true)
 
-	var fam *Family
+	var fam *engine.Descriptor
 	if f.Family != "" {
 		var ok bool
-		if fam, ok = families[f.Family]; !ok {
+		if fam, ok = family(f.Family); !ok {
 			r.at("$.family", "unknown family %q (families: %s)", f.Family, strings.Join(familyNames(), ", "))
 		} else {
 			s.NewFamily = fam.New
-			s.Knobs = fam.Knobs
+			s.Knobs = fam.KnobNames()
 		}
 	}
 	if len(f.Sources) == 0 && f.Family == "" {
@@ -57,21 +58,30 @@ func (r *reader) build(f *file) *engine.Spec {
 		if start < s.Start {
 			r.at(p+".start", "source starts at %s, before the incident's start %s", start.Short(), s.Start.Short())
 		}
-		s.Sources = append(s.Sources, engine.Source{Name: src.Name, Start: start, Every: every, Count: src.Count, Poison: src.Poison})
-		if src.Name == "orders" {
+		// the queue's `orders` knob is the count of the source named orders
+		orders := src.Name == "orders"
+		s.Sources = append(s.Sources, engine.Source{Name: src.Name, Start: start, Every: every, Count: src.Count, Poison: src.Poison, OrdersKnob: orders})
+		if orders {
 			s.Params.Orders = src.Count
 		}
 	}
 
-	// defaults a file may leave out
-	s.Params.MaxReceives = 1000
-	s.Params.VisibilityTimeout = 30 * engine.Second
-	s.Params.ClaimWindow = 2 * engine.Minute
+	// defaults a file may leave out: every incident starts from the
+	// queue's (families read some of its knobs: max_receives,
+	// visibility_timeout, restart_after); a family's own override them
+	if err := sqs.Descriptor.SetDefaults(&s.Params); err != nil {
+		r.at("$", "%v", err) // a bug in the queue's descriptor
+	}
+	if fam == nil {
+		s.Knobs = sqs.Descriptor.KnobNames()
+	}
 	var set []engine.Setting
 	where := map[string]string{} // knob → the path that set it
 	if fam != nil {
-		fam.Defaults(&s.Params)
-		set = append(set, r.settings("$.params", f.Params, fam.Knobs, where)...)
+		if err := fam.SetDefaults(&s.Params); err != nil {
+			r.at("$.family", "%v", err) // a bug in the family's descriptor
+		}
+		set = append(set, r.settings("$.params", f.Params, s.Knobs, where)...)
 	} else if len(f.Params) > 0 {
 		r.at("$.params", "params is for incidents with a family; the queue's knobs go under broker, handler and provider")
 	}
@@ -141,13 +151,20 @@ func (r *reader) build(f *file) *engine.Spec {
 		if r.bad[path] {
 			continue // not a map: already reported
 		}
-		if o.Action != "repair_redrive" {
-			r.at(path+".action", "operator action %q: want repair_redrive", o.Action)
+		actions, system := sqs.Descriptor.Actions, "the queue"
+		if fam != nil {
+			actions, system = fam.Actions, "family "+fam.Name
+		}
+		action, ok := engine.OperatorActionByName(actions, o.Action)
+		if !ok && len(actions) == 0 {
+			r.at(path+".action", "operator action %q: %s has no operator actions", o.Action, system)
+		} else if !ok {
+			r.at(path+".action", "operator action %q: want %s", o.Action, orList(actions))
 		}
 		if o.WhenDLQ < 1 {
 			r.at(path+".when_dlq", "when_dlq must be at least 1")
 		}
-		s.Operators = append(s.Operators, engine.OperatorSpec{Name: o.Name, Action: o.Action, WhenDLQ: o.WhenDLQ, Description: o.Description})
+		s.Operators = append(s.Operators, engine.OperatorSpec{Name: o.Name, Action: action, WhenDLQ: o.WhenDLQ, Description: o.Description})
 	}
 	for i, b := range f.Bookmarks {
 		path := fmt.Sprintf("$.bookmarks[%d]", i)
@@ -193,14 +210,13 @@ func (r *reader) alerts(path string, as []alert) []engine.AlertSpec {
 			continue // not a map: already reported
 		}
 		spec := engine.AlertSpec{Name: a.Name}
-		switch a.Kind {
-		case "oldest_age":
-			spec.Kind = engine.AlertOldestAge
-			spec.Threshold = r.dur(p+".threshold", a.Threshold, true)
-		case "dlq_nonempty":
-			spec.Kind = engine.AlertDLQNonEmpty
-		default:
-			r.at(p+".kind", "alert kind %q: want oldest_age or dlq_nonempty", a.Kind)
+		if k, ok := engine.AlertKindByName(a.Kind); !ok {
+			r.at(p+".kind", "alert kind %q: want %s", a.Kind, orList(engine.AlertKinds()))
+		} else {
+			spec.Kind = k
+			if k == engine.AlertOldestAge {
+				spec.Threshold = r.dur(p+".threshold", a.Threshold, true)
+			}
 		}
 		if a.Name == "" {
 			r.at(p, "alert %d has no name", i)
@@ -208,6 +224,18 @@ func (r *reader) alerts(path string, as []alert) []engine.AlertSpec {
 		out = append(out, spec)
 	}
 	return out
+}
+
+// orList names the choices for an error: "a", "a or b", "a, b or c".
+func orList[T fmt.Stringer](choices []T) string {
+	var names []string
+	for _, c := range choices {
+		names = append(names, c.String())
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func knobsOf(s *engine.Spec) []string {

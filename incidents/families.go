@@ -1,29 +1,44 @@
 package incidents
 
 import (
-	"sort"
-
 	"inflight/engine"
+	"inflight/engine/families/cashback"
+	"inflight/engine/families/dbdown"
+	"inflight/engine/families/fifowindow"
+	"inflight/engine/families/galewatch"
+	"inflight/engine/families/kafkarestart"
+	"inflight/engine/families/ordering"
+	"inflight/engine/families/stagefront"
 )
 
-// Family is an incident family an incident file can name with `family:`:
-// how to build its system from the knobs, which knobs it reads, and their
-// defaults (a file's `params:` section overrides them).
-type Family struct {
-	New      func(p *engine.Params) engine.Family
-	Knobs    []string
-	Defaults func(p *engine.Params)
+// families is the registry of incident families an incident file can name
+// with `family:`, sorted by name: one line per family, each its package's
+// descriptor (its knobs, their defaults and its constructor). A file's
+// `params:` section overrides the defaults.
+var families = []*engine.Descriptor{
+	&cashback.Descriptor,
+	&dbdown.Descriptor,
+	&fifowindow.Descriptor,
+	&galewatch.Descriptor,
+	&kafkarestart.Descriptor,
+	&ordering.Descriptor,
+	&stagefront.Descriptor,
 }
 
-// families is filled by the family_*.go files' init functions, one line
-// each, and never changed after: the registry of incident families.
-var families = map[string]*Family{}
+// family finds a family by name.
+func family(name string) (*engine.Descriptor, bool) {
+	for _, d := range families {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return nil, false
+}
 
 func familyNames() []string {
-	var names []string
-	for n := range families {
-		names = append(names, n)
+	names := make([]string, len(families))
+	for i, d := range families {
+		names[i] = d.Name
 	}
-	sort.Strings(names)
 	return names
 }

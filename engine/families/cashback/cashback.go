@@ -148,11 +148,6 @@ type crashRec struct {
 	at       engine.Time
 }
 
-// Cashback is Family's former name.
-//
-// Deprecated: use Family.
-type Cashback = Family
-
 // Family is the cashback system's state: plain data, deep-copied by Clone.
 type Family struct {
 	s        *redisstream.Stream
@@ -187,17 +182,7 @@ func New(p *engine.Params) engine.Family {
 	if err := s.XGroupCreate(group, "0"); err != nil {
 		panic(err) // a fresh stream always takes a group
 	}
-	return &Cashback{s: s, alive: true}
-}
-
-// Defaults are the lesson's knobs: 5,000 events, a 1% crash, no dedupe,
-// and a one-second restart.
-func Defaults(p *engine.Params) {
-	p.Events = 5000
-	p.CrashP = 0.01
-	p.Dedupe = DedupeNone
-	p.RestartAfter = engine.Second
-	p.MaxReceives = DefaultMaxReceives
+	return &Family{s: s, alive: true}
 }
 
 // DefaultMaxReceives is the consumer's dead-letter limit unless a run sets
@@ -207,9 +192,6 @@ const DefaultMaxReceives = 10
 
 // DeadStream is where the consumer moves an entry it gives up on.
 const DeadStream = "cashback-events:dead"
-
-// Knobs are the knobs the family reads.
-var Knobs = []string{"events", "crash_p", "dedupe", "restart_after", "max_receives"}
 
 // Clone deep-copies the state.
 func (c *Family) Clone() engine.Family {

@@ -150,12 +150,6 @@ func New(p *engine.Params) engine.Family {
 	return &Family{s: state{busy: -1, dbUp: true}}
 }
 
-// Defaults are the incident's knob values before the file's params.
-func Defaults(p *engine.Params) { p.Breaker = false }
-
-// Knobs are the knobs db-down reads.
-var Knobs = []string{"breaker"}
-
 // Clone deep-copies the state.
 func (f *Family) Clone() engine.Family {
 	c := f.s

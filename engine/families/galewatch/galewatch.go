@@ -96,11 +96,6 @@ type note struct {
 	at      engine.Time
 }
 
-// Galewatch is Family's former name.
-//
-// Deprecated: use Family.
-type Galewatch = Family
-
 // Family is the galewatch system's state: plain data, deep-copied by Clone.
 type Family struct {
 	curFirst [Turbines]engine.Time // each turbine's current run of stored stamps
@@ -125,21 +120,11 @@ type Family struct {
 }
 
 // New builds the family (the incidents registry calls it).
-func New(p *engine.Params) engine.Family { return &Galewatch{} }
-
-// Defaults are the lesson's knobs.
-func Defaults(p *engine.Params) {
-	p.WriteTimeoutP = 0.001
-	p.ClockStep = -6 * engine.Second
-	p.RetryDeadline = DefaultRetryDeadline
-}
+func New(p *engine.Params) engine.Family { return &Family{} }
 
 // DefaultRetryDeadline is how long after taking a reading a turbine still
 // re-sends it, unless a run sets retry_deadline.
 const DefaultRetryDeadline = 10 * engine.Minute
-
-// Knobs are the knobs the family reads.
-var Knobs = []string{"write_timeout_p", "clock_step", "retry_deadline"}
 
 // Clone deep-copies the state: the arrays by value, the two slices.
 func (g *Family) Clone() engine.Family {

@@ -101,11 +101,6 @@ type note struct {
 	failure  bool
 }
 
-// Stagefront is Family's former name.
-//
-// Deprecated: use Family.
-type Stagefront = Family
-
 // Family is the stagefront system's state: plain data, deep-copied by Clone.
 type Family struct {
 	h         holds
@@ -126,25 +121,13 @@ type Family struct {
 
 // New builds the family (the incidents registry calls it).
 func New(p *engine.Params) engine.Family {
-	s := &Stagefront{h: newHolds(People), consumers: make([]consumer, Consumers)}
+	s := &Family{h: newHolds(People), consumers: make([]consumer, Consumers)}
 	for i := range s.consumers {
 		s.consumers[i].hold = -1
 		s.idle = append(s.idle, int16(i))
 	}
 	return s
 }
-
-// Defaults are the sale's knobs.
-func Defaults(p *engine.Params) {
-	p.CrashP = 0.001
-	p.ZeroRowsFail = false
-	p.VisibilityTimeout = 30 * engine.Second
-	p.MaxReceives = 3
-	p.RestartAfter = 2 * engine.Second
-}
-
-// Knobs are the knobs the family reads.
-var Knobs = []string{"crash_p", "zero_rows", "visibility_timeout", "max_receives", "restart_after"}
 
 // Clone deep-copies the state; the holds table copies on write.
 func (s *Family) Clone() engine.Family {

@@ -7,7 +7,7 @@ package engine
 // (Done releases finished messages' memory; an effect on a released one
 // would start its count again.)
 func (w *World) Finish(id int32) {
-	m := w.m(id)
+	m := w.msgForWrite(id)
 	if !m.Held() {
 		return
 	}
@@ -22,7 +22,7 @@ func (w *World) Finish(id int32) {
 // Hold says the system holds message id again after Finish: a record is
 // being read again. Its age still counts from its first publication.
 func (w *World) Hold(id int32) {
-	m := w.m(id)
+	m := w.msgForWrite(id)
 	if m.Held() || m.Status == StUnpublished {
 		return
 	}

@@ -1,0 +1,56 @@
+package incidents
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"inflight/engine"
+)
+
+// TestFamilyDescriptors checks every registered family's descriptor: its
+// knobs exist, once each, and its defaults are of the knob's type and read
+// back unchanged; the registry is sorted and names each family once.
+func TestFamilyDescriptors(t *testing.T) {
+	names := familyNames()
+	if !sort.StringsAreSorted(names) {
+		t.Errorf("registry not sorted: %v", names)
+	}
+	seen := map[string]bool{}
+	for _, d := range families {
+		if err := d.Check(); err != nil {
+			t.Error(err)
+		}
+		if seen[d.Name] {
+			t.Errorf("family %s registered twice", d.Name)
+		}
+		seen[d.Name] = true
+		if d.New == nil {
+			t.Errorf("family %s: no constructor", d.Name)
+		}
+		if d.Doc == "" {
+			t.Errorf("family %s: no doc", d.Name)
+		}
+	}
+}
+
+// An operator's action is one its system declares: the queue's
+// repair_redrive, none for a family that declares none.
+func TestOperatorActionsAreDeclared(t *testing.T) {
+	op := "operators:\n  - {name: script, action: %s, when_dlq: 1}\n"
+	s, err := Parse("tiny.yaml", []byte(minimal+fmt.Sprintf(op, "repair_redrive")))
+	if err != nil || len(s.Operators) != 1 || s.Operators[0].Action != engine.ActionRepairRedrive {
+		t.Fatalf("repair_redrive on the queue: %v %+v", err, s)
+	}
+	if _, err := Parse("tiny.yaml", []byte(minimal+fmt.Sprintf(op, "reboot"))); err == nil || !strings.Contains(err.Error(), `operator action "reboot": want repair_redrive`) {
+		t.Errorf("unknown action on the queue: %v", err)
+	}
+	data, _ := bundled.ReadFile("db-down.yaml")
+	if _, err := Parse("db-down.yaml", append(data, fmt.Sprintf(op, "repair_redrive")...)); err == nil || !strings.Contains(err.Error(), "family db-down has no operator actions") {
+		t.Errorf("repair_redrive on a family: %v", err)
+	}
+	if _, err := Parse("tiny.yaml", []byte(minimal+"alerts:\n  - {name: a, kind: loud}\n")); err == nil || !strings.Contains(err.Error(), `alert kind "loud": want oldest_age or dlq_nonempty`) {
+		t.Errorf("unknown alert kind: %v", err)
+	}
+}
