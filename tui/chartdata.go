@@ -207,16 +207,16 @@ func (m *Model) stopCharts() {
 // reached) and, under a server, waits for a work slot like a long job.
 func (m *Model) runChart(d *chartData, w *engine.World, head []engine.Sample) {
 	// read before the goroutine starts: the model is not shared with it
-	limit, slots, inline := m.shared.Budget.Events, m.shared.slots, m.inline
-	go runChart(d, w, head, limit, slots, inline)
+	limit, slots := m.shared.Budget.Events, m.shared.slots
+	go runChart(d, w, head, limit, slots)
 }
 
-func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, slots chan struct{}, inline time.Duration) {
+func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, slots chan struct{}) {
 	mt := d.meter
-	t0, held := time.Now(), false
+	held := false
 	n := 0
 	mt.Pace = func() error {
-		if slots != nil && !held && time.Since(t0) > inline {
+		if slots != nil && !held && n > slotAfterPaces {
 			select {
 			case slots <- struct{}{}:
 				held = true

@@ -103,17 +103,22 @@ func (j *job) run(work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explo
 	j.x = out
 }
 
-// pacer is the job's Pace: past the inline wait, a job under a server
+// slotAfterPaces is how much work (in Paces, each 256 events: about
+// 100,000 events, some tens of milliseconds) a job under a server does
+// before it needs a work slot. Counted in work, not time, so that a short
+// move on a busy machine never queues behind long jobs.
+const slotAfterPaces = 400
+
+// pacer is the job's Pace: past slotAfterPaces, a job under a server
 // with few work slots waits for one (cancel still works while it waits),
 // and a working job yields now and then so other sessions' keys are
 // answered between its slices.
 func (m *Model) pacer(j *job) func() error {
 	slots := m.shared.slots
-	inline := m.inline
 	n := 0
 	return func() error {
 		n++
-		if slots != nil && !j.slot && time.Since(j.start) > inline {
+		if slots != nil && !j.slot && n > slotAfterPaces {
 			j.waiting.Store(true)
 			select {
 			case slots <- struct{}{}:
