@@ -207,16 +207,16 @@ func (m *Model) stopCharts() {
 // reached) and, under a server, waits for a work slot like a long job.
 func (m *Model) runChart(d *chartData, w *engine.World, head []engine.Sample) {
 	// read before the goroutine starts: the model is not shared with it
-	limit, slots := m.shared.Budget.Events, m.shared.slots
-	go runChart(d, w, head, limit, slots)
+	limit, slots, inline := m.shared.Budget.Events, m.shared.slots, m.inline
+	go runChart(d, w, head, limit, slots, inline)
 }
 
-func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, slots chan struct{}) {
+func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, slots chan struct{}, inline time.Duration) {
 	mt := d.meter
-	held := false
+	t0, held := time.Now(), false
 	n := 0
 	mt.Pace = func() error {
-		if slots != nil && !held && n > slotAfterPaces {
+		if slots != nil && !held && n > slotAfterPaces && time.Since(t0) > inline {
 			select {
 			case slots <- struct{}{}:
 				held = true

@@ -103,22 +103,23 @@ func (j *job) run(work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explo
 	j.x = out
 }
 
-// slotAfterPaces is how much work (in Paces, each 256 events: about
-// 100,000 events, some tens of milliseconds) a job under a server does
-// before it needs a work slot. Counted in work, not time, so that a short
-// move on a busy machine never queues behind long jobs.
-const slotAfterPaces = 400
+// slotAfterPaces is how much work (in Paces, each 256 events: 20,480
+// events, a few milliseconds) a job under a server does before it can
+// need a work slot; it needs one once it has also run past the inline
+// wait. A short move on a busy (or race-checked) machine, slow but small,
+// so never queues behind long jobs.
+const slotAfterPaces = 80
 
 // pacer is the job's Pace: past slotAfterPaces, a job under a server
 // with few work slots waits for one (cancel still works while it waits),
 // and a working job yields now and then so other sessions' keys are
 // answered between its slices.
 func (m *Model) pacer(j *job) func() error {
-	slots := m.shared.slots
+	slots, inline := m.shared.slots, m.inline
 	n := 0
 	return func() error {
 		n++
-		if slots != nil && !j.slot && n > slotAfterPaces {
+		if slots != nil && !j.slot && n > slotAfterPaces && time.Since(j.start) > inline {
 			j.waiting.Store(true)
 			select {
 			case slots <- struct{}{}:
