@@ -54,3 +54,37 @@ func (b *broker) DeadLetters(max int) []DeadLetter {
 	}
 	return out
 }
+
+// setVisible, lease and unlease keep the visible count and the leased
+// list, so that the panes' counts cost O(1).
+func (b *broker) setVisible(id int32, m *Msg) {
+	m.Status = StVisible
+	m.Holder = -1
+	m.Deferred = false
+	b.visible++
+}
+
+func (b *broker) lease(id int32, m *Msg) {
+	if m.Status == StVisible {
+		b.visible--
+	}
+	m.Status = StInFlight
+	b.leased = append(b.leased, id)
+}
+
+func (b *broker) unlease(id int32) {
+	for i, x := range b.leased {
+		if x == id {
+			b.leased = append(b.leased[:i], b.leased[i+1:]...)
+			return
+		}
+	}
+}
+
+// enqueue stamps the message with a world-unique sequence, so any entry an
+// earlier enqueue left in the ring no longer matches it.
+func (b *broker) enqueue(id int32, m *Msg) {
+	b.qseq++
+	m.QSeq = b.qseq
+	b.queue.pushBack(qentry{id, m.QSeq})
+}
