@@ -75,9 +75,9 @@ func (t Time) Brief() string {
 	switch {
 	case s < 60:
 		if d > 0 && d < 10*Second && d%1000 != 0 {
-			return fmt.Sprintf("%.1fs", float64(d)/1000)
+			return strconv.FormatFloat(float64(d)/1000, 'f', 1, 64) + "s"
 		}
-		return fmt.Sprintf("%ds", s)
+		return strconv.FormatInt(s, 10) + "s"
 	case s < 3600 && s%60 == 0:
 		return fmt.Sprintf("%dm", s/60)
 	case s < 3600:

@@ -28,7 +28,10 @@ type paneView struct {
 // them, they are worded again for this frame.
 func (m Model) paneView() paneView {
 	v := paneView{common: m.common, snap: &m.snap, panes: m.snap.panes, w: m.x.World(), spec: m.x.Spec, at: m.at, sel: m.sel}
-	if v.panes == nil || m.snap.fam == nil && !m.snap.panesFor(&m) {
+	switch {
+	case m.snap.fam != nil:
+		v.panes = m.snap.fam
+	case v.panes == nil || !m.snap.panesFor(&m):
 		p := sqs.Panes(v.w, m.queueCursor())
 		v.panes = &p
 	}

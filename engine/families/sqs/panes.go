@@ -2,6 +2,8 @@ package sqs
 
 import (
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 
 	"inflight/engine"
 )
@@ -47,13 +49,20 @@ func queuePane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 	if n := len(delayed); n > 0 {
 		title += fmt.Sprintf(" +%d delayed", n)
 	}
+	// a thousand rows at every frame of full-speed play: appended, not
+	// formatted ("%-8s age %-6s %d× recv")
+	var b []byte
 	row := func(id int32, delayed bool) engine.PaneRow {
 		mm, _ := w.Msg(id)
-		s := fmt.Sprintf("%-8s age %-6s %d× recv", w.MsgName(id), (c.At - mm.Published).Brief(), mm.Receives)
+		b = pad(append(b[:0], w.MsgName(id)...), 0, 8)
+		b = append(b, " age "...)
+		n := len(b)
+		b = pad(append(b, (c.At-mm.Published).Brief()...), n, 6)
+		b = append(strconv.AppendUint(append(b, ' '), uint64(mm.Receives), 10), "× recv"...)
 		if delayed {
-			s += " delay " + (mm.Expiry - c.At).Brief()
+			b = append(append(b, " delay "...), (mm.Expiry - c.At).Brief()...)
 		}
-		return engine.PaneRow{Msg: id, Text: s, Bar: -1}
+		return engine.PaneRow{Msg: id, Text: string(b), Bar: -1}
 	}
 	rows := make([]engine.PaneRow, 0, len(queue)+len(delayed))
 	for _, id := range queue {
@@ -140,16 +149,23 @@ func deadPane(w *engine.World) (string, []engine.PaneRow) {
 	title := fmt.Sprintf("Dead letters %d (work done ×)", w.DLQLen())
 	dead := w.DeadLetters(ListCap)
 	rows := make([]engine.PaneRow, 0, len(dead))
+	// appended, not formatted: "%-8s %s done %d× · %d× recv"
+	var b []byte
 	for _, d := range dead {
-		why := fmt.Sprintf("%d× recv", d.Receives)
-		if d.Poison {
-			why = "raises KeyError"
-		}
-		done, tone := fmt.Sprintf("done %d×", d.Effects), engine.ToneWarn
+		b = pad(append(b[:0], w.MsgName(d.Msg)...), 0, 8)
+		b = append(append(b, ' '), d.At.Short()...)
+		tone := engine.ToneWarn
 		if d.Effects == 0 {
-			done, tone = "work never done", engine.TonePlain
+			b, tone = append(b, " work never done"...), engine.TonePlain
+		} else {
+			b = append(strconv.AppendUint(append(b, " done "...), uint64(d.Effects), 10), "×"...)
 		}
-		rows = append(rows, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-8s %s %s · %s", w.MsgName(d.Msg), d.At.Short(), done, why), Bar: -1, Tone: tone})
+		if d.Poison {
+			b = append(b, " · raises KeyError"...)
+		} else {
+			b = append(strconv.AppendUint(append(b, " · "...), uint64(d.Receives), 10), "× recv"...)
+		}
+		rows = append(rows, engine.PaneRow{Msg: d.Msg, Text: string(b), Bar: -1, Tone: tone})
 	}
 	return title, rows
 }
@@ -197,4 +213,12 @@ func inboxPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 		remark(engine.ToneNote, "")
 	}
 	return title, rows
+}
+
+// pad pads b[from:] with spaces to width runes, as %-*s does.
+func pad(b []byte, from, width int) []byte {
+	for n := utf8.RuneCount(b[from:]); n < width; n++ {
+		b = append(b, ' ')
+	}
+	return b
 }

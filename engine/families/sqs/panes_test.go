@@ -1,6 +1,7 @@
 package sqs_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -51,6 +52,55 @@ func TestBrief(t *testing.T) {
 	} {
 		if got := d.Brief(); got != want {
 			t.Errorf("%d: %q, want %q", d, got, want)
+		}
+	}
+}
+
+// The queue's rows read as the format they replace.
+func TestQueueRowFormat(t *testing.T) {
+	w := familytest.WorldAt(t, familytest.Incident(t, "christmas-friday"), 1, nil, "16:51:30")
+	at := w.Now + 1500
+	p := sqs.Panes(w, sqs.Cursor{At: at, Sel: -1})
+	if len(p.Queue) == 0 {
+		t.Fatal("nothing waiting")
+	}
+	for _, r := range p.Queue {
+		m, _ := w.Msg(r.Msg)
+		want := fmt.Sprintf("%-8s age %-6s %d× recv", w.MsgName(r.Msg), (at - m.Published).Brief(), m.Receives)
+		if m.Deferred {
+			want += " delay " + (m.Expiry - at).Brief()
+		}
+		if r.Text != want {
+			t.Fatalf("row %q, want %q", r.Text, want)
+		}
+	}
+}
+
+// The dead letter rows read as the format they replace.
+func TestDeadRowFormat(t *testing.T) {
+	for _, c := range [][2]string{{"christmas-friday", "17:30:00"}, {"thursday", "20:30:00"}} {
+		deadRows(t, familytest.WorldAt(t, familytest.Incident(t, c[0]), 1, nil, c[1]))
+	}
+}
+
+func deadRows(t *testing.T, w *engine.World) {
+	t.Helper()
+	p := sqs.Panes(w, sqs.Cursor{At: w.Now, Sel: -1})
+	dead := w.DeadLetters(sqs.ListCap)
+	if len(dead) == 0 || len(p.DLQ) != len(dead) {
+		t.Fatalf("%d dead letter rows for %d", len(p.DLQ), len(dead))
+	}
+	for i, d := range dead {
+		why := fmt.Sprintf("%d× recv", d.Receives)
+		if d.Poison {
+			why = "raises KeyError"
+		}
+		done := fmt.Sprintf("done %d×", d.Effects)
+		if d.Effects == 0 {
+			done = "work never done"
+		}
+		if want := fmt.Sprintf("%-8s %s %s · %s", w.MsgName(d.Msg), d.At.Short(), done, why); p.DLQ[i].Text != want {
+			t.Fatalf("row %q, want %q", p.DLQ[i].Text, want)
 		}
 	}
 }
