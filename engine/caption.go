@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -15,7 +16,7 @@ func (w *World) MsgName(id int32) string {
 	if label == "" {
 		label = "message"
 	}
-	return fmt.Sprintf("%s %d", label, id)
+	return label + " " + strconv.FormatInt(int64(id), 10)
 }
 
 func (w *World) workerName(i int16) string {

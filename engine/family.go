@@ -83,12 +83,38 @@ type Panes struct {
 // PaneRow is one line of a pane. Msg (or -1) lets the explorer select the
 // message; Bar in [0,1] draws a countdown (negative: none); Mark is a word
 // that must survive without colour ("COPY 2", "LOST").
+//
+// A lease's countdown is drawn exactly instead: when Of > 0 the bar is
+// Left of Of, between Text and Tail, as wide as the pane allows (3 to 20
+// cells), and Bar is not read. Tone colours the whole row.
 type PaneRow struct {
 	Msg  int32
 	Text string
 	Mark string
 	Bar  float64
+	Left Duration
+	Of   Duration
+	Tail string
+	Tone Tone
 }
+
+// Tone is how a pane row reads.
+type Tone uint8
+
+const (
+	// TonePlain is an ordinary row.
+	TonePlain Tone = iota
+	// ToneDim is a quiet row: a remark in the list ("no email yet").
+	ToneDim
+	// ToneWarn is a row to notice: work done for a dead letter.
+	ToneWarn
+	// ToneBad is a row that shows the failure: a superseded handler, a
+	// duplicate email.
+	ToneBad
+	// ToneNote is a dim remark drawn from the pane's left edge, outside
+	// the column that marks the selected message ("nothing leased").
+	ToneNote
+)
 
 // Family returns the world's family, or nil for the SQS-like queue.
 func (w *World) Family() Family { return w.fam }

@@ -48,32 +48,6 @@ func (w *World) startWorkers() {
 	w.wake()
 }
 
-func (w *World) setVisible(id int32, m *Msg) {
-	m.Status = StVisible
-	m.Holder = -1
-	m.Deferred = false
-	w.visible++
-}
-
-// setVisible, lease and unlease keep the visible count and the leased
-// list, so that the panes' counts cost O(1).
-func (w *World) lease(id int32, m *Msg) {
-	if m.Status == StVisible {
-		w.visible--
-	}
-	m.Status = StInFlight
-	w.leased = append(w.leased, id)
-}
-
-func (w *World) unlease(id int32) {
-	for i, x := range w.leased {
-		if x == id {
-			w.leased = append(w.leased[:i], w.leased[i+1:]...)
-			return
-		}
-	}
-}
-
 // wake asks for a dispatch at the current time: workers poll continuously,
 // so a visible message and an idle worker meet at once.
 func (w *World) wake() {
@@ -101,14 +75,6 @@ func (w *World) head() int32 {
 		w.queue.popFront() // stale: delivered, deleted, dead-lettered or requeued
 	}
 	return -1
-}
-
-// enqueue stamps the message with a world-unique sequence, so any entry an
-// earlier enqueue left in the ring no longer matches it.
-func (w *World) enqueue(id int32, m *Msg) {
-	w.qseq++
-	m.QSeq = w.qseq
-	w.queue.pushBack(qentry{id, m.QSeq})
 }
 
 func (w *World) dispatch() {

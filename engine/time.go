@@ -64,6 +64,28 @@ func (t Time) Short() string {
 	return strings.TrimSuffix(c, ".")
 }
 
+// Brief formats a span for a pane row: "4.2s" under ten seconds, "45s",
+// "3m", "3m05s", "2h07m"; negative spans take a minus sign.
+func (t Time) Brief() string {
+	d := t
+	if d < 0 {
+		return "-" + (-d).Brief()
+	}
+	s := int64(d) / 1000
+	switch {
+	case s < 60:
+		if d > 0 && d < 10*Second && d%1000 != 0 {
+			return strconv.FormatFloat(float64(d)/1000, 'f', 1, 64) + "s"
+		}
+		return strconv.FormatInt(s, 10) + "s"
+	case s < 3600 && s%60 == 0:
+		return fmt.Sprintf("%dm", s/60)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
+}
+
 // Seconds is t as fractional seconds, for figures such as max_oldest_age_s.
 func (t Time) Seconds() float64 { return float64(t) / 1000 }
 

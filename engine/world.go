@@ -163,31 +163,23 @@ type World struct {
 	soonHead int
 	live     int // scheduled non-background steps
 	msgs     cowVec[Msg]
-	queue    deque   // standard: visible ids; ordered: every held id in order
-	qseq     uint32  // enqueue stamps handed out
-	leased   []int32 // in-flight ids, for the in-flight pane
-	visible  int     // messages in StVisible
-	idle     int     // workers in WIdle
-	workers  []Worker
-	dlq      cowVec[DeadLetter]
 	dlqLen   int
 	// deleted messages, those with an effect, and those without one that a
 	// handler is still running on: the counts behind States
 	gone, goneDone, goneWorked int64
-	// countOnly: keep only counts of dead letters, not the letters. A
-	// headless run that no operator redrives keeps memory flat this way.
-	countOnly bool
+
+	// broker is the SQS-like queue's own state (see broker.go); its
+	// fields and readers are promoted while the queue's model still runs
+	// in the world
+	broker
 
 	S          Stats  // the run's counters, behind the summary's figures
 	AlertAt    []Time // per spec.Alerts: first firing, or -1
 	WouldAt    []Time // per spec.WouldHave
 	opDone     []bool
-	srcSent    []int // per source: messages it has published
 	budgetHit  int64 // the event budget that stopped the run, or 0
-	revived    int   // dispatches only the settled-state guard started
 	oldest     int   // cursor: no id below it is held
 	ageCheckAt Time
-	dispatchOn bool
 	pending    []Setting // a fork's knob changes, applied at its first step
 	applied    []Setting // the last changes applied, for the knob event's caption
 	override   *DecisionOverride
@@ -212,14 +204,10 @@ func (w *World) Clone() *World {
 	c.soon = append([]item(nil), w.soon[w.soonHead:]...)
 	c.soonHead = 0
 	c.msgs = w.msgs.clone()
-	c.dlq = w.dlq.clone()
-	c.queue = w.queue.clone()
-	c.leased = append([]int32(nil), w.leased...)
-	c.workers = append([]Worker(nil), w.workers...)
+	c.broker = w.broker.clone()
 	c.AlertAt = append([]Time(nil), w.AlertAt...)
 	c.WouldAt = append([]Time(nil), w.WouldAt...)
 	c.opDone = append([]bool(nil), w.opDone...)
-	c.srcSent = append([]int(nil), w.srcSent...)
 	c.pending = append([]Setting(nil), w.pending...)
 	if w.override != nil {
 		o := *w.override
@@ -249,15 +237,6 @@ func (w *World) msgForWrite(id int32) *Msg { return w.msgs.mut(int(id), w.owner)
 // Published is the number of messages published so far.
 func (w *World) Published() int { return w.msgs.n }
 
-// Workers lists the workers (read-only).
-func (w *World) Workers() []Worker { return w.workers }
-
-// Leased lists the ids of messages in flight (read-only).
-func (w *World) Leased() []int32 { return w.leased }
-
-// QueueLen is the number of messages waiting in the queue (visible).
-func (w *World) QueueLen() int { return w.visible }
-
 // Queue lists up to max waiting message ids in queue order.
 func (w *World) Queue(max int) []int32 {
 	var out []int32
@@ -272,17 +251,6 @@ func (w *World) Queue(max int) []int32 {
 
 // DLQLen is the number of messages in the dead letter queue now.
 func (w *World) DLQLen() int { return w.dlqLen }
-
-// DeadLetters lists up to max dead letters still in the DLQ, newest first.
-func (w *World) DeadLetters(max int) []DeadLetter {
-	var out []DeadLetter
-	for i := w.dlq.n - 1; i >= 0 && len(out) < max; i-- {
-		if d, ok := w.dlq.at(i); ok && !d.Redriven {
-			out = append(out, d)
-		}
-	}
-	return out
-}
 
 // Spec is the incident the world runs.
 func (w *World) Spec() *Spec { return w.spec }

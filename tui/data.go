@@ -2,6 +2,7 @@ package tui
 
 import (
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 // snap is what the panes draw, read from the explorer after every move so
@@ -10,11 +11,6 @@ type snap struct {
 	br         *engine.Branch
 	pos        int64
 	recent     []engine.Entry // events before the cursor, oldest first
-	queue      []int32        // visible ids in queue order (capped)
-	delayed    []int32        // handed back with a delay
-	leased     []int32        // leased to a worker
-	stale      []int          // busy workers whose lease has passed to another
-	dead       []engine.DeadLetter
 	busy       int
 	lost       int64
 	oldest     engine.Duration // the oldest held message's age, 0 none
@@ -24,6 +20,30 @@ type snap struct {
 	effects    []engine.Entry // every customer's recent emails
 	selectable []int32
 	fam        *engine.Panes // a family incident's panes; nil for the queue
+	panes      *engine.Panes // what the panes draw: fam, or the queue's
+	// the queue's panes were worded at this clock and selection
+	panesAt  engine.Time
+	panesSel int32
+}
+
+// panesFor reports whether the queue's panes were worded for m's clock and
+// selection.
+func (s *snap) panesFor(m *Model) bool { return s.panesAt == m.at && s.panesSel == m.sel }
+
+// queueCursor is what the queue's panes read besides the world.
+func (m *Model) queueCursor() sqs.Cursor {
+	return sqs.Cursor{At: m.at, Sel: m.sel, Inbox: m.snap.inbox, Effects: m.snap.effects}
+}
+
+// refreshQueuePanes words the queue's panes again when the world, the
+// clock or the selection moved (a family's are read in refresh).
+func (m *Model) refreshQueuePanes(force bool) {
+	s := &m.snap
+	if s.fam != nil || !force && s.panes != nil && s.panesFor(m) {
+		return
+	}
+	p := sqs.Panes(m.x.World(), m.queueCursor())
+	s.panes, s.panesAt, s.panesSel = &p, m.at, m.sel
 }
 
 const (
@@ -67,28 +87,14 @@ func (m *Model) refresh(full bool) {
 	s.fam = nil
 	if f := w.Family(); f != nil {
 		p := f.Panes(w)
-		s.fam = &p
-	}
-	s.queue = w.Queue(listCap)
-	s.delayed, s.leased, s.stale = s.delayed[:0], s.leased[:0], s.stale[:0]
-	for _, id := range w.Leased() {
-		if mm, ok := w.Msg(id); ok && mm.Deferred {
-			s.delayed = append(s.delayed, id)
-		} else {
-			s.leased = append(s.leased, id)
-		}
+		s.fam, s.panes = &p, &p
 	}
 	s.busy = 0
-	for i, wk := range w.Workers() {
-		if wk.State != engine.WBusy {
-			continue
-		}
-		s.busy++
-		if mm, ok := w.Msg(wk.Msg); !ok || mm.Holder != int16(i) || mm.Status != engine.StInFlight {
-			s.stale = append(s.stale, i)
+	for _, wk := range w.Workers() {
+		if wk.State == engine.WBusy {
+			s.busy++
 		}
 	}
-	s.dead = w.DeadLetters(listCap)
 	s.lost = w.States().Lost
 	// OldestAge moves the broker's oldest-message cursor: read here, in
 	// Update, so that View changes nothing
@@ -113,25 +119,8 @@ func (m *Model) refresh(full bool) {
 		}
 	}
 
-	s.selectable = s.selectable[:0]
-	if s.fam != nil {
-		s.selectable = append(s.selectable, famSelectable(s.fam)...)
-		return
-	}
-	add := func(ids []int32, n int) {
-		for i := 0; i < len(ids) && i < n; i++ {
-			s.selectable = append(s.selectable, ids[i])
-		}
-	}
-	add(s.queue, 100)
-	add(s.delayed, 100)
-	add(s.leased, 100)
-	for _, i := range s.stale {
-		s.selectable = append(s.selectable, w.Workers()[i].Msg)
-	}
-	for i := 0; i < len(s.dead) && i < 100; i++ {
-		s.selectable = append(s.selectable, s.dead[i].Msg)
-	}
+	m.refreshQueuePanes(true)
+	s.selectable = append(s.selectable[:0], famSelectable(s.panes)...)
 }
 
 // refreshInbox rereads the selected customer's emails up to the cursor.

@@ -9,18 +9,19 @@ import (
 	"inflight/engine"
 )
 
-// A family incident (a Redis stream, a database, Kafka: see engine.Family)
-// words its own panes: the explorer draws the rows it is given, in the
-// system's terms, and keeps what every incident shares — the chart, the
-// status line, the timeline, the life story, forks and compare.
+// Every incident words its own panes (engine.Panes): a family (a Redis
+// stream, a database, Kafka: see engine.Family) through Family.Panes, the
+// SQS-like queue through sqs.Panes. The explorer draws the rows it is
+// given, in the system's terms, and keeps what every incident shares — the
+// chart, the status line, the timeline, the life story, forks and compare.
 
 // isFamily reports whether the incident under the cursor is not the
 // SQS-like queue.
 func (m Model) isFamily() bool { return m.x.World().Family() != nil }
 
-// famRows is one pane's rows of a family incident.
+// famRows is one pane's rows.
 func (v paneView) famRows(p pane) (string, []engine.PaneRow) {
-	f := v.snap.fam
+	f := v.panes
 	switch p {
 	case paneQueue:
 		return f.QueueTitle, f.Queue
@@ -32,7 +33,7 @@ func (v paneView) famRows(p pane) (string, []engine.PaneRow) {
 	return f.InboxTitle, f.Inbox
 }
 
-// famPane draws a family's pane p: each row's text, its countdown bar when
+// famPane draws pane p: each row's text, its countdown bar when
 // it has one, and its mark as a word that survives without colour.
 func (v paneView) famPane(p pane, w, limit int) (title string, lines []string, ids []int32, total int) {
 	title, rows := v.famRows(p)
@@ -55,7 +56,22 @@ func (v paneView) famPane(p pane, w, limit int) (title string, lines []string, i
 // famRow is one row: the mark goes first when the pane is narrow, so that
 // truncation never hides it.
 func (v paneView) famRow(r engine.PaneRow, w int) string {
+	if r.Tone == engine.ToneNote {
+		return v.st.Dim.Render(r.Text)
+	}
 	text := r.Text
+	if r.Of > 0 {
+		bw := max(3, min(w-len(text)-len(r.Tail)-2, 20))
+		text += bar(r.Left, r.Of, bw) + r.Tail
+	}
+	switch r.Tone {
+	case engine.ToneDim:
+		text = v.st.Dim.Render(text)
+	case engine.ToneWarn:
+		text = v.st.Warn.Render(text)
+	case engine.ToneBad:
+		text = v.st.Bad.Render(text)
+	}
 	mark := ""
 	if r.Mark != "" {
 		mark = v.st.Bad.Render(r.Mark)
@@ -64,7 +80,7 @@ func (v paneView) famRow(r engine.PaneRow, w int) string {
 	if r.Mark != "" {
 		room -= lipgloss.Width(r.Mark) + 1
 	}
-	if r.Bar >= 0 && room >= 6 {
+	if r.Of <= 0 && r.Bar >= 0 && room >= 6 {
 		bw := min(room-1, 20)
 		text += " " + barFrac(r.Bar, bw)
 		room -= bw + 1

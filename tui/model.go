@@ -179,6 +179,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.code.code = m.x.Code().String()
 		}
 	}
+	m.refreshQueuePanes(false) // the clock or the selection may have moved
 	m.publish()
 	m.sizeScreens()
 	if c := m.watchChart(); c != nil {

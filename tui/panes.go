@@ -5,44 +5,43 @@ import (
 	"strings"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 // paneView is what the four state panes draw from, built for one frame:
-// the snapshot Update took, the world it was read from (read, never
-// moved), the displayed clock and the selected message. Each pane is a
-// method in its own file: queue.go, inflight.go, deadletters.go,
-// inbox.go, and family.go for a family incident's panes. The root keeps
-// the scroll offsets, since the mouse moves them.
+// the rows the engine worded (engine.Panes, read in Update), the world
+// they were read from (read, never moved), the displayed clock and the
+// selected message. family.go draws the rows; the root keeps the scroll
+// offsets, since the mouse moves them.
 type paneView struct {
 	common
-	snap *snap
-	w    *engine.World
-	spec *engine.Spec
-	at   engine.Time
-	sel  int32
+	snap  *snap
+	panes *engine.Panes
+	w     *engine.World
+	spec  *engine.Spec
+	at    engine.Time
+	sel   int32
 }
 
-// paneView is the panes' view of the cursor.
+// paneView is the panes' view of the cursor. The queue's rows age with the
+// displayed clock: when the clock or the selection moved since Update read
+// them, they are worded again for this frame.
 func (m Model) paneView() paneView {
-	return paneView{common: m.common, snap: &m.snap, w: m.x.World(), spec: m.x.Spec, at: m.at, sel: m.sel}
+	v := paneView{common: m.common, snap: &m.snap, panes: m.snap.panes, w: m.x.World(), spec: m.x.Spec, at: m.at, sel: m.sel}
+	switch {
+	case m.snap.fam != nil:
+		v.panes = m.snap.fam
+	case v.panes == nil || !m.snap.panesFor(&m):
+		p := sqs.Panes(v.w, m.queueCursor())
+		v.panes = &p
+	}
+	return v
 }
 
 // pane is pane p's title, its first rows up to limit with the message on
-// each (-1 none; none at all for the queue's inbox), and its length.
+// each (-1 none), and its length.
 func (v paneView) pane(p pane, w, limit int) (title string, lines []string, ids []int32, total int) {
-	if v.snap.fam != nil {
-		return v.famPane(p, w, limit)
-	}
-	switch p {
-	case paneQueue:
-		return v.queuePane(w, limit)
-	case paneFlight:
-		return v.flightPane(w)
-	case paneDead:
-		return v.deadPane(w, limit)
-	}
-	title, lines = v.inboxPane(w)
-	return title, lines, nil, len(lines)
+	return v.famPane(p, w, limit)
 }
 
 // renderPane draws a titled, scrolled list exactly w×h. lines holds the

@@ -3,10 +3,10 @@
 // strictly ordered FIFO group, leases, a dead letter queue, single-threaded
 // workers on boxes and a provider behind them.
 //
-// The package holds the queue's descriptor: the knobs it reads, typed,
-// with their defaults. Its model still runs inside engine.World
-// (engine/model.go); the descriptor's New is nil until the model moves
-// here.
+// The package holds the queue's descriptor (the knobs it reads, typed,
+// with their defaults) and its panes (Panes, in the shape of a family's).
+// Its model still runs inside engine.World (engine/model.go); the
+// descriptor's New is nil until the model moves here.
 package sqs
 
 import "inflight/engine"

@@ -1,0 +1,224 @@
+package sqs
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"inflight/engine"
+)
+
+// ListCap bounds the rows read from the queue and from the dead letter
+// queue for the panes: either may hold millions of messages.
+const ListCap = 1000
+
+// Cursor is what the queue's panes show besides the world's state: the
+// explorer's displayed clock and selection, and the emails it read from
+// the trace up to its cursor.
+type Cursor struct {
+	At      engine.Time    // the displayed clock, at or after the world's
+	Sel     int32          // the selected message, -1 none
+	Inbox   []engine.Entry // the selected customer's emails, oldest first
+	Effects []engine.Entry // every customer's latest emails, newest first
+}
+
+// Panes words the queue for the explorer, in the shape a family's panes
+// take: the queue, the leases, the dead letter queue, the customer's
+// inbox.
+func Panes(w *engine.World, c Cursor) engine.Panes {
+	var p engine.Panes
+	p.QueueTitle, p.Queue = queuePane(w, c)
+	p.InFlightTitle, p.InFlight = flightPane(w, c)
+	p.DLQTitle, p.DLQ = deadPane(w)
+	p.InboxTitle, p.Inbox = inboxPane(w, c)
+	return p
+}
+
+// queuePane lists the messages waiting: visible ones in queue order, then
+// the ones handed back with a delay. Each row: id, age, deliveries so far,
+// remaining delay.
+func queuePane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
+	queue := w.Queue(ListCap)
+	var delayed []int32
+	for _, id := range w.Leased() {
+		if mm, ok := w.Msg(id); ok && mm.Deferred {
+			delayed = append(delayed, id)
+		}
+	}
+	title := fmt.Sprintf("Queue %d", w.QueueLen())
+	if n := len(delayed); n > 0 {
+		title += fmt.Sprintf(" +%d delayed", n)
+	}
+	// a thousand rows at every frame of full-speed play: appended, not
+	// formatted ("%-8s age %-6s %d× recv")
+	var b []byte
+	row := func(id int32, delayed bool) engine.PaneRow {
+		mm, _ := w.Msg(id)
+		b = pad(append(b[:0], w.MsgName(id)...), 0, 8)
+		b = append(b, " age "...)
+		n := len(b)
+		b = pad(append(b, (c.At-mm.Published).Brief()...), n, 6)
+		b = append(strconv.AppendUint(append(b, ' '), uint64(mm.Receives), 10), "× recv"...)
+		if delayed {
+			b = append(append(b, " delay "...), (mm.Expiry - c.At).Brief()...)
+		}
+		return engine.PaneRow{Msg: id, Text: string(b), Bar: -1}
+	}
+	rows := make([]engine.PaneRow, 0, len(queue)+len(delayed))
+	for _, id := range queue {
+		rows = append(rows, row(id, false))
+	}
+	for _, id := range delayed {
+		rows = append(rows, row(id, true))
+	}
+	return title, rows
+}
+
+// flightPane lists the leases: message, worker and box, a countdown bar to
+// the lease's expiry; then the workers still running a handler on a
+// message whose lease has already passed to somebody else — superseded.
+func flightPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
+	workers := w.Workers()
+	var leased []int32
+	for _, id := range w.Leased() {
+		if mm, ok := w.Msg(id); !ok || !mm.Deferred {
+			leased = append(leased, id)
+		}
+	}
+	var stale []int
+	for i, wk := range workers {
+		if wk.State != engine.WBusy {
+			continue
+		}
+		if mm, ok := w.Msg(wk.Msg); !ok || mm.Holder != int16(i) || mm.Status != engine.StInFlight {
+			stale = append(stale, i)
+		}
+	}
+	title := fmt.Sprintf("In flight %d", len(leased))
+	if n := len(stale); n > 0 {
+		title += fmt.Sprintf(" · %d superseded", n)
+	}
+	vt := w.P.VisibilityTimeout
+	var rows []engine.PaneRow
+	for _, id := range leased {
+		mm, _ := w.Msg(id)
+		who := "?"
+		if h := int(mm.Holder); h >= 0 && h < len(workers) {
+			who = workers[h].Name + "@" + workers[h].Box
+		}
+		left := mm.Expiry - c.At
+		rows = append(rows, engine.PaneRow{
+			Msg:  id,
+			Text: fmt.Sprintf("%-8s %-4s #%d ", w.MsgName(id), who, mm.Receives),
+			Bar:  -1,
+			Left: left,
+			Of:   max(vt, mm.Expiry-mm.LeaseAt),
+			Tail: " " + left.Brief(),
+		})
+	}
+	for _, i := range stale {
+		wk := workers[i]
+		s := fmt.Sprintf("%-8s %s@%s #%d SUPERSEDED, still calling (its lease ended %s)", w.MsgName(wk.Msg), wk.Name, wk.Box, wk.Delivery, wk.LeaseEnd.Short())
+		if wk.Wedged {
+			s = fmt.Sprintf("%-8s %s@%s WEDGED: the call never returns", w.MsgName(wk.Msg), wk.Name, wk.Box)
+		}
+		rows = append(rows, engine.PaneRow{Msg: wk.Msg, Text: s, Bar: -1, Tone: engine.ToneBad})
+	}
+	if len(rows) == 0 {
+		idle, off := 0, 0
+		for _, wk := range workers {
+			switch wk.State {
+			case engine.WIdle:
+				idle++
+			case engine.WOff:
+				off++
+			}
+		}
+		msg := fmt.Sprintf("nothing leased · %d of %d workers idle", idle, len(workers))
+		if off == len(workers) {
+			msg = fmt.Sprintf("nothing leased · %d workers start at %s", off, w.Spec().Workers.Start.Short())
+		}
+		rows = append(rows, engine.PaneRow{Msg: -1, Text: msg, Bar: -1, Tone: engine.ToneNote})
+	}
+	return title, rows
+}
+
+// deadPane lists the dead letter queue, newest first: when each message
+// moved and why, and how many times its work was done anyway.
+func deadPane(w *engine.World) (string, []engine.PaneRow) {
+	title := fmt.Sprintf("Dead letters %d (work done ×)", w.DLQLen())
+	dead := w.DeadLetters(ListCap)
+	rows := make([]engine.PaneRow, 0, len(dead))
+	// appended, not formatted: "%-8s %s done %d× · %d× recv"
+	var b []byte
+	for _, d := range dead {
+		b = pad(append(b[:0], w.MsgName(d.Msg)...), 0, 8)
+		b = append(append(b, ' '), d.At.Short()...)
+		tone := engine.ToneWarn
+		if d.Effects == 0 {
+			b, tone = append(b, " work never done"...), engine.TonePlain
+		} else {
+			b = append(strconv.AppendUint(append(b, " done "...), uint64(d.Effects), 10), "×"...)
+		}
+		if d.Poison {
+			b = append(b, " · raises KeyError"...)
+		} else {
+			b = append(strconv.AppendUint(append(b, " · "...), uint64(d.Receives), 10), "× recv"...)
+		}
+		rows = append(rows, engine.PaneRow{Msg: d.Msg, Text: string(b), Bar: -1, Tone: tone})
+	}
+	return title, rows
+}
+
+// inboxPane is the customer's side: the selected customer's confirmations
+// with their times, every copy after the first marked; then every
+// customer's latest emails. Its rows select nothing. With nobody selected
+// and no email sent it is blank.
+func inboxPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
+	label := "nobody selected"
+	if c.Sel >= 0 {
+		label = w.MsgName(c.Sel)
+	}
+	title := "Inbox: " + label
+	email := func(e engine.Entry) engine.PaneRow {
+		s := fmt.Sprintf("%s %s", e.Event.T.Short(), w.MsgName(e.Event.Msg))
+		if e.Event.Aux > 1 {
+			return engine.PaneRow{Msg: -1, Text: fmt.Sprintf("%s COPY %d", s, e.Event.Aux), Bar: -1, Tone: engine.ToneBad}
+		}
+		return engine.PaneRow{Msg: -1, Text: s, Bar: -1}
+	}
+	var rows []engine.PaneRow
+	for _, e := range c.Inbox {
+		rows = append(rows, email(e))
+	}
+	remark := func(tone engine.Tone, s string) {
+		rows = append(rows, engine.PaneRow{Msg: -1, Text: s, Bar: -1, Tone: tone})
+	}
+	switch {
+	case c.Sel < 0:
+	case int(c.Sel) >= w.Published():
+		remark(engine.ToneDim, "not ordered yet")
+	case len(c.Inbox) == 0:
+		remark(engine.ToneDim, "no email yet")
+	case len(c.Inbox) > 1:
+		remark(engine.ToneBad, fmt.Sprintf("%d identical emails, one order", len(c.Inbox)))
+	}
+	if len(c.Effects) > 0 {
+		remark(engine.ToneNote, "── all customers, newest first")
+		for _, e := range c.Effects {
+			rows = append(rows, email(e))
+		}
+	}
+	if len(rows) == 0 {
+		remark(engine.ToneNote, "")
+	}
+	return title, rows
+}
+
+// pad pads b[from:] with spaces to width runes, as %-*s does.
+func pad(b []byte, from, width int) []byte {
+	for n := utf8.RuneCount(b[from:]); n < width; n++ {
+		b = append(b, ' ')
+	}
+	return b
+}
