@@ -184,7 +184,10 @@ func TestForkDecision(t *testing.T) {
 	if !strings.Contains(m.View(), "late ack for order 14") {
 		t.Fatal("fork form does not show the decision at the cursor")
 	}
-	m = press(m, "right", "right") // as it was → refuse → accept
+	if m.fork.row != 1 || m.fork.knobs[0].Name != "visibility_timeout" {
+		t.Fatalf("focus on row %d, not on visibility_timeout", m.fork.row)
+	}
+	m = press(m, "up", "right", "right") // ↑ wraps to the decision; as it was → refuse → accept
 	m = press(m, "enter")
 	if m.state != stateMain || len(m.x.Branches()) != 2 {
 		t.Fatalf("fork: state %s, %d branches", m.state, len(m.x.Branches()))
@@ -199,23 +202,108 @@ func TestForkDecision(t *testing.T) {
 	}
 }
 
+// TestReadmeForkInTenKeys plays the README's fork — "raise the visibility
+// timeout to 60 s from 19:52" — from the start screen and counts the keys.
+func TestReadmeForkInTenKeys(t *testing.T) {
+	keys := []string{"]", "f", "6", "0", "s", "enter"}
+	if len(keys) > 10 {
+		t.Fatalf("%d keystrokes", len(keys))
+	}
+	m := press(start(t), keys...)
+	if m.state != stateMain {
+		t.Fatalf("state %s: %s", m.state, m.fork.err)
+	}
+	b := m.x.Branch()
+	if b.Parent == nil || b.ForkAt != clock(t, "19:52:00") || len(b.Changes) != 1 || b.Changes[0] != (engine.Setting{Knob: "visibility_timeout", Value: "60s"}) || b.Override != nil {
+		t.Fatalf("branch %q at %s: changes %+v, override %+v", b.Name, b.ForkAt.Short(), b.Changes, b.Override)
+	}
+	if h := m.viewHeader(); !strings.Contains(h, "visibility_timeout=60s") {
+		t.Fatalf("header %q", h)
+	}
+	// the change takes effect with the branch's next event
+	m = press(m, "l", "l")
+	if m.x.World().P.VisibilityTimeout != 60*engine.Second {
+		t.Fatalf("visibility timeout in force %v", m.x.World().P.VisibilityTimeout)
+	}
+	// the form on the branch shows the value as written, not 1m0s
+	m = press(m, "f")
+	if v := m.fork.inputs[0].Value(); v != "60s" {
+		t.Fatalf("the form shows %q", v)
+	}
+}
+
+// TestForkFormFilterAndDecision: ↑/↓ wrap, `/` filters knobs by name, and a
+// decision takes a typed value outside the choices offered.
+func TestForkFormFilterAndDecision(t *testing.T) {
+	m := press(start(t), "]", "]", "]", "f")
+	rows := m.fork.rows()
+	m = press(m, "up")
+	if m.fork.row != 0 {
+		t.Fatalf("↑ from the first knob: row %d", m.fork.row)
+	}
+	m = press(m, "up")
+	if m.fork.row != rows[len(rows)-1] {
+		t.Fatalf("↑ from the top does not wrap: row %d", m.fork.row)
+	}
+	m = press(m, "down")
+	if m.fork.row != 0 {
+		t.Fatalf("↓ from the bottom does not wrap: row %d", m.fork.row)
+	}
+	m = press(m, "/")
+	m = typeText(m, "heart")
+	m = press(m, "enter")
+	if k := m.fork.knobs[m.fork.row-1].Name; k != "heartbeat" || len(m.fork.rows()) != 3 {
+		t.Fatalf("filter heart: on %s, rows %v", k, m.fork.rows())
+	}
+	if v := m.View(); strings.Contains(v, "latency_min") {
+		t.Fatal("the filter shows other knobs")
+	}
+	m = press(m, "esc")
+	if m.state != stateFork || len(m.fork.rows()) != len(rows) {
+		t.Fatal("esc did not clear the filter first")
+	}
+}
+
+// TestForkDecisionTyped forces a provider latency to a typed value
+// outside the knobs' range, which the form shows.
+func TestForkDecisionTyped(t *testing.T) {
+	m := start(t)
+	for i := 0; i < 50; i++ {
+		m = press(m, "n", "f")
+		if m.fork.dec != nil && m.fork.dec.Decision.Kind == engine.DecLatency {
+			break
+		}
+		m = press(m, "esc")
+	}
+	if m.fork.dec == nil || m.fork.dec.Decision.Kind != engine.DecLatency {
+		t.Fatal("no latency decision")
+	}
+	if v := m.View(); !strings.Contains(v, "the knobs allow 31 s–40 s") {
+		t.Fatalf("the form does not show the range:\n%s", v)
+	}
+	m = press(m, "up")
+	m = typeText(m, "5s")
+	m = press(m, "enter")
+	b := m.x.Branch()
+	if m.state != stateMain || b.Override == nil || b.Override.Value != int64(5*engine.Second) {
+		t.Fatalf("state %s (%s), override %+v", m.state, m.fork.err, b.Override)
+	}
+	if !strings.Contains(b.Name, "latency=5s") {
+		t.Fatalf("branch name %q", b.Name)
+	}
+}
+
 func TestForkKnob(t *testing.T) {
 	m := press(start(t), "/")
 	m = typeText(m, "19:52:00")
 	m = press(m, "enter", "f")
-	// down to visibility_timeout: row 0 is the decision, knobs are sorted
-	for i, k := range m.fork.knobs {
-		if k.Name == "visibility_timeout" {
-			for j := m.fork.row; j < i+1; j++ {
-				m = press(m, "down")
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		m = press(m, "backspace")
-	}
+	// the focus is on visibility_timeout, the featured knob; typing
+	// replaces its value
 	m = typeText(m, "60s")
-	m = press(m, "tab", "tab", "tab", "tab", "tab", "tab")
+	if v := m.fork.inputs[0].Value(); v != "60s" {
+		t.Fatalf("typed 60s over 30s: %q", v)
+	}
+	m = press(m, "up", "up") // wraps: the decision, then the name
 	m = typeText(m, "vt60")
 	m = press(m, "enter")
 	if m.state != stateMain {
