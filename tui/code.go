@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"io"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -19,6 +21,21 @@ type codeView struct {
 func (m *Model) openCode() {
 	m.code = codeView{common: m.common, keys: closeKeyMap{Close: binding([]string{"esc", "enter", "q", "y"}, "esc", "close")}, code: m.x.Code().String()}
 	m.state = stateCode
+}
+
+// copyCmd puts s on the terminal's clipboard through OSC 52, which
+// terminals honour over SSH too; one write, so that it never lands inside
+// a frame the renderer writes.
+func copyCmd(r *lipgloss.Renderer, s string) tea.Cmd {
+	if r == nil || r.Output() == nil {
+		return nil
+	}
+	out := r.Output()
+	seq := ansi.SetSystemClipboard(s)
+	return func() tea.Msg {
+		_, _ = io.WriteString(out, seq)
+		return nil
+	}
 }
 
 // Update closes on its key.

@@ -1,10 +1,14 @@
 package tui
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
 	"inflight/engine"
 )
@@ -503,5 +507,67 @@ func TestMouse(t *testing.T) {
 	m = nm.(Model)
 	if m.at > clock(t, "19:42:00") {
 		t.Fatalf("click on the chart's left edge: at %s", m.at.Short())
+	}
+}
+
+// pickIncident opens the picker and chooses incident id by filtering.
+func pickIncident(t *testing.T, m Model, id string) Model {
+	t.Helper()
+	m = press(m, "i", "home")
+	for i := 0; i < 20; i++ {
+		if sp, ok := m.picker.selected(); ok && sp.ID == id {
+			return press(m, "enter")
+		}
+		m = press(m, "down")
+	}
+	t.Fatalf("no incident %s in the picker", id)
+	return m
+}
+
+// TestBranchesKept: `i` to another incident and back loses no branch,
+// cursor or selection; the branch list deletes one.
+func TestBranchesKept(t *testing.T) {
+	m := press(start(t), "]", "f", "6", "0", "s", "enter", "]", "down")
+	br, at, sel, pos := m.x.Branch().Name, m.at, m.sel, m.x.Pos()
+	m = pickIncident(t, m, "christmas-friday")
+	if m.x.Spec.ID != "christmas-friday" || !strings.Contains(m.flash, "1 fork of other incidents kept") {
+		t.Fatalf("on %s, flash %q", m.x.Spec.ID, m.flash)
+	}
+	m = pickIncident(t, m, "thursday")
+	if m.x.Spec.ID != "thursday" || len(m.x.Branches()) != 2 || m.x.Branch().Name != br || m.at != at || m.sel != sel || m.x.Pos() != pos {
+		t.Fatalf("back on %s: %d branches, on %s at %s sel %d pos %d; want %s at %s sel %d pos %d",
+			m.x.Spec.ID, len(m.x.Branches()), m.x.Branch().Name, m.at.Short(), m.sel, m.x.Pos(), br, at.Short(), sel, pos)
+	}
+	if len(m.kept) != 1 || m.budgetLeft().Bytes != m.shared.Budget.Bytes-m.kept["christmas-friday"].x.Bytes() {
+		t.Fatalf("kept %d, budget left %d of %d", len(m.kept), m.budgetLeft().Bytes, m.shared.Budget.Bytes)
+	}
+	m = press(m, "b", "up", "d") // the lesson's run stays
+	if len(m.x.Branches()) != 2 || m.flash != "the lesson's run stays" {
+		t.Fatalf("deleted main? %d branches, %q", len(m.x.Branches()), m.flash)
+	}
+	m = press(m, "down", "d", "esc")
+	if len(m.x.Branches()) != 1 || m.x.Branch().Parent != nil || m.state != stateMain {
+		t.Fatalf("after d: %d branches, on %s, %s", len(m.x.Branches()), m.x.Branch().Name, m.state)
+	}
+}
+
+// TestCodeCopiesOSC52: y puts the code on the clipboard through OSC 52,
+// written to the session's own output.
+func TestCodeCopiesOSC52(t *testing.T) {
+	var buf bytes.Buffer
+	m, err := New(Options{Renderer: lipgloss.NewRenderer(&buf, termenv.WithProfile(termenv.Ascii))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = resize(m, 120, 40)
+	nm, cmd := m.Update(keyMsg("y"))
+	m = nm.(Model)
+	if m.state != stateCode || cmd == nil {
+		t.Fatalf("y: state %s, no copy", m.state)
+	}
+	cmd()
+	want := ansi.SetSystemClipboard(m.code.code)
+	if !strings.Contains(buf.String(), want) {
+		t.Fatalf("output %q lacks %q", buf.String(), want)
 	}
 }
