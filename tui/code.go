@@ -19,8 +19,22 @@ type codeView struct {
 }
 
 func (m *Model) openCode() {
-	m.code = codeView{common: m.common, keys: closeKeyMap{Close: binding([]string{"esc", "enter", "q", "y"}, "esc", "close")}, code: m.x.Code().String()}
+	m.code = codeView{common: m.common, keys: closeKeyMap{Close: binding([]string{"esc", "enter", "q", "y"}, "esc", "close")}, code: m.shareCode()}
 	m.state = stateCode
+}
+
+// shareCode is the code of what is on screen: the branch path with the
+// forks' names, the cursor's event and, when they are not what opening
+// the event shows anyway, the displayed clock and the selected message.
+func (m *Model) shareCode() string {
+	c := m.x.Code()
+	if m.at != m.x.World().Now {
+		c.At, c.HasAt = m.at, true
+	}
+	if m.sel != m.x.Spec.Featured {
+		c.Sel, c.HasSel = m.sel, true
+	}
+	return c.String()
 }
 
 // copyCmd puts s on the terminal's clipboard through OSC 52, which

@@ -571,3 +571,43 @@ func TestCodeCopiesOSC52(t *testing.T) {
 		t.Fatalf("output %q lacks %q", buf.String(), want)
 	}
 }
+
+// TestCodeReopensTheScreen: for every bookmark on every branch of a
+// session (a knob fork, a named decision fork, a fork of a fork), with the
+// featured message or another selected, `y` then opening the code gives
+// the same screen.
+func TestCodeReopensTheScreen(t *testing.T) {
+	const w, h = 120, 40
+	m := press(start(t), "]", "f", "6", "0", "s", "enter")    // visibility_timeout=60s @19:52:00
+	m = press(m, "]", "]", "f", "up", "right", "right", "up") // the late ack, accepted …
+	m = typeText(m, "accept it; ünï/#~")                      // … with a name of its own
+	m = press(m, "enter")
+	m = press(m, "g", "]", "]", "]", "]", "f", "down", "right", "enter") // late_ack=accept on the 60 s branch
+	if n := len(m.x.Branches()); n != 4 {
+		t.Fatalf("%d branches", n)
+	}
+	for i := range m.x.Branches() {
+		m = press(m, "b", "up", "up", "up", "up")
+		for j := 0; j < i; j++ {
+			m = press(m, "down")
+		}
+		m = press(m, "enter", "g")
+		if m.x.Branch() != m.x.Branches()[i] {
+			t.Fatalf("on %s, not branch %d", m.x.Branch().Name, i)
+		}
+		for k := range m.x.Spec.Bookmarks {
+			m = press(m, "]")
+			if k%2 == 1 {
+				m = press(m, "down") // another message
+			}
+			m = press(m, "y")
+			code := m.code.code
+			m = press(m, "esc")
+			m.flash = ""
+			o := newTest(t, Options{Code: code}, w, h)
+			if got, want := o.View(), m.View(); got != want {
+				t.Fatalf("branch %s, bookmark %d: %s reopens as\n%s\nnot\n%s", m.x.Branch().Name, k+1, code, got, want)
+			}
+		}
+	}
+}

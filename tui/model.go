@@ -180,7 +180,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.x.Pos() != before || m.x.Branch() != beforeBr {
 		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
 		if m.state == stateCode { // a follower's cursor moves under it
-			m.code.code = m.x.Code().String()
+			m.code.code = m.shareCode()
 		}
 	}
 	m.publish()
