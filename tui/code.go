@@ -66,11 +66,13 @@ func (c codeView) View() string {
 	code, st := c.code, c.st
 	out := []string{
 		st.PaneTitle.Render("Share this moment"), "",
-		"The code names the incident, the seed, every fork on this branch and the cursor:", "",
+		"The code names the incident, the seed, every fork on this branch and its name,",
+		"the cursor, the clock on screen and the selected message:", "",
 		"  " + st.Clock.Render(ansi.Hardwrap(code, max(10, c.width-4), false)), "",
 		"Anyone can open exactly this moment with:", "",
 		"  inflight open '" + code + "'", "",
 		st.Dim.Render("A code made by another engine version says so instead of showing a different run."),
+		st.Dim.Render("y also copied it to the clipboard, where the terminal allows it (OSC 52, over SSH too)."),
 		"", st.Dim.Render("esc or y closes"),
 	}
 	return strings.Join(out, "\n")
