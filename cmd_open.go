@@ -48,5 +48,5 @@ func (o *openOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	return tui.Run(tui.Options{Spec: spec, Explorer: x, Shared: tui.NewShared(budget, nil, 0)})
+	return tui.Run(tui.Options{Spec: spec, Explorer: x, Opened: &code, Shared: tui.NewShared(budget, nil, 0)})
 }

@@ -18,6 +18,16 @@ import (
 //
 // The fingerprint after '.' is the trace's at the cursor: an engine that no
 // longer reproduces the run says so instead of silently showing another.
+//
+// That is format 1, and every format-1 code opens as it always did. Format
+// 2 adds, after "~2", what the screen showed beyond the event: the
+// displayed clock, the selected message and the forks' own names, each an
+// optional ";field":
+//
+//	thursday@1/p178@19:52:00;visibility_timeout=60s#180.1dde67ec~2;at=19:52:30;sel=14;n1=vt60
+//
+// A code with none of them is written in format 1, so a moment that shows
+// only its event has the code it always had.
 type Code struct {
 	Incident    string
 	Seed        uint64
@@ -25,15 +35,69 @@ type Code struct {
 	Forks       []CodeFork
 	Cursor      int64 // events behind the cursor; -1 for the end
 	Fingerprint uint32
+
+	// format 2
+	At     Time // the displayed clock, when HasAt: at or after the cursor's event
+	HasAt  bool
+	Sel    int32 // the selected message (-1 none), when HasSel
+	HasSel bool
 }
+
+// CodeFormat is the newest share-code format this engine reads and writes.
+const CodeFormat = 2
+
+// maxCodeName is the longest fork name a code carries, in bytes.
+const maxCodeName = 120
 
 // CodeFork is one fork on the path: at event Pos (or, with Pos -1, at the
 // moment At, as `run --at` does), with knob changes and/or an override.
+// Name is the branch's name when it is not the default (ForkName).
 type CodeFork struct {
 	Pos      int64
 	At       Time
 	Set      []Setting
 	Override *DecisionOverride
+	Name     string
+}
+
+// escapeName keeps a fork name's letters, digits and _.:=@- and writes
+// every other byte as %XX: the code stays one line of ASCII without the
+// separators / # ; ~.
+func escapeName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte("_.:=@-,", c) >= 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+func unescapeName(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+3 > len(s) {
+			return "", fmt.Errorf("name %q: a %% without two hex digits", clip(s))
+		}
+		n, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil {
+			return "", fmt.Errorf("name %q: a %% without two hex digits", clip(s))
+		}
+		b.WriteByte(byte(n))
+		i += 2
+	}
+	if !utf8.ValidString(b.String()) {
+		return "", fmt.Errorf("name %q is not valid text", clip(s))
+	}
+	return b.String(), nil
 }
 
 func settingsString(set []Setting) string {
@@ -69,7 +133,82 @@ func (c Code) String() string {
 		fmt.Fprintf(&b, "#%d", c.Cursor)
 	}
 	fmt.Fprintf(&b, ".%08x", c.Fingerprint)
+	var ext []string
+	if c.HasAt {
+		ext = append(ext, "at="+c.At.Short())
+	}
+	if c.HasSel {
+		if c.Sel < 0 {
+			ext = append(ext, "sel=-")
+		} else {
+			ext = append(ext, fmt.Sprintf("sel=%d", c.Sel))
+		}
+	}
+	for i, f := range c.Forks {
+		if f.Name != "" {
+			ext = append(ext, fmt.Sprintf("n%d=%s", i+1, escapeName(f.Name)))
+		}
+	}
+	if len(ext) > 0 {
+		fmt.Fprintf(&b, "~%d;%s", CodeFormat, strings.Join(ext, ";"))
+	}
 	return b.String()
+}
+
+// parseExt reads a format-2 code's fields, after the "~".
+func (c *Code) parseExt(ext string) error {
+	fields := strings.Split(ext, ";")
+	v, err := strconv.Atoi(fields[0])
+	switch {
+	case err != nil || v < 2:
+		return fmt.Errorf("format %q after '~' is not a format number", clip(fields[0]))
+	case v > CodeFormat:
+		return fmt.Errorf("format %d is newer than this inflight reads (up to %d): upgrade to open it", v, CodeFormat)
+	}
+	seen := map[string]bool{}
+	for _, f := range fields[1:] {
+		k, val, ok := strings.Cut(f, "=")
+		if !ok || seen[k] {
+			return fmt.Errorf("field %q: want one key=value each", clip(f))
+		}
+		seen[k] = true
+		switch {
+		case k == "at":
+			if len(val) > maxCodeField {
+				return fmt.Errorf("clock %q is too long", clip(val))
+			}
+			t, err := ParseClock(val)
+			if err != nil {
+				return err
+			}
+			c.At, c.HasAt = t, true
+		case k == "sel":
+			c.HasSel, c.Sel = true, -1
+			if val != "-" {
+				n, err := strconv.ParseInt(val, 10, 32)
+				if err != nil || n < 0 {
+					return fmt.Errorf("selected message %q is not a message number", clip(val))
+				}
+				c.Sel = int32(n)
+			}
+		case len(k) > 1 && k[0] == 'n':
+			i, err := strconv.Atoi(k[1:])
+			if err != nil || i < 1 || i > len(c.Forks) {
+				return fmt.Errorf("name %q: the code has no fork %s", clip(k), clip(k[1:]))
+			}
+			name, err := unescapeName(val)
+			if err != nil {
+				return err
+			}
+			if name == "" || len(name) > maxCodeName {
+				return fmt.Errorf("fork %d's name is empty or longer than %d bytes", i, maxCodeName)
+			}
+			c.Forks[i-1].Name = name
+		default:
+			return fmt.Errorf("unknown field %q", clip(k))
+		}
+	}
+	return nil
 }
 
 // Share codes are pasted by people and, under `serve`, arrive from
@@ -140,6 +279,7 @@ func ParseCode(s string) (Code, error) {
 		return bad("missing '#cursor.fingerprint' at the end")
 	}
 	var c Code
+	tail, ext, isExt := strings.Cut(tail, "~")
 	cur, fp, ok := strings.Cut(tail, ".")
 	if !ok {
 		return bad("missing '.fingerprint' after the cursor")
@@ -225,6 +365,11 @@ func ParseCode(s string) (Code, error) {
 		}
 		c.Forks = append(c.Forks, fk)
 	}
+	if isExt {
+		if err := c.parseExt(ext); err != nil {
+			return bad("%v", err)
+		}
+	}
 	return c, nil
 }
 
@@ -234,7 +379,11 @@ func fp32(fp uint64) uint32 { return uint32(fp >> 32) }
 func (x *Explorer) Code() Code {
 	c := Code{Incident: x.Spec.ID, Seed: x.Seed, Set: x.Set, Cursor: x.w.Pos, Fingerprint: fp32(x.w.fp)}
 	for _, b := range x.cur.Path()[1:] {
-		c.Forks = append(c.Forks, CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override})
+		f := CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override}
+		if b.Name != ForkName(b.Changes, b.Override, b.ForkAt) {
+			f.Name = b.Name
+		}
+		c.Forks = append(c.Forks, f)
 	}
 	return c
 }
@@ -283,7 +432,11 @@ func OpenCode(c Code, spec *Spec, in ...*Within) (*Explorer, error) {
 		if x.Pos() != pos {
 			return nil, fmt.Errorf("share code fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
 		}
-		if _, err := x.Fork(ForkOptions{Name: ForkName(f.Set, f.Override, f.At), Pos: pos, At: f.At, Set: f.Set, Override: f.Override}); err != nil {
+		name := f.Name
+		if name == "" {
+			name = ForkName(f.Set, f.Override, f.At)
+		}
+		if _, err := x.Fork(ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override}); err != nil {
 			return nil, fmt.Errorf("share code fork %d: %w", i+1, err)
 		}
 	}

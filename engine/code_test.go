@@ -332,3 +332,63 @@ func FuzzShareCode(f *testing.F) {
 		}
 	})
 }
+
+// TestCodeFormat2 round-trips the fields format 2 adds (the displayed
+// clock, the selection, fork names with any characters), writes format 1
+// when there are none, and refuses a newer format by name.
+func TestCodeFormat2(t *testing.T) {
+	v1 := "thursday@1/p178@19:52:00;visibility_timeout=60s#560.1dde67ec"
+	c, err := engine.ParseCode(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.String() != v1 || c.HasAt || c.HasSel || c.Forks[0].Name != "" {
+		t.Fatalf("format 1: %q %+v", c.String(), c)
+	}
+	c.At, c.HasAt, c.Sel, c.HasSel = engine.Time(19*engine.Hour+52*engine.Minute+30*engine.Second+250), true, 14, true
+	c.Forks[0].Name = "vt 60/#;~ ünï%"
+	s := c.String()
+	if !strings.HasPrefix(s, v1+"~2;at="+c.At.Short()+";sel=14;n1=") || strings.ContainsAny(s[len(v1):], "/# ") {
+		t.Fatalf("format 2: %q", s)
+	}
+	d, err := engine.ParseCode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.String() != s || d.At != c.At || d.Sel != 14 || d.Forks[0].Name != c.Forks[0].Name {
+		t.Fatalf("round trip: %q → %+v", s, d)
+	}
+	c.HasAt, c.Forks[0].Name, c.Sel = false, "", -1
+	if d, err := engine.ParseCode(c.String()); err != nil || !d.HasSel || d.Sel != -1 {
+		t.Fatalf("sel none: %q %+v %v", c.String(), d, err)
+	}
+	for code, want := range map[string]string{
+		v1 + "~3;at=19:52:30":                    "format 3 is newer",
+		v1 + "~2;n2=x":                           "no fork 2",
+		v1 + "~2;colour=blue":                    "unknown field",
+		v1 + "~2;sel=1;sel=2":                    "one key=value",
+		v1 + "~2;n1=a%zz":                        "two hex digits",
+		v1 + "~two":                              "not a format number",
+		v1 + "~2;n1=%FF%FE":                      "not valid text",
+		v1 + "~2;sel=-3":                         "not a message number",
+		v1 + "~2;n1=" + strings.Repeat("x", 121): "longer than",
+	} {
+		if _, err := engine.ParseCode(code); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", code, err, want)
+		}
+	}
+	// a named fork reopens with its name
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ = engine.ParseCode(v1)
+	c.Forks[0].Name = "vt60"
+	x, err := engine.OpenCode(c, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Branch().Name != "vt60" || x.Code().String() != c.String() {
+		t.Fatalf("opened %q, code %q", x.Branch().Name, x.Code().String())
+	}
+}

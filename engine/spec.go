@@ -12,7 +12,10 @@ type Spec struct {
 	Start    Time   // the incident's clock when the run begins
 	Seed     uint64 // the default seed, the lesson's run
 	Featured int32  // the message the story follows, or -1
-	Label    string // what a message is called on screen: "order"
+	// FeaturedKnobs are the knobs the lesson is about: the fork form shows
+	// them first, its focus on the first.
+	FeaturedKnobs []string
+	Label         string // what a message is called on screen: "order"
 
 	Sources   []Source
 	Params    Params // knob values at the start

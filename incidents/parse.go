@@ -118,28 +118,31 @@ func firstUnprintable(s string, multiline bool) (rune, bool) {
 // Knob sections are lists of entries checked against the engine's knobs,
 // so the file and --set accept exactly the same values.
 type file struct {
-	ID        string     `yaml:"id"`
-	Title     string     `yaml:"title"`
-	Story     string     `yaml:"story" text:"multiline"`
-	Label     string     `yaml:"label"`
-	Start     string     `yaml:"start"`
-	Seed      uint64     `yaml:"seed"`
-	Featured  *int32     `yaml:"featured"`
-	Sources   []source   `yaml:"sources"`
-	Broker    entries    `yaml:"broker"`
-	Workers   workers    `yaml:"workers"`
-	Handler   entries    `yaml:"handler"`
-	Provider  entries    `yaml:"provider"`
-	Family    string     `yaml:"family"`
-	Params    entries    `yaml:"params"`
-	Pins      []pin      `yaml:"pins"`
-	Alerts    []alert    `yaml:"alerts"`
-	WouldHave []alert    `yaml:"would_have"`
-	Operators []operator `yaml:"operators"`
-	Bookmarks []bookmark `yaml:"bookmarks"`
-	Expect    entries    `yaml:"expect"`
-	Forks     []fork     `yaml:"forks"`
-	Exercises []exercise `yaml:"exercises"`
+	ID       string `yaml:"id"`
+	Title    string `yaml:"title"`
+	Story    string `yaml:"story" text:"multiline"`
+	Label    string `yaml:"label"`
+	Start    string `yaml:"start"`
+	Seed     uint64 `yaml:"seed"`
+	Featured *int32 `yaml:"featured"`
+	// FeaturedKnobs are the knobs the lesson is about, first in the fork
+	// form: featured_knobs: [visibility_timeout, late_ack]
+	FeaturedKnobs []string   `yaml:"featured_knobs"`
+	Sources       []source   `yaml:"sources"`
+	Broker        entries    `yaml:"broker"`
+	Workers       workers    `yaml:"workers"`
+	Handler       entries    `yaml:"handler"`
+	Provider      entries    `yaml:"provider"`
+	Family        string     `yaml:"family"`
+	Params        entries    `yaml:"params"`
+	Pins          []pin      `yaml:"pins"`
+	Alerts        []alert    `yaml:"alerts"`
+	WouldHave     []alert    `yaml:"would_have"`
+	Operators     []operator `yaml:"operators"`
+	Bookmarks     []bookmark `yaml:"bookmarks"`
+	Expect        entries    `yaml:"expect"`
+	Forks         []fork     `yaml:"forks"`
+	Exercises     []exercise `yaml:"exercises"`
 }
 
 type source struct {
@@ -436,6 +439,7 @@ func Parse(name string, data []byte) (spec *engine.Spec, err error) {
 	}
 	if !r.stopped {
 		spec = r.build(&f)
+		spec.FeaturedKnobs = r.featuredKnobs(spec, f.FeaturedKnobs)
 	}
 	if len(r.probs) > 0 {
 		sort.SliceStable(r.probs, func(i, j int) bool {
@@ -1042,4 +1046,27 @@ func yamlProblem(name string, err error) error {
 		return Problems{{name, line, col, ye.GetMessage()}}
 	}
 	return Problems{{name, 1, 1, strings.SplitN(err.Error(), "\n", 2)[0]}}
+}
+
+// featuredKnobs checks the featured_knobs: names against the knobs the
+// incident reads (an unknown or foreign name is an error, as in --set) and
+// drops repeats.
+func (r *reader) featuredKnobs(spec *engine.Spec, names []string) []string {
+	var own []string
+	for _, k := range engine.KnobsFor(spec) {
+		own = append(own, k.Name)
+	}
+	var out []string
+	for i, n := range names {
+		p := fmt.Sprintf("$.featured_knobs[%d]", i)
+		switch {
+		case !contains(own, n):
+			r.at(p, "featured knob %q is not one of this incident's knobs (%s)", short(n), strings.Join(own, ", "))
+		case contains(out, n):
+			r.at(p, "featured knob %q is named twice", short(n))
+		default:
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -32,6 +32,16 @@ workers: {boxes: [A], per_box: 1}
 provider: {latency_min: 1s, latency_max: 2s}
 `
 
+func TestFeaturedKnobsParse(t *testing.T) {
+	s, err := Parse("tiny.yaml", []byte(minimal+"featured_knobs: [visibility_timeout, late_ack]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.FeaturedKnobs, ",") != "visibility_timeout,late_ack" {
+		t.Fatalf("featured knobs %q", s.FeaturedKnobs)
+	}
+}
+
 func TestMinimalFileParses(t *testing.T) {
 	s, err := Parse("tiny.yaml", []byte(minimal))
 	if err != nil {
@@ -55,6 +65,8 @@ func TestErrorsHavePositions(t *testing.T) {
 		{"bad enum", minimal + "broker: {late_ack: maybe}\n", "tiny.yaml:8:", "refuse, accept"},
 		{"bad expectation", minimal + "expect: {busy: \"0.4..x\"}\n", "tiny.yaml:8:", "range"},
 		{"yaml syntax", minimal + "workers: [\n", "tiny.yaml:", ""},
+		{"unknown featured knob", minimal + "featured_knobs: [visibility_timeout, visibilty]\n", "tiny.yaml:8:", "featured knob \"visibilty\" is not one of"},
+		{"foreign featured knob", minimal + "featured_knobs: [dedupe]\n", "tiny.yaml:8:", "featured knob \"dedupe\""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,21 +10,36 @@ import (
 	"inflight/engine"
 )
 
-func branchKeyMap() scrollKeyMap {
-	return scrollKeyMap{
+// branchKeys are the branch list's keys: a scroll list's, and delete.
+type branchKeys struct {
+	scrollKeyMap
+	Delete key.Binding
+}
+
+// ShortHelp is the list's keys in one line.
+func (k branchKeys) ShortHelp() []key.Binding {
+	return append(k.scrollKeyMap.ShortHelp(), k.Delete)
+}
+
+// FullHelp is the list's keys in columns.
+func (k branchKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+func branchKeyMap() branchKeys {
+	return branchKeys{scrollKeyMap: scrollKeyMap{
 		Up:     binding([]string{"up", "k"}, "↑/k", "previous branch"),
 		Down:   binding([]string{"down", "j", "tab"}, "↓/j", "next branch"),
 		Choose: binding([]string{"enter"}, "enter", "switch to it"),
 		Close:  binding([]string{"esc", "b", "q"}, "esc", "close"),
-	}
+	}, Delete: binding([]string{"d", "delete"}, "d", "delete it")}
 }
 
 // branchList picks a branch to switch to. The root switches when done is
 // submitted.
 type branchList struct {
 	common
-	keys     scrollKeyMap
+	keys     branchKeys
 	row      int
+	del      bool // done submitted asks to delete the row, not switch
 	branches []*engine.Branch
 	current  *engine.Branch
 	done     outcome
@@ -48,7 +63,7 @@ func (m *Model) openBranches() {
 
 // Update moves the row; enter asks the root to switch, esc to close.
 func (l branchList) Update(msg tea.Msg) (branchList, tea.Cmd) {
-	l.done = stay
+	l.done, l.del = stay, false
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return l, nil
@@ -63,6 +78,8 @@ func (l branchList) Update(msg tea.Msg) (branchList, tea.Cmd) {
 		l.row = min(len(l.branches)-1, l.row+1)
 	case key.Matches(k, l.keys.Choose):
 		l.done = submitted
+	case key.Matches(k, l.keys.Delete):
+		l.done, l.del = submitted, true
 	}
 	return l, nil
 }
@@ -74,6 +91,10 @@ func (m *Model) updateBranches(k tea.KeyMsg) tea.Cmd {
 	case closed:
 		m.state = stateMain
 	case submitted:
+		if m.branches.del {
+			m.deleteBranch(m.branches.row)
+			return nil
+		}
 		m.state = stateMain
 		// by place: a job since the list opened may have cloned them
 		if bs := m.x.Branches(); m.branches.row < len(bs) && bs[m.branches.row] != m.x.Branch() {
@@ -83,10 +104,31 @@ func (m *Model) updateBranches(k tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
+// deleteBranch drops the row's branch, its memory given back; the list
+// stays open on the rest.
+func (m *Model) deleteBranch(row int) {
+	bs := m.x.Branches()
+	if row < 0 || row >= len(bs) {
+		return
+	}
+	b, was := bs[row], m.x.Branch()
+	if err := m.x.DeleteBranch(b); err != nil {
+		m.flash = err.Error()
+		return
+	}
+	if was == b {
+		m.at = m.x.World().Now
+		m.exercise = nil
+	}
+	m.flash = "deleted branch " + b.Name
+	m.branches = newBranchList(m.common, m.x)
+	m.branches.row = min(row, len(m.branches.branches)-1)
+}
+
 // View lists the branches, two lines each, keeping the row in view.
 func (l branchList) View() string {
 	st := l.st
-	out := []string{st.PaneTitle.Render("Branches") + "  enter switches (same clock) · esc closes", ""}
+	out := []string{st.PaneTitle.Render("Branches") + "  enter switches (same clock) · d deletes · esc closes", ""}
 	for i, b := range l.branches {
 		mark := "  "
 		if i == l.row {

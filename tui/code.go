@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"io"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -17,8 +19,37 @@ type codeView struct {
 }
 
 func (m *Model) openCode() {
-	m.code = codeView{common: m.common, keys: closeKeyMap{Close: binding([]string{"esc", "enter", "q", "y"}, "esc", "close")}, code: m.x.Code().String()}
+	m.code = codeView{common: m.common, keys: closeKeyMap{Close: binding([]string{"esc", "enter", "q", "y"}, "esc", "close")}, code: m.shareCode()}
 	m.state = stateCode
+}
+
+// shareCode is the code of what is on screen: the branch path with the
+// forks' names, the cursor's event and, when they are not what opening
+// the event shows anyway, the displayed clock and the selected message.
+func (m *Model) shareCode() string {
+	c := m.x.Code()
+	if m.at != m.x.World().Now {
+		c.At, c.HasAt = m.at, true
+	}
+	if m.sel != m.x.Spec.Featured {
+		c.Sel, c.HasSel = m.sel, true
+	}
+	return c.String()
+}
+
+// copyCmd puts s on the terminal's clipboard through OSC 52, which
+// terminals honour over SSH too; one write, so that it never lands inside
+// a frame the renderer writes.
+func copyCmd(r *lipgloss.Renderer, s string) tea.Cmd {
+	if r == nil || r.Output() == nil {
+		return nil
+	}
+	out := r.Output()
+	seq := ansi.SetSystemClipboard(s)
+	return func() tea.Msg {
+		_, _ = io.WriteString(out, seq)
+		return nil
+	}
 }
 
 // Update closes on its key.
@@ -35,11 +66,13 @@ func (c codeView) View() string {
 	code, st := c.code, c.st
 	out := []string{
 		st.PaneTitle.Render("Share this moment"), "",
-		"The code names the incident, the seed, every fork on this branch and the cursor:", "",
+		"The code names the incident, the seed, every fork on this branch and its name,",
+		"the cursor, the clock on screen and the selected message:", "",
 		"  " + st.Clock.Render(ansi.Hardwrap(code, max(10, c.width-4), false)), "",
 		"Anyone can open exactly this moment with:", "",
 		"  inflight open '" + code + "'", "",
 		st.Dim.Render("A code made by another engine version says so instead of showing a different run."),
+		st.Dim.Render("y also copied it to the clipboard, where the terminal allows it (OSC 52, over SSH too)."),
 		"", st.Dim.Render("esc or y closes"),
 	}
 	return strings.Join(out, "\n")

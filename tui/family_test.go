@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,19 +109,31 @@ func TestFamilyPanes(t *testing.T) {
 }
 
 // TestForkFormKnobs checks that the fork form lists only the knobs the
-// incident reads, for every incident.
+// incident reads, for every incident: its featured knobs first, focused
+// on the first, then the rest by name.
 func TestForkFormKnobs(t *testing.T) {
 	for _, spec := range incidents.All() {
+		if len(spec.FeaturedKnobs) == 0 {
+			t.Errorf("%s: no featured_knobs", spec.ID)
+		}
 		m := newTest(t, Options{Spec: spec}, 120, 40)
 		m = press(m, "l", "f")
-		want := engine.KnobsFor(spec)
+		want := append([]string(nil), spec.FeaturedKnobs...)
+		for _, k := range engine.KnobsFor(spec) {
+			if !slices.Contains(want, k.Name) {
+				want = append(want, k.Name)
+			}
+		}
 		if len(m.fork.knobs) != len(want) {
 			t.Fatalf("%s: form lists %d knobs, the incident reads %d", spec.ID, len(m.fork.knobs), len(want))
 		}
 		for i, k := range want {
-			if m.fork.knobs[i].Name != k.Name {
-				t.Fatalf("%s: knob %d is %s, want %s", spec.ID, i, m.fork.knobs[i].Name, k.Name)
+			if m.fork.knobs[i].Name != k {
+				t.Fatalf("%s: knob %d is %s, want %s", spec.ID, i, m.fork.knobs[i].Name, k)
 			}
+		}
+		if len(want) > 0 && m.fork.row != 1 {
+			t.Errorf("%s: focus on row %d, not on the featured knob", spec.ID, m.fork.row)
 		}
 	}
 }

@@ -2,12 +2,14 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"inflight/engine"
 )
@@ -45,21 +47,29 @@ func (k forkKeyMap) FullHelp() [][]key.Binding {
 
 // forkForm makes a branch from this moment: it shows the decision at the
 // cursor with its alternatives, and the incident's knobs with their
-// values. Changing the decision forks just before the event that made it;
-// changing only knobs forks at the cursor, from the displayed clock on.
-// It edits; the root makes the fork when done is submitted.
+// values, the featured ones (the incident's featured_knobs) first and
+// focused. Changing the decision forks just before the event that made
+// it; changing only knobs forks at the cursor, from the displayed clock
+// on. Typing into a freshly focused row replaces its value; `/` filters
+// the knobs by name. It edits; the root makes the fork when done is
+// submitted.
 type forkForm struct {
 	common
 	keys    forkKeyMap
 	dec     *engine.Entry
 	values  []int64
 	labels  []string
-	pick    int // -1: as it was
-	knobs   []*engine.Knob
+	pick    int             // -1: as it was; -2: the value typed in decIn
+	decIn   textinput.Model // a value typed for the decision
+	knobs   []*engine.Knob  // featured first, then the rest by name
+	nfeat   int             // how many of knobs are featured
 	inputs  []textinput.Model
 	orig    []string
 	name    textinput.Model
 	row     int // 0 decision, 1..len(knobs) knobs, then the name
+	fresh   bool
+	filter  textinput.Model // `/`: knob names containing it
+	filters bool            // the filter has the keyboard
 	err     string
 	pos, at int64
 	branch  string  // the branch forked from, for the title
@@ -76,6 +86,19 @@ func newInput(st Styles, value string) textinput.Model {
 	return ti
 }
 
+// written is each knob's value as the branch path's forks wrote it
+// ("60s", not "1m0s"), where it is still the value in force.
+func written(b *engine.Branch) map[string]string {
+	out := map[string]string{}
+	path := b.Path()
+	for _, br := range path {
+		for _, s := range br.Changes {
+			out[s.Knob] = s.Value
+		}
+	}
+	return out
+}
+
 // newForkForm is the form for x's cursor, displayed at clock at.
 func newForkForm(c common, x *engine.Explorer, at engine.Time) forkForm {
 	w := x.World()
@@ -85,21 +108,55 @@ func newForkForm(c common, x *engine.Explorer, at engine.Time) forkForm {
 		f.dec = &e
 		f.values, f.labels = w.DecisionChoices(e.Decision)
 	}
+	f.decIn = newInput(c.st, "")
+	f.decIn.Placeholder = "as it was"
 	// only the knobs this incident reads: the rest would change nothing
-	for _, k := range engine.KnobsFor(x.Spec) {
+	all := engine.KnobsFor(x.Spec)
+	var feat, rest []*engine.Knob
+	for _, n := range x.Spec.FeaturedKnobs {
+		for _, k := range all {
+			if k.Name == n {
+				feat = append(feat, k)
+			}
+		}
+	}
+	for _, k := range all {
+		if !containsKnob(feat, k) {
+			rest = append(rest, k)
+		}
+	}
+	f.knobs, f.nfeat = append(feat, rest...), len(feat)
+	wr := written(x.Branch())
+	for _, k := range f.knobs {
 		v := k.Get(&w.P)
-		f.knobs = append(f.knobs, k)
+		if raw, ok := wr[k.Name]; ok {
+			var p engine.Params = w.P
+			if k.Set(&p, raw) == nil && k.Get(&p) == v {
+				v = raw // the same value, as the user wrote it
+			}
+		}
 		f.orig = append(f.orig, v)
 		f.inputs = append(f.inputs, newInput(c.st, v))
 	}
 	f.name = newInput(c.st, "")
 	f.name.Placeholder = "(a name from the changes)"
+	f.filter = newInput(c.st, "")
+	// the knob the incident is about, else the decision
 	f.row = 1
-	if f.dec != nil {
+	if f.dec != nil && f.nfeat == 0 {
 		f.row = 0
 	}
 	f.focus()
 	return f
+}
+
+func containsKnob(ks []*engine.Knob, k *engine.Knob) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Model) openFork() {
@@ -107,13 +164,49 @@ func (m *Model) openFork() {
 	m.state = stateFork
 }
 
-// focus puts the text cursor in the row's input.
+// rows are the form's rows in order, the knobs the filter leaves.
+func (f *forkForm) rows() []int {
+	var out []int
+	if f.dec != nil {
+		out = append(out, 0)
+	}
+	q := strings.ToLower(strings.TrimSpace(f.filter.Value()))
+	for i, k := range f.knobs {
+		if q == "" || strings.Contains(k.Name, q) {
+			out = append(out, i+1)
+		}
+	}
+	return append(out, len(f.knobs)+1)
+}
+
+// move goes d rows up or down, wrapping at either end.
+func (f *forkForm) move(d int) {
+	rs := f.rows()
+	at := 0
+	for i, r := range rs {
+		if r == f.row {
+			at = i
+		}
+	}
+	f.row = rs[(at+d+len(rs))%len(rs)]
+	f.focus()
+}
+
+// focus puts the text cursor in the row's input; the next typed key
+// replaces its value.
 func (f *forkForm) focus() {
 	for i := range f.inputs {
 		f.inputs[i].Blur()
 	}
 	f.name.Blur()
+	f.decIn.Blur()
+	f.filter.Blur()
+	f.fresh = true
 	switch {
+	case f.filters:
+		f.filter.Focus()
+	case f.row == 0:
+		f.decIn.Focus()
 	case f.row >= 1 && f.row <= len(f.inputs):
 		f.inputs[f.row-1].Focus()
 	case f.row == len(f.inputs)+1:
@@ -121,7 +214,7 @@ func (f *forkForm) focus() {
 	}
 }
 
-// changes are the knob settings the form changes.
+// changes are the knob settings the form changes, as typed.
 func (f *forkForm) changes() []engine.Setting {
 	var set []engine.Setting
 	for i, in := range f.inputs {
@@ -132,40 +225,120 @@ func (f *forkForm) changes() []engine.Setting {
 	return set
 }
 
-// override is the forced decision, if the form changes it.
-func (f *forkForm) override() *engine.DecisionOverride {
-	if f.dec == nil || f.pick < 0 || f.values[f.pick] == f.dec.Decision.Value {
-		return nil
+// decValue is the value typed or chosen for the decision, ok false for
+// "as it was"; err refuses a typed value the decision cannot take.
+func (f *forkForm) decValue() (v int64, label string, ok bool, err error) {
+	if f.dec == nil {
+		return 0, "", false, nil
 	}
-	return &engine.DecisionOverride{Index: f.dec.Decision.Index, Value: f.values[f.pick]}
+	if f.pick >= 0 {
+		return f.values[f.pick], f.labels[f.pick], true, nil
+	}
+	t := strings.TrimSpace(f.decIn.Value())
+	if f.pick == -1 || t == "" || strings.EqualFold(t, "as it was") {
+		return 0, "", false, nil
+	}
+	for i, l := range f.labels {
+		if strings.EqualFold(strings.TrimSpace(strings.TrimSuffix(l, " s"))+"s", strings.ReplaceAll(t, " ", "")) || strings.EqualFold(l, t) {
+			return f.values[i], f.labels[i], true, nil
+		}
+	}
+	d := f.dec.Decision
+	switch d.Kind {
+	case engine.DecLatency:
+		dur, err := engine.ParseDuration(t, false)
+		if err != nil {
+			return 0, "", false, err
+		}
+		return int64(dur), t, true, nil
+	case engine.DecWorker, engine.DecLateAck, engine.DecBranch, engine.DecWedge, engine.DecCrash:
+		return 0, "", false, fmt.Errorf("decision %q: choose one of %s", t, strings.Join(f.labels, ", "))
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < d.Lo || n > d.Hi {
+		return 0, "", false, fmt.Errorf("decision %q: a whole number from %d to %d", t, d.Lo, d.Hi)
+	}
+	return n, t, true, nil
 }
 
-// Update moves between rows, cycles choices and edits the inputs; enter
-// asks the root for the fork (done = submitted), esc to close.
+// allowed is the range the knobs in force give the decision.
+func (f *forkForm) allowed() string {
+	d := f.dec.Decision
+	switch d.Kind {
+	case engine.DecLatency:
+		return fmt.Sprintf("the knobs allow %s–%s; type any other, like 45s", f.labels[0], f.labels[len(f.labels)-1])
+	case engine.DecWorker, engine.DecLateAck, engine.DecBranch, engine.DecWedge, engine.DecCrash:
+		return "" // its choices are all it can take
+	}
+	if d.Hi-d.Lo <= 8 {
+		return "" // every value it can take is a choice
+	}
+	return fmt.Sprintf("the knobs allow %d–%d; type any of them", d.Lo, d.Hi)
+}
+
+// override is the forced decision, if the form changes it.
+func (f *forkForm) override() *engine.DecisionOverride {
+	v, _, ok, err := f.decValue()
+	if !ok || err != nil || v == f.dec.Decision.Value {
+		return nil
+	}
+	return &engine.DecisionOverride{Index: f.dec.Decision.Index, Value: v}
+}
+
+// Update moves between rows (↑/↓ wrap), cycles choices and edits the
+// inputs; `/` filters the knobs by name; enter asks the root for the
+// fork (done = submitted), esc to close.
 func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 	f.done = stay
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return f, nil
 	}
-	last := len(f.inputs) + 1
-	first := 1
-	if f.dec != nil {
-		first = 0
+	if f.filters {
+		switch {
+		case key.Matches(k, f.keys.Cancel):
+			f.filter.SetValue("")
+			f.filters = false
+		case key.Matches(k, f.keys.Confirm, f.keys.Down, f.keys.Up):
+			f.filters = false
+		default:
+			var cmd tea.Cmd
+			f.filter, cmd = f.filter.Update(k)
+			// on the first knob the filter leaves
+			if rs := f.rows(); len(rs) > 0 {
+				f.row = rs[0]
+				for _, r := range rs {
+					if r >= 1 && r <= len(f.knobs) {
+						f.row = r
+						break
+					}
+				}
+			}
+			return f, cmd
+		}
+		f.focus()
+		return f, nil
 	}
 	switch {
 	case key.Matches(k, f.keys.Cancel):
+		if f.filter.Value() != "" {
+			f.filter.SetValue("")
+			f.focus()
+			return f, nil
+		}
 		f.done = closed
 		return f, nil
 	case key.Matches(k, f.keys.Confirm):
 		f.done = submitted
 		return f, nil
 	case key.Matches(k, f.keys.Up):
-		f.row = max(first, f.row-1)
-		f.focus()
+		f.move(-1)
 		return f, nil
 	case key.Matches(k, f.keys.Down):
-		f.row = min(last, f.row+1)
+		f.move(1)
+		return f, nil
+	case k.Type == tea.KeyRunes && string(k.Runes) == "/" && f.row != len(f.knobs)+1:
+		f.filters = true
 		f.focus()
 		return f, nil
 	case key.Matches(k, f.keys.Prev, f.keys.Next):
@@ -175,7 +348,12 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 		}
 		if f.row == 0 && f.dec != nil {
 			n := len(f.values) + 1
-			f.pick = (f.pick+1+d+n)%n - 1
+			f.pick = (max(f.pick, -1)+1+d+n)%n - 1
+			f.decIn.SetValue("")
+			if f.pick >= 0 {
+				f.decIn.SetValue(f.labels[f.pick])
+			}
+			f.fresh = true
 			return f, nil
 		}
 		if f.row >= 1 && f.row <= len(f.knobs) && len(f.knobs[f.row-1].Choices) > 0 {
@@ -188,27 +366,43 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 				}
 			}
 			in.SetValue(ch[(i+d+len(ch))%len(ch)])
+			f.fresh = true
 			return f, nil
 		}
 	}
-	var cmd tea.Cmd
+	var in *textinput.Model
 	switch {
+	case f.row == 0 && f.dec != nil:
+		in = &f.decIn
+		f.pick = -2
 	case f.row >= 1 && f.row <= len(f.inputs):
-		f.inputs[f.row-1], cmd = f.inputs[f.row-1].Update(k)
-	case f.row == last:
-		f.name, cmd = f.name.Update(k)
+		in = &f.inputs[f.row-1]
+	case f.row == len(f.inputs)+1:
+		in = &f.name
 	}
+	if in == nil {
+		return f, nil
+	}
+	if f.fresh && (k.Type == tea.KeyRunes || k.Type == tea.KeySpace) {
+		in.SetValue("") // typing replaces the value: no "30s45s"
+	}
+	f.fresh = false
+	var cmd tea.Cmd
+	*in, cmd = in.Update(k)
 	f.err = ""
 	return f, cmd
 }
 
-// options is the fork the form describes, or a refusal of a knob value.
+// options is the fork the form describes, or a refusal of a value.
 func (f *forkForm) options() (engine.ForkOptions, error) {
 	set := f.changes()
 	for _, s := range set {
 		if _, err := engine.ParseSetting(s.Knob + "=" + s.Value); err != nil {
 			return engine.ForkOptions{}, err
 		}
+	}
+	if _, _, _, err := f.decValue(); err != nil {
+		return engine.ForkOptions{}, err
 	}
 	o := engine.ForkOptions{Pos: f.pos, At: engine.Time(f.at), Set: set, Override: f.override()}
 	if o.Override != nil {
@@ -267,11 +461,15 @@ func (f forkForm) View() string {
 	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", engine.Time(f.at).Short(), f.branch), "")
 	focus := 0
 	cur := func(row int) string {
-		if row == f.row {
+		if row == f.row && !f.filters {
 			focus = len(out)
 			return st.Cursor.Render("▶ ")
 		}
 		return "  "
+	}
+	shown := map[int]bool{}
+	for _, r := range f.rows() {
+		shown[r] = true
 	}
 	if f.dec != nil {
 		out = append(out, "The decision at the cursor (event "+fmt.Sprint(f.dec.Event.Pos)+", "+f.dec.Event.T.Short()+"):")
@@ -285,25 +483,51 @@ func (f forkForm) View() string {
 				alts[i] = " " + alts[i] + " "
 			}
 		}
-		out = append(out, cur(0)+"choose ‹ "+strings.Join(alts, " ")+" ›   ←/→")
+		line := cur(0) + "choose ‹ " + strings.Join(alts, " ") + " ›   ←/→"
+		if f.pick == -2 || f.row == 0 {
+			v := f.decIn.Value()
+			if f.row == 0 {
+				v = f.decIn.View()
+			}
+			line += "  or type: " + v
+		}
+		out = append(out, line)
+		if a := f.allowed(); a != "" {
+			out = append(out, st.Dim.Render("    "+a))
+		}
 	} else {
 		out = append(out, st.Dim.Render("No decision before the cursor yet: change knobs below."))
 	}
-	out = append(out, "", "Knobs from this moment on (type a value; ←/→ cycles choices):")
+	title := "Knobs from this moment on (type to replace; ←/→ choices; / filters):"
+	out = append(out, "", title)
+	if f.filters || f.filter.Value() != "" {
+		v := f.filter.Value()
+		if f.filters {
+			v = f.filter.View()
+		}
+		out = append(out, "  filter: "+v+st.Dim.Render("  (esc clears)"))
+	}
 	nw := 0
 	for _, k := range f.knobs {
 		nw = max(nw, len(k.Name))
 	}
 	for i, k := range f.knobs {
+		if !shown[i+1] {
+			continue
+		}
+		if i == f.nfeat && f.nfeat > 0 {
+			out = append(out, st.Dim.Render("  the other knobs:"))
+		}
 		v := f.inputs[i].View()
-		if f.row != i+1 {
+		if f.row != i+1 || f.filters {
 			v = f.inputs[i].Value()
 		}
 		ch := " "
 		if strings.TrimSpace(f.inputs[i].Value()) != f.orig[i] {
 			ch = st.Warn.Render("*")
 		}
-		out = append(out, fmt.Sprintf("%s%s%-*s %-14s %s", cur(i+1), ch, nw, k.Name, v, st.Dim.Render(k.Help)))
+		v += strings.Repeat(" ", max(0, 14-ansi.StringWidth(v))) // styled: pad by width
+		out = append(out, fmt.Sprintf("%s%s%-*s %s %s", cur(i+1), ch, nw, k.Name, v, st.Dim.Render(k.Help)))
 	}
 	out = append(out, "")
 	out = append(out, cur(len(f.knobs)+1)+"branch name: "+f.name.View())
@@ -334,6 +558,7 @@ func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride,
 	if f.dec.Decision.Kind >= engine.FamilyDecision {
 		kind = "decision" // a family's own kind has no engine name
 	}
-	set = append([]engine.Setting{{Knob: kind, Value: f.labels[f.pick]}}, set...)
+	_, label, _, _ := f.decValue()
+	set = append([]engine.Setting{{Knob: kind, Value: label}}, set...)
 	return engine.ForkName(set, nil, at)
 }

@@ -301,11 +301,15 @@ func (m Model) viewJob() string {
 }
 
 // Release cancels the running job, if any, and gives back the memory the
-// explorer holds in the server's pool: the session has ended.
+// explorer and the kept ones hold in the server's pool: the session has
+// ended.
 func (m Model) Release() {
 	m.cancelJob()
 	m.stopCharts()
 	if m.shared != nil && m.shared.Pool != nil && m.x != nil {
 		m.shared.Pool.Release(m.x.Bytes())
+		for _, k := range m.kept { // the incidents it kept
+			m.shared.Pool.Release(k.x.Bytes())
+		}
 	}
 }

@@ -1,10 +1,14 @@
 package tui
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
 	"inflight/engine"
 )
@@ -184,7 +188,10 @@ func TestForkDecision(t *testing.T) {
 	if !strings.Contains(m.View(), "late ack for order 14") {
 		t.Fatal("fork form does not show the decision at the cursor")
 	}
-	m = press(m, "right", "right") // as it was → refuse → accept
+	if m.fork.row != 1 || m.fork.knobs[0].Name != "visibility_timeout" {
+		t.Fatalf("focus on row %d, not on visibility_timeout", m.fork.row)
+	}
+	m = press(m, "up", "right", "right") // ↑ wraps to the decision; as it was → refuse → accept
 	m = press(m, "enter")
 	if m.state != stateMain || len(m.x.Branches()) != 2 {
 		t.Fatalf("fork: state %s, %d branches", m.state, len(m.x.Branches()))
@@ -199,23 +206,108 @@ func TestForkDecision(t *testing.T) {
 	}
 }
 
+// TestReadmeForkInTenKeys plays the README's fork — "raise the visibility
+// timeout to 60 s from 19:52" — from the start screen and counts the keys.
+func TestReadmeForkInTenKeys(t *testing.T) {
+	keys := []string{"]", "f", "6", "0", "s", "enter"}
+	if len(keys) > 10 {
+		t.Fatalf("%d keystrokes", len(keys))
+	}
+	m := press(start(t), keys...)
+	if m.state != stateMain {
+		t.Fatalf("state %s: %s", m.state, m.fork.err)
+	}
+	b := m.x.Branch()
+	if b.Parent == nil || b.ForkAt != clock(t, "19:52:00") || len(b.Changes) != 1 || b.Changes[0] != (engine.Setting{Knob: "visibility_timeout", Value: "60s"}) || b.Override != nil {
+		t.Fatalf("branch %q at %s: changes %+v, override %+v", b.Name, b.ForkAt.Short(), b.Changes, b.Override)
+	}
+	if h := m.viewHeader(); !strings.Contains(h, "visibility_timeout=60s") {
+		t.Fatalf("header %q", h)
+	}
+	// the change takes effect with the branch's next event
+	m = press(m, "l", "l")
+	if m.x.World().P.VisibilityTimeout != 60*engine.Second {
+		t.Fatalf("visibility timeout in force %v", m.x.World().P.VisibilityTimeout)
+	}
+	// the form on the branch shows the value as written, not 1m0s
+	m = press(m, "f")
+	if v := m.fork.inputs[0].Value(); v != "60s" {
+		t.Fatalf("the form shows %q", v)
+	}
+}
+
+// TestForkFormFilterAndDecision: ↑/↓ wrap, `/` filters knobs by name, and a
+// decision takes a typed value outside the choices offered.
+func TestForkFormFilterAndDecision(t *testing.T) {
+	m := press(start(t), "]", "]", "]", "f")
+	rows := m.fork.rows()
+	m = press(m, "up")
+	if m.fork.row != 0 {
+		t.Fatalf("↑ from the first knob: row %d", m.fork.row)
+	}
+	m = press(m, "up")
+	if m.fork.row != rows[len(rows)-1] {
+		t.Fatalf("↑ from the top does not wrap: row %d", m.fork.row)
+	}
+	m = press(m, "down")
+	if m.fork.row != 0 {
+		t.Fatalf("↓ from the bottom does not wrap: row %d", m.fork.row)
+	}
+	m = press(m, "/")
+	m = typeText(m, "heart")
+	m = press(m, "enter")
+	if k := m.fork.knobs[m.fork.row-1].Name; k != "heartbeat" || len(m.fork.rows()) != 3 {
+		t.Fatalf("filter heart: on %s, rows %v", k, m.fork.rows())
+	}
+	if v := m.View(); strings.Contains(v, "latency_min") {
+		t.Fatal("the filter shows other knobs")
+	}
+	m = press(m, "esc")
+	if m.state != stateFork || len(m.fork.rows()) != len(rows) {
+		t.Fatal("esc did not clear the filter first")
+	}
+}
+
+// TestForkDecisionTyped forces a provider latency to a typed value
+// outside the knobs' range, which the form shows.
+func TestForkDecisionTyped(t *testing.T) {
+	m := start(t)
+	for i := 0; i < 50; i++ {
+		m = press(m, "n", "f")
+		if m.fork.dec != nil && m.fork.dec.Decision.Kind == engine.DecLatency {
+			break
+		}
+		m = press(m, "esc")
+	}
+	if m.fork.dec == nil || m.fork.dec.Decision.Kind != engine.DecLatency {
+		t.Fatal("no latency decision")
+	}
+	if v := m.View(); !strings.Contains(v, "the knobs allow 31 s–40 s") {
+		t.Fatalf("the form does not show the range:\n%s", v)
+	}
+	m = press(m, "up")
+	m = typeText(m, "5s")
+	m = press(m, "enter")
+	b := m.x.Branch()
+	if m.state != stateMain || b.Override == nil || b.Override.Value != int64(5*engine.Second) {
+		t.Fatalf("state %s (%s), override %+v", m.state, m.fork.err, b.Override)
+	}
+	if !strings.Contains(b.Name, "latency=5s") {
+		t.Fatalf("branch name %q", b.Name)
+	}
+}
+
 func TestForkKnob(t *testing.T) {
 	m := press(start(t), "/")
 	m = typeText(m, "19:52:00")
 	m = press(m, "enter", "f")
-	// down to visibility_timeout: row 0 is the decision, knobs are sorted
-	for i, k := range m.fork.knobs {
-		if k.Name == "visibility_timeout" {
-			for j := m.fork.row; j < i+1; j++ {
-				m = press(m, "down")
-			}
-		}
-	}
-	for i := 0; i < 3; i++ {
-		m = press(m, "backspace")
-	}
+	// the focus is on visibility_timeout, the featured knob; typing
+	// replaces its value
 	m = typeText(m, "60s")
-	m = press(m, "tab", "tab", "tab", "tab", "tab", "tab")
+	if v := m.fork.inputs[0].Value(); v != "60s" {
+		t.Fatalf("typed 60s over 30s: %q", v)
+	}
+	m = press(m, "up", "up") // wraps: the decision, then the name
 	m = typeText(m, "vt60")
 	m = press(m, "enter")
 	if m.state != stateMain {
@@ -415,5 +507,107 @@ func TestMouse(t *testing.T) {
 	m = nm.(Model)
 	if m.at > clock(t, "19:42:00") {
 		t.Fatalf("click on the chart's left edge: at %s", m.at.Short())
+	}
+}
+
+// pickIncident opens the picker and chooses incident id by filtering.
+func pickIncident(t *testing.T, m Model, id string) Model {
+	t.Helper()
+	m = press(m, "i", "home")
+	for i := 0; i < 20; i++ {
+		if sp, ok := m.picker.selected(); ok && sp.ID == id {
+			return press(m, "enter")
+		}
+		m = press(m, "down")
+	}
+	t.Fatalf("no incident %s in the picker", id)
+	return m
+}
+
+// TestBranchesKept: `i` to another incident and back loses no branch,
+// cursor or selection; the branch list deletes one.
+func TestBranchesKept(t *testing.T) {
+	m := press(start(t), "]", "f", "6", "0", "s", "enter", "]", "down")
+	br, at, sel, pos := m.x.Branch().Name, m.at, m.sel, m.x.Pos()
+	m = pickIncident(t, m, "christmas-friday")
+	if m.x.Spec.ID != "christmas-friday" || !strings.Contains(m.flash, "1 fork of other incidents kept") {
+		t.Fatalf("on %s, flash %q", m.x.Spec.ID, m.flash)
+	}
+	m = pickIncident(t, m, "thursday")
+	if m.x.Spec.ID != "thursday" || len(m.x.Branches()) != 2 || m.x.Branch().Name != br || m.at != at || m.sel != sel || m.x.Pos() != pos {
+		t.Fatalf("back on %s: %d branches, on %s at %s sel %d pos %d; want %s at %s sel %d pos %d",
+			m.x.Spec.ID, len(m.x.Branches()), m.x.Branch().Name, m.at.Short(), m.sel, m.x.Pos(), br, at.Short(), sel, pos)
+	}
+	if len(m.kept) != 1 || m.budgetLeft().Bytes != m.shared.Budget.Bytes-m.kept["christmas-friday"].x.Bytes() {
+		t.Fatalf("kept %d, budget left %d of %d", len(m.kept), m.budgetLeft().Bytes, m.shared.Budget.Bytes)
+	}
+	m = press(m, "b", "up", "d") // the lesson's run stays
+	if len(m.x.Branches()) != 2 || m.flash != "the lesson's run stays" {
+		t.Fatalf("deleted main? %d branches, %q", len(m.x.Branches()), m.flash)
+	}
+	m = press(m, "down", "d", "esc")
+	if len(m.x.Branches()) != 1 || m.x.Branch().Parent != nil || m.state != stateMain {
+		t.Fatalf("after d: %d branches, on %s, %s", len(m.x.Branches()), m.x.Branch().Name, m.state)
+	}
+}
+
+// TestCodeCopiesOSC52: y puts the code on the clipboard through OSC 52,
+// written to the session's own output.
+func TestCodeCopiesOSC52(t *testing.T) {
+	var buf bytes.Buffer
+	m, err := New(Options{Renderer: lipgloss.NewRenderer(&buf, termenv.WithProfile(termenv.Ascii))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = resize(m, 120, 40)
+	nm, cmd := m.Update(keyMsg("y"))
+	m = nm.(Model)
+	if m.state != stateCode || cmd == nil {
+		t.Fatalf("y: state %s, no copy", m.state)
+	}
+	cmd()
+	want := ansi.SetSystemClipboard(m.code.code)
+	if !strings.Contains(buf.String(), want) {
+		t.Fatalf("output %q lacks %q", buf.String(), want)
+	}
+}
+
+// TestCodeReopensTheScreen: for every bookmark on every branch of a
+// session (a knob fork, a named decision fork, a fork of a fork), with the
+// featured message or another selected, `y` then opening the code gives
+// the same screen.
+func TestCodeReopensTheScreen(t *testing.T) {
+	const w, h = 120, 40
+	m := press(start(t), "]", "f", "6", "0", "s", "enter")    // visibility_timeout=60s @19:52:00
+	m = press(m, "]", "]", "f", "up", "right", "right", "up") // the late ack, accepted …
+	m = typeText(m, "accept it; ünï/#~")                      // … with a name of its own
+	m = press(m, "enter")
+	m = press(m, "g", "]", "]", "]", "]", "f", "down", "right", "enter") // late_ack=accept on the 60 s branch
+	if n := len(m.x.Branches()); n != 4 {
+		t.Fatalf("%d branches", n)
+	}
+	for i := range m.x.Branches() {
+		m = press(m, "b", "up", "up", "up", "up")
+		for j := 0; j < i; j++ {
+			m = press(m, "down")
+		}
+		m = press(m, "enter", "g")
+		if m.x.Branch() != m.x.Branches()[i] {
+			t.Fatalf("on %s, not branch %d", m.x.Branch().Name, i)
+		}
+		for k := range m.x.Spec.Bookmarks {
+			m = press(m, "]")
+			if k%2 == 1 {
+				m = press(m, "down") // another message
+			}
+			m = press(m, "y")
+			code := m.code.code
+			m = press(m, "esc")
+			m.flash = ""
+			o := newTest(t, Options{Code: code}, w, h)
+			if got, want := o.View(), m.View(); got != want {
+				t.Fatalf("branch %s, bookmark %d: %s reopens as\n%s\nnot\n%s", m.x.Branch().Name, k+1, code, got, want)
+			}
+		}
 	}
 }

@@ -71,7 +71,11 @@ type Model struct {
 	follower  follower
 
 	shared *Shared // the process-wide budget, pool and chart cache
-	job    *job    // the long move running, nil none
+	// kept are the other incidents this session opened, with their
+	// branches, cursor and selection, while the program runs: `i` and
+	// back loses nothing. Their memory counts against the budget.
+	kept   map[string]keptExplorer
+	job    *job // the long move running, nil none
 	jobSeq int
 	inline time.Duration // how long a key waits for its job in Update
 
@@ -86,7 +90,7 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	st := c.st
 	h := help.New()
 	h.Styles = st.Help
-	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, inline: inlineWait}
+	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, inline: inlineWait, kept: map[string]keptExplorer{}}
 	m.play = newPlayer()
 	m.picker = newPicker(c)
 	m.watchChart()
@@ -176,7 +180,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.x.Pos() != before || m.x.Branch() != beforeBr {
 		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
 		if m.state == stateCode { // a follower's cursor moves under it
-			m.code.code = m.x.Code().String()
+			m.code.code = m.shareCode()
 		}
 	}
 	m.refreshQueuePanes(false) // the clock or the selection may have moved
@@ -303,6 +307,7 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return m.openStory()
 	case key.Matches(k, km.Code):
 		m.openCode()
+		return copyCmd(m.r, m.code.code)
 	case key.Matches(k, km.Incidents):
 		m.pause()
 		m.openPicker()
@@ -348,15 +353,50 @@ func (m *Model) publish() {
 	}
 }
 
-// setExplorer replaces the explorer (another incident, a share code) and
-// resets everything that belonged to the old one.
+// keptExplorer is an incident the session left, as it was left.
+type keptExplorer struct {
+	x   *engine.Explorer
+	at  engine.Time
+	sel int32
+}
+
+// setExplorer replaces the explorer with another incident's, keeping the
+// one it leaves (its branches, cursor and selection) for `i` back: its
+// memory stays charged to the pool, and the new explorer's memory budget
+// is what the kept ones leave.
 func (m *Model) setExplorer(x *engine.Explorer) {
-	if m.shared.Pool != nil && m.x != nil {
-		m.shared.Pool.Release(m.x.Bytes())
+	if m.x != nil {
+		m.kept[m.x.Spec.ID] = keptExplorer{x: m.x, at: m.at, sel: m.sel}
 	}
-	x.Limit(m.shared.Budget, m.shared.Pool)
+	if k, ok := m.kept[x.Spec.ID]; ok && k.x == x {
+		delete(m.kept, x.Spec.ID)
+	}
+	x.Limit(m.budgetLeft(), m.shared.Pool)
 	m.x = x
 	m.reset()
+}
+
+// budgetLeft is the session's budget less the memory its kept incidents
+// hold.
+func (m *Model) budgetLeft() engine.Limits {
+	b := m.shared.Budget
+	if b.Bytes > 0 {
+		var held int64
+		for _, k := range m.kept {
+			held += k.x.Bytes()
+		}
+		b.Bytes = max(1, b.Bytes-held)
+	}
+	return b
+}
+
+// keptBranches is how many forks the kept incidents hold.
+func (m *Model) keptBranches() int {
+	n := 0
+	for _, k := range m.kept {
+		n += len(k.x.Branches()) - 1
+	}
+	return n
 }
 
 // reset forgets what belonged to the explorer before m.x.

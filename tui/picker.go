@@ -150,7 +150,14 @@ func (m *Model) updatePicker(k tea.KeyMsg) tea.Cmd {
 	case submitted:
 		m.state = stateMain
 		spec, ok := m.picker.selected()
-		if !ok {
+		if !ok || spec.ID == m.x.Spec.ID {
+			return nil
+		}
+		if k, ok := m.kept[spec.ID]; ok {
+			m.setExplorer(k.x)
+			m.sel, m.at = k.sel, max(k.at, m.x.World().Now)
+			m.refresh(true)
+			m.flash = fmt.Sprintf("back to %s as you left it: %s (b lists them)", spec.ID, plural(len(m.x.Branches()), "branch", "branches"))
 			return nil
 		}
 		x, err := engine.NewExplorer(spec, spec.Seed, nil)
@@ -160,6 +167,9 @@ func (m *Model) updatePicker(k tea.KeyMsg) tea.Cmd {
 		}
 		m.setExplorer(x)
 		m.flash = "opened " + spec.ID + ": ] jumps to the first beat of the story"
+		if n := m.keptBranches(); n > 0 {
+			m.flash += fmt.Sprintf(" · %s of other incidents kept (i goes back)", plural(n, "fork", "forks"))
+		}
 		return nil
 	}
 	return cmd

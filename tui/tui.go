@@ -20,6 +20,7 @@ type Options struct {
 	Set       []engine.Setting   // knobs from the start
 	Code      string             // open at a share code instead (inflight open CODE)
 	Explorer  *engine.Explorer   // open this explorer as it is (a code the caller already opened)
+	Opened    *engine.Code       // the code Explorer was opened from: its displayed clock and selection are shown
 	Renderer  *lipgloss.Renderer // nil: lipgloss.DefaultRenderer(); the SSH server passes one per session
 	Stage     *Stage             // nil: no presenter mode
 	Presenter bool               // this session drives the stage
@@ -42,7 +43,31 @@ func New(o Options) (Model, error) {
 	if err != nil {
 		return Model{}, err
 	}
-	return newModel(x, r, o, sh), nil
+	m := newModel(x, r, o, sh)
+	if o.Code != "" && o.Opened == nil {
+		if c, err := engine.ParseCode(o.Code); err == nil {
+			o.Opened = &c
+		}
+	}
+	if o.Opened != nil {
+		m.showOpened(*o.Opened)
+	}
+	return m, nil
+}
+
+// showOpened shows what a format-2 code says the screen showed beyond its
+// event: the displayed clock and the selected message.
+func (m *Model) showOpened(c engine.Code) {
+	if c.HasAt && c.At >= m.x.World().Now {
+		m.at = c.At
+	}
+	if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
+		m.sel = c.Sel
+		if mm, ok := m.x.World().Msg(c.Sel); ok {
+			m.selPub.id, m.selPub.at, m.selPub.ok = c.Sel, mm.Published, true
+		}
+	}
+	m.refresh(true)
 }
 
 // openExplorer builds the engine explorer Options name.
