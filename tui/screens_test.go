@@ -1,0 +1,80 @@
+package tui
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"inflight/incidents"
+)
+
+// goldenSizes are the terminal sizes every incident's screens are pinned at.
+var goldenSizes = [][2]int{{80, 24}, {120, 40}, {200, 60}}
+
+// TestIncidentGoldens pins every bundled incident's start and each of its
+// bookmarks at 80×24, 120×40 and 200×60: update with
+// go test ./tui -run TestIncidentGoldens -update
+func TestIncidentGoldens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every incident at three sizes")
+	}
+	for _, id := range incidents.IDs() {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		screens := [][2]string{{"start", ""}}
+		keys := ""
+		for i := range spec.Bookmarks {
+			keys = strings.TrimSpace(keys + " ]")
+			screens = append(screens, [2]string{fmt.Sprintf("bookmark%d", i+1), keys})
+		}
+		for _, size := range goldenSizes {
+			for _, s := range screens {
+				t.Run(fmt.Sprintf("%s/%dx%d/%s", id, size[0], size[1], s[0]), func(t *testing.T) {
+					golden.RequireEqual(t, []byte(viewAfterOn(t, Options{Spec: spec}, size[0], size[1], keysOf(s[1])...)))
+				})
+			}
+		}
+	}
+}
+
+// TestNoCutWords fails if a golden screen cuts a caption, a story or the
+// status line: no line outside the header and the panes (the lines with a
+// pane separator) may end in "…". Words wrap or scroll instead.
+func TestNoCutWords(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".golden") {
+			return err
+		}
+		if strings.Contains(path, "toosmall") || strings.Contains(path, "fork") || strings.Contains(path, "compare") || strings.Contains(path, "help") {
+			return nil // not a screen of words: forms, tables, the key list
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		for i, l := range strings.Split(string(b), "\n") {
+			if i == 0 || strings.Contains(l, "│") {
+				continue // the header's title, the panes' rows
+			}
+			if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
+				t.Errorf("%s:%d: cut: %q", path, i+1, strings.TrimRight(l, " "))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Fatalf("only %d goldens read", n)
+	}
+}
