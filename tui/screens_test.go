@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"inflight/engine"
 	"inflight/incidents"
 )
 
@@ -76,5 +78,27 @@ func TestNoCutWords(t *testing.T) {
 	}
 	if n < 50 {
 		t.Fatalf("only %d goldens read", n)
+	}
+}
+
+// TestHeaderHoldsStill: the header's clock is whole past 100 h, and the
+// play label takes the same width at every state and speed, so nothing
+// right of it moves.
+func TestHeaderHoldsStill(t *testing.T) {
+	if got := headerClock(engine.Time(123*engine.Hour + 4*engine.Minute + 5*engine.Second + 678)); got != "123:04:05" {
+		t.Errorf("headerClock = %q, want 123:04:05", got)
+	}
+	if got := headerClock(engine.Time(19*engine.Hour + 52*engine.Minute)); got != "19:52:00" {
+		t.Errorf("headerClock = %q, want 19:52:00", got)
+	}
+	w := -1
+	for i := range speeds {
+		for _, on := range []bool{false, true} {
+			lw := lipgloss.Width(player{on: on, speed: i}.paddedLabel())
+			if w >= 0 && lw != w {
+				t.Errorf("speed %d on=%v: label %d cells wide, others %d", i, on, lw, w)
+			}
+			w = lw
+		}
 	}
 }
