@@ -18,8 +18,8 @@ import (
 // goldenSizes are the terminal sizes every incident's screens are pinned at.
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {200, 60}}
 
-// TestIncidentGoldens pins every bundled incident's start and each of its
-// bookmarks at 80×24, 120×40 and 200×60: update with
+// TestIncidentGoldens pins every bundled incident's start, each of its
+// bookmarks and its first exercise's comparison with main at 80×24, 120×40 and 200×60: update with
 // go test ./tui -run TestIncidentGoldens -update
 func TestIncidentGoldens(t *testing.T) {
 	if testing.Short() {
@@ -35,6 +35,9 @@ func TestIncidentGoldens(t *testing.T) {
 		for i := range spec.Bookmarks {
 			keys = strings.TrimSpace(keys + " ]")
 			screens = append(screens, [2]string{fmt.Sprintf("bookmark%d", i+1), keys})
+		}
+		if len(spec.Exercises) > 0 { // the first exercise compared with main
+			screens = append(screens, [2]string{"compare", "e " + spec.Exercises[0].Key + " c"})
 		}
 		for _, size := range goldenSizes {
 			for _, s := range screens {
