@@ -382,7 +382,7 @@ func (c compareView) lines() []string {
 	}
 	a, b := c.sa, c.sb
 	i := func(v float64) string { return fmt.Sprint(int64(v)) }
-	sec := func(v float64) string { return fmt.Sprintf("%gs", math.Round(v*1000)/1000) }
+	sec := func(v float64) string { return fmtDur(engine.Duration(math.Round(v * 1000))) }
 	pct := func(v float64) string { return fmt.Sprintf("%.0f%%", v) }
 	sent, dups, lost := "emails sent", "duplicate emails", "lost (never sent)"
 	if c.family {
