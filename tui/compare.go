@@ -190,16 +190,62 @@ func (c compareView) View() string {
 
 // pastKnobs is the first divergence that is not a fork's own knob
 // marker ("from here on: late_ack=accept"): what the knob changed, the
-// refused ack that becomes an accepted one. It reads both branches on from
-// d, the markers skipped, up to compareScanCap events; if they never differ
-// again, d stands.
+// refused ack that becomes an accepted one. If the branches never differ
+// again within compareScanCap events, d stands.
 func pastKnobs(x *engine.Explorer, a, b *engine.Branch, d engine.Divergence) engine.Divergence {
 	knob := func(e *engine.Entry) bool { return e != nil && e.Event.Kind == engine.EvKnob }
 	if !knob(d.A) && !knob(d.B) {
 		return d
 	}
+	if e, ok := firstDifference(x, a, b, d.Pos, compareScanCap, sameEvent); ok {
+		return e
+	}
+	return d
+}
+
+// partedCap bounds the events read to find where a branch parts from main:
+// a branch switch reads them at once.
+const partedCap = 1 << 15
+
+// partedFromMain is when branch b first does something main does not, its
+// knob markers aside: the fork's time if no difference shows within
+// partedCap events (unsure, so taken as parted), engine.Never on main.
+func partedFromMain(x *engine.Explorer, b *engine.Branch) engine.Time {
+	path := b.Path()
+	if len(path) < 2 {
+		return engine.Never
+	}
+	from := path[1].ForkPos
+	if d, ok := firstDifference(x, path[0], b, from, partedCap, sameBeat); ok {
+		if d.A != nil {
+			return d.A.Event.T
+		}
+		if d.B != nil {
+			return d.B.Event.T
+		}
+	}
+	return path[1].ForkAt
+}
+
+// sameEvent is whether two events are the same, their place aside.
+func sameEvent(a, b engine.Event) bool {
+	a.Pos, b.Pos = 0, 0
+	return a == b
+}
+
+// sameBeat is whether two events are the same beat of the story: the same
+// thing happening to the same message by the same worker at the same time,
+// whatever its figures (a lease that now ends at 19:53:00, not 19:52:30).
+func sameBeat(a, b engine.Event) bool {
+	return a.T == b.T && a.Kind == b.Kind && a.Msg == b.Msg && a.Worker == b.Worker && a.Delivery == b.Delivery
+}
+
+// firstDifference reads a and b on from event from, knob markers skipped,
+// to the first pair of events that are not the same, up to limit events.
+func firstDifference(x *engine.Explorer, a, b *engine.Branch, from, limit int64, same func(a, b engine.Event) bool) (engine.Divergence, bool) {
+	capped := false // a reader stopped at the limit, not at its branch's end
 	reader := func(br *engine.Branch) func() (*engine.Entry, bool) {
-		pos := d.Pos
+		pos := from
 		var buf []engine.Entry
 		return func() (*engine.Entry, bool) {
 			for {
@@ -210,7 +256,8 @@ func pastKnobs(x *engine.Explorer, a, b *engine.Branch, d engine.Divergence) eng
 						return &e, true
 					}
 				}
-				if pos-d.Pos >= compareScanCap {
+				if pos-from >= limit {
+					capped = true
 					return nil, false
 				}
 				buf = x.EventsOn(br, pos, pos+compareChunk)
@@ -222,20 +269,16 @@ func pastKnobs(x *engine.Explorer, a, b *engine.Branch, d engine.Divergence) eng
 		}
 	}
 	ra, rb := reader(a), reader(b)
-	for {
+	for n := int64(0); n < limit; n++ {
 		ea, oka := ra()
 		eb, okb := rb()
-		if !oka && !okb {
-			return d
+		if capped || !oka && !okb {
+			return engine.Divergence{}, false
 		}
-		if oka && okb {
-			va, vb := ea.Event, eb.Event
-			va.Pos, vb.Pos = 0, 0
-			if va == vb {
-				continue
-			}
+		if oka && okb && same(ea.Event, eb.Event) {
+			continue
 		}
-		out := engine.Divergence{Pos: d.Pos}
+		out := engine.Divergence{Pos: from}
 		if oka {
 			out.A, out.Pos = ea, ea.Event.Pos
 		}
@@ -245,8 +288,9 @@ func pastKnobs(x *engine.Explorer, a, b *engine.Branch, d engine.Divergence) eng
 				out.Pos = eb.Event.Pos
 			}
 		}
-		return out
+		return out, true
 	}
+	return engine.Divergence{}, false
 }
 
 // kindWord is what an event did, in the captions' words, for "refused →

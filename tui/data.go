@@ -24,6 +24,10 @@ type snap struct {
 	effects    []engine.Entry // every customer's recent emails
 	selectable []int32
 	fam        *engine.Panes // a family incident's panes; nil for the queue
+	// parted is when the branch first does something main does not (its
+	// fork's knob markers aside); engine.Never on main. A bookmark from
+	// then on describes main's run, not this branch's.
+	parted engine.Time
 }
 
 const (
@@ -61,6 +65,9 @@ func (m *Model) refresh(full bool) {
 		if len(s.recent) > recentN {
 			s.recent = append([]engine.Entry(nil), s.recent[len(s.recent)-recentN:]...)
 		}
+	}
+	if s.br != x.Branch() {
+		s.parted = partedFromMain(x, x.Branch())
 	}
 	s.br, s.pos = x.Branch(), pos
 

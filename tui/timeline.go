@@ -14,8 +14,8 @@ import (
 func (m Model) viewTimeline(l layout) string {
 	t := l.timeline
 	words := l.words
-	head, earlier, text := m.timelineWords()
-	hl, wl := m.timelineLines(head, earlier, text, t.w)
+	head, earlier, onMain, text := m.timelineWords()
+	hl, wl := m.timelineLines(head, earlier, onMain, text, t.w)
 	out := []string{fitLine(m.st.PaneTitle.Render("Timeline")+"  "+hl[0], t.w)}
 	wl = append(hl[1:], wl...)
 	for i := 0; i < words; i++ {
@@ -56,7 +56,9 @@ func (m Model) viewTimeline(l layout) string {
 
 // timelineWords is the timeline's heading and the words under it: the
 // exercise, the bookmark the cursor is at, or the story.
-func (m Model) timelineWords() (head string, earlier bool, text string) {
+// A bookmark whose moment comes after the branch parted from main
+// describes main's run: it says so ("on main: …") and is dimmed.
+func (m Model) timelineWords() (head string, earlier, onMain bool, text string) {
 	switch bm, ok := m.currentBookmark(); {
 	case m.exercise != nil:
 		head = "Exercise " + m.exercise.Key + " · c compares with the parent branch, e shows the answer"
@@ -68,14 +70,19 @@ func (m Model) timelineWords() (head string, earlier bool, text string) {
 				n = i + 1
 			}
 		}
-		head = fmt.Sprintf("Bookmark %d/%d · %s · %s", n, len(m.x.Spec.Bookmarks), bm.At.Short(), bm.Title)
+		onMain = m.snap.parted != engine.Never && bm.At >= m.snap.parted
+		title := bm.Title
+		if onMain {
+			title = "on main: " + title
+		}
+		head = fmt.Sprintf("Bookmark %d/%d · %s · %s", n, len(m.x.Spec.Bookmarks), bm.At.Short(), title)
 		text = bm.Words
 		earlier = m.at > bm.At+engine.Minute
 	default:
 		head = "The story · ] jumps to the first beat"
 		text = m.x.Spec.Story
 	}
-	return head, earlier, text
+	return head, earlier, onMain, text
 }
 
 // timelineHead is the width of "Timeline  ", before the heading.
@@ -84,15 +91,19 @@ const timelineHead = len("Timeline  ")
 // timelineLines is the timeline's heading wrapped after "Timeline  " (its
 // first line, then lines indented under it) and its words wrapped under
 // that, all styled.
-func (m Model) timelineLines(head string, earlier bool, text string, w int) (hl, wl []string) {
+func (m Model) timelineLines(head string, earlier, onMain bool, text string, w int) (hl, wl []string) {
+	hs, ws := m.st.Header, m.st.Words
+	if onMain {
+		hs, ws = m.st.Dim, m.st.Dim
+	}
 	tail := ""
 	if earlier {
 		tail = " (earlier)"
 	}
 	for i, h := range wrap(head+tail, w-timelineHead) {
-		s := m.st.Header.Render(h)
+		s := hs.Render(h)
 		if earlier && strings.HasSuffix(h, tail) {
-			s = m.st.Header.Render(strings.TrimSuffix(h, tail)) + m.st.Dim.Render(tail)
+			s = hs.Render(strings.TrimSuffix(h, tail)) + m.st.Dim.Render(tail)
 		}
 		if i > 0 {
 			s = strings.Repeat(" ", timelineHead) + s
@@ -100,7 +111,7 @@ func (m Model) timelineLines(head string, earlier bool, text string, w int) (hl,
 		hl = append(hl, s)
 	}
 	for _, t := range wrap(text, w-2) {
-		wl = append(wl, "  "+m.st.Words.Render(t))
+		wl = append(wl, "  "+ws.Render(t))
 	}
 	return hl, wl
 }
@@ -108,8 +119,8 @@ func (m Model) timelineLines(head string, earlier bool, text string, w int) (hl,
 // timelineNeed is how many lines under its first the timeline's words
 // take at this width.
 func (m Model) timelineNeed() int {
-	head, earlier, text := m.timelineWords()
-	hl, wl := m.timelineLines(head, earlier, text, m.width)
+	head, earlier, onMain, text := m.timelineWords()
+	hl, wl := m.timelineLines(head, earlier, onMain, text, m.width)
 	return len(hl) - 1 + len(wl)
 }
 

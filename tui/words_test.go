@@ -64,3 +64,39 @@ func TestMovingClearsStaleNews(t *testing.T) {
 		}
 	}
 }
+
+// TestBookmarkOnMain: on a branch that raised the visibility timeout to
+// 60 s at 19:52:00 there is no redelivery at 19:52:30: that bookmark's
+// words are main's, and it says so; the one at the fork point is still
+// this branch's.
+func TestBookmarkOnMain(t *testing.T) {
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.NewExplorer(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := engine.ParseSetting("visibility_timeout=60s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := spec.Bookmarks[0].At // 19:52:00
+	x.SeekTime(at)
+	if _, err := x.Fork(engine.ForkOptions{Name: "raise", Pos: x.Pos(), At: at, Set: []engine.Setting{st}}); err != nil {
+		t.Fatal(err)
+	}
+	v := viewAfterOn(t, Options{Spec: spec, Explorer: x}, 120, 40, "]")
+	if !strings.Contains(v, "Bookmark 1/5") || strings.Contains(v, "on main:") {
+		t.Fatalf("at the fork point the bookmark is the branch's own:\n%s", v)
+	}
+	v = viewAfterOn(t, Options{Spec: spec, Explorer: x}, 120, 40, "]", "]")
+	if !strings.Contains(v, "Bookmark 2/5 · 19:52:30 · on main: ") {
+		t.Fatalf("the 19:52:30 bookmark does not say it is main's:\n%s", v)
+	}
+	// on main itself, no bookmark says so
+	if v := viewAfter(t, 120, 40, "]", "]"); strings.Contains(v, "on main:") {
+		t.Fatalf("on main a bookmark says \"on main\":\n%s", v)
+	}
+}
