@@ -105,3 +105,46 @@ func TestHeaderHoldsStill(t *testing.T) {
 		}
 	}
 }
+
+// TestPaneClocksHoldStill: a pane row that starts with a clock starts with
+// a whole one (12 cells, milliseconds shown even when zero), so its column
+// does not shift as the clock changes (cashback's 10:01:08 above
+// 10:01:09.575).
+func TestPaneClocksHoldStill(t *testing.T) {
+	for _, id := range []string{"cashback", "fifo-window", "kafka-restart"} {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := engine.NewWorld(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		check := func(w *engine.World) {
+			p := w.Family().Panes(w)
+			for _, list := range [][]engine.PaneRow{p.Queue, p.InFlight, p.DLQ, p.Inbox} {
+				for _, r := range list {
+					f := strings.Fields(r.Text)
+					if len(f) == 0 || !strings.Contains(f[0], ":") || f[0][0] < '0' || f[0][0] > '9' {
+						continue
+					}
+					rows++
+					if len(f[0]) != len("10:00:00.000") {
+						t.Errorf("%s: row %q starts with a clock of %d cells", id, r.Text, len(f[0]))
+					}
+				}
+			}
+		}
+		n := 0
+		for w.Step(nil) {
+			if n++; n%500 == 0 {
+				check(w)
+			}
+		}
+		check(w)
+		if rows == 0 {
+			t.Errorf("%s: no row starts with a clock", id)
+		}
+	}
+}
