@@ -105,7 +105,9 @@ func (m Model) viewChart(l layout) []string {
 			label, val := "", ""
 			if r == rows-1 {
 				label = names[i]
-				val = fmt.Sprintf(" %s (max %s)", count(now[i]), count(int64(peak)))
+				// right-aligned under the peak's width: the column holds still
+				pk := count(int64(peak))
+				val = fmt.Sprintf(" %*s (max %s)", len(pk), count(now[i]), pk)
 			}
 			rs := []rune(line)
 			left, mid, right := string(rs[:cur]), string(rs[cur]), string(rs[cur+1:])

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	"inflight/engine"
@@ -143,5 +144,26 @@ func TestChartMaxIsTheRuns(t *testing.T) {
 		if spec.ID == "christmas-friday" && got[2] != 40 {
 			t.Errorf("christmas-friday: DLQ max %v, want 40", got[2])
 		}
+	}
+}
+
+// TestChartValuesRightAligned: a series' current value is right-aligned
+// under its peak's width, so "(max …)" does not move as the value grows.
+func TestChartValuesRightAligned(t *testing.T) {
+	col := -1
+	for _, keys := range [][]string{nil, {"]"}, {"]", "]", "]", "]", "]"}} {
+		v := viewAfter(t, 120, 40, keys...)
+		for _, l := range strings.Split(v, "\n") {
+			if strings.HasPrefix(l, "emails ") {
+				c := len([]rune(l[:strings.Index(l, "(max")]))
+				if col >= 0 && c != col {
+					t.Errorf("after %v \"(max\" at %d, before at %d: %q", keys, c, col, l)
+				}
+				col = c
+			}
+		}
+	}
+	if col < 0 {
+		t.Fatal("no emails series")
 	}
 }
