@@ -27,7 +27,8 @@ type snap struct {
 	// parted is when the branch first does something main does not (its
 	// fork's knob markers aside); engine.Never on main. A bookmark from
 	// then on describes main's run, not this branch's.
-	parted engine.Time
+	parted    engine.Time
+	partedFor chartKey // the branch parted is for: the same across a job's clone
 }
 
 const (
@@ -67,7 +68,9 @@ func (m *Model) refresh(full bool) {
 		}
 	}
 	if s.br != x.Branch() {
-		s.parted = partedFromMain(x, x.Branch())
+		if k := chartKeyOf(x, x.Branch()); k != s.partedFor || s.partedFor.spec == nil {
+			s.parted, s.partedFor = partedFromMain(x, x.Branch()), k
+		}
 	}
 	s.br, s.pos = x.Branch(), pos
 
