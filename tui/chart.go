@@ -65,6 +65,7 @@ func (m Model) viewChart(l layout) []string {
 	}
 	have := make([]bool, n)
 	samples, _, _ := m.chartSamples()
+	peaks := samplePeaks(samples) // over every sample, not only the columns' ends
 	for _, s := range samples {
 		c := int(int64(s.T-t0) * int64(n) / int64(t1-t0+1))
 		if c < 0 || c >= n {
@@ -94,7 +95,7 @@ func (m Model) viewChart(l layout) []string {
 	names := m.seriesNames()
 	var out []string
 	for i := range cols {
-		peak := 0.0
+		peak := peaks[i]
 		for _, v := range cols[i] {
 			peak = max(peak, v)
 		}
@@ -104,7 +105,9 @@ func (m Model) viewChart(l layout) []string {
 			label, val := "", ""
 			if r == rows-1 {
 				label = names[i]
-				val = fmt.Sprintf(" %s (max %s)", count(now[i]), count(int64(peak)))
+				// right-aligned under the peak's width: the column holds still
+				pk := count(int64(peak))
+				val = fmt.Sprintf(" %*s (max %s)", len(pk), count(now[i]), pk)
 			}
 			rs := []rune(line)
 			left, mid, right := string(rs[:cur]), string(rs[cur]), string(rs[cur+1:])
@@ -114,9 +117,19 @@ func (m Model) viewChart(l layout) []string {
 	}
 	axis := []rune(strings.Repeat(" ", n))
 	axis[cur] = '▲'
-	a := fmt.Sprintf("%-*s ", chartLabelW, t0.Short()[:min(5, len(t0.Short()))]) + string(axis) + " " + t1.Clock()[:8]
+	a := fmt.Sprintf("%-*s ", chartLabelW, t0.Short()[:min(5, len(t0.Short()))]) + string(axis) + " " + headerClock(t1)
 	out = append(out, fitLine(m.st.Cursor.Render(a), l.timeline.w))
 	return out
+}
+
+// samplePeaks is each series' highest value over the samples.
+func samplePeaks(samples []engine.Sample) [4]float64 {
+	var p [4]float64
+	for _, s := range samples {
+		p[0], p[1] = max(p[0], float64(s.Queue)), max(p[1], float64(s.InFlight))
+		p[2], p[3] = max(p[2], float64(s.DLQ)), max(p[3], float64(s.Effects))
+	}
+	return p
 }
 
 // sparkRows draws vs as rows of block characters, top row first.

@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	"inflight/engine"
+	"inflight/incidents"
 )
 
 // The chart covers the whole run from the first frame: a big run's axis
@@ -98,5 +100,70 @@ func TestPickerParsesOnce(t *testing.T) {
 	}
 	if first[0] != bundled()[0] {
 		t.Fatal("the picker does not use the process's parsed incidents")
+	}
+}
+
+// peakSink records each chart series' highest value over a whole run.
+type peakSink struct{ p [4]float64 }
+
+func (s *peakSink) Event(w *engine.World, _ *engine.Event, _ *engine.Decision) {
+	v := [4]float64{float64(w.QueueLen()), float64(len(w.Leased())), float64(w.DLQLen()), float64(w.S.Effects)}
+	if f := w.Family(); f != nil {
+		waiting, taken := f.Counts(w)
+		v[0], v[1] = float64(waiting), float64(taken)
+	}
+	for i := range v {
+		s.p[i] = max(s.p[i], v[i])
+	}
+}
+
+// TestChartMaxIsTheRuns: the chart's "max" of DLQ and effects is the run's
+// peak (christmas-friday's DLQ peaks at 40; the chart once said 39, the
+// value at a column's end).
+func TestChartMaxIsTheRuns(t *testing.T) {
+	for _, spec := range incidents.All() {
+		w, err := engine.NewWorld(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples, _, err := engine.ChartRun(w, 0, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = withEnd(samples, w)
+		w, _ = engine.NewWorld(spec, spec.Seed, nil)
+		var ps peakSink
+		for w.Step(&ps) {
+		}
+		got := samplePeaks(samples)
+		for _, i := range []int{2, 3} { // DLQ and effects; the queue's peaks between decimated samples need the engine's series to keep them
+			if got[i] != ps.p[i] {
+				t.Errorf("%s: series %d: chart max %v, the run's peak %v", spec.ID, i, got[i], ps.p[i])
+			}
+		}
+		if spec.ID == "christmas-friday" && got[2] != 40 {
+			t.Errorf("christmas-friday: DLQ max %v, want 40", got[2])
+		}
+	}
+}
+
+// TestChartValuesRightAligned: a series' current value is right-aligned
+// under its peak's width, so "(max …)" does not move as the value grows.
+func TestChartValuesRightAligned(t *testing.T) {
+	col := -1
+	for _, keys := range [][]string{nil, {"]"}, {"]", "]", "]", "]", "]"}} {
+		v := viewAfter(t, 120, 40, keys...)
+		for _, l := range strings.Split(v, "\n") {
+			if strings.HasPrefix(l, "emails ") {
+				c := len([]rune(l[:strings.Index(l, "(max")]))
+				if col >= 0 && c != col {
+					t.Errorf("after %v \"(max\" at %d, before at %d: %q", keys, c, col, l)
+				}
+				col = c
+			}
+		}
+	}
+	if col < 0 {
+		t.Fatal("no emails series")
 	}
 }

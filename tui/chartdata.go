@@ -240,6 +240,9 @@ func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, 
 			}
 		}()
 		samples, last, err = engine.ChartRun(w, limit, mt, func(s []engine.Sample) { d.publish(join(s)) })
+		if err == nil {
+			samples = withEnd(samples, w)
+		}
 	}()
 	if held {
 		<-slots
@@ -249,6 +252,20 @@ func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, 
 	d.end = last // the last event: decimated samples may stop short of it
 	d.mu.Unlock()
 	close(d.ready)
+}
+
+// withEnd is a whole run's samples with the state at its end added, which
+// decimation may have dropped: the chart's maxima are the run's.
+func withEnd(samples []engine.Sample, w *engine.World) []engine.Sample {
+	waiting, taken := w.QueueLen(), len(w.Leased())
+	if f := w.Family(); f != nil {
+		waiting, taken = f.Counts(w)
+	}
+	end := engine.Sample{Pos: w.Pos, T: w.Now, Queue: int32(waiting), InFlight: int32(taken), DLQ: int32(w.DLQLen()), Effects: w.S.Effects}
+	if n := len(samples); n > 0 && samples[n-1].Pos == end.Pos {
+		return samples
+	}
+	return append(samples, end)
 }
 
 func chartTick(d *chartData) tea.Cmd {

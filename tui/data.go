@@ -24,6 +24,11 @@ type snap struct {
 	// the queue's panes were worded at this clock and selection
 	panesAt  engine.Time
 	panesSel int32
+	// parted is when the branch first does something main does not (its
+	// fork's knob markers aside); engine.Never on main. A bookmark from
+	// then on describes main's run, not this branch's.
+	parted    engine.Time
+	partedFor chartKey // the branch parted is for: the same across a job's clone
 }
 
 // panesFor reports whether the queue's panes were worded for m's clock and
@@ -80,6 +85,11 @@ func (m *Model) refresh(full bool) {
 		s.recent = append(s.recent, fresh...)
 		if len(s.recent) > recentN {
 			s.recent = append([]engine.Entry(nil), s.recent[len(s.recent)-recentN:]...)
+		}
+	}
+	if s.br != x.Branch() {
+		if k := chartKeyOf(x, x.Branch()); k != s.partedFor || s.partedFor.spec == nil {
+			s.parted, s.partedFor = partedFromMain(x, x.Branch()), k
 		}
 	}
 	s.br, s.pos = x.Branch(), pos

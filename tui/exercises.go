@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -154,6 +153,6 @@ func (l exerciseList) View() string {
 		}
 		out = append(out, "")
 	}
-	out = append(out, st.Dim.Render(fmt.Sprintf("%d questions from the lesson this incident can answer", len(l.exs))))
+	out = append(out, st.Dim.Render(plural(len(l.exs), "question", "questions")+" from the lesson this incident can answer"))
 	return window(out, focus+2, l.height)
 }

@@ -10,8 +10,7 @@ const (
 	minHeight = 16
 
 	headerHeight = 1 // title, clock, play state, branch
-	statusHeight = 1 // the figures the lesson argues about
-	newsHeight   = 1 // a flash, a job's progress or the jump prompt, when shown
+	newsHeight   = 1 // the jump prompt; a flash or a job's progress wraps
 
 	// wideWidth is the width from which the four panes sit in one row
 	// (above the timeline) instead of two rows of two.
@@ -20,7 +19,10 @@ const (
 	// rows take half.
 	widePanesPercent = 45
 	minPanesHeight   = 4
-	paneGap          = 3 // " │ " between pane columns
+	// the timeline's words take lines from the panes down to this many
+	// lines a row of panes (a title and two rows)
+	minPanesShrunk = 3
+	paneGap        = 3 // " │ " between pane columns
 
 	// A timeline shorter than timelineWordsMin gets two lines of words
 	// (title and caption), else three; from chartRows2At rows each chart
@@ -58,18 +60,16 @@ type layout struct {
 	timeline rect
 	chart    rect // the sparkline columns (without labels)
 	chartRow int  // rows per series
+	words    int  // the timeline's lines of words under its title line
 	footer   int  // help lines
 }
 
 func (m Model) layout() layout {
 	var l layout
-	footer := lipgloss.Height(m.help.View(m.activeKeys()))
+	footer := lipgloss.Height(m.viewFooter())
 	l.footer = footer
 	top := headerHeight
-	bottom := statusHeight + footer
-	if m.flash != "" || m.job != nil || m.state == stateJump {
-		bottom += newsHeight
-	}
+	bottom := m.statusLines() + footer + len(m.newsLines())
 	l.body = rect{0, top, m.width, max(0, m.height-top-bottom)}
 	bh := l.body.h
 	cols, rows := 2, 2
@@ -79,6 +79,42 @@ func (m Model) layout() layout {
 		ph = bh * widePanesPercent / 100
 	}
 	ph = max(ph, minPanesHeight)
+	// the words are never cut: they take the lines they need, from the
+	// chart's extra rows first, then from the events, then from the panes
+	// and the newest event's caption is whole below them
+	need := m.timelineNeed()
+	evNeed := 0 // before anything happened, the words may take the events' line
+	if n := len(m.snap.recent); n > 0 {
+		evNeed = len(m.eventLines(m.snap.recent[n-1], m.width))
+	}
+	for {
+		th := bh - ph
+		chartRow := 1
+		if th >= chartRows2At {
+			chartRow = 2
+		}
+		if th >= chartRows3At {
+			chartRow = 3
+		}
+		words := 3
+		if th < timelineWordsMin {
+			words = 2
+		}
+		fits := func(words, chartRow int) bool { return 1+words+chartSeries*chartRow+1+evNeed <= th }
+		for chartRow > 1 && !fits(max(words, need), chartRow) {
+			chartRow--
+		}
+		for words < need && fits(words+1, chartRow) {
+			words++
+		}
+		if (words < need || !fits(words, chartRow)) && ph-rows >= minPanesShrunk*rows {
+			ph -= rows // one line less in each row of panes
+			continue
+		}
+		l.chartRow = chartRow
+		l.words = words
+		break
+	}
 	cw := (m.width - (cols-1)*paneGap) / cols
 	for i := range numPanes {
 		c, r := int(i)%cols, int(i)/cols
@@ -86,18 +122,6 @@ func (m Model) layout() layout {
 		l.panes[i] = rect{c * (cw + paneGap), top + r*h, cw, h}
 	}
 	l.timeline = rect{0, top + ph, m.width, bh - ph}
-	// the timeline: title+words, then the chart, then events
-	words := 3
-	if l.timeline.h < timelineWordsMin {
-		words = 2
-	}
-	l.chartRow = 1
-	if l.timeline.h >= chartRows2At {
-		l.chartRow = 2
-	}
-	if l.timeline.h >= chartRows3At {
-		l.chartRow = 3
-	}
-	l.chart = rect{chartLabelW + 1, l.timeline.y + 1 + words, max(1, m.width-chartLabelW-1-chartValueW), chartSeries * l.chartRow}
+	l.chart = rect{chartLabelW + 1, l.timeline.y + 1 + l.words, max(1, m.width-chartLabelW-1-chartValueW), chartSeries * l.chartRow}
 	return l
 }

@@ -245,6 +245,9 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 	if m.follower.on && m.moves(k) {
 		m.detach()
 	}
+	if m.moves(k) {
+		m.flash = "" // news of where the cursor was ("end of the branch") is stale once it moves
+	}
 	switch {
 	case key.Matches(k, km.Play):
 		return m.togglePlay()

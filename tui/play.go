@@ -2,9 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
 )
@@ -45,6 +47,23 @@ func (p player) label() string {
 		s = "▶ playing"
 	}
 	return s + " " + p.speedLabel()
+}
+
+// paddedLabel is label padded to the widest label any state and speed
+// gives, so that the header does not shift as the speed changes.
+func (p player) paddedLabel() string {
+	s := p.label()
+	return s + strings.Repeat(" ", max(0, labelWidth()-lipgloss.Width(s)))
+}
+
+func labelWidth() int {
+	w := 0
+	for i := range speeds {
+		for _, on := range []bool{false, true} {
+			w = max(w, lipgloss.Width(player{on: on, speed: i}.label()))
+		}
+	}
+	return w
 }
 
 func (p player) speedLabel() string {

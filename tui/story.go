@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
 )
@@ -110,7 +111,7 @@ func (s storyView) Update(msg tea.Msg) (storyView, tea.Cmd) {
 	case key.Matches(k, s.keys.Up):
 		s.off = max(0, s.off-1)
 	case key.Matches(k, s.keys.Down):
-		s.off = min(max(0, len(s.events)-1), s.off+1)
+		s.off = min(max(0, 4*len(s.events)), s.off+1) // View clamps: a caption may wrap
 	}
 	return s, nil
 }
@@ -155,16 +156,27 @@ func (s storyView) View() string {
 		if e.Event.Kind == engine.EvEffect && s.family {
 			icon = "+" // a row, a credit, a record: not an email
 		}
-		l := fmt.Sprintf("%s  %-3s %s", e.Event.T.Clock(), icon, e.Caption)
+		// the caption, then the decision, wrapped under the caption's start
+		prefix := fmt.Sprintf("  %s  %-3s ", e.Event.T.Clock(), icon)
+		ind := lipgloss.Width(prefix)
+		text := wrap(e.Caption, max(20, s.width-ind))
+		nCap := len(text)
 		if e.Decision != nil {
-			l += st.Decision.Render("  ◆ " + e.DecText)
+			text = append(text, wrap("◆ "+e.DecText, max(20, s.width-ind))...)
 		}
-		if e.Event.Pos >= s.cursor {
-			l = st.Dim.Render("  " + l)
-		} else {
-			l = "  " + l
+		for i, t := range text {
+			if i >= nCap && e.Event.Pos < s.cursor {
+				t = st.Decision.Render(t)
+			}
+			l := strings.Repeat(" ", ind) + t
+			if i == 0 {
+				l = prefix + t
+			}
+			if e.Event.Pos >= s.cursor {
+				l = st.Dim.Render(l)
+			}
+			lines = append(lines, l)
 		}
-		lines = append(lines, l)
 	}
 	if len(lines) == 0 {
 		lines = append(lines, st.Dim.Render("  nothing recorded for this message on this branch"))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
+
 	"inflight/engine"
 )
 
@@ -11,37 +13,17 @@ import (
 // cursor on it, and the latest events with their captions.
 func (m Model) viewTimeline(l layout) string {
 	t := l.timeline
-	words := l.chart.y - t.y - 1
-	var head string
-	var text string
-	switch bm, ok := m.currentBookmark(); {
-	case m.exercise != nil:
-		head = "Exercise " + m.exercise.Key + " · c compares with the parent branch, e shows the answer"
-		text = m.exercise.Question
-	case ok:
-		n := 0
-		for i, b := range m.x.Spec.Bookmarks {
-			if b.At <= m.at {
-				n = i + 1
-			}
-		}
-		head = fmt.Sprintf("Bookmark %d/%d · %s · %s", n, len(m.x.Spec.Bookmarks), bm.At.Short(), bm.Title)
-		text = bm.Words
-		if m.at > bm.At+engine.Minute {
-			head += m.st.Dim.Render(" (earlier)")
-		}
-	default:
-		head = "The story · ] jumps to the first beat"
-		text = m.x.Spec.Story
-	}
-	out := []string{fitLine(m.st.PaneTitle.Render("Timeline")+"  "+m.st.Header.Render(head), t.w)}
-	wl := wrap(text, t.w-2)
+	words := l.words
+	head, earlier, onMain, text := m.timelineWords()
+	hl, wl := m.timelineLines(head, earlier, onMain, text, t.w)
+	out := []string{fitLine(m.st.PaneTitle.Render("Timeline")+"  "+hl[0], t.w)}
+	wl = append(hl[1:], wl...)
 	for i := 0; i < words; i++ {
 		s := ""
 		if i < len(wl) {
-			s = "  " + m.st.Words.Render(wl[i])
-			if i == words-1 && len(wl) > words {
-				s = "  " + m.st.Words.Render(strings.TrimRight(wl[i], " ")+" …")
+			s = wl[i]
+			if i == words-1 && len(wl) > words { // no room left even so
+				s = strings.TrimRight(s, " ") + " …"
 			}
 		}
 		out = append(out, fitLine(s, t.w))
@@ -49,13 +31,17 @@ func (m Model) viewTimeline(l layout) string {
 	out = append(out, m.viewChart(l)...)
 	rest := t.h - len(out)
 	if rest > 0 {
-		ev := m.snap.recent
-		if len(ev) > rest {
-			ev = ev[len(ev)-rest:]
+		// the newest events that fit, each caption wrapped under itself
+		var lines []string
+		for i := len(m.snap.recent) - 1; i >= 0; i-- {
+			el := m.eventLines(m.snap.recent[i], t.w)
+			if len(lines)+len(el) > rest {
+				break
+			}
+			lines = append(el, lines...)
 		}
-		lines := make([]string, 0, rest)
-		for _, e := range ev {
-			lines = append(lines, fitLine(m.eventLine(e), t.w))
+		if len(lines) == 0 && len(m.snap.recent) > 0 { // the layout leaves room: never say nothing happened
+			lines = m.eventLines(m.snap.recent[len(m.snap.recent)-1], t.w)[:rest]
 		}
 		if len(lines) == 0 {
 			lines = append(lines, fitLine(m.st.Dim.Render("nothing has happened yet: space plays, l steps one event"), t.w))
@@ -68,8 +54,107 @@ func (m Model) viewTimeline(l layout) string {
 	return fit(strings.Join(out, "\n"), t.w, t.h)
 }
 
+// timelineWords is the timeline's heading and the words under it: the
+// exercise, the bookmark the cursor is at, or the story.
+// A bookmark whose moment comes after the branch parted from main
+// describes main's run: it says so ("on main: …") and is dimmed.
+func (m Model) timelineWords() (head string, earlier, onMain bool, text string) {
+	switch bm, ok := m.currentBookmark(); {
+	case m.exercise != nil:
+		head = "Exercise " + m.exercise.Key + " · c compares with the parent branch, e shows the answer"
+		text = m.exercise.Question
+	case ok:
+		n := 0
+		for i, b := range m.x.Spec.Bookmarks {
+			if b.At <= m.at {
+				n = i + 1
+			}
+		}
+		onMain = m.snap.parted != engine.Never && bm.At >= m.snap.parted
+		title := bm.Title
+		if onMain {
+			title = "on main: " + title
+		}
+		head = fmt.Sprintf("Bookmark %d/%d · %s · %s", n, len(m.x.Spec.Bookmarks), bm.At.Short(), title)
+		text = bm.Words
+		earlier = m.at > bm.At+engine.Minute
+	default:
+		head = "The story · ] jumps to the first beat"
+		text = m.x.Spec.Story
+	}
+	return head, earlier, onMain, text
+}
+
+// timelineHead is the width of "Timeline  ", before the heading.
+const timelineHead = len("Timeline  ")
+
+// timelineLines is the timeline's heading wrapped after "Timeline  " (its
+// first line, then lines indented under it) and its words wrapped under
+// that, all styled.
+func (m Model) timelineLines(head string, earlier, onMain bool, text string, w int) (hl, wl []string) {
+	hs, ws := m.st.Header, m.st.Words
+	if onMain {
+		hs, ws = m.st.Dim, m.st.Dim
+	}
+	tail := ""
+	if earlier {
+		tail = " (earlier)"
+	}
+	for i, h := range wrap(head+tail, w-timelineHead) {
+		s := hs.Render(h)
+		if earlier && strings.HasSuffix(h, tail) {
+			s = hs.Render(strings.TrimSuffix(h, tail)) + m.st.Dim.Render(tail)
+		}
+		if i > 0 {
+			s = strings.Repeat(" ", timelineHead) + s
+		}
+		hl = append(hl, s)
+	}
+	for _, t := range wrap(text, w-2) {
+		wl = append(wl, "  "+ws.Render(t))
+	}
+	return hl, wl
+}
+
+// timelineNeed is how many lines under its first the timeline's words
+// take at this width.
+func (m Model) timelineNeed() int {
+	head, earlier, onMain, text := m.timelineWords()
+	hl, wl := m.timelineLines(head, earlier, onMain, text, m.width)
+	return len(hl) - 1 + len(wl)
+}
+
+// eventLines is one event wrapped to w cells: its first row as eventLine
+// draws it, the rest of its caption indented under the caption's start.
+func (m Model) eventLines(e engine.Entry, w int) []string {
+	one := m.eventLine(e)
+	if lipgloss.Width(one) <= w {
+		return []string{fitLine(one, w)}
+	}
+	indent := lipgloss.Width(one) - lipgloss.Width(e.Caption)
+	if w-indent < 20 {
+		return []string{fitLine(one, w)}
+	}
+	capLines := wrap(e.Caption, w-indent)
+	out := make([]string, len(capLines))
+	for i, c := range capLines {
+		c = m.captionStyle(e, c)
+		if i == 0 {
+			out[i] = fitLine(m.eventPrefix(e)+c, w)
+		} else {
+			out[i] = fitLine(strings.Repeat(" ", indent)+c, w)
+		}
+	}
+	return out
+}
+
 // eventLine is one timeline row: time, a mark for decisions, the caption.
 func (m Model) eventLine(e engine.Entry) string {
+	return m.eventPrefix(e) + m.captionStyle(e, e.Caption)
+}
+
+// eventPrefix is an event row's selection mark, clock and decision mark.
+func (m Model) eventPrefix(e engine.Entry) string {
 	mark := "  "
 	if e.Decision != nil {
 		mark = m.st.Decision.Render("◆ ")
@@ -78,14 +163,18 @@ func (m Model) eventLine(e engine.Entry) string {
 	if e.Event.Msg == m.sel && m.sel >= 0 {
 		sel = "›"
 	}
-	cap := e.Caption
+	return sel + m.st.Dim.Render(e.Event.T.Clock()) + " " + mark
+}
+
+// captionStyle colours (a piece of) e's caption by its kind.
+func (m Model) captionStyle(e engine.Entry, cap string) string {
 	switch e.Event.Kind {
 	case engine.EvAckRefused, engine.EvDLQ, engine.EvAlert, engine.EvCrash:
-		cap = m.st.Bad.Render(cap)
+		return m.st.Bad.Render(cap)
 	case engine.EvEffect:
 		if e.Event.Aux > 1 {
-			cap = m.st.Warn.Render(cap)
+			return m.st.Warn.Render(cap)
 		}
 	}
-	return sel + m.st.Dim.Render(e.Event.T.Clock()) + " " + mark + cap
+	return cap
 }

@@ -37,15 +37,35 @@ func (m Model) View() string {
 	}
 	body = fit(body, m.width, l.body.h)
 	parts := []string{m.viewHeader(), body}
-	if m.job != nil {
-		parts = append(parts, fitLine(m.st.Warn.Render("» "+m.viewJob()), m.width))
-	} else if m.state == stateJump {
-		parts = append(parts, m.jump.View())
-	} else if m.flash != "" {
-		parts = append(parts, fitLine(m.st.Warn.Render("» "+m.flash), m.width))
-	}
-	parts = append(parts, m.viewStatus(), fit(m.help.View(m.activeKeys()), m.width, l.footer))
+	parts = append(parts, m.newsLines()...)
+	parts = append(parts, m.viewStatus(), fit(m.viewFooter(), m.width, l.footer))
 	return strings.Join(parts, "\n")
+}
+
+// newsLines is the line(s) between the body and the status line: a job's
+// progress, the jump prompt or a flash, wrapped rather than cut; none when
+// there is no news.
+func (m Model) newsLines() []string {
+	var s string
+	switch {
+	case m.job != nil:
+		s = m.viewJob()
+	case m.state == stateJump:
+		return []string{m.jump.View()}
+	case m.flash != "":
+		s = m.flash
+	default:
+		return nil
+	}
+	var out []string
+	for i, l := range wrap(s, m.width-2) {
+		p := "» "
+		if i > 0 {
+			p = "  "
+		}
+		out = append(out, fitLine(m.st.Warn.Render(p+l), m.width))
+	}
+	return out
 }
 
 // tooSmall is the one centred line shown below the minimum size.
@@ -58,7 +78,7 @@ func (m Model) tooSmall() string {
 
 func (m Model) viewHeader() string {
 	w := m.x.World()
-	right := []string{m.st.Clock.Render(max(m.at, w.Now).Clock()[:8]), m.play.label(), "⎇ " + m.st.Branch.Render(branchPath(m.x.Branch()))}
+	right := []string{m.st.Clock.Render(headerClock(max(m.at, w.Now))), m.play.paddedLabel(), "⎇ " + m.st.Branch.Render(branchPath(m.x.Branch()))}
 	switch {
 	case m.presenter:
 		right = append(right, m.st.Badge.Render(" PRESENTER "))
@@ -132,7 +152,58 @@ func (m Model) viewStatus() string {
 		// the alert the lesson says was missing, and when it would have fired
 		parts = append(parts, st.Dim.Render("missing: "+strings.Join(would, ", ")))
 	}
-	return fitLine(strings.Join(parts, " · "), m.width)
+	return strings.Join(m.packStatus(parts), "\n")
+}
+
+// statusLines is how many lines the status line takes at this width: it
+// wraps between its figures rather than cutting the last ones off.
+func (m Model) statusLines() int { return strings.Count(m.viewStatus(), "\n") + 1 }
+
+// packStatus joins the status figures with " · " into as few lines of the
+// screen's width as hold them all, breaking only between figures.
+func (m Model) packStatus(parts []string) []string {
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case lipgloss.Width(cur)+3+lipgloss.Width(p) <= m.width:
+			cur += " · " + p
+		default:
+			lines = append(lines, fitLine(cur, m.width))
+			cur = p
+		}
+	}
+	return append(lines, fitLine(cur, m.width))
+}
+
+// viewFooter is the help bar. When the short help does not fit, it drops
+// keys from its middle, never the last two ("? all keys", "q quit"), so
+// that the way to every key is always on screen.
+func (m Model) viewFooter() string {
+	km := m.activeKeys()
+	if m.help.ShowAll {
+		return m.help.View(km)
+	}
+	h := m.help
+	h.Width = 0
+	bs := km.ShortHelp()
+	for len(bs) > 2 && lipgloss.Width(h.ShortHelpView(bs)) > m.width {
+		bs = append(bs[:len(bs)-3:len(bs)-3], bs[len(bs)-2:]...)
+	}
+	h.Width = m.width
+	return h.ShortHelpView(bs)
+}
+
+// headerClock is the cursor's clock to the second, whole however many hours
+// it has (a clock of 100 h or more is not cut).
+func headerClock(t engine.Time) string {
+	c := t.Clock()
+	if i := strings.LastIndexByte(c, '.'); i > 0 {
+		c = c[:i]
+	}
+	return c
 }
 
 // viewMain is the four panes over the timeline.

@@ -30,7 +30,7 @@ func (c *Family) Panes(w *engine.World) engine.Panes {
 	}
 	for i := c.nCrashes - 1; i >= 0 && i >= c.nCrashes-len(c.crashLog); i-- {
 		x := c.crashLog[i%len(c.crashLog)]
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: x.entry, Text: fmt.Sprintf("%s  event %d, delivery %d", x.at.Short(), x.entry, x.delivery), Mark: "CRASH", Bar: -1})
+		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: x.entry, Text: fmt.Sprintf("%s  event %d, delivery %d", x.at.Clock(), x.entry, x.delivery), Mark: "CRASH", Bar: -1})
 	}
 	for i := c.nCredits - 1; i >= 0 && i >= c.nCredits-len(c.credits); i-- {
 		x := c.credits[i%len(c.credits)]

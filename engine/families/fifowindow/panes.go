@@ -53,7 +53,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 		p.Queue = append(p.Queue, row)
 	}
 	for i, t := range f.Emails {
-		row := engine.PaneRow{Msg: f.Msg, Bar: -1, Text: fmt.Sprintf("%s  order 0 confirmed", t.Short())}
+		row := engine.PaneRow{Msg: f.Msg, Bar: -1, Text: fmt.Sprintf("%s  order 0 confirmed", t.Clock())}
 		if i > 0 {
 			row.Mark = fmt.Sprintf("COPY %d", i+1)
 		}

@@ -22,3 +22,6 @@ func (g *Family) Store(t int, stamp engine.Time) { g.insert(t, stamp) }
 
 // Stored reports whether turbine t has stored stamp.
 func (g *Family) Stored(t int, stamp engine.Time) bool { return g.has(t, stamp) }
+
+// ReadingsText is the queue pane title's count of lost answers.
+func ReadingsText(n int) string { return readings(n) }

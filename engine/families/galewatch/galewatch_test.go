@@ -161,3 +161,12 @@ func TestCloneWithEveryAnswerLost(t *testing.T) {
 	familytest.CloneMidRun(t, familytest.Incident(t, "galewatch"), 1, familytest.Set("write_timeout_p", "1", "retry_deadline", "3m"), "10:04:00.5",
 		"rows", "timeouts", "retries", "gave_up")
 }
+
+// TestReadingsPlural: one lost answer is "1 reading", not "1 readings".
+func TestReadingsPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 readings", 1: "1 reading", 2: "2 readings"} {
+		if got := galewatch.ReadingsText(n); got != want {
+			t.Errorf("readings(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 // writes, the genuine readings thrown away, and the rejected copies.
 func (g *Family) Panes(w *engine.World) engine.Panes {
 	p := engine.Panes{
-		QueueTitle:    fmt.Sprintf("answers lost: %d readings to send again a minute later", len(g.pending())),
+		QueueTitle:    fmt.Sprintf("answers lost: %s to send again a minute later", readings(len(g.pending()))),
 		InFlightTitle: fmt.Sprintf("%s's writes (clock %s)", Turbine(int(Stepped)), skewText(g.skew)),
 		DLQTitle:      fmt.Sprintf("genuine readings thrown away: %d", g.collisions),
 		InboxTitle:    fmt.Sprintf("copies rejected: %d of %d re-sent", g.retriesRejected, g.retriesSent),
@@ -55,4 +55,12 @@ func skewText(d engine.Duration) string {
 		return "+" + engine.FormatDuration(d)
 	}
 	return "−" + engine.FormatDuration(-d)
+}
+
+// readings is "1 reading", "3 readings".
+func readings(n int) string {
+	if n == 1 {
+		return "1 reading"
+	}
+	return fmt.Sprintf("%d readings", n)
 }

@@ -69,7 +69,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	// the newest emails first
 	for i := len(f.Emails) - 1; i >= 0 && len(p.Inbox) < maxRows; i-- {
 		m := f.Emails[i]
-		row := engine.PaneRow{Msg: m.Order, Bar: -1, Text: fmt.Sprintf("%s  %s confirmed (p%d@%d)", m.At.Short(), w.MsgName(m.Order), m.TP.Partition, m.Off)}
+		row := engine.PaneRow{Msg: m.Order, Bar: -1, Text: fmt.Sprintf("%s  %s confirmed (p%d@%d)", m.At.Clock(), w.MsgName(m.Order), m.TP.Partition, m.Off)}
 		if m.Copy > 1 {
 			row.Mark = fmt.Sprintf("COPY %d", m.Copy)
 		}

@@ -1,0 +1,104 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"inflight/engine"
+	"inflight/incidents"
+)
+
+// TestCompareStagefrontInbox: hold 2291's effect at 10:00:01.217 is found
+// although more than 16,384 events pass between its publishing and its
+// effect (the comparison once said "none / none").
+func TestCompareStagefrontInbox(t *testing.T) {
+	spec, err := incidents.Get("stagefront")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := viewAfterOn(t, Options{Spec: spec}, 120, 40, keysOf("e 5 c")...)
+	if !strings.Contains(v, "hold 2291's effects") || !strings.Contains(v, " A 1: 10:00:01.217") {
+		t.Fatalf("no effect for hold 2291 on main:\n%s", v)
+	}
+	if strings.Contains(v, "none\n") && strings.Contains(v, " A none") {
+		t.Fatalf("hold 2291 shown with no effect:\n%s", v)
+	}
+}
+
+// TestCompareSaysWhatChanged: thursday's exercise 1 (late_ack=accept) parts
+// from main where the refused ack becomes an accepted one, said in the
+// captions' words, not as the fork's knob marker; the figures have B − A.
+func TestCompareSaysWhatChanged(t *testing.T) {
+	v := viewAfter(t, 80, 40, "e", "1", "c")
+	for _, want := range []string{"refused → accepted", "B − A", "-94"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q in:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "from here on") {
+		t.Errorf("the divergence is the knob marker:\n%s", v)
+	}
+}
+
+// TestCompareHeadsForkOfFork: at 80 columns a fork of a fork and its parent
+// read differently: each heading names the branch's own fork.
+func TestCompareHeadsForkOfFork(t *testing.T) {
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.NewExplorer(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork := func(name, set string, at engine.Time) *engine.Branch {
+		st, err := engine.ParseSetting(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.SeekTime(at)
+		b, err := x.Fork(engine.ForkOptions{Name: name, Pos: x.Pos(), At: at, Set: []engine.Setting{st}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	at := spec.Start + 12*engine.Minute
+	a := fork("visibility_timeout=60s", "visibility_timeout=60s", at)
+	b := fork("visibility_timeout=90s", "visibility_timeout=90s", at+engine.Minute)
+	c := compareView{common: newCommon(asciiRenderer()), a: a, b: b}
+	c.SetSize(80, 30)
+	lines := strings.Split(c.View(), "\n")
+	var ha, hb string
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, " A ") && ha == "":
+			ha = l
+		case strings.HasPrefix(l, " B ") && hb == "":
+			hb = l
+		}
+	}
+	if !strings.Contains(ha, "visibility_timeout=60s") || !strings.Contains(hb, "visibility_timeout=90s") {
+		t.Fatalf("headings do not name each branch's own fork:\n%s", strings.Join(lines[:6], "\n"))
+	}
+	for _, l := range lines {
+		if len([]rune(l)) > 80 {
+			t.Errorf("wider than 80: %q", l)
+		}
+	}
+}
+
+// TestCompareScrolls: at 80×24 the comparison does not fit; ↓ brings the
+// divergence and the selected customer's inbox on screen.
+func TestCompareScrolls(t *testing.T) {
+	keys := []string{"e", "1", "c"}
+	for range 12 {
+		keys = append(keys, "down")
+	}
+	v := viewAfter(t, 80, 24, keys...)
+	for _, want := range []string{"refused → accepted", "order 14's customer's inbox", " B 2: 19:52:00, 19:52:30"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q after scrolling:\n%s", want, v)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"inflight/engine"
+	"inflight/incidents"
+)
+
+// goldenSizes are the terminal sizes every incident's screens are pinned at.
+var goldenSizes = [][2]int{{80, 24}, {120, 40}, {200, 60}}
+
+// TestIncidentGoldens pins every bundled incident's start, each of its
+// bookmarks and its first exercise's comparison with main at 80×24, 120×40 and 200×60: update with
+// go test ./tui -run TestIncidentGoldens -update
+func TestIncidentGoldens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every incident at three sizes")
+	}
+	for _, id := range incidents.IDs() {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		screens := [][2]string{{"start", ""}}
+		keys := ""
+		for i := range spec.Bookmarks {
+			keys = strings.TrimSpace(keys + " ]")
+			screens = append(screens, [2]string{fmt.Sprintf("bookmark%d", i+1), keys})
+		}
+		if len(spec.Exercises) > 0 { // the first exercise compared with main
+			screens = append(screens, [2]string{"compare", "e " + spec.Exercises[0].Key + " c"})
+		}
+		for _, size := range goldenSizes {
+			for _, s := range screens {
+				t.Run(fmt.Sprintf("%s/%dx%d/%s", id, size[0], size[1], s[0]), func(t *testing.T) {
+					golden.RequireEqual(t, []byte(viewAfterOn(t, Options{Spec: spec}, size[0], size[1], keysOf(s[1])...)))
+				})
+			}
+		}
+	}
+}
+
+// TestNoCutWords fails if a golden screen cuts a caption, a story or the
+// status line: no line outside the header and the panes (the lines with a
+// pane separator) may end in "…". Words wrap or scroll instead.
+func TestNoCutWords(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".golden") {
+			return err
+		}
+		if strings.Contains(path, "toosmall") || strings.Contains(path, "fork") || strings.Contains(path, "help") {
+			return nil // not a screen of words: the fork form (its own goldens), the key list
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		for i, l := range strings.Split(string(b), "\n") {
+			if i == 0 || strings.Contains(l, "│") {
+				continue // the header's title, the panes' rows
+			}
+			if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
+				t.Errorf("%s:%d: cut: %q", path, i+1, strings.TrimRight(l, " "))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Fatalf("only %d goldens read", n)
+	}
+}
+
+// TestHeaderHoldsStill: the header's clock is whole past 100 h, and the
+// play label takes the same width at every state and speed, so nothing
+// right of it moves.
+func TestHeaderHoldsStill(t *testing.T) {
+	if got := headerClock(engine.Time(123*engine.Hour + 4*engine.Minute + 5*engine.Second + 678)); got != "123:04:05" {
+		t.Errorf("headerClock = %q, want 123:04:05", got)
+	}
+	if got := headerClock(engine.Time(19*engine.Hour + 52*engine.Minute)); got != "19:52:00" {
+		t.Errorf("headerClock = %q, want 19:52:00", got)
+	}
+	w := -1
+	for i := range speeds {
+		for _, on := range []bool{false, true} {
+			lw := lipgloss.Width(player{on: on, speed: i}.paddedLabel())
+			if w >= 0 && lw != w {
+				t.Errorf("speed %d on=%v: label %d cells wide, others %d", i, on, lw, w)
+			}
+			w = lw
+		}
+	}
+}
+
+// TestPaneClocksHoldStill: a pane row that starts with a clock starts with
+// a whole one (12 cells, milliseconds shown even when zero), so its column
+// does not shift as the clock changes (cashback's 10:01:08 above
+// 10:01:09.575).
+func TestPaneClocksHoldStill(t *testing.T) {
+	for _, id := range []string{"cashback", "fifo-window", "kafka-restart"} {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := engine.NewWorld(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		check := func(w *engine.World) {
+			p := w.Family().Panes(w)
+			for _, list := range [][]engine.PaneRow{p.Queue, p.InFlight, p.DLQ, p.Inbox} {
+				for _, r := range list {
+					f := strings.Fields(r.Text)
+					if len(f) == 0 || !strings.Contains(f[0], ":") || f[0][0] < '0' || f[0][0] > '9' {
+						continue
+					}
+					rows++
+					if len(f[0]) != len("10:00:00.000") {
+						t.Errorf("%s: row %q starts with a clock of %d cells", id, r.Text, len(f[0]))
+					}
+				}
+			}
+		}
+		n := 0
+		for w.Step(nil) {
+			if n++; n%500 == 0 {
+				check(w)
+			}
+		}
+		check(w)
+		if rows == 0 {
+			t.Errorf("%s: no row starts with a clock", id)
+		}
+	}
+}

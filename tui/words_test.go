@@ -1,0 +1,102 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"inflight/engine"
+	"inflight/incidents"
+)
+
+// TestOneQuestion: christmas-friday has one exercise: "1 question", not
+// "1 questions".
+func TestOneQuestion(t *testing.T) {
+	spec, err := incidents.Get("christmas-friday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Exercises) != 1 {
+		t.Skipf("christmas-friday has %d exercises", len(spec.Exercises))
+	}
+	v := viewAfterOn(t, Options{Spec: spec}, 120, 40, "e")
+	if !strings.Contains(v, "1 question from the lesson") || strings.Contains(v, "1 questions") {
+		t.Fatalf("want \"1 question\":\n%s", v)
+	}
+}
+
+// TestCompareHumanDuration: an oldest age of 1h08m reads "1h08m", not
+// "4080.5s", and so does its difference.
+func TestCompareHumanDuration(t *testing.T) {
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.NewExplorer(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := x.Branch()
+	c := compareView{common: newCommon(asciiRenderer()), a: b, b: b, sel: -1}
+	c.sa.MaxOldestAgeS, c.sb.MaxOldestAgeS = 4080.5, 90
+	c.SetSize(100, 40)
+	v := c.View()
+	for _, want := range []string{"1h08m", "1m30s", "-1h06m"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q in:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "4080") {
+		t.Errorf("seconds past an hour:\n%s", v)
+	}
+}
+
+// TestMovingClearsStaleNews: a flash about where the cursor was is gone
+// once the cursor moves (`» end of the branch` stayed after g).
+func TestMovingClearsStaleNews(t *testing.T) {
+	const news = "nothing at this moment has happened yet"
+	keys := keysOf("/19:45:30.5")
+	if v := viewAfter(t, 120, 40, keys...); !strings.Contains(v, news) {
+		t.Fatalf("no news to go stale:\n%s", v)
+	}
+	for _, k := range []string{"g", "]", "l"} {
+		if v := viewAfter(t, 120, 40, append(keys, k)...); strings.Contains(v, news) {
+			t.Errorf("after %s the news stays:\n%s", k, v)
+		}
+	}
+}
+
+// TestBookmarkOnMain: on a branch that raised the visibility timeout to
+// 60 s at 19:52:00 there is no redelivery at 19:52:30: that bookmark's
+// words are main's, and it says so; the one at the fork point is still
+// this branch's.
+func TestBookmarkOnMain(t *testing.T) {
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.NewExplorer(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := engine.ParseSetting("visibility_timeout=60s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := spec.Bookmarks[0].At // 19:52:00
+	x.SeekTime(at)
+	if _, err := x.Fork(engine.ForkOptions{Name: "raise", Pos: x.Pos(), At: at, Set: []engine.Setting{st}}); err != nil {
+		t.Fatal(err)
+	}
+	v := viewAfterOn(t, Options{Spec: spec, Explorer: x}, 120, 40, "]")
+	if !strings.Contains(v, "Bookmark 1/5") || strings.Contains(v, "on main:") {
+		t.Fatalf("at the fork point the bookmark is the branch's own:\n%s", v)
+	}
+	v = viewAfterOn(t, Options{Spec: spec, Explorer: x}, 120, 40, "]", "]")
+	if !strings.Contains(v, "Bookmark 2/5 · 19:52:30 · on main: ") {
+		t.Fatalf("the 19:52:30 bookmark does not say it is main's:\n%s", v)
+	}
+	// on main itself, no bookmark says so
+	if v := viewAfter(t, 120, 40, "]", "]"); strings.Contains(v, "on main:") {
+		t.Fatalf("on main a bookmark says \"on main\":\n%s", v)
+	}
+}
