@@ -105,7 +105,7 @@ func (w *World) Caption(e *Event, d *Decision) string {
 		return fmt.Sprintf("%s's lease expired with no ack: visible again", name)
 	case EvDLQ:
 		if e.Value > 0 {
-			return fmt.Sprintf("%s moved to the dead letter queue after %d deliveries — its work was done %d time(s)", name, e.Delivery, e.Value)
+			return fmt.Sprintf("%s moved to the dead letter queue after %d deliveries — its work was done %s", name, e.Delivery, times(e.Value))
 		}
 		return fmt.Sprintf("%s moved to the dead letter queue after %d deliveries", name, e.Delivery)
 	case EvCrash:
@@ -227,4 +227,15 @@ func (w *World) DecisionChoices(d *Decision) (values []int64, labels []string) {
 		}
 	}
 	return values, labels
+}
+
+// times says how often: "once", "twice", "3 times".
+func times(n int64) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }

@@ -146,8 +146,15 @@ func flightPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 // deadPane lists the dead letter queue, newest first: when each message
 // moved and why, and how many times its work was done anyway.
 func deadPane(w *engine.World) (string, []engine.PaneRow) {
-	title := fmt.Sprintf("Dead letters %d (work done ×)", w.DLQLen())
 	dead := w.DeadLetters(ListCap)
+	// the legend explains "done N×", so it shows only beside such a row
+	title := fmt.Sprintf("Dead letters %d", w.DLQLen())
+	for _, d := range dead {
+		if d.Effects > 0 {
+			title += " (work done ×)"
+			break
+		}
+	}
 	rows := make([]engine.PaneRow, 0, len(dead))
 	// appended, not formatted: "%-8s %s done %d× · %d× recv"
 	var b []byte
