@@ -16,7 +16,8 @@ import (
 // Options choose what the explorer opens on and how it is shared.
 type Options struct {
 	Spec      *engine.Spec       // nil: thursday
-	Seed      uint64             // 0 with Spec: use Spec.Seed
+	Seed      uint64             // 0 with Spec and not SeedSet: use Spec.Seed
+	SeedSet   bool               // Seed was chosen (0 is a seed like any other)
 	Set       []engine.Setting   // knobs from the start
 	Code      string             // open at a share code instead (inflight open CODE)
 	Explorer  *engine.Explorer   // open this explorer as it is (a code the caller already opened)
@@ -88,7 +89,7 @@ func openExplorer(o Options, sh *Shared) (*engine.Explorer, error) {
 		spec = s
 	}
 	seed := o.Seed
-	if seed == 0 {
+	if seed == 0 && !o.SeedSet {
 		seed = spec.Seed
 	}
 	x, err := engine.NewExplorer(spec, seed, o.Set)
