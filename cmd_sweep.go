@@ -56,6 +56,7 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	}
 	var sums []engine.Summary
 	var labels []string
+	atText := o.at
 	for _, v := range strings.Split(vals, ",") {
 		st, err := engine.ParseSetting(knob + "=" + v)
 		if err != nil {
@@ -74,6 +75,9 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		sum, w, err := engine.Run(spec, o)
 		if err != nil {
 			return err
+		}
+		if hasAt && at > w.S.LastEvent { // as run refuses it
+			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", atText, w.S.LastEvent.Short())
 		}
 		sum.Code = engine.RunCode(spec, o, w).String()
 		sums = append(sums, sum)

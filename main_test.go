@@ -394,3 +394,12 @@ func TestHostileCodesCLI(t *testing.T) {
 		}
 	}
 }
+
+// sweep refuses a moment after the run, as run does, instead of printing
+// columns that cannot differ.
+func TestSweepAtAfterTheEnd(t *testing.T) {
+	_, errOut, code := runCLI("sweep", "thursday", "--vary", "visibility_timeout=30s,60s", "--at", "25:00")
+	if code != 2 || !strings.Contains(errOut, "--at 25:00 is after the run ends") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
