@@ -80,7 +80,21 @@ func (m *Model) updateJump(k tea.KeyMsg) tea.Cmd {
 			m.flash = err.Error()
 			return nil
 		}
-		return m.seekClock(t, "at "+t.Short()+": nothing at this moment has happened yet (l steps into it; f forks from it)")
+		if start := m.x.Spec.Start; t < start {
+			m.flash = "/ " + t.Short() + " is before the incident starts (" + start.Short() + ")"
+			return nil
+		}
+		return m.move("seeking to "+t.Short(), func(x *engine.Explorer) { x.SeekTime(t) }, func(m *Model) {
+			w := m.x.World()
+			if m.x.AtEnd() && t > w.S.LastEvent {
+				// as the CLI's --at refuses it: no moment of this branch is there
+				m.at = w.Now
+				m.flash = "/ " + t.Short() + " is after the branch ends (" + w.S.LastEvent.Short() + "): the cursor is at its end"
+				return
+			}
+			m.at = max(t, w.Now)
+			m.flash = "at " + t.Short() + ": nothing at this moment has happened yet (l steps into it; f forks from it)"
+		})
 	}
 	return cmd
 }

@@ -180,6 +180,19 @@ func TestJumpKey(t *testing.T) {
 	}
 }
 
+// A jump outside the run is refused as the CLI's --at is: before the
+// start at once, after the end once the branch's end is known.
+func TestJumpOutsideTheRun(t *testing.T) {
+	m := press(typeText(press(start(t), "/"), "19:00"), "enter")
+	if !strings.Contains(m.flash, "before the incident starts") || m.x.World().Pos != 0 {
+		t.Fatalf("/ 19:00: flash %q, at event %d", m.flash, m.x.World().Pos)
+	}
+	m = press(typeText(press(m, "/"), "25:00"), "enter")
+	if !strings.Contains(m.flash, "after the branch ends (21:11:07") || !m.x.AtEnd() || m.at != m.x.World().Now {
+		t.Fatalf("/ 25:00: flash %q, at %s, at end %v", m.flash, m.at.Clock(), m.x.AtEnd())
+	}
+}
+
 func TestForkDecision(t *testing.T) {
 	m := press(start(t), "]", "]", "]", "f")
 	if m.state != stateFork || m.fork.dec == nil {
