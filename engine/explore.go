@@ -404,6 +404,29 @@ func (x *Explorer) SeekTime(t Time) { x.Goto(x.PosAtTime(x.cur, t)) }
 // SeekTimeEnd moves the cursor past everything that happens at t.
 func (x *Explorer) SeekTimeEnd(t Time) { x.Goto(x.PosAfterTime(x.cur, t)) }
 
+// SeekBookmark moves the cursor to a bookmark's moment: past everything
+// at its clock or, when it names an event kind, just past the last event
+// of that kind at its clock (past everything, if there is none).
+func (x *Explorer) SeekBookmark(b Bookmark) {
+	end := x.PosAfterTime(x.cur, b.At)
+	if b.Event == "" {
+		x.Goto(end)
+		return
+	}
+	start := x.PosAtTime(x.cur, b.At)
+	x.Goto(start)
+	pos := int64(-1)
+	for _, e := range x.Events(start, end) {
+		if x.w.KindName(e.Event.Kind) == b.Event && (b.Msg < 0 || e.Event.Msg == b.Msg) {
+			pos = e.Event.Pos + 1
+		}
+	}
+	if pos < 0 {
+		pos = end
+	}
+	x.Goto(pos)
+}
+
 // Entry is an event with its caption and decision, for timelines.
 type Entry struct {
 	Event    Event

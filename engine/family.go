@@ -208,6 +208,10 @@ func (w *World) Count(deliveries, lateRefused, crashes int64) {
 // AddBusy adds worker time spent inside handlers (for `busy`).
 func (w *World) AddBusy(d Duration) { w.S.BusyMs += int64(d) }
 
+// KindName names an event kind as the trace does (a family's own kinds
+// by the family's names).
+func (w *World) KindName(k Kind) string { return w.kindName(k) }
+
 // kindName names an event kind for the trace; a family names its own kinds
 // (FamilyKind and above).
 func (w *World) kindName(k Kind) string {

@@ -166,6 +166,13 @@ type Bookmark struct {
 	At    Time
 	Title string
 	Words string
+	// Event, when set, names an event kind: the bookmark's moment ends
+	// just after the last event of that kind at At, for a beat that
+	// shares its clock with what follows it (the fortieth dead letter
+	// and the redrive that empties the drawer, both at 17:50:00).
+	Event string
+	// Msg, with Event, narrows it to one message's event (-1: any).
+	Msg int32
 }
 
 // Expectation is one published figure: Key is a summary key

@@ -171,7 +171,14 @@ func (r *reader) build(f *file) *engine.Spec {
 		if r.bad[path] {
 			continue // not a map: already reported
 		}
-		s.Bookmarks = append(s.Bookmarks, engine.Bookmark{At: r.clock(path+".at", b.At, true), Title: b.Title, Words: strings.TrimSpace(b.Words)})
+		bm := engine.Bookmark{At: r.clock(path+".at", b.At, true), Title: b.Title, Words: strings.TrimSpace(b.Words), Event: b.Event, Msg: -1}
+		if b.Message != nil {
+			bm.Msg = *b.Message
+			if b.Event == "" {
+				r.at(path+".message", "message: narrows event: to one message; name the event too")
+			}
+		}
+		s.Bookmarks = append(s.Bookmarks, bm)
 	}
 	s.Expect = r.expect("$.expect", f.Expect)
 	for i, fk := range f.Forks {

@@ -185,6 +185,9 @@ type bookmark struct {
 	At    string `yaml:"at"`
 	Title string `yaml:"title"`
 	Words string `yaml:"words" text:"multiline"`
+	Event string `yaml:"event"`
+	// Message narrows event: to one message's event at the clock.
+	Message *int32 `yaml:"message"`
 }
 
 type fork struct {

@@ -98,8 +98,9 @@ func (m *Model) bookmark(next bool) tea.Cmd {
 		m.flash = "no more bookmarks that way"
 		return nil
 	}
-	at := bms[idx].At
-	return m.move("seeking to "+at.Short(), func(x *engine.Explorer) { x.SeekTimeEnd(at) }, func(m *Model) {
+	bm := bms[idx]
+	at := bm.At
+	return m.move("seeking to "+at.Short(), func(x *engine.Explorer) { x.SeekBookmark(bm) }, func(m *Model) {
 		m.at = max(at, m.x.World().Now)
 		m.flash = ""
 	})
