@@ -13,7 +13,10 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-const wait = 20 * time.Second // generous: the race detector is slow
+// wait is a backstop for one step of a session, generous because the
+// race detector (and a machine busy with other work) is slow: 20 s, 60 s
+// under -race.
+const wait = 20 * time.Second * (1 + (raceSlowdown-1)/2)
 
 func exitStatus(err error) int {
 	var ee *gossh.ExitError
