@@ -210,6 +210,11 @@ func printSummary(w io.Writer, format string, s engine.Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, g := range s.PinsGaveWay {
+		if _, err := fmt.Fprintln(w, g.Line); err != nil {
+			return err
+		}
+	}
 	if s.Unfinished != "" {
 		// the run ended with work left: say why, last, where it is seen
 		_, err := fmt.Fprintln(w, s.Unfinished)

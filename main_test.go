@@ -403,3 +403,35 @@ func TestSweepAtAfterTheEnd(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
+
+// A pin that gives way is said by run: one text line each, and a JSON key
+// present only then.
+func TestRunSaysWhichPinsGaveWay(t *testing.T) {
+	const line = "pin gave way: order 14's first call 34s is outside latency 1s–2s; drawn instead"
+	out, errOut, code := runCLI("run", "thursday", "--set", "latency_min=1s", "--set", "latency_max=2s")
+	if code != 0 || !strings.Contains(out, "\n"+line+"\n") || strings.Count(out, "pin gave way") != 1 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	out, _, _ = runCLI("run", "thursday", "--set", "latency_min=1s", "--set", "latency_max=2s", "--format", "json")
+	var s struct {
+		PinsGaveWay []struct {
+			Message  int    `json:"message"`
+			Decision string `json:"decision"`
+			Pinned   string `json:"pinned"`
+			Range    string `json:"range"`
+			Line     string `json:"line"`
+		} `json:"pins_gave_way"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.PinsGaveWay) != 1 || s.PinsGaveWay[0].Message != 14 || s.PinsGaveWay[0].Decision != "latency" ||
+		s.PinsGaveWay[0].Pinned != "34s" || s.PinsGaveWay[0].Range != "1s–2s" || s.PinsGaveWay[0].Line != line {
+		t.Fatalf("pins_gave_way %+v", s.PinsGaveWay)
+	}
+	for _, args := range [][]string{{"run", "thursday"}, {"run", "thursday", "--format", "json"}} {
+		if out, _, _ := runCLI(args...); strings.Contains(out, "pin gave way") || strings.Contains(out, "pins_gave_way") {
+			t.Fatalf("%v: a pin gave way on the lesson's own run:\n%s", args, out)
+		}
+	}
+}

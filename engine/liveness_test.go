@@ -301,7 +301,9 @@ func TestTieRule(t *testing.T) {
 		done, dlq, refused, effects int64
 	}{
 		{"refuse", []string{"late_ack=refuse"}, 0, 108, 324, 324},
-		{"accept", []string{"late_ack=accept"}, 108, 0, 0, 109},
+		// order 14's 34 s pin lies outside 30s–30s and gives way: no
+		// order's call outlasts its lease, one email each
+		{"accept", []string{"late_ack=accept"}, 108, 0, 0, 108},
 		{"accept, max_receives=1", []string{"late_ack=accept", "max_receives=1"}, 0, 108, 0, 108},
 		{"refuse, heartbeat=10s", []string{"late_ack=refuse", "heartbeat=10s"}, 108, 0, 0, 108},
 	}

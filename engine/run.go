@@ -47,6 +47,9 @@ type Summary struct {
 	// Unfinished says in one line why a run ended with work left: every
 	// worker wedged, no consumer, the event budget. Empty when it finished.
 	Unfinished string `json:"unfinished,omitempty"`
+	// PinsGaveWay lists the incident's pins that gave way to an ordinary
+	// draw because the knobs in force put their value out of range.
+	PinsGaveWay []PinGaveWay `json:"pins_gave_way,omitempty"`
 }
 
 // Summarize reads the summary off a world; traceHash is the hex digest of
@@ -110,6 +113,7 @@ func (w *World) Summarize(traceHash string) Summary {
 		}
 	}
 	s.Unfinished = w.unfinished(st)
+	s.PinsGaveWay = append([]PinGaveWay(nil), w.PinsGaveWay...)
 	return s
 }
 

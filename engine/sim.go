@@ -296,7 +296,7 @@ func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natur
 	d.Value, d.Lo, d.Hi, d.Mask, d.Forced, d.Pos = natural, lo, hi, mask, false, 0
 	w.NDec++
 	if len(w.spec.Pins) > 0 {
-		if v, ok := w.pinned(k, msg, delivery, mask); ok {
+		if v, ok := w.pinned(k, msg, delivery, lo, hi, mask); ok {
 			d.Value, d.Forced = v, true
 		}
 	}
@@ -310,21 +310,96 @@ func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natur
 	return d.Value
 }
 
-func (w *World) pinned(k DecisionKind, msg int32, delivery uint16, mask uint64) (int64, bool) {
+// pinned returns the incident's pin for this decision while its value lies
+// inside what the knobs in force allow: a latency in [lo, hi], an idle
+// worker on the pinned box, an outcome in [lo, hi]. Outside, the pin gives
+// way to the natural draw (already taken from the decision's own stream, so
+// nothing else reshuffles) and the world records it in PinsGaveWay.
+func (w *World) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64, mask uint64) (int64, bool) {
 	for _, p := range w.spec.Pins {
 		if p.Kind != k || p.Message != msg || p.Delivery != int(delivery) {
 			continue
 		}
 		if k != DecWorker {
-			return p.Value, true
+			if p.Value >= lo && p.Value <= hi {
+				return p.Value, true
+			}
+			w.gaveWay(p, lo, hi)
+			continue
 		}
 		for i := range w.workers {
 			if mask&(1<<uint(i)) != 0 && w.workers[i].Box == p.Box {
 				return int64(i), true
 			}
 		}
+		w.gaveWay(p, lo, hi)
 	}
 	return 0, false
+}
+
+// PinGaveWay is one pin that did not hold: its value lay outside the
+// range the knobs in force allow, so the decision was drawn instead.
+type PinGaveWay struct {
+	Message  int32        `json:"message"`
+	Delivery int          `json:"delivery"`
+	Kind     DecisionKind `json:"-"`
+	Decision string       `json:"decision"`
+	Pinned   string       `json:"pinned"` // "34s", "box B"
+	Range    string       `json:"range"`  // "1s–2s", "no idle worker on box B"
+	Line     string       `json:"line"`
+}
+
+func (w *World) gaveWay(p Pin, lo, hi int64) {
+	// a full slice expression: a clone sharing the backing array never sees it
+	w.PinsGaveWay = append(w.PinsGaveWay[:len(w.PinsGaveWay):len(w.PinsGaveWay)], pinGaveWay(w.spec.Label, p, lo, hi))
+}
+
+// PinsGivingWay words the latency pins still ahead of w (their delivery
+// not yet made) that knobs p would make give way: the fork form's warning
+// before the branch is made. Other pins depend on the run's state, not
+// on knobs alone, and are said by the run once it meets them.
+func PinsGivingWay(spec *Spec, w *World, p Params) []PinGaveWay {
+	var out []PinGaveWay
+	lo, hi := int64(p.LatencyMin), int64(p.LatencyMax)
+	for _, pin := range spec.Pins {
+		if pin.Kind != DecLatency || (pin.Value >= lo && pin.Value <= hi) {
+			continue
+		}
+		if m, ok := w.Msg(pin.Message); ok {
+			if int(m.Receives) >= pin.Delivery {
+				continue // delivered already: its call is made or under way
+			}
+		}
+		out = append(out, pinGaveWay(spec.Label, pin, lo, hi))
+	}
+	return out
+}
+
+func pinGaveWay(label string, p Pin, lo, hi int64) PinGaveWay {
+	g := PinGaveWay{Message: p.Message, Delivery: p.Delivery, Kind: p.Kind, Decision: p.Kind.String()}
+	if label == "" {
+		label = "message"
+	}
+	which := nth(uint16(p.Delivery))
+	if p.Delivery >= 1 && p.Delivery <= 3 {
+		which = [...]string{"first", "second", "third"}[p.Delivery-1]
+	}
+	who := fmt.Sprintf("%s %d's %s", label, p.Message, which)
+	switch p.Kind {
+	case DecLatency:
+		g.Pinned = FormatDuration(Duration(p.Value))
+		g.Range = FormatDuration(Duration(lo)) + "–" + FormatDuration(Duration(hi))
+		g.Line = fmt.Sprintf("pin gave way: %s call %s is outside latency %s; drawn instead", who, g.Pinned, g.Range)
+	case DecWorker:
+		g.Pinned = "box " + p.Box
+		g.Range = "no idle worker on box " + p.Box
+		g.Line = fmt.Sprintf("pin gave way: %s delivery to box %s found no idle worker there; drawn instead", who, p.Box)
+	default:
+		g.Pinned = fmt.Sprint(p.Value)
+		g.Range = fmt.Sprintf("%d–%d", lo, hi)
+		g.Line = fmt.Sprintf("pin gave way: %s %s %d is outside %s; drawn instead", who, g.Decision, p.Value, g.Range)
+	}
+	return g
 }
 
 // overrideValid says whether a fork may force v: an idle worker, a latency

@@ -152,7 +152,10 @@ func OperatorActionByName(actions []OperatorAction, name string) (OperatorAction
 
 // Pin fixes one decision of the lesson's run ("the featured order's first
 // call takes 34 s"), so the story's beats land where the lesson puts them.
-// A pin applies only when its value is among the decision's alternatives.
+// A pin holds only while its value lies inside what the knobs in force
+// allow (a latency within [latency_min, latency_max], an idle worker on
+// its box); outside, it gives way to the decision's ordinary draw and the
+// world records it (World.PinsGaveWay).
 type Pin struct {
 	Kind     DecisionKind
 	Message  int32

@@ -183,6 +183,9 @@ type World struct {
 	pending    []Setting // a fork's knob changes, applied at its first step
 	applied    []Setting // the last changes applied, for the knob event's caption
 	override   *DecisionOverride
+	// PinsGaveWay lists the incident's pins that did not hold because their
+	// value lay outside the knobs in force (see pinned)
+	PinsGaveWay []PinGaveWay
 
 	fam Family // nil: the SQS-like queue of model.go
 

@@ -72,8 +72,10 @@ type forkForm struct {
 	filters bool            // the filter has the keyboard
 	err     string
 	pos, at int64
-	branch  string  // the branch forked from, for the title
-	done    outcome // what the last key asks of the root
+	spec    *engine.Spec
+	world   *engine.World // the world at the cursor, for the pins still ahead
+	branch  string        // the branch forked from, for the title
+	done    outcome       // what the last key asks of the root
 }
 
 func newInput(st Styles, value string) textinput.Model {
@@ -102,7 +104,8 @@ func written(b *engine.Branch) map[string]string {
 // newForkForm is the form for x's cursor, displayed at clock at.
 func newForkForm(c common, x *engine.Explorer, at engine.Time) forkForm {
 	w := x.World()
-	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: x.Pos(), at: int64(at), branch: branchPath(x.Branch())}
+	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: x.Pos(), at: int64(at), branch: branchPath(x.Branch()),
+		spec: x.Spec, world: w}
 	if last := x.Last(1, engine.IsDecision); len(last) == 1 {
 		e := last[0]
 		f.dec = &e
@@ -223,6 +226,27 @@ func (f *forkForm) changes() []engine.Setting {
 		}
 	}
 	return set
+}
+
+// pinsGivingWay words the pins the knobs being typed would make give way
+// (a value that does not parse changes nothing here: enter refuses it).
+func (f *forkForm) pinsGivingWay() []string {
+	if f.world == nil || len(f.spec.Pins) == 0 {
+		return nil
+	}
+	p := f.world.P
+	for _, s := range f.changes() {
+		for _, k := range f.knobs {
+			if k.Name == s.Knob {
+				_ = k.Set(&p, s.Value)
+			}
+		}
+	}
+	var out []string
+	for _, g := range engine.PinsGivingWay(f.spec, f.world, p) {
+		out = append(out, strings.Replace(g.Line, "pin gave way:", "pin gives way:", 1))
+	}
+	return out
 }
 
 // decValue is the value typed or chosen for the decision, ok false for
@@ -528,6 +552,11 @@ func (f forkForm) View() string {
 		}
 		v += strings.Repeat(" ", max(0, 14-ansi.StringWidth(v))) // styled: pad by width
 		out = append(out, fmt.Sprintf("%s%s%-*s %s %s", cur(i+1), ch, nw, k.Name, v, st.Dim.Render(k.Help)))
+	}
+	for _, l := range f.pinsGivingWay() {
+		for _, l := range wrap(l, f.width-4) {
+			out = append(out, st.Warn.Render("  "+l))
+		}
 	}
 	out = append(out, "")
 	out = append(out, cur(len(f.knobs)+1)+"branch name: "+f.name.View())

@@ -624,3 +624,38 @@ func TestCodeReopensTheScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestForkFormSaysWhichPinGivesWay: thursday pins order 14's first call to
+// 34 s; knobs typed in the form that put 34 s outside the latency range say
+// so before the branch is made, and say nothing once the call is made.
+func TestForkFormSaysWhichPinGivesWay(t *testing.T) {
+	set := func(m Model, knob, v string) Model {
+		for i, k := range m.fork.knobs {
+			if k.Name == knob {
+				m.fork.inputs[i].SetValue(v)
+				return m
+			}
+		}
+		t.Fatalf("no knob %s", knob)
+		return m
+	}
+	const line = "pin gives way: order 14's first call 34s is outside latency 1s–2s; drawn instead"
+	m := press(start(t), "f")
+	if strings.Contains(m.View(), "pin gives way") {
+		t.Fatal("the form says a pin gives way before any knob changed")
+	}
+	m = set(set(m, "latency_min", "1s"), "latency_max", "2s")
+	if !strings.Contains(strings.Join(strings.Fields(m.View()), " "), line) {
+		t.Fatalf("the form does not say %q:\n%s", line, m.View())
+	}
+	m = set(set(m, "latency_min", "31s"), "latency_max", "35s")
+	if strings.Contains(m.View(), "pin gives way") {
+		t.Fatal("34 s lies inside 31s–35s, yet the form says the pin gives way")
+	}
+	// after order 14's first delivery its call is made: nothing to say
+	m = press(press(m, "esc"), "]", "]", "]", "f")
+	m = set(set(m, "latency_min", "1s"), "latency_max", "2s")
+	if strings.Contains(m.View(), "pin gives way") {
+		t.Fatal("the form warns of a pin whose call is already made")
+	}
+}
