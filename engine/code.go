@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -476,26 +474,14 @@ func ReplayCode(spec *Spec, c Code, o ReplayOptions) (Summary, *World, error) {
 			return Summary{}, nil, err
 		}
 	}
-	var next Sink
-	var ts *traceSink
-	var bw *bufio.Writer
-	if o.Trace != nil {
-		bw = bufio.NewWriterSize(o.Trace, 64<<10)
-		ts = &traceSink{enc: json.NewEncoder(bw)}
-		next = ts
-	}
-	hs := withHash(o.Hash, next)
+	tr := newTraceOut(o.Trace)
+	hs := withHash(o.Hash, tr.next())
 	w, err := c.replay(spec, hs, true)
 	if err != nil {
 		return Summary{}, nil, err
 	}
-	if bw != nil {
-		if ts.err == nil {
-			ts.err = bw.Flush()
-		}
-		if ts.err != nil {
-			return Summary{}, nil, ts.err
-		}
+	if err := tr.flush(); err != nil {
+		return Summary{}, nil, err
 	}
 	return w.Summarize(hs.sum()), w, nil
 }

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"bufio"
 	"encoding"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -706,15 +704,11 @@ func next(k *walker) (Entry, bool) {
 // WriteTrace writes branch b's whole trace as JSON lines, as `run --trace`
 // does, replaying it from the start.
 func (x *Explorer) WriteTrace(b *Branch, out io.Writer) error {
-	bw := bufio.NewWriter(out)
-	ts := &traceSink{enc: json.NewEncoder(bw)}
+	tr := newTraceOut(out)
 	k := x.walkerAt(b, 0)
-	for k.step(ts) && ts.err == nil {
+	for k.step(tr.sink) && tr.sink.err == nil {
 	}
-	if ts.err != nil {
-		return ts.err
-	}
-	return bw.Flush()
+	return tr.flush()
 }
 
 // --- budgets, metering and cancelling ---

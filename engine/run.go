@@ -348,30 +348,52 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 			return Summary{}, nil, err
 		}
 	}
-	var next Sink
-	var ts *traceSink
-	var bw *bufio.Writer
-	if o.Trace != nil {
-		bw = bufio.NewWriterSize(o.Trace, 64<<10)
-		ts = &traceSink{enc: json.NewEncoder(bw)}
-		next = ts
-	}
+	tr := newTraceOut(o.Trace)
 	w.countOnly = len(spec.Operators) == 0
-	hs := withHash(o.Hash, next)
+	hs := withHash(o.Hash, tr.next())
 	if o.MaxSteps > 0 && !o.Budget.Reached(o.MaxSteps) {
 		w.RunTo(hs, o.MaxSteps)
 	} else {
 		w.RunWithin(hs, o.Budget)
 	}
-	if bw != nil {
-		if ts.err == nil {
-			ts.err = bw.Flush()
-		}
-		if ts.err != nil {
-			return Summary{}, nil, ts.err
-		}
+	if err := tr.flush(); err != nil {
+		return Summary{}, nil, err
 	}
 	return w.Summarize(hs.sum()), w, nil
+}
+
+// traceOut is where a run writes its trace: JSON lines, buffered. A nil
+// traceOut writes nothing.
+type traceOut struct {
+	sink *traceSink
+	bw   *bufio.Writer
+}
+
+func newTraceOut(w io.Writer) *traceOut {
+	if w == nil {
+		return nil
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	return &traceOut{sink: &traceSink{enc: json.NewEncoder(bw)}, bw: bw}
+}
+
+// next is the sink the trace hash hands events on to (nil: none).
+func (t *traceOut) next() Sink {
+	if t == nil {
+		return nil
+	}
+	return t.sink
+}
+
+// flush writes what is buffered and returns the writer's first error.
+func (t *traceOut) flush() error {
+	if t == nil {
+		return nil
+	}
+	if t.sink.err == nil {
+		t.sink.err = t.bw.Flush()
+	}
+	return t.sink.err
 }
 
 // RunWithin plays until the run settles or the budget's events have been
