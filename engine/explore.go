@@ -691,6 +691,57 @@ func (x *Explorer) Compare(a, b *Branch) (Divergence, bool) {
 	}
 }
 
+// CompareOptions say how CompareFrom reads two branches.
+type CompareOptions struct {
+	From  int64                 // the event both are read from
+	Limit int64                 // events read on each at most; past it, no answer
+	Same  func(a, b Event) bool // whether two events count as the same
+}
+
+// CompareFrom reads a and b on from o.From, fork markers passed over, to
+// the first pair of events o.Same calls different (or one branch's end).
+// ok is false when none differ before both ends or o.Limit.
+func (x *Explorer) CompareFrom(a, b *Branch, o CompareOptions) (d Divergence, ok bool) {
+	ka, kb := x.walkerAt(a, o.From), x.walkerAt(b, o.From)
+	read := func(k *walker) (Entry, bool) {
+		var en Entry
+		got := false
+		sink := sinkFunc(func(w *World, e *Event, d *Decision) {
+			if e.Kind != EvKnob {
+				en, got = entryOf(w, e, d), true
+			}
+		})
+		for !got {
+			if !k.step(sink) {
+				return Entry{}, false
+			}
+		}
+		return en, true
+	}
+	for n := int64(0); n < o.Limit; n++ {
+		ea, oka := read(ka)
+		eb, okb := read(kb)
+		if !oka && !okb {
+			return Divergence{}, false
+		}
+		if oka && okb && o.Same(ea.Event, eb.Event) {
+			continue
+		}
+		d := Divergence{Pos: o.From}
+		if oka {
+			d.A, d.Pos = &ea, ea.Event.Pos
+		}
+		if okb {
+			d.B = &eb
+			if !oka {
+				d.Pos = eb.Event.Pos
+			}
+		}
+		return d, true
+	}
+	return Divergence{}, false
+}
+
 func next(k *walker) (Entry, bool) {
 	var en Entry
 	got := false

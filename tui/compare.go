@@ -197,7 +197,7 @@ func pastKnobs(x *engine.Explorer, a, b *engine.Branch, d engine.Divergence) eng
 	if !knob(d.A) && !knob(d.B) {
 		return d
 	}
-	if e, ok := firstDifference(x, a, b, d.Pos, compareScanCap, sameEvent); ok {
+	if e, ok := x.CompareFrom(a, b, engine.CompareOptions{From: d.Pos, Limit: compareScanCap, Same: sameEvent}); ok {
 		return e
 	}
 	return d
@@ -216,7 +216,7 @@ func partedFromMain(x *engine.Explorer, b *engine.Branch) engine.Time {
 		return engine.Never
 	}
 	from := path[1].ForkPos
-	if d, ok := firstDifference(x, path[0], b, from, partedCap, sameBeat); ok {
+	if d, ok := x.CompareFrom(path[0], b, engine.CompareOptions{From: from, Limit: partedCap, Same: sameBeat}); ok {
 		if d.A != nil {
 			return d.A.Event.T
 		}
@@ -238,59 +238,6 @@ func sameEvent(a, b engine.Event) bool {
 // whatever its figures (a lease that now ends at 19:53:00, not 19:52:30).
 func sameBeat(a, b engine.Event) bool {
 	return a.T == b.T && a.Kind == b.Kind && a.Msg == b.Msg && a.Worker == b.Worker && a.Delivery == b.Delivery
-}
-
-// firstDifference reads a and b on from event from, knob markers skipped,
-// to the first pair of events that are not the same, up to limit events.
-func firstDifference(x *engine.Explorer, a, b *engine.Branch, from, limit int64, same func(a, b engine.Event) bool) (engine.Divergence, bool) {
-	capped := false // a reader stopped at the limit, not at its branch's end
-	reader := func(br *engine.Branch) func() (*engine.Entry, bool) {
-		pos := from
-		var buf []engine.Entry
-		return func() (*engine.Entry, bool) {
-			for {
-				for len(buf) > 0 {
-					e := buf[0]
-					buf = buf[1:]
-					if e.Event.Kind != engine.EvKnob {
-						return &e, true
-					}
-				}
-				if pos-from >= limit {
-					capped = true
-					return nil, false
-				}
-				buf = x.EventsOn(br, pos, pos+compareChunk)
-				pos += compareChunk
-				if len(buf) == 0 {
-					return nil, false
-				}
-			}
-		}
-	}
-	ra, rb := reader(a), reader(b)
-	for n := int64(0); n < limit; n++ {
-		ea, oka := ra()
-		eb, okb := rb()
-		if capped || !oka && !okb {
-			return engine.Divergence{}, false
-		}
-		if oka && okb && same(ea.Event, eb.Event) {
-			continue
-		}
-		out := engine.Divergence{Pos: from}
-		if oka {
-			out.A, out.Pos = ea, ea.Event.Pos
-		}
-		if okb {
-			out.B = eb
-			if !oka {
-				out.Pos = eb.Event.Pos
-			}
-		}
-		return out, true
-	}
-	return engine.Divergence{}, false
 }
 
 // kindWord is what an event did, in the captions' words, for "refused →
