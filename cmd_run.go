@@ -133,8 +133,8 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 			ro.Hash = newPipeHash()
 		}
 		sum, w, err = engine.Run(spec, ro)
-		if err == nil && ro.HasAt && ro.At > w.S.LastEvent {
-			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", o.at, w.S.LastEvent.Short())
+		if err == nil && ro.HasAt && ro.At > w.Stats.LastEvent {
+			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", o.at, w.Stats.LastEvent.Short())
 		}
 		if err == nil {
 			sum.Code = engine.RunCode(spec, ro, w).String()

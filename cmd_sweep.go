@@ -76,8 +76,8 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if hasAt && at > w.S.LastEvent { // as run refuses it
-			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", atText, w.S.LastEvent.Short())
+		if hasAt && at > w.Stats.LastEvent { // as run refuses it
+			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", atText, w.Stats.LastEvent.Short())
 		}
 		sum.Code = engine.RunCode(spec, o, w).String()
 		sums = append(sums, sum)

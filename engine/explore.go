@@ -92,7 +92,7 @@ func (s *Series) add(w *World) {
 	if w.fam != nil {
 		waiting, taken = w.fam.Counts(w)
 	}
-	s.Samples = append(s.Samples, Sample{w.Pos, w.Now, int32(waiting), int32(taken), int32(w.dlqLen), w.S.Effects})
+	s.Samples = append(s.Samples, Sample{w.Pos, w.Now, int32(waiting), int32(taken), int32(w.dlqLen), w.Stats.Effects})
 	if len(s.Samples) >= maxSamples {
 		j := 0
 		for i := 0; i < len(s.Samples); i += 2 {
@@ -1018,7 +1018,7 @@ func (x *Explorer) Clone() *Explorer {
 // messagesOf is how many messages w's line will publish: its sources'
 // counts under its knobs, a fork's pending changes included.
 func messagesOf(w *World) int64 {
-	p := w.P
+	p := w.Knobs
 	if len(w.pending) > 0 {
 		_ = p.Apply(w.pending) // checked when they were scheduled
 	}
@@ -1159,7 +1159,7 @@ func ChartRun(w *World, limit int64, m *Meter, publish func([]Sample)) (out []Sa
 // LastPublish is when the line w is on publishes its last message, by its
 // sources' schedule under its knobs: a floor for where its run ends.
 func LastPublish(w *World) Time {
-	p := w.P
+	p := w.Knobs
 	if len(w.pending) > 0 {
 		_ = p.Apply(w.pending)
 	}

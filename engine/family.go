@@ -59,12 +59,12 @@ type FamilyOperator interface {
 }
 
 // FamilyStep is a step a family scheduled: an op of its own and three
-// small operands.
+// small operands, each the family's to interpret.
 type FamilyStep struct {
-	Op uint8
-	A  int32
-	W  int16
-	D  uint16
+	Op    uint8
+	Item  int32  // what the step is about: a message, record or entry
+	Actor int16  // who takes it: a worker, consumer or producer index
+	Gen   uint16 // a delivery or generation number, so a stale step can tell
 }
 
 // FamilyKind is the first event kind a family may define for itself.
@@ -125,7 +125,7 @@ func (w *World) Schedule(t Time, s FamilyStep, background bool) {
 	if t < w.Now {
 		t = w.Now
 	}
-	w.schedule(item{t: t, op: opFamily, msg: s.A, who: s.W, delivery: s.D, fop: s.Op, bg: background})
+	w.schedule(item{t: t, op: opFamily, msg: s.Item, who: s.Actor, delivery: s.Gen, fop: s.Op, bg: background})
 }
 
 // Emit records one event of the family's step (see World.emit).
@@ -157,7 +157,7 @@ func (w *World) Seed() uint64 { return w.seed }
 func (w *World) NewMessage() int32 {
 	id := int32(w.msgs.push(w.owner))
 	*w.msgForWrite(id) = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Status: StHeld}
-	w.S.Published++
+	w.Stats.Published++
 	w.ensureAgeCheck()
 	return id
 }
@@ -167,7 +167,7 @@ func (w *World) NewMessage() int32 {
 func (w *World) Effect(id int32) int {
 	m := w.msgForWrite(id)
 	m.Effects++
-	w.S.Effects++
+	w.Stats.Effects++
 	if m.Effects == 1 {
 		if m.Status == StDeleted { // acked before the work: lost until now
 			w.goneDone++
@@ -175,11 +175,11 @@ func (w *World) Effect(id int32) int {
 				w.goneWorked--
 			}
 		}
-		w.S.Effected++
+		w.Stats.Effected++
 	} else {
-		w.S.Duplicates++
+		w.Stats.Duplicates++
 	}
-	w.S.LastEffect = w.Now
+	w.Stats.LastEffect = w.Now
 	return int(m.Effects)
 }
 
@@ -200,13 +200,13 @@ func (w *World) DeadLetter(id int32) {
 
 // Count adds to the standard counters families share with the queue.
 func (w *World) Count(deliveries, lateRefused, crashes int64) {
-	w.S.Deliveries += deliveries
-	w.S.LateRefused += lateRefused
-	w.S.Crashes += crashes
+	w.Stats.Deliveries += deliveries
+	w.Stats.LateRefused += lateRefused
+	w.Stats.Crashes += crashes
 }
 
 // AddBusy adds worker time spent inside handlers (for `busy`).
-func (w *World) AddBusy(d Duration) { w.S.BusyMs += int64(d) }
+func (w *World) AddBusy(d Duration) { w.Stats.BusyMs += int64(d) }
 
 // KindName names an event kind as the trace does (a family's own kinds
 // by the family's names).
@@ -226,5 +226,5 @@ func (w *World) famStep(it *item) {
 	if w.fam == nil {
 		panic(fmt.Sprintf("family step %d in a world without a family", it.fop))
 	}
-	w.fam.Step(w, FamilyStep{Op: it.fop, A: it.msg, W: it.who, D: it.delivery})
+	w.fam.Step(w, FamilyStep{Op: it.fop, Item: it.msg, Actor: it.who, Gen: it.delivery})
 }

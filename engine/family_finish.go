@@ -12,7 +12,7 @@ func (w *World) Finish(id int32) {
 		return
 	}
 	if int32(w.advanceOldest()) == id {
-		w.S.MaxOldestAge = max(w.S.MaxOldestAge, w.Now-m.Published)
+		w.Stats.MaxOldestAge = max(w.Stats.MaxOldestAge, w.Now-m.Published)
 	}
 	m.Status = StDeleted
 	m.Holder = -1

@@ -113,7 +113,7 @@ func checkSettled(t *testing.T, q queueRun) {
 		}
 		// an idle worker beside a visible message: only an ordered queue
 		// whose head is in flight may leave them so
-		if q.w.P.Mode != engine.ModeOrdered || len(q.w.Leased()) == 0 {
+		if q.w.Knobs.Mode != engine.ModeOrdered || len(q.w.Leased()) == 0 {
 			t.Fatalf("settled with %d messages waiting and worker %s idle", q.w.QueueLen(), wk.Name)
 		}
 	}

@@ -26,7 +26,7 @@ func (w *World) publish(src, k int) {
 	*m = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Source: uint8(src), Poison: s.Poison}
 	w.setVisible(id, m)
 	w.enqueue(id, m)
-	w.S.Published++
+	w.Stats.Published++
 	w.srcSent[src] = k + 1
 	if k+1 < w.sourceCount(src) {
 		w.schedule(item{t: s.Start + s.Every*Time(k+1), op: opPublish, who: int16(src), msg: int32(k + 1)})
@@ -68,7 +68,7 @@ func (w *World) head() int32 {
 			switch {
 			case m.Status == StVisible:
 				return q.id
-			case m.Status == StInFlight && w.P.Mode == ModeOrdered:
+			case m.Status == StInFlight && w.Knobs.Mode == ModeOrdered:
 				return -1
 			}
 		}
@@ -108,21 +108,21 @@ func (w *World) dispatch() {
 		}
 	}
 	wi := int(w.decide(DecWorker, id, -1, delivery, int64(natural), 0, int64(len(w.workers)-1), mask))
-	if w.P.Mode == ModeStandard {
+	if w.Knobs.Mode == ModeStandard {
 		w.queue.popFront()
 	}
 	w.lease(id, m)
 	m.Receives = delivery
 	m.LeaseAt = w.Now
-	m.Expiry = w.Now + w.P.VisibilityTimeout
+	m.Expiry = w.Now + w.Knobs.VisibilityTimeout
 	m.Holder = int16(wi)
 	m.Holders++
 	wk := &w.workers[wi]
 	w.idle--
 	// field by field: the name and box stay, and are not rewritten
 	wk.State, wk.Msg, wk.Delivery, wk.Since, wk.CallEnd, wk.LeaseEnd = WBusy, id, delivery, w.Now, Never, m.Expiry
-	wk.Wedged, wk.claimed, wk.ackBefore = false, false, w.P.Ack == AckBefore
-	w.S.Deliveries++
+	wk.Wedged, wk.claimed, wk.ackBefore = false, false, w.Knobs.Ack == AckBefore
+	w.Stats.Deliveries++
 	w.schedule(item{t: m.Expiry, op: opLeaseExpire, msg: id, delivery: delivery})
 	w.schedule(item{t: w.Now, op: opHandle, who: int16(wi)})
 	w.emit(EvDeliver, id, wi, delivery, int64(m.Expiry), 0)
@@ -137,7 +137,7 @@ func (w *World) handle(wi int) {
 		// at-most-once: the broker forgets it before any work is done
 		how, val := int64(AckBeforeWork), int64(0)
 		if w.remove(id, w.msgForWrite(id), StDeleted) {
-			w.S.Acks++
+			w.Stats.Acks++
 		} else {
 			// a late ack deleted it since this delivery: DeleteMessage
 			// succeeds, changes nothing, and the handler works on
@@ -146,7 +146,7 @@ func (w *World) handle(wi int) {
 		w.schedule(item{t: w.Now, op: opWork, who: int16(wi)})
 		w.emit(EvAck, id, wi, wk.Delivery, val, how)
 		w.wake() // in an ordered queue the next message is now the head
-	case w.P.Claim:
+	case w.Knobs.Claim:
 		w.claimBranch(wi)
 	default:
 		w.work(wi)
@@ -190,13 +190,13 @@ func (w *World) claimBranch(wi int) {
 	switch {
 	case m.SentAt >= 0:
 		natural = BranchAckOld
-	case m.ClaimAt >= 0 && age < w.P.ClaimWindow:
+	case m.ClaimAt >= 0 && age < w.Knobs.ClaimWindow:
 		natural = BranchDefer
 	}
 	switch w.decide(DecBranch, id, wi, wk.Delivery, natural, BranchSend, BranchAckOld, 0) {
 	case BranchDefer:
 		// ChangeMessageVisibility on this receipt: back in ClaimWindow, no ack
-		m.Expiry = w.Now + w.P.ClaimWindow
+		m.Expiry = w.Now + w.Knobs.ClaimWindow
 		m.Deferred = true
 		m.Holder = -1
 		w.schedule(item{t: m.Expiry, op: opLeaseExpire, msg: id, delivery: wk.Delivery})
@@ -207,8 +207,8 @@ func (w *World) claimBranch(wi int) {
 	default:
 		m.ClaimAt = w.Now
 		wk.claimed = true
-		if w.P.CrashAfterClaim > 0 && id == w.spec.Featured && wk.Delivery == 1 {
-			w.schedule(item{t: w.Now + w.P.CrashAfterClaim, op: opCrashAfterClaim, who: int16(wi)})
+		if w.Knobs.CrashAfterClaim > 0 && id == w.spec.Featured && wk.Delivery == 1 {
+			w.schedule(item{t: w.Now + w.Knobs.CrashAfterClaim, op: opCrashAfterClaim, who: int16(wi)})
 		} else {
 			w.schedule(item{t: w.Now, op: opSend, who: int16(wi)})
 		}
@@ -220,14 +220,14 @@ func (w *World) claimBranch(wi int) {
 func (w *World) send(wi int) {
 	wk := &w.workers[wi]
 	id := wk.Msg
-	lo, hi := int64(w.P.LatencyMin), int64(w.P.LatencyMax)
+	lo, hi := int64(w.Knobs.LatencyMin), int64(w.Knobs.LatencyMax)
 	natural := uniform(draw(w.seed, StreamLatency, uint64(id), uint64(wk.Delivery)), lo, hi)
 	lat := Duration(w.decide(DecLatency, id, wi, wk.Delivery, natural, lo, hi, 0))
 	copies := w.Effect(id)
 	wk.CallEnd = w.Now + lat
 	w.schedule(item{t: wk.CallEnd, op: opCallReturn, who: int16(wi)})
-	if w.P.Heartbeat > 0 && !wk.ackBefore {
-		w.schedule(item{t: w.Now + w.P.Heartbeat, op: opRenew, who: int16(wi), msg: id, delivery: wk.Delivery})
+	if w.Knobs.Heartbeat > 0 && !wk.ackBefore {
+		w.schedule(item{t: w.Now + w.Knobs.Heartbeat, op: opRenew, who: int16(wi), msg: id, delivery: wk.Delivery})
 	}
 	w.emit(EvEffect, id, wi, wk.Delivery, int64(lat), int64(copies))
 }
@@ -235,13 +235,13 @@ func (w *World) send(wi int) {
 func (w *World) callReturn(wi int) {
 	wk := &w.workers[wi]
 	id := wk.Msg
-	if w.P.WedgeP > 0 {
-		wedged := chance(draw(w.seed, StreamWedge, uint64(id), uint64(wk.Delivery)), w.P.WedgeP)
+	if w.Knobs.WedgeP > 0 {
+		wedged := chance(draw(w.seed, StreamWedge, uint64(id), uint64(wk.Delivery)), w.Knobs.WedgeP)
 		if w.decide(DecWedge, id, wi, wk.Delivery, int64(boolIdx(wedged)), 0, 1, 0) == 1 {
 			wk.Wedged = true
 			wk.CallEnd = Never
 			m := w.msgForWrite(id)
-			renewing := w.P.Heartbeat > 0 && m.Status == StInFlight && m.Receives == wk.Delivery && w.Now < m.Expiry
+			renewing := w.Knobs.Heartbeat > 0 && m.Status == StInFlight && m.Receives == wk.Delivery && w.Now < m.Expiry
 			if renewing {
 				// the renewal thread cannot tell a wedged call from a slow one
 				m.Expiry = Never
@@ -289,17 +289,17 @@ func (w *World) ack(wi int, again bool) {
 			return
 		}
 	}
-	natural := int64(boolIdx(w.P.LateAckAccept))
+	natural := int64(boolIdx(w.Knobs.LateAckAccept))
 	if w.decide(DecLateAck, wk.Msg, wi, wk.Delivery, natural, 0, 1, 0) == 1 {
 		if m.Held() {
 			w.ackNow(wi, AckLateDeleted)
 		} else {
 			w.ackNow(wi, AckLateNoop)
 		}
-		w.S.LateAccepted++
+		w.Stats.LateAccepted++
 		return
 	}
-	w.S.LateRefused++
+	w.Stats.LateRefused++
 	w.emit(EvAckRefused, wk.Msg, wi, wk.Delivery, int64(wk.LeaseEnd), 0)
 	w.finish(wi)
 }
@@ -310,7 +310,7 @@ func (w *World) ackNow(wi int, how int64) {
 	var val int64
 	if how != AckLateNoop {
 		if w.remove(id, w.msgForWrite(id), StDeleted) {
-			w.S.Acks++
+			w.Stats.Acks++
 		} else {
 			// deleted since this delivery by another worker's late ack
 			how, val = AckGoneNoop, how
@@ -333,7 +333,7 @@ func (w *World) finish(wi int) {
 // worker does next.
 func (w *World) release(wi int) {
 	wk := &w.workers[wi]
-	w.S.BusyMs += int64(w.Now - wk.Since)
+	w.Stats.BusyMs += int64(w.Now - wk.Since)
 	id := wk.Msg
 	m := w.msgForWrite(id)
 	m.Holders--
@@ -350,9 +350,9 @@ func (w *World) crash(wi int, reason int64) {
 	w.release(wi)
 	wk.State = WDead
 	wk.Since = w.Now
-	w.S.Crashes++
-	w.schedule(item{t: w.Now + w.P.RestartAfter, op: opRestart, who: int16(wi)})
-	w.emit(EvCrash, id, wi, del, int64(w.Now+w.P.RestartAfter), reason)
+	w.Stats.Crashes++
+	w.schedule(item{t: w.Now + w.Knobs.RestartAfter, op: opRestart, who: int16(wi)})
+	w.emit(EvCrash, id, wi, del, int64(w.Now+w.Knobs.RestartAfter), reason)
 }
 
 func (w *World) restart(wi int) {
@@ -373,10 +373,10 @@ func (w *World) renew(wi int, id int32, delivery uint16) {
 	if m.Status != StInFlight || m.Receives != delivery || w.Now >= m.Expiry {
 		return // the receipt has expired: ChangeMessageVisibility fails
 	}
-	m.Expiry = w.Now + w.P.VisibilityTimeout
+	m.Expiry = w.Now + w.Knobs.VisibilityTimeout
 	wk.LeaseEnd = m.Expiry
 	w.schedule(item{t: m.Expiry, op: opLeaseExpire, msg: id, delivery: delivery})
-	w.schedule(item{t: w.Now + w.P.Heartbeat, op: opRenew, who: int16(wi), msg: id, delivery: delivery})
+	w.schedule(item{t: w.Now + w.Knobs.Heartbeat, op: opRenew, who: int16(wi), msg: id, delivery: delivery})
 	w.emit(EvRenew, id, wi, delivery, int64(m.Expiry), 0)
 }
 
@@ -387,14 +387,14 @@ func (w *World) leaseExpire(id int32, delivery uint16) {
 	}
 	holder := m.Holder
 	mm := w.msgForWrite(id)
-	if int(mm.Receives) >= w.P.MaxReceives {
+	if int(mm.Receives) >= w.Knobs.MaxReceives {
 		w.deadLetter(id, mm)
 		return
 	}
 	deferred := mm.Deferred
 	w.unlease(id)
 	w.setVisible(id, mm)
-	if w.P.Mode == ModeStandard {
+	if w.Knobs.Mode == ModeStandard {
 		w.enqueue(id, mm)
 	}
 	w.emit(EvLeaseExpired, id, int(holder), delivery, 0, int64(boolIdx(deferred)))
@@ -411,8 +411,8 @@ func (w *World) deadLetter(id int32, m *Msg) {
 			Source: m.Source, Published: m.Published, At: w.Now}
 	}
 	w.dlqLen++
-	w.S.DLQTotal++
-	w.S.DLQPeak = max(w.S.DLQPeak, int64(w.dlqLen))
+	w.Stats.DLQTotal++
+	w.Stats.DLQPeak = max(w.Stats.DLQPeak, int64(w.dlqLen))
 	w.emit(EvDLQ, id, -1, m.Receives, int64(m.Effects), 0)
 	for i, a := range w.spec.Alerts {
 		if a.Kind == AlertDLQNonEmpty && w.AlertAt[i] < 0 {
@@ -443,7 +443,7 @@ func (w *World) remove(id int32, m *Msg, st MsgStatus) bool {
 		return false
 	}
 	if int32(w.advanceOldest()) == id {
-		w.S.MaxOldestAge = max(w.S.MaxOldestAge, w.Now-m.Published)
+		w.Stats.MaxOldestAge = max(w.Stats.MaxOldestAge, w.Now-m.Published)
 	}
 	switch m.Status {
 	case StVisible:
@@ -596,7 +596,7 @@ func (w *World) repairRedrive(i int) {
 		n++
 	}
 	w.dlqLen = 0
-	w.S.Redriven += int64(n)
+	w.Stats.Redriven += int64(n)
 	w.emit(EvRedrive, -1, -1, 0, int64(n), int64(i))
 	w.wake()
 	w.ensureAgeCheck()
@@ -607,13 +607,13 @@ func (w *World) applyKnobs() {
 		return
 	}
 	// validated when scheduled
-	was := w.P
-	_ = w.P.Apply(w.pending)
+	was := w.Knobs
+	_ = w.Knobs.Apply(w.pending)
 	if w.fam == nil {
-		if was.Mode != w.P.Mode && w.P.Mode == ModeOrdered {
+		if was.Mode != w.Knobs.Mode && w.Knobs.Mode == ModeOrdered {
 			w.rehome()
 		}
-		if w.P.Orders > was.Orders {
+		if w.Knobs.Orders > was.Orders {
 			w.resumeSources()
 		}
 	}
@@ -704,7 +704,7 @@ func (w *World) deliverable() bool {
 		switch {
 		case m.Status == StVisible:
 			return true
-		case m.Status == StInFlight && w.P.Mode == ModeOrdered:
+		case m.Status == StInFlight && w.Knobs.Mode == ModeOrdered:
 			return false
 		}
 	}

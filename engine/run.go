@@ -58,20 +58,20 @@ func (w *World) Summarize(traceHash string) Summary {
 	st := w.States()
 	s := Summary{
 		Incident: w.spec.ID, Seed: w.seed,
-		Messages: w.S.Published, Deliveries: w.S.Deliveries, Effects: w.S.Effects,
-		DuplicateEffects: w.S.Duplicates, Done: st.Done, HeldAtEnd: st.Held, Lost: st.Lost,
-		DLQ: st.DLQ, LateAcksRefused: w.S.LateRefused,
-		End: w.S.LastEvent.Short(), Events: w.Pos, Decisions: w.NDec, TraceSHA256: traceHash,
+		Messages: w.Stats.Published, Deliveries: w.Stats.Deliveries, Effects: w.Stats.Effects,
+		DuplicateEffects: w.Stats.Duplicates, Done: st.Done, HeldAtEnd: st.Held, Lost: st.Lost,
+		DLQ: st.DLQ, LateAcksRefused: w.Stats.LateRefused,
+		End: w.Stats.LastEvent.Short(), Events: w.Pos, Decisions: w.Decisions, TraceSHA256: traceHash,
 		Alerts: []AlertFiring{}, WouldHaveFired: []AlertFiring{},
 	}
-	end := w.S.LastEvent
-	maxAge := w.S.MaxOldestAge
+	end := w.Stats.LastEvent
+	maxAge := w.Stats.MaxOldestAge
 	if i := w.advanceOldest(); i < w.msgs.n {
 		m, _ := w.msgs.at(i)
 		maxAge = max(maxAge, end-m.Published)
 	}
 	s.MaxOldestAgeS = maxAge.Seconds()
-	busy := w.S.BusyMs
+	busy := w.Stats.BusyMs
 	stuck, retried := 0, 0
 	for _, wk := range w.workers {
 		if wk.State == WBusy {
@@ -98,14 +98,14 @@ func (w *World) Summarize(traceHash string) Summary {
 		}
 	}
 	s.Figures = map[string]any{
-		"dlq_peak":           w.S.DLQPeak,
-		"crashes":            w.S.Crashes,
-		"redriven":           w.S.Redriven,
-		"late_acks_accepted": w.S.LateAccepted,
+		"dlq_peak":           w.Stats.DLQPeak,
+		"crashes":            w.Stats.Crashes,
+		"redriven":           w.Stats.Redriven,
+		"late_acks_accepted": w.Stats.LateAccepted,
 		"held_at_end":        st.Held, // also at the top level; kept for scripts
 		"wedged":             stuck,
 		"wedged_retried":     retried,
-		"last_effect":        w.S.LastEffect.Short(),
+		"last_effect":        w.Stats.LastEffect.Short(),
 	}
 	if w.fam != nil {
 		for k, v := range w.fam.Figures(w) {
@@ -155,7 +155,7 @@ func (w *World) unfinished(st States) string {
 	case wedged == len(w.workers):
 		return fmt.Sprintf("stalled: %d of %d workers wedged, %s waiting, %d in flight", wedged, len(w.workers), many(waiting), inFlight)
 	}
-	if w.P.Mode == ModeOrdered {
+	if w.Knobs.Mode == ModeOrdered {
 		for i := 0; i < w.queue.len(); i++ {
 			q := w.queue.at(i)
 			if m := w.msgs.ptr(int(q.id)); m != nil && m.QSeq == q.qseq && m.Held() {

@@ -15,7 +15,7 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &World{spec: spec, seed: seed, P: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
+	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
 	for _, box := range spec.Workers.Boxes {
 		for i := 1; i <= spec.Workers.PerBox; i++ {
 			w.workers = append(w.workers, Worker{Name: fmt.Sprintf("%s%d", box, i), Box: box, Msg: -1, CallEnd: Never})
@@ -29,7 +29,7 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	w.opDone = make([]bool, len(spec.Operators))
 	w.srcSent = make([]int, len(spec.Sources))
 	if spec.NewFamily != nil {
-		w.fam = spec.NewFamily(&w.P)
+		w.fam = spec.NewFamily(&w.Knobs)
 		w.fam.Start(w)
 		return w, nil
 	}
@@ -72,14 +72,14 @@ func fill(n int) []Time {
 }
 
 func (w *World) sourceCount(i int) int {
-	return w.spec.Sources[i].CountUnder(&w.P)
+	return w.spec.Sources[i].CountUnder(&w.Knobs)
 }
 
 // ScheduleKnobs queues knob changes for time at, ahead of every other step
 // at that time (seq 0). A fork uses it at its moment; a headless --at run
 // uses it at the start, which gives the same trace.
 func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
-	if err := checkSettings(w.spec, w.P, settings); err != nil {
+	if err := checkSettings(w.spec, w.Knobs, settings); err != nil {
 		return err
 	}
 	if at < w.Now {
@@ -281,7 +281,7 @@ func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 	w.fp = (w.fp ^ (uint64(e.T) ^ uint64(k)<<56 ^ uint64(uint32(msg))<<20 ^ uint64(uint16(wk))<<4 ^ uint64(delivery)<<40)) * prime
 	w.fp = (w.fp ^ (uint64(val) ^ uint64(aux)<<32)) * prime
 	w.Pos++
-	w.S.LastEvent = w.Now
+	w.Stats.LastEvent = w.Now
 	w.emitted = true
 	if w.sink != nil {
 		w.sink.Event(w, e, d)
@@ -292,9 +292,9 @@ func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 // a fork's override or the incident's pin says otherwise.
 func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
 	d := &w.dec // filled in place: the hot path makes two decisions an event
-	d.Index, d.T, d.Kind, d.Msg, d.Worker, d.Delivery = w.NDec, w.Now, k, msg, int16(wk), delivery
+	d.Index, d.T, d.Kind, d.Msg, d.Worker, d.Delivery = w.Decisions, w.Now, k, msg, int16(wk), delivery
 	d.Value, d.Lo, d.Hi, d.Mask, d.Forced, d.Pos = natural, lo, hi, mask, false, 0
-	w.NDec++
+	w.Decisions++
 	if len(w.spec.Pins) > 0 {
 		if v, ok := w.pinned(k, msg, delivery, lo, hi, mask); ok {
 			d.Value, d.Forced = v, true

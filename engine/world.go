@@ -150,12 +150,12 @@ type item struct {
 // World is the whole simulated state: plain data, cloned for checkpoints
 // and forks. The spec is shared and read-only.
 type World struct {
-	spec *Spec
-	seed uint64
-	P    Params // the knobs in force (a fork's changes applied at its moment)
-	Now  Time
-	Pos  int64 // events emitted so far
-	NDec int64 // decisions made so far
+	spec      *Spec
+	seed      uint64
+	Knobs     Params // the knobs in force (a fork's changes applied at its moment)
+	Now       Time
+	Pos       int64 // events emitted so far
+	Decisions int64 // decisions made so far
 
 	seq      uint64
 	heap     []item
@@ -173,7 +173,7 @@ type World struct {
 	// in the world
 	broker
 
-	S          Stats  // the run's counters, behind the summary's figures
+	Stats      Stats  // the run's counters, behind the summary's figures
 	AlertAt    []Time // per spec.Alerts: first firing, or -1
 	WouldAt    []Time // per spec.WouldHave
 	opDone     []bool
@@ -286,8 +286,8 @@ func (w *World) States() States {
 	lost := w.gone - w.goneDone - w.goneWorked
 	dlq := int64(w.dlqLen)
 	return States{
-		Published: w.S.Published,
-		Held:      w.S.Published - dlq - w.gone + w.goneWorked,
+		Published: w.Stats.Published,
+		Held:      w.Stats.Published - dlq - w.gone + w.goneWorked,
 		Done:      w.goneDone,
 		DLQ:       dlq,
 		Lost:      lost,

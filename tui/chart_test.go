@@ -107,7 +107,7 @@ func TestPickerParsesOnce(t *testing.T) {
 type peakSink struct{ p [4]float64 }
 
 func (s *peakSink) Event(w *engine.World, _ *engine.Event, _ *engine.Decision) {
-	v := [4]float64{float64(w.QueueLen()), float64(len(w.Leased())), float64(w.DLQLen()), float64(w.S.Effects)}
+	v := [4]float64{float64(w.QueueLen()), float64(len(w.Leased())), float64(w.DLQLen()), float64(w.Stats.Effects)}
 	if f := w.Family(); f != nil {
 		waiting, taken := f.Counts(w)
 		v[0], v[1] = float64(waiting), float64(taken)

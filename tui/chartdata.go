@@ -261,7 +261,7 @@ func withEnd(samples []engine.Sample, w *engine.World) []engine.Sample {
 	if f := w.Family(); f != nil {
 		waiting, taken = f.Counts(w)
 	}
-	end := engine.Sample{Pos: w.Pos, T: w.Now, Queue: int32(waiting), InFlight: int32(taken), DLQ: int32(w.DLQLen()), Effects: w.S.Effects}
+	end := engine.Sample{Pos: w.Pos, T: w.Now, Queue: int32(waiting), InFlight: int32(taken), DLQ: int32(w.DLQLen()), Effects: w.Stats.Effects}
 	if n := len(samples); n > 0 && samples[n-1].Pos == end.Pos {
 		return samples
 	}

@@ -129,5 +129,5 @@ func (m Model) effectWord() string {
 // famStatus is the middle of a family incident's status line: it has no
 // queue workers, so no busy count, and its effects are not emails.
 func (m Model) famStatus(w *engine.World) string {
-	return fmt.Sprintf("effects %d", w.S.Effects)
+	return fmt.Sprintf("effects %d", w.Stats.Effects)
 }

@@ -131,9 +131,9 @@ func newForkForm(c common, x *engine.Explorer, at engine.Time) forkForm {
 	f.knobs, f.nfeat = append(feat, rest...), len(feat)
 	wr := written(x.Branch())
 	for _, k := range f.knobs {
-		v := k.Get(&w.P)
+		v := k.Get(&w.Knobs)
 		if raw, ok := wr[k.Name]; ok {
-			var p engine.Params = w.P
+			var p engine.Params = w.Knobs
 			if k.Set(&p, raw) == nil && k.Get(&p) == v {
 				v = raw // the same value, as the user wrote it
 			}
@@ -234,7 +234,7 @@ func (f *forkForm) pinsGivingWay() []string {
 	if f.world == nil || len(f.spec.Pins) == 0 {
 		return nil
 	}
-	p := f.world.P
+	p := f.world.Knobs
 	for _, s := range f.changes() {
 		for _, k := range f.knobs {
 			if k.Name == s.Knob {

@@ -86,10 +86,10 @@ func (m *Model) updateJump(k tea.KeyMsg) tea.Cmd {
 		}
 		return m.move("seeking to "+t.Short(), func(x *engine.Explorer) { x.SeekTime(t) }, func(m *Model) {
 			w := m.x.World()
-			if m.x.AtEnd() && t > w.S.LastEvent {
+			if m.x.AtEnd() && t > w.Stats.LastEvent {
 				// as the CLI's --at refuses it: no moment of this branch is there
 				m.at = w.Now
-				m.flash = "/ " + t.Short() + " is after the branch ends (" + w.S.LastEvent.Short() + "): the cursor is at its end"
+				m.flash = "/ " + t.Short() + " is after the branch ends (" + w.Stats.LastEvent.Short() + "): the cursor is at its end"
 				return
 			}
 			m.at = max(t, w.Now)

@@ -214,7 +214,7 @@ func TestForkDecision(t *testing.T) {
 		t.Fatalf("fork: override %+v, header %q", b.Override, m.viewHeader())
 	}
 	m = press(m, "G")
-	if got := m.x.World().S.Effects; got >= 324 {
+	if got := m.x.World().Stats.Effects; got >= 324 {
 		t.Fatalf("accepting the late ack still sends %d emails", got)
 	}
 }
@@ -239,8 +239,8 @@ func TestReadmeForkInTenKeys(t *testing.T) {
 	}
 	// the change takes effect with the branch's next event
 	m = press(m, "l", "l")
-	if m.x.World().P.VisibilityTimeout != 60*engine.Second {
-		t.Fatalf("visibility timeout in force %v", m.x.World().P.VisibilityTimeout)
+	if m.x.World().Knobs.VisibilityTimeout != 60*engine.Second {
+		t.Fatalf("visibility timeout in force %v", m.x.World().Knobs.VisibilityTimeout)
 	}
 	// the form on the branch shows the value as written, not 1m0s
 	m = press(m, "f")

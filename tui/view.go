@@ -115,10 +115,10 @@ func (m Model) viewStatus() string {
 		parts = append(parts, m.famStatus(w))
 	} else {
 		parts = append(parts, fmt.Sprintf("busy %d/%d", m.snap.busy, len(w.Workers())))
-		parts = append(parts, fmt.Sprintf("emails %d", w.S.Effects))
+		parts = append(parts, fmt.Sprintf("emails %d", w.Stats.Effects))
 	}
-	dup := fmt.Sprintf("dups %d", w.S.Duplicates)
-	if w.S.Duplicates > 0 {
+	dup := fmt.Sprintf("dups %d", w.Stats.Duplicates)
+	if w.Stats.Duplicates > 0 {
 		dup = st.Bad.Render(dup)
 	}
 	parts = append(parts, dup)

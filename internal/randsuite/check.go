@@ -139,9 +139,9 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, _ *engine.Decision) {
 		if c.capKnob != "" {
 			c.capped = true
 			if c.capKnob == "orders" {
-				c.cap = int64(w.P.Orders)
+				c.cap = int64(w.Knobs.Orders)
 			} else {
-				c.cap = int64(w.P.Events)
+				c.cap = int64(w.Knobs.Events)
 			}
 		}
 	case engine.EvPublish:
@@ -555,7 +555,7 @@ func (c *Checker) liveness(w *engine.World, k Counts, stall string) {
 		}
 	}
 	if c.n[sWaiting] > 0 && idle > 0 {
-		if stall == "" || w.P.Mode != engine.ModeOrdered {
+		if stall == "" || w.Knobs.Mode != engine.ModeOrdered {
 			// in a standard queue an idle worker takes any waiting message
 			c.fail(nil, "settled with %d waiting and %d idle workers (stall note: %q)", c.n[sWaiting], idle, stall)
 		}

@@ -42,7 +42,7 @@ func explorerCases(t *testing.T, seed uint64, n int) []explored {
 		// not this test's
 		o := c.Options()
 		o.MaxSteps = g.Budget(c)
-		if _, w, err := engine.Run(c.Spec, o); err != nil || !w.Settled() || (c.HasAt && c.At > w.S.LastEvent) {
+		if _, w, err := engine.Run(c.Spec, o); err != nil || !w.Settled() || (c.HasAt && c.At > w.Stats.LastEvent) {
 			continue
 		}
 		x, err := engine.NewExplorer(c.Spec, c.Seed, c.Set)

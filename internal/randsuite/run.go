@@ -82,7 +82,7 @@ func (g *Gen) check(c Case, hash bool, also engine.Sink) Result {
 		}
 	}
 	r.World, r.Sum = w, w.Summarize("")
-	if c.HasAt && c.At > w.S.LastEvent {
+	if c.HasAt && c.At > w.Stats.LastEvent {
 		// `inflight run` refuses a moment after the run's end (the change
 		// would act on nothing): not a case
 		r.Refused = true

@@ -202,11 +202,11 @@ func (c *Family) Clone() engine.Family {
 	return &d
 }
 
-func step(o op, a int32) engine.FamilyStep { return engine.FamilyStep{Op: uint8(o), A: a} }
+func step(o op, a int32) engine.FamilyStep { return engine.FamilyStep{Op: uint8(o), Item: a} }
 
 // Start schedules the producer's first XADD.
 func (c *Family) Start(w *engine.World) {
-	if w.P.Events > 0 {
+	if w.Knobs.Events > 0 {
 		w.Schedule(w.Now, step(opProduce, 0), false)
 		return
 	}
@@ -218,11 +218,11 @@ func (c *Family) Start(w *engine.World) {
 func (c *Family) Step(w *engine.World, s engine.FamilyStep) {
 	switch op(s.Op) {
 	case opProduce:
-		c.produce(w, s.A)
+		c.produce(w, s.Item)
 	case opRead:
 		c.read(w)
 	case opAnnounce:
-		c.announce(w, int(s.A))
+		c.announce(w, int(s.Item))
 	case opHandle:
 		c.handle(w)
 	case opCommit:
@@ -237,7 +237,7 @@ func (c *Family) Step(w *engine.World, s engine.FamilyStep) {
 }
 
 func (c *Family) produce(w *engine.World, k int32) {
-	if int(k) >= w.P.Events {
+	if int(k) >= w.Knobs.Events {
 		// a fork lowered events after this XADD was due: the producer
 		// stops here and the consumer starts on the stream as it is
 		c.read(w)
@@ -252,7 +252,7 @@ func (c *Family) produce(w *engine.World, k int32) {
 		panic(fmt.Sprintf("cashback: message %d for entry %d", id, k))
 	}
 	c.produced++
-	if int(c.produced) < w.P.Events {
+	if int(c.produced) < w.Knobs.Events {
 		w.Schedule(w.Now+engine.Millisecond, step(opProduce, c.produced), false)
 	} else {
 		// The test's consumer starts on a full stream.
@@ -334,11 +334,11 @@ func (c *Family) handle(w *engine.World) {
 	k := c.batch[c.cur].entry
 	p := &c.pel[c.pelIndex(k)]
 	c.skipping = false
-	if int(p.count) > w.P.MaxReceives {
+	if int(p.count) > w.Knobs.MaxReceives {
 		c.deadLetter(w, k)
 		return
 	}
-	switch w.P.Dedupe {
+	switch w.Knobs.Dedupe {
 	case DedupeSame:
 		if p.db {
 			// INSERT INTO processed fails: IntegrityError, rollback.
@@ -393,7 +393,7 @@ func (c *Family) logCredit(r credit) {
 // crashes draws and records this delivery's one crash decision.
 func (c *Family) crashHere(w *engine.World, k int32, count uint16) bool {
 	natural := int64(0)
-	if engine.Chance(w.Draw(engine.StreamCrash, uint64(k), uint64(count)), w.P.CrashP) {
+	if engine.Chance(w.Draw(engine.StreamCrash, uint64(k), uint64(count)), w.Knobs.CrashP) {
 		natural = 1
 	}
 	return w.Decide(engine.DecCrash, k, -1, count, natural, 0, 1) == 1
@@ -477,7 +477,7 @@ func (c *Family) crash(w *engine.World, k int32, count uint16, point int64) {
 	c.nCrashes++
 	c.batch, c.cur = c.batch[:0], 0
 	w.Count(0, 0, 1)
-	at := w.Now + w.P.RestartAfter
+	at := w.Now + w.Knobs.RestartAfter
 	w.Schedule(at, step(opRestart, 0), false)
 	w.Emit(engine.EvCrash, k, -1, count, int64(at), point)
 }

@@ -166,7 +166,7 @@ func (f *Family) Clone() engine.Family {
 func (f *Family) Start(w *engine.World) {
 	for i, src := range w.Spec().Sources {
 		if src.Count > 0 {
-			w.Schedule(src.Start, engine.FamilyStep{Op: opPublish, W: int16(i)}, false)
+			w.Schedule(src.Start, engine.FamilyStep{Op: opPublish, Actor: int16(i)}, false)
 		}
 	}
 	w.Schedule(DownFrom, engine.FamilyStep{Op: opDBDown}, false)
@@ -177,19 +177,19 @@ func (f *Family) Start(w *engine.World) {
 func (f *Family) Step(w *engine.World, st engine.FamilyStep) {
 	switch st.Op {
 	case opPublish:
-		f.publish(w, int(st.W), int(st.A))
+		f.publish(w, int(st.Actor), int(st.Item))
 	case opPoll:
 		f.poll(w)
 	case opFinish:
-		f.finish(w, st.A)
+		f.finish(w, st.Item)
 	case opRetryDue:
-		f.retryDue(w, st.A, st.D)
+		f.retryDue(w, st.Item, st.Gen)
 	case opDeadLetter:
-		w.DeadLetter(st.A) // the world emits the dlq event
+		w.DeadLetter(st.Item) // the world emits the dlq event
 	case opOpen:
 		f.openBreaker(w)
 	case opHalfOpen:
-		f.halfOpen(w, st.D)
+		f.halfOpen(w, st.Gen)
 	case opClose:
 		w.Emit(KindClosed, -1, 0, 0, 0, 0)
 		f.kick(w)
@@ -212,7 +212,7 @@ func (f *Family) publish(w *engine.World, src, k int) {
 	}
 	s.queue = append(s.queue, id)
 	if k+1 < sp.Count {
-		w.Schedule(sp.Start+sp.Every*engine.Time(k+1), engine.FamilyStep{Op: opPublish, W: int16(src), A: int32(k + 1)}, false)
+		w.Schedule(sp.Start+sp.Every*engine.Time(k+1), engine.FamilyStep{Op: opPublish, Actor: int16(src), Item: int32(k + 1)}, false)
 	}
 	w.Emit(engine.EvPublish, id, -1, 0, int64(k), 0)
 	f.kick(w)
@@ -234,10 +234,10 @@ func (f *Family) poll(w *engine.World) {
 	if s.busy >= 0 {
 		return
 	}
-	if !w.P.Breaker && s.breaker != closed {
+	if !w.Knobs.Breaker && s.breaker != closed {
 		s.breaker = closed // the breaker was taken out by a fork
 	}
-	if w.P.Breaker && s.breaker == open {
+	if w.Knobs.Breaker && s.breaker == open {
 		return
 	}
 	var id int32
@@ -256,13 +256,13 @@ func (f *Family) poll(w *engine.World) {
 		return
 	}
 	s.busy = id
-	s.probe = w.P.Breaker && s.breaker == halfOpen
+	s.probe = w.Knobs.Breaker && s.breaker == halfOpen
 	if s.probe {
 		s.probes++
 	}
 	s.attempts[id]++
 	w.Count(1, 0, 0)
-	w.Schedule(w.Now+HandlerTime, engine.FamilyStep{Op: opFinish, A: id}, false)
+	w.Schedule(w.Now+HandlerTime, engine.FamilyStep{Op: opFinish, Item: id}, false)
 	w.Emit(engine.EvDeliver, id, 0, uint16(s.attempts[id]), int64(w.Now+HandlerTime), int64(boolInt(s.probe)))
 }
 
@@ -296,7 +296,7 @@ func (f *Family) finish(w *engine.World, id int32) {
 	s.errors++
 	var next engine.Time
 	var how int64
-	breakerOn := w.P.Breaker
+	breakerOn := w.Knobs.Breaker
 	switch {
 	case breakerOn && probe:
 		how = FailProbe
@@ -310,7 +310,7 @@ func (f *Family) finish(w *engine.World, id int32) {
 		w.Schedule(w.Now, engine.FamilyStep{Op: opOpen}, false)
 	case int(n) > Retries:
 		how = FailDLQ
-		w.Schedule(w.Now, engine.FamilyStep{Op: opDeadLetter, A: id, D: uint16(n)}, false)
+		w.Schedule(w.Now, engine.FamilyStep{Op: opDeadLetter, Item: id, Gen: uint16(n)}, false)
 	default:
 		how = FailRetry
 		if breakerOn {
@@ -320,7 +320,7 @@ func (f *Family) finish(w *engine.World, id int32) {
 		s.seq++
 		s.waits = append(s.waits, wait{id, next, n, s.seq})
 		s.retries++
-		w.Schedule(next, engine.FamilyStep{Op: opRetryDue, A: id, D: s.seq}, false)
+		w.Schedule(next, engine.FamilyStep{Op: opRetryDue, Item: id, Gen: s.seq}, false)
 	}
 	w.Emit(KindFail, id, 0, uint16(n), int64(next), how)
 	f.kick(w)
@@ -369,7 +369,7 @@ func (f *Family) openBreaker(w *engine.World) {
 	s.opens++
 	s.until = w.Now + CoolDown
 	s.gen++
-	w.Schedule(s.until, engine.FamilyStep{Op: opHalfOpen, D: s.gen}, false)
+	w.Schedule(s.until, engine.FamilyStep{Op: opHalfOpen, Gen: s.gen}, false)
 	w.Emit(KindBreakerOpen, -1, 0, 0, int64(s.until), int64(len(back)))
 }
 
@@ -378,7 +378,7 @@ func (f *Family) halfOpen(w *engine.World, gen uint16) {
 	if s.breaker != open || gen != s.gen {
 		return
 	}
-	if !w.P.Breaker {
+	if !w.Knobs.Breaker {
 		s.breaker, s.fails = closed, 0
 		w.Emit(KindClosed, -1, 0, 0, 0, 1)
 		f.kick(w)

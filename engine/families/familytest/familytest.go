@@ -135,8 +135,8 @@ type sink struct {
 }
 
 func (k *sink) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
-	effects, dlqed := w.S.Effects-k.effects, w.S.DLQTotal-k.dlqed
-	k.effects, k.dlqed = w.S.Effects, w.S.DLQTotal
+	effects, dlqed := w.Stats.Effects-k.effects, w.Stats.DLQTotal-k.dlqed
+	k.effects, k.dlqed = w.Stats.Effects, w.Stats.DLQTotal
 	if e.Msg < 0 {
 		return
 	}
@@ -228,8 +228,8 @@ func Play(t testing.TB, spec *engine.Spec, seed uint64, set []engine.Setting, f 
 	if st.DLQ != r.Summary.DLQ {
 		t.Errorf("%s: %d messages in the DLQ, the summary says %d", spec.ID, st.DLQ, r.Summary.DLQ)
 	}
-	if eff := st.Done + st.DLQEffected + st.HeldEffected; eff != w.S.Effected {
-		t.Errorf("%s: %d messages with an effect by state, %d by the world's count", spec.ID, eff, w.S.Effected)
+	if eff := st.Done + st.DLQEffected + st.HeldEffected; eff != w.Stats.Effected {
+		t.Errorf("%s: %d messages with an effect by state, %d by the world's count", spec.ID, eff, w.Stats.Effected)
 	}
 	if waiting, taken := w.Family().Counts(w); st.Held == 0 && (waiting != 0 || taken != 0) {
 		t.Errorf("%s: nothing held, yet the family counts %d waiting and %d taken", spec.ID, waiting, taken)

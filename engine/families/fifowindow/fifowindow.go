@@ -130,11 +130,11 @@ func (f *Family) Clone() engine.Family {
 // Start implements engine.Family: the queue is created, the first send is
 // due at once.
 func (f *Family) Start(w *engine.World) {
-	f.Window = w.P.DedupWindow
+	f.Window = w.Knobs.DedupWindow
 	if f.Window <= 0 {
 		f.Window = engine.Millisecond // a queue that remembers nothing
 	}
-	f.Asked = w.P.DedupWindow
+	f.Asked = w.Knobs.DedupWindow
 	f.Q = fifo.New(fifo.Config{DedupInterval: int64(f.Window)})
 	f.First = w.Now
 	w.Schedule(w.Now, engine.FamilyStep{Op: opSend}, false)
@@ -142,14 +142,14 @@ func (f *Family) Start(w *engine.World) {
 
 // Step implements engine.Family.
 func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
-	if w.P.DedupWindow != f.Asked {
+	if w.Knobs.DedupWindow != f.Asked {
 		f.rewindow(w)
 	}
 	switch s.Op {
 	case opSend:
-		f.send(w, int(s.A))
+		f.send(w, int(s.Item))
 	case opAnswer:
-		f.answer(w, int(s.A))
+		f.answer(w, int(s.Item))
 	case opReceive:
 		f.receive(w)
 	case opHandle:
@@ -160,7 +160,7 @@ func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
 }
 
 func (f *Family) send(w *engine.World, k int) {
-	if k > 0 && Backoff[k] > w.P.RetryDeadline {
+	if k > 0 && Backoff[k] > w.Knobs.RetryDeadline {
 		// scheduled under a later deadline; the knob now says stop
 		f.GaveUp, f.Ended = true, true
 		w.Emit(EvGiveUp, f.Msg, -1, 0, int64(k), 0)
@@ -186,7 +186,7 @@ func (f *Family) send(w *engine.World, k int) {
 		w.Emit(engine.EvPublish, f.Msg, -1, 0, int64(k), res.Seq)
 		w.Schedule(w.Now+receiveAfter, engine.FamilyStep{Op: opReceive}, false)
 	}
-	w.Schedule(w.Now+answerAfter, engine.FamilyStep{Op: opAnswer, A: int32(k)}, false)
+	w.Schedule(w.Now+answerAfter, engine.FamilyStep{Op: opAnswer, Item: int32(k)}, false)
 }
 
 // remembered is the memory entry covering now (the latest accepted).
@@ -212,9 +212,9 @@ func (f *Family) answer(w *engine.World, k int) {
 		return
 	}
 	next := k + 1
-	if next < len(Backoff) && Backoff[next] <= w.P.RetryDeadline {
+	if next < len(Backoff) && Backoff[next] <= w.Knobs.RetryDeadline {
 		at := f.First + Backoff[next]
-		w.Schedule(at, engine.FamilyStep{Op: opSend, A: int32(next)}, false)
+		w.Schedule(at, engine.FamilyStep{Op: opSend, Item: int32(next)}, false)
 		w.Emit(EvAnswerLost, f.Msg, -1, 0, int64(k), int64(at))
 		return
 	}
@@ -273,7 +273,7 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 		"accepted":           f.Accepted,
 		"emails":             len(f.Emails),
 		"dedup_window_s":     f.Window.Seconds(),
-		"retry_deadline_s":   w.P.RetryDeadline.Seconds(),
+		"retry_deadline_s":   w.Knobs.RetryDeadline.Seconds(),
 		"producer_gave_up":   f.GaveUp,
 		"window_change_kept": f.Kept,
 	}
@@ -298,8 +298,8 @@ func (f *Family) Counts(w *engine.World) (waiting, taken int) {
 // same observable past. Otherwise (the past would have gone differently)
 // the queue keeps its interval, and Kept says so.
 func (f *Family) rewindow(w *engine.World) {
-	f.Asked = w.P.DedupWindow
-	win := max(w.P.DedupWindow, engine.Millisecond)
+	f.Asked = w.Knobs.DedupWindow
+	win := max(w.Knobs.DedupWindow, engine.Millisecond)
 	q := fifo.New(fifo.Config{DedupInterval: int64(win)})
 	var mem []memo
 	attempt := 0

@@ -144,7 +144,7 @@ func readingAt(start engine.Time, r int32) engine.Time {
 
 // Start schedules the first reading and the daemon.
 func (g *Family) Start(w *engine.World) {
-	w.Schedule(w.Now, engine.FamilyStep{Op: uint8(opReading), A: 0}, false)
+	w.Schedule(w.Now, engine.FamilyStep{Op: uint8(opReading), Item: 0}, false)
 	w.Schedule(w.Now+StepAfter, engine.FamilyStep{Op: uint8(opClockStep)}, false)
 }
 
@@ -152,13 +152,13 @@ func (g *Family) Start(w *engine.World) {
 func (g *Family) Step(w *engine.World, s engine.FamilyStep) {
 	switch op(s.Op) {
 	case opReading:
-		g.reading(w, s.A)
+		g.reading(w, s.Item)
 	case opRetry:
-		g.retry(w, s.A, s.D)
+		g.retry(w, s.Item, s.Gen)
 	case opClockStep:
 		g.clockStep(w)
 	case opGiveUp:
-		g.giveUp(w, s.A, s.D)
+		g.giveUp(w, s.Item, s.Gen)
 	}
 }
 
@@ -195,7 +195,7 @@ func (g *Family) insert(t int, stamp engine.Time) {
 // lost decides whether this write's answer is lost.
 func (g *Family) lost(w *engine.World, r int32, attempt uint16) bool {
 	natural := int64(0)
-	if engine.Chance(w.Draw(StreamTimeout, uint64(r), uint64(attempt)), w.P.WriteTimeoutP) {
+	if engine.Chance(w.Draw(StreamTimeout, uint64(r), uint64(attempt)), w.Knobs.WriteTimeoutP) {
 		natural = 1
 	}
 	return w.Decide(DecTimeout, r, -1, attempt, natural, 0, 1) == 1
@@ -213,7 +213,7 @@ func (g *Family) reading(w *engine.World, r int32) {
 	}
 	start := w.Spec().Start
 	if g.next = r + 1; int(g.next) < Readings {
-		w.Schedule(readingAt(start, g.next), engine.FamilyStep{Op: uint8(opReading), A: g.next}, false)
+		w.Schedule(readingAt(start, g.next), engine.FamilyStep{Op: uint8(opReading), Item: g.next}, false)
 	}
 	w.Count(1, 0, 0)
 	lost := g.lost(w, r, 1)
@@ -242,19 +242,19 @@ func (g *Family) settle(w *engine.World, r int32, stamp engine.Time, attempt uin
 	}
 	g.timeouts++
 	at := w.Now + RetryAfter
-	if at-readingAt(w.Spec().Start, r) > w.P.RetryDeadline || attempt == math.MaxUint16 {
+	if at-readingAt(w.Spec().Start, r) > w.Knobs.RetryDeadline || attempt == math.MaxUint16 {
 		// past the turbine's deadline: the reading is let go, at once (its
 		// own step, since this one already has its event)
-		w.Schedule(w.Now, engine.FamilyStep{Op: uint8(opGiveUp), A: r, D: attempt}, false)
+		w.Schedule(w.Now, engine.FamilyStep{Op: uint8(opGiveUp), Item: r, Gen: attempt}, false)
 		return
 	}
 	g.retries = append(g.retries, retry{reading: r, stamp: stamp, attempt: attempt + 1, at: at})
-	w.Schedule(at, engine.FamilyStep{Op: uint8(opRetry), A: r, D: attempt + 1}, false)
+	w.Schedule(at, engine.FamilyStep{Op: uint8(opRetry), Item: r, Gen: attempt + 1}, false)
 }
 
 func (g *Family) retry(w *engine.World, r int32, attempt uint16) {
 	x := g.takeRetry(r, attempt)
-	if w.Now-readingAt(w.Spec().Start, r) > w.P.RetryDeadline {
+	if w.Now-readingAt(w.Spec().Start, r) > w.Knobs.RetryDeadline {
 		// a fork lowered the deadline since this re-send was queued
 		g.giveUp(w, r, attempt-1)
 		return
@@ -308,7 +308,7 @@ func (g *Family) takeRetry(r int32, attempt uint16) retry {
 func (g *Family) giveUp(w *engine.World, r int32, attempts uint16) {
 	g.gaveUp++
 	w.Done(r)
-	w.Emit(KindGiveUp, r, -1, attempts, int64(w.P.RetryDeadline), int64(int(r)%Turbines))
+	w.Emit(KindGiveUp, r, -1, attempts, int64(w.Knobs.RetryDeadline), int64(int(r)%Turbines))
 }
 
 func (g *Family) watchWrite(t int, n note, stored bool) {
@@ -321,12 +321,12 @@ func (g *Family) watchWrite(t int, n note, stored bool) {
 }
 
 func (g *Family) clockStep(w *engine.World) {
-	if w.P.ClockStep == 0 {
+	if w.Knobs.ClockStep == 0 {
 		return
 	}
-	g.skew += w.P.ClockStep
+	g.skew += w.Knobs.ClockStep
 	g.stepped = true
-	w.Emit(KindClockStep, -1, -1, 0, int64(w.P.ClockStep), int64(Stepped))
+	w.Emit(KindClockStep, -1, -1, 0, int64(w.Knobs.ClockStep), int64(Stepped))
 }
 
 // Figures: rows stored, retries and what the key did with them, and the
@@ -340,7 +340,7 @@ func (g *Family) Figures(w *engine.World) map[string]any {
 		"timeouts":         g.timeouts,
 		"collisions":       g.collisions,
 		"gave_up":          g.gaveUp,
-		"clock_step":       engine.FormatDuration(w.P.ClockStep),
+		"clock_step":       engine.FormatDuration(w.Knobs.ClockStep),
 	}
 }
 

@@ -164,9 +164,9 @@ func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
 	case opInit:
 		f.initProducer(w)
 	case opProduce:
-		f.produce(w, int(s.A))
+		f.produce(w, int(s.Item))
 	case opAnswer:
-		f.answer(w, int(s.A), s.D)
+		f.answer(w, int(s.Item), s.Gen)
 	case opFinish:
 		f.finish(w)
 	case opPoll:
@@ -180,7 +180,7 @@ func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
 	case opConsumerRestart:
 		f.startConsumer(w, true)
 	case opSessionOver:
-		f.sessionOver(w, s.A)
+		f.sessionOver(w, s.Item)
 	case opTxnTimeout:
 		f.txnTimeout(w)
 	}
@@ -192,7 +192,7 @@ func (f *Family) memberID(n int) string { return fmt.Sprintf("mailer-%d", n) }
 
 func (f *Family) initProducer(w *engine.World) {
 	f.Instance++
-	f.Txn = w.P.TransactionalID
+	f.Txn = w.Knobs.TransactionalID
 	openBefore := false
 	if f.Txn != "" {
 		for p := 0; p < Partitions; p++ {
@@ -213,7 +213,7 @@ func (f *Family) initProducer(w *engine.World) {
 	if f.Instance == 1 {
 		// the orders exist once the first instance sends them: a fork
 		// before then decides how many
-		f.Batch = max(w.P.Batch, 1)
+		f.Batch = max(w.Knobs.Batch, 1)
 		for i := 0; i < f.Batch; i++ {
 			w.NewMessage() // order i's confirmation: message i
 		}
@@ -232,7 +232,7 @@ func (f *Family) initProducer(w *engine.World) {
 		aux = 1
 	}
 	w.Emit(EvInit, -1, -1, 0, p.PID, int64(p.Epoch)<<1|aux)
-	w.Schedule(w.Now+produceGap, engine.FamilyStep{Op: opProduce, A: 0}, false)
+	w.Schedule(w.Now+produceGap, engine.FamilyStep{Op: opProduce, Item: 0}, false)
 	f.kick(w)
 }
 
@@ -250,7 +250,7 @@ func (f *Family) produce(w *engine.World, k int) {
 	} else {
 		w.Emit(EvProduce, -1, -1, 0, int64(k), res.BaseOffset<<20|res.LastOffset)
 	}
-	w.Schedule(w.Now+answerAfter, engine.FamilyStep{Op: opAnswer, A: int32(k), D: uint16(f.Tries[k])}, false)
+	w.Schedule(w.Now+answerAfter, engine.FamilyStep{Op: opAnswer, Item: int32(k), Gen: uint16(f.Tries[k])}, false)
 	f.kick(w)
 }
 
@@ -261,12 +261,12 @@ func (f *Family) answer(w *engine.World, k int, try uint16) {
 	}
 	if w.Decide(DecAnswer, -1, -1, try, natural, 0, 1) == 1 {
 		w.Emit(EvAnswerLost, -1, -1, try, int64(k), 0)
-		w.Schedule(w.Now+retryBackoff, engine.FamilyStep{Op: opProduce, A: int32(k)}, false)
+		w.Schedule(w.Now+retryBackoff, engine.FamilyStep{Op: opProduce, Item: int32(k)}, false)
 		return
 	}
 	w.Emit(EvAnswer, -1, -1, try, int64(k), 0)
 	if k+1 < len(f.Batches) {
-		w.Schedule(w.Now+produceGap, engine.FamilyStep{Op: opProduce, A: int32(k + 1)}, false)
+		w.Schedule(w.Now+produceGap, engine.FamilyStep{Op: opProduce, Item: int32(k + 1)}, false)
 	} else {
 		w.Schedule(w.Now+produceGap, engine.FamilyStep{Op: opFinish}, false)
 	}
@@ -310,7 +310,7 @@ func (f *Family) startConsumer(w *engine.World, restart bool) {
 		Isolation: kafka.ReadCommitted, AutoOffsetReset: kafka.ResetEarliest,
 	})
 	f.Mailer = nil
-	f.MailTxn = w.P.TransactionalID
+	f.MailTxn = w.Knobs.TransactionalID
 	if f.MailTxn != "" {
 		m, err := kafka.NewProducer(f.C, int64(w.Now), kafka.ProducerConfig{TransactionalID: f.MailTxn + "-mailer"})
 		if err != nil {
@@ -386,7 +386,7 @@ func (f *Family) email(w *engine.World) {
 func (f *Family) commit(w *engine.World) {
 	id := order(f.Cur.Record)
 	natural := int64(0)
-	if w.P.EmailCrash && f.Crashes == 0 && len(f.Emails) == (f.Batch+1)/2 {
+	if w.Knobs.EmailCrash && f.Crashes == 0 && len(f.Emails) == (f.Batch+1)/2 {
 		natural = 1
 	}
 	if w.Decide(DecConsumerCrash, id, -1, uint16(f.Member), natural, 0, 1) == 1 {
@@ -398,7 +398,7 @@ func (f *Family) commit(w *engine.World) {
 		f.Expiring = true
 		w.Emit(engine.EvCrash, id, -1, uint16(dead), f.Cur.Offset+1, int64(f.Cur.TP.Partition))
 		w.Schedule(w.Now+consumerReturn, engine.FamilyStep{Op: opConsumerRestart}, false)
-		w.Schedule(w.Now+engine.Time(kafka.DefaultSessionTimeout), engine.FamilyStep{Op: opSessionOver, A: int32(dead)}, false)
+		w.Schedule(w.Now+engine.Time(kafka.DefaultSessionTimeout), engine.FamilyStep{Op: opSessionOver, Item: int32(dead)}, false)
 		return
 	}
 	off := kafka.Offset{TP: f.Cur.TP, Offset: f.Cur.Offset + 1}
@@ -476,7 +476,7 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 		"txn_timeouts":             f.Timeouts,
 		"batch":                    f.Batch,
 		"duplicates_from_producer": stored - aborted - f.Batch,
-		"duplicates_from_consumer": w.S.Duplicates - int64(stored-aborted-f.Batch),
+		"duplicates_from_consumer": w.Stats.Duplicates - int64(stored-aborted-f.Batch),
 	}
 }
 

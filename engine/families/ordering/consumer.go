@@ -5,7 +5,7 @@ import (
 	"inflight/engine/kafka"
 )
 
-func (f *Family) threadsWanted(w *engine.World) int { return max(1, w.P.ConsumerThreads) }
+func (f *Family) threadsWanted(w *engine.World) int { return max(1, w.Knobs.ConsumerThreads) }
 
 func (f *Family) kickAll(w *engine.World) {
 	for i := range f.Cons {
@@ -31,7 +31,7 @@ func (f *Family) schedulePoll(w *engine.World, i int, at engine.Time, bg bool) {
 	c := &f.Cons[i]
 	c.PollGen++
 	c.Polling, c.PollBG = true, bg
-	w.Schedule(at, engine.FamilyStep{Op: opPoll, W: int16(i), D: c.PollGen}, bg)
+	w.Schedule(at, engine.FamilyStep{Op: opPoll, Actor: int16(i), Gen: c.PollGen}, bg)
 }
 
 // workLeft says whether anything remains to produce, handle or commit.
@@ -86,7 +86,7 @@ func (f *Family) dispatch(w *engine.World, i int) {
 		}
 		c.Threads[th] = thread{Busy: true, Rec: c.Buf[0]}
 		c.Buf = c.Buf[1:]
-		w.Schedule(w.Now, engine.FamilyStep{Op: opStart, W: int16(i), D: uint16(th)}, false)
+		w.Schedule(w.Now, engine.FamilyStep{Op: opStart, Actor: int16(i), Gen: uint16(th)}, false)
 	}
 	if len(c.Buf) == 0 {
 		c.Buf = nil
@@ -108,7 +108,7 @@ func (f *Family) start(w *engine.World, i, th int) {
 	w.Count(1, 0, 0)
 	w.AddBusy(h)
 	w.Emit(engine.EvDeliver, id, -1, t.Attempt, int64(t.Rec.TP.Partition), deliverAux(t.Rec.Offset, i, th))
-	w.Schedule(t.Until, engine.FamilyStep{Op: opEnd, W: int16(i), D: uint16(th)}, false)
+	w.Schedule(t.Until, engine.FamilyStep{Op: opEnd, Actor: int16(i), Gen: uint16(th)}, false)
 }
 
 // end: the attempt's database call succeeds or fails (a decision). A
@@ -123,19 +123,19 @@ func (f *Family) end(w *engine.World, i, th int) {
 	}
 	if w.Decide(DecFail, id, -1, t.Attempt, natural, 0, 1) == 1 {
 		f.Fails++
-		if w.P.RetryToTail {
+		if w.Knobs.RetryToTail {
 			// the consumer moves on; the event goes to the back of the line
 			// once the backoff is over
 			w.Emit(EvFail, id, -1, t.Attempt, int64(t.Rec.TP.Partition), int64(w.Now+RetryBackoff)<<1|1)
 			*t = thread{}
 			f.PendingTail++
-			w.Schedule(w.Now+RetryBackoff, engine.FamilyStep{Op: opRetryTail, A: id}, false)
+			w.Schedule(w.Now+RetryBackoff, engine.FamilyStep{Op: opRetryTail, Item: id}, false)
 			f.dispatch(w, i)
 			return
 		}
 		t.Waiting = true
 		w.Emit(EvFail, id, -1, t.Attempt, int64(t.Rec.TP.Partition), int64(w.Now+RetryBackoff)<<1)
-		w.Schedule(w.Now+RetryBackoff, engine.FamilyStep{Op: opStart, W: int16(i), D: uint16(th)}, false)
+		w.Schedule(w.Now+RetryBackoff, engine.FamilyStep{Op: opStart, Actor: int16(i), Gen: uint16(th)}, false)
 		return
 	}
 	o, v := f.MsgOrder[id], f.MsgVer[id]
@@ -153,7 +153,7 @@ func (f *Family) end(w *engine.World, i, th int) {
 	if late {
 		aux = 1
 	}
-	if w.P.Versions && v <= f.Status[o] {
+	if w.Knobs.Versions && v <= f.Status[o] {
 		f.Ignored++
 		w.Emit(EvStale, id, -1, uint16(n), part, int64(f.Status[o]))
 	} else {

@@ -207,7 +207,7 @@ func (f *Family) Start(w *engine.World) {
 		})})
 	}
 	f.Began = w.Now
-	w.Schedule(w.Now, engine.FamilyStep{Op: opCreate, A: 0}, false)
+	w.Schedule(w.Now, engine.FamilyStep{Op: opCreate, Item: 0}, false)
 	w.Schedule(w.Now+RepartitionAt, engine.FamilyStep{Op: opRepartition}, false)
 	for i := range f.Cons {
 		f.kick(w, i)
@@ -218,22 +218,22 @@ func (f *Family) Start(w *engine.World) {
 func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
 	switch s.Op {
 	case opCreate:
-		f.create(w, s.A)
+		f.create(w, s.Item)
 	case opProduce:
-		f.produceEvent(w, s.A, uint8(s.D))
+		f.produceEvent(w, s.Item, uint8(s.Gen))
 	case opPoll:
-		f.poll(w, int(s.W), s.D)
+		f.poll(w, int(s.Actor), s.Gen)
 	case opStart:
-		f.start(w, int(s.W), int(s.D))
+		f.start(w, int(s.Actor), int(s.Gen))
 	case opEnd:
-		f.end(w, int(s.W), int(s.D))
+		f.end(w, int(s.Actor), int(s.Gen))
 	case opRepartition:
 		f.repartition(w)
 	case opRebalance:
 		f.rebalance(w)
 	case opRetryTail:
 		f.PendingTail--
-		f.send(w, s.A, true)
+		f.send(w, s.Item, true)
 	}
 }
 
@@ -251,14 +251,14 @@ func (f *Family) create(w *engine.World, o int32) {
 		every = RushEvery
 	}
 	if next := w.Now + every; next < f.Began+OrdersFor {
-		w.Schedule(next, engine.FamilyStep{Op: opCreate, A: o + 1}, false)
+		w.Schedule(next, engine.FamilyStep{Op: opCreate, Item: o + 1}, false)
 	} else {
 		f.LastOrder = true
 	}
 	paid := w.Now + engine.Time(engine.Uniform(w.Draw(streamGap, uint64(o), 1), int64(GapMin), int64(GapMax)))
 	shipped := paid + engine.Time(engine.Uniform(w.Draw(streamGap, uint64(o), 2), int64(GapMin), int64(GapMax)))
-	w.Schedule(paid, engine.FamilyStep{Op: opProduce, A: o, D: 2}, false)
-	w.Schedule(shipped, engine.FamilyStep{Op: opProduce, A: o, D: 3}, false)
+	w.Schedule(paid, engine.FamilyStep{Op: opProduce, Item: o, Gen: 2}, false)
+	w.Schedule(shipped, engine.FamilyStep{Op: opProduce, Item: o, Gen: 3}, false)
 	f.produceEvent(w, o, 1)
 }
 
@@ -293,7 +293,7 @@ func msgOf(r kafka.Record) int32 {
 func (f *Family) send(w *engine.World, id int32, retry bool) {
 	n := f.C.Partitions(Topic)
 	var rec kafka.Record
-	if !w.P.KeyNone {
+	if !w.Knobs.KeyNone {
 		rec = kafka.Keyed(fmt.Sprintf("order-%d", f.MsgOrder[id]), f.value(id))
 	} else {
 		rec = kafka.Keyed(f.route(w, id, n), f.value(id))
@@ -352,16 +352,16 @@ func (f *Family) routeKey(p, n int) string {
 // --- partitions ---
 
 func (f *Family) repartition(w *engine.World) {
-	if w.P.Repartition <= f.C.Partitions(Topic) {
+	if w.Knobs.Repartition <= f.C.Partitions(Topic) {
 		return
 	}
 	before := f.C.Partitions(Topic)
-	if err := f.C.AddPartitions(Topic, w.P.Repartition); err != nil {
+	if err := f.C.AddPartitions(Topic, w.Knobs.Repartition); err != nil {
 		panic(err)
 	}
-	f.PartsNow = w.P.Repartition
+	f.PartsNow = w.Knobs.Repartition
 	f.RepartTime = w.Now
-	w.Emit(EvRepartition, -1, -1, 0, int64(before), int64(w.P.Repartition))
+	w.Emit(EvRepartition, -1, -1, 0, int64(before), int64(w.Knobs.Repartition))
 	w.Schedule(w.Now+RebalanceDelay, engine.FamilyStep{Op: opRebalance}, false)
 }
 

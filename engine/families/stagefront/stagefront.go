@@ -141,7 +141,7 @@ func (s *Family) Clone() engine.Family {
 }
 
 func step(o op, a int32, w int16, d uint16) engine.FamilyStep {
-	return engine.FamilyStep{Op: uint8(o), A: a, W: w, D: d}
+	return engine.FamilyStep{Op: uint8(o), Item: a, Actor: w, Gen: d}
 }
 
 func pressAt(start engine.Time, i int32) engine.Time {
@@ -157,17 +157,17 @@ func (s *Family) Start(w *engine.World) {
 func (s *Family) Step(w *engine.World, st engine.FamilyStep) {
 	switch op(st.Op) {
 	case opPress:
-		s.press(w, st.A)
+		s.press(w, st.Item)
 	case opDispatch:
 		s.dispatchOne(w)
 	case opUpdate:
-		s.update(w, int(st.W))
+		s.update(w, int(st.Actor))
 	case opAckPoint:
-		s.ackPoint(w, int(st.W))
+		s.ackPoint(w, int(st.Actor))
 	case opExpire:
-		s.expire(w, st.A, st.D)
+		s.expire(w, st.Item, st.Gen)
 	case opRestart:
-		s.restart(w, int(st.W))
+		s.restart(w, int(st.Actor))
 	}
 }
 
@@ -214,8 +214,8 @@ func (s *Family) dispatchOne(w *engine.World) {
 	h.receives++
 	s.inFlight++
 	c := &s.consumers[ci]
-	*c = consumer{state: cBusy, hold: id, delivery: h.receives, leaseEnd: w.Now + w.P.VisibilityTimeout, since: w.Now, zeroFail: w.P.ZeroRowsFail}
-	if w.P.VisibilityTimeout <= Handler+engine.Millisecond {
+	*c = consumer{state: cBusy, hold: id, delivery: h.receives, leaseEnd: w.Now + w.Knobs.VisibilityTimeout, since: w.Now, zeroFail: w.Knobs.ZeroRowsFail}
+	if w.Knobs.VisibilityTimeout <= Handler+engine.Millisecond {
 		// the lease can run out while the update runs
 		c.timed = true
 		w.Schedule(c.leaseEnd, step(opExpire, id, -1, c.delivery), false)
@@ -296,14 +296,14 @@ func (s *Family) ackPoint(w *engine.World, ci int) {
 	c := &s.consumers[ci]
 	id := c.hold
 	natural := int64(0)
-	if engine.Chance(w.Draw(engine.StreamCrash, uint64(id), uint64(c.delivery)), w.P.CrashP) {
+	if engine.Chance(w.Draw(engine.StreamCrash, uint64(id), uint64(c.delivery)), w.Knobs.CrashP) {
 		natural = 1
 	}
 	if w.Decide(engine.DecCrash, id, ci, c.delivery, natural, 0, 1) == 1 {
 		s.crashes++
 		w.Count(0, 0, 1)
 		s.drop(w, ci)
-		back := w.Now + w.P.RestartAfter
+		back := w.Now + w.Knobs.RestartAfter
 		d := c.delivery
 		*c = consumer{state: cDead, hold: -1, since: w.Now}
 		w.Handling(id, -1)
@@ -339,7 +339,7 @@ func (s *Family) expire(w *engine.World, id int32, d uint16) {
 		return
 	}
 	s.inFlight--
-	if int(h.receives) >= w.P.MaxReceives {
+	if int(h.receives) >= w.Knobs.MaxReceives {
 		h.state = stDLQ
 		s.dlq++
 		if h.sold {
@@ -378,11 +378,11 @@ func (s *Family) Figures(w *engine.World) map[string]any {
 // summary's busy counts the queue model's workers, of which a family has
 // none).
 func (s *Family) busy(w *engine.World) float64 {
-	span := int64(w.S.LastEvent-w.Spec().Start) * Consumers
+	span := int64(w.Stats.LastEvent-w.Spec().Start) * Consumers
 	if span <= 0 {
 		return 0
 	}
-	return float64(w.S.BusyMs*10000/span) / 10000
+	return float64(w.Stats.BusyMs*10000/span) / 10000
 }
 
 // Counts: messages visible, and messages leased.
