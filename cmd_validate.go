@@ -34,6 +34,19 @@ func (o *validateOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error
 	if _, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, MaxSteps: 1}); err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
-	fmt.Fprintf(stdout, "%s: ok (incident %s, %d published figures, %d forks)\n", fs.Arg(0), spec.ID, len(spec.Expect), len(spec.Forks))
+	// questions (exercises with choices) were checked by Load: two to
+	// five choices, the answer among them, the bookmark one of the
+	// incident's, the proof after the question's moment
+	questions := 0
+	for _, ex := range spec.Exercises {
+		if len(ex.Choices) > 0 {
+			questions++
+		}
+	}
+	qs := ""
+	if questions > 0 {
+		qs = fmt.Sprintf(", %d questions", questions)
+	}
+	fmt.Fprintf(stdout, "%s: ok (incident %s, %d published figures, %d forks%s)\n", fs.Arg(0), spec.ID, len(spec.Expect), len(spec.Forks), qs)
 	return nil
 }

@@ -204,6 +204,75 @@ type Exercise struct {
 	Set      []Setting
 	Override *DecisionOverride // force the decision at At instead of a knob
 	Explain  string
+
+	// Choices (two to five), when given, make the exercise a question to
+	// predict, or to put to a room, before the answer is shown: Answer is
+	// the right one's index. Ask is the bookmark it is asked at (nil: the
+	// exercise's own moment, At); Proof is the later moment that shows the
+	// answer, a bookmark or a clock with everything at it happened.
+	Choices []string
+	Answer  int
+	Ask     *Bookmark
+	Proof   *Bookmark
+}
+
+// AskAt is the clock a question is asked at: its bookmark's, or the
+// exercise's own moment.
+func (e *Exercise) AskAt() Time {
+	if e.Ask != nil {
+		return e.Ask.At
+	}
+	return e.At
+}
+
+// Branch is the name of the fork that answers the exercise.
+func (e *Exercise) Branch() string {
+	return "exercise " + e.Key + ": " + ForkName(e.Set, e.Override, e.At)
+}
+
+// Changes reports whether the exercise forks the lesson's run (a knob or
+// a forced decision) rather than asking about the run itself.
+func (e *Exercise) Changes() bool { return len(e.Set) > 0 || e.Override != nil }
+
+// SeekAsk puts x where the question is asked: on the lesson's run (the
+// first branch) or, when the exercise changes something, on its fork (an
+// existing one of that name and place, else a new one), at the question's
+// bookmark or, without one, at the exercise's moment.
+func (e *Exercise) SeekAsk(x *Explorer) error {
+	root := x.Branches()[0]
+	if x.Branch() != root {
+		x.Switch(root)
+	}
+	if e.Changes() {
+		var found *Branch
+		for _, b := range x.Branches() {
+			if b.Parent == root && b.Name == e.Branch() && b.ForkAt == e.At {
+				found = b
+			}
+		}
+		if found != nil {
+			x.Switch(found)
+		} else {
+			x.SeekTime(e.At)
+			if _, err := x.Fork(ForkOptions{Name: e.Branch(), Pos: x.Pos(), At: e.At, Set: e.Set, Override: e.Override}); err != nil {
+				return err
+			}
+		}
+	}
+	if e.Ask != nil {
+		x.SeekBookmark(*e.Ask)
+	} else {
+		x.SeekTime(e.At)
+	}
+	return nil
+}
+
+// SeekProof moves x, on the branch SeekAsk chose, to the moment that
+// shows the answer.
+func (e *Exercise) SeekProof(x *Explorer) {
+	if e.Proof != nil {
+		x.SeekBookmark(*e.Proof)
+	}
 }
 
 // Setting is one knob=value pair, in the order the user gave it.

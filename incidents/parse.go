@@ -203,6 +203,13 @@ type exercise struct {
 	At       string  `yaml:"at"`
 	Set      entries `yaml:"set"`
 	Explain  string  `yaml:"explain" text:"multiline"`
+	// Choices, the right one's number (answer: 1 is the first), the
+	// bookmark it is asked at and the moment that proves the answer make
+	// the exercise a question; questions() reads them.
+	Choices  []string `yaml:"choices"`
+	Answer   *int     `yaml:"answer"`
+	Bookmark string   `yaml:"bookmark"`
+	Proof    string   `yaml:"proof"`
 }
 
 // entries is a map section (knobs, expectations) in file order. A value is
@@ -443,6 +450,7 @@ func Parse(name string, data []byte) (spec *engine.Spec, err error) {
 	if !r.stopped {
 		spec = r.build(&f)
 		spec.FeaturedKnobs = r.featuredKnobs(spec, f.FeaturedKnobs)
+		r.questions(spec, f.Exercises)
 	}
 	if len(r.probs) > 0 {
 		sort.SliceStable(r.probs, func(i, j int) bool {
