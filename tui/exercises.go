@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -20,20 +21,30 @@ func exerciseKeyMap() scrollKeyMap {
 
 // exerciseList is the lesson's "Check your understanding" questions this
 // incident can answer; each key is a preset fork at the right moment. The
-// root starts the exercise at row when done is submitted.
+// root starts the exercise at row when done is submitted, or asks its
+// question (asked) when it has choices: predicted alone, or put to the
+// room by a presenter. The screen also holds the session's seat in the
+// room (room), which outlives the list.
 type exerciseList struct {
 	common
 	keys  scrollKeyMap
 	picks []key.Binding // one per exercise: its own key forks at once
+	ask   key.Binding   // asks the row's question
 	exs   []engine.Exercise
-	tried map[string]bool // the exercises a branch already answers
+	tried map[string]bool // the exercises a branch already answers, or whose question was revealed
 	row   int
 	done  outcome
+	asked bool // with done submitted: ask the row's question, not fork
+
+	q         question // the question on screen, when q.on
+	room      roomSeat
+	presenter bool // a asks the room rather than predicting alone
 }
 
 // newExerciseList lists x's exercises with row selected.
 func newExerciseList(c common, x *engine.Explorer, row int) exerciseList {
-	l := exerciseList{common: c, keys: exerciseKeyMap(), exs: x.Spec.Exercises, tried: map[string]bool{}, row: row}
+	l := exerciseList{common: c, keys: exerciseKeyMap(), exs: x.Spec.Exercises, tried: map[string]bool{}, row: row,
+		ask: binding([]string{"a"}, "a", "ask the question")}
 	for _, ex := range l.exs {
 		l.picks = append(l.picks, binding([]string{ex.Key}, ex.Key, "fork for this question"))
 		for _, b := range x.Branches() {
@@ -50,16 +61,36 @@ func (m *Model) openExercises() {
 		m.flash = "this incident has no exercises"
 		return
 	}
-	m.exercises = newExerciseList(m.common, m.x, m.exercises.row)
+	old := m.exercises
+	m.exercises = newExerciseList(m.common, m.x, old.row)
+	m.exercises.room = old.room
+	m.exercises.presenter = m.presenter && m.stage != nil
+	for k := range old.tried {
+		m.exercises.tried[k] = true
+	}
+	// at a question's bookmark, that question is the one selected
+	if bm, ok := m.currentBookmark(); ok && bm.At == m.at {
+		for i, ex := range m.exercises.exs {
+			if ex.Ask != nil && ex.Ask.At == bm.At && ex.Ask.Title == bm.Title {
+				m.exercises.row = i
+			}
+		}
+	}
 	m.state = stateExercises
 }
 
 // Update moves the row; enter or a question's key asks the root to start
-// that exercise, esc to close.
+// that exercise (or to ask its question, when it has choices and changes
+// nothing), a its question, esc to close. While a question is on screen,
+// its own keys answer.
 func (l exerciseList) Update(msg tea.Msg) (exerciseList, tea.Cmd) {
-	l.done = stay
+	l.done, l.asked = stay, false
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
+		return l, nil
+	}
+	if l.q.on {
+		l.q, l.done = l.q.update(k)
 		return l, nil
 	}
 	if len(l.exs) == 0 {
@@ -76,6 +107,8 @@ func (l exerciseList) Update(msg tea.Msg) (exerciseList, tea.Cmd) {
 		l.row = min(len(l.exs)-1, l.row+1)
 	case key.Matches(k, l.keys.Choose):
 		l.done = submitted
+	case key.Matches(k, l.ask):
+		l.done, l.asked = submitted, true
 	default:
 		for i, b := range l.picks {
 			if key.Matches(k, b) {
@@ -85,17 +118,33 @@ func (l exerciseList) Update(msg tea.Msg) (exerciseList, tea.Cmd) {
 			}
 		}
 	}
+	if l.done == submitted && !l.asked {
+		// a question about the lesson's run itself has nothing to fork
+		ex := l.exs[l.row]
+		l.asked = len(ex.Choices) > 0 && !ex.Changes()
+	}
 	return l, nil
 }
 
 func (m *Model) updateExercises(k tea.KeyMsg) tea.Cmd {
+	if m.exercises.q.on {
+		return m.updateQuestion(k)
+	}
 	var cmd tea.Cmd
 	m.exercises, cmd = m.exercises.Update(k)
 	switch m.exercises.done {
 	case closed:
 		m.state = stateMain
 	case submitted:
-		return m.startExercise(m.exercises.exs[m.exercises.row])
+		ex := m.exercises.exs[m.exercises.row]
+		if m.exercises.asked {
+			if len(ex.Choices) == 0 {
+				m.flash = "exercise " + ex.Key + " has no choices to ask: its key forks at its moment"
+				return nil
+			}
+			return m.askQuestion(ex)
+		}
+		return m.startExercise(ex)
 	}
 	return cmd
 }
@@ -125,10 +174,13 @@ func (m *Model) startExercise(ex engine.Exercise) tea.Cmd {
 }
 
 // View lists the questions, with the answers of those tried, keeping the
-// row in view.
+// row in view; or shows the question being asked.
 func (l exerciseList) View() string {
+	if l.q.on {
+		return l.viewQuestion()
+	}
 	st := l.st
-	out := []string{st.PaneTitle.Render("Check your understanding") + "  press a question's key (or enter) to fork at its moment · esc closes", ""}
+	out := []string{st.PaneTitle.Render("Check your understanding") + "  press a question's key (or enter) to fork at its moment · a asks one with choices · esc closes", ""}
 	focus := 0
 	for i, ex := range l.exs {
 		mark := "  "
@@ -140,6 +192,13 @@ func (l exerciseList) View() string {
 		out = append(out, mark+st.Key.Render("["+ex.Key+"]")+" "+st.Dim.Render(what))
 		for _, l := range wrap(ex.Question, l.width-6) {
 			out = append(out, "    "+l)
+		}
+		if len(ex.Choices) > 0 {
+			how := "a: predict, then reveal"
+			if l.presenter {
+				how = "a: ask the room"
+			}
+			out = append(out, st.Dim.Render(fmt.Sprintf("    %d choices%s · %s", len(ex.Choices), askedAt(ex), how)))
 		}
 		if l.tried[ex.Key] && ex.Explain != "" {
 			for i, l := range wrap("Answer: "+ex.Explain, l.width-6) {
@@ -155,4 +214,268 @@ func (l exerciseList) View() string {
 	}
 	out = append(out, st.Dim.Render(plural(len(l.exs), "question", "questions")+" from the lesson this incident can answer"))
 	return window(out, focus+2, l.height)
+}
+
+// askedAt says where a question is asked: its bookmark's clock, or the
+// exercise's moment.
+func askedAt(ex engine.Exercise) string {
+	return " at " + ex.AskAt().Short()
+}
+
+// question is one exercise's question on screen, predict-then-reveal:
+// alone, the user picks a choice with one key and a second key reveals
+// the answer while the explorer plays on to the moment that proves it;
+// a presenter puts it to the room instead (seq is its number in the
+// stage's poll) and watches the tally until revealing it.
+type question struct {
+	on       bool
+	ex       engine.Exercise
+	pick     int // the user's prediction, -1 none
+	revealed bool
+	arrived  bool   // the explorer reached the proof moment
+	room     bool   // put to the room by the presenter
+	seq      uint64 // the poll's question number, when room
+	keys     scrollKeyMap
+	done     outcome // submitted: reveal; closed: close
+}
+
+// choiceIndex is the choice a key names, 1–5 or a–e, among n.
+func choiceIndex(k tea.KeyMsg, n int) (int, bool) {
+	if k.Type != tea.KeyRunes || len(k.Runes) != 1 {
+		return 0, false
+	}
+	r := k.Runes[0]
+	i := -1
+	switch {
+	case r >= '1' && r <= '5':
+		i = int(r - '1')
+	case r >= 'a' && r <= 'e':
+		i = int(r - 'a')
+	}
+	return i, i >= 0 && i < n
+}
+
+// choiceKeys is the help for the choices' keys: "1–3/a–c".
+func choiceKeys(n int) string {
+	return fmt.Sprintf("1–%d/a–%c", n, 'a'+rune(n-1))
+}
+
+func questionKeyMap(n int, room bool) scrollKeyMap {
+	reveal := "reveal and play on"
+	pick := binding([]string{"1", "2", "3", "4", "5", "a", "b", "c", "d", "e"}, choiceKeys(n), "predict")
+	if room {
+		pick = key.NewBinding(key.WithDisabled()) // the room answers, not the presenter
+	}
+	return scrollKeyMap{
+		Up:     pick,
+		Down:   key.NewBinding(key.WithDisabled()),
+		Choose: binding([]string{"enter", " "}, "enter", reveal),
+		Close:  binding([]string{"esc", "q"}, "esc", "close"),
+	}
+}
+
+// update takes a key: a choice (before the reveal, alone), enter to
+// reveal, esc to close.
+func (q question) update(k tea.KeyMsg) (question, outcome) {
+	switch {
+	case key.Matches(k, q.keys.Close):
+		return q, closed
+	case key.Matches(k, q.keys.Choose):
+		return q, submitted
+	}
+	if i, ok := choiceIndex(k, len(q.ex.Choices)); ok && !q.room && !q.revealed {
+		q.pick = i
+	}
+	return q, stay
+}
+
+// askQuestion takes the explorer to the question's moment (a job: on the
+// exercise's fork, at its bookmark) and shows the question; a presenter
+// puts it to the room there.
+func (m *Model) askQuestion(ex engine.Exercise) tea.Cmd {
+	return m.startJob("going to question "+ex.Key+"'s moment", 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+		return x, ex.SeekAsk(x)
+	}, func(m *Model) {
+		m.state = stateExercises
+		room := m.presenter && m.stage != nil
+		m.exercises.q = question{on: true, ex: ex, pick: -1, room: room, keys: questionKeyMap(len(ex.Choices), room)}
+		m.exercises.keys = m.exercises.q.keys // the help bar shows the question's keys
+		if ex.Changes() {
+			e := ex
+			m.exercise = &e
+		}
+		m.at = max(ex.AskAt(), m.x.World().Now)
+		m.flash = ""
+		if room {
+			p := m.stage.Poll()
+			m.exercises.q.seq = p.Ask(PollQuestion{Incident: m.x.Spec.ID, Key: ex.Key, Text: ex.Question, Choices: ex.Choices, Answer: ex.Answer})
+			m.exercises.room.state = p.State()
+		}
+	}, func(m *Model, err error) {
+		m.flash = "question " + ex.Key + ": " + err.Error()
+	})
+}
+
+// updateQuestion answers a key on the question: reveal plays on to the
+// proof moment (a job, cancellable like any), close drops a room's
+// question.
+func (m *Model) updateQuestion(k tea.KeyMsg) tea.Cmd {
+	l := &m.exercises
+	var o outcome
+	l.q, o = l.q.update(k)
+	q := &l.q
+	switch o {
+	case closed:
+		if q.room {
+			m.stage.Poll().Drop(q.seq)
+		}
+		*q = question{}
+		l.keys = exerciseKeyMap()
+		m.state = stateMain
+	case submitted:
+		if !q.room && !q.revealed && q.pick < 0 {
+			m.flash = "predict first: " + choiceKeys(len(q.ex.Choices))
+			return nil
+		}
+		if q.arrived {
+			return nil
+		}
+		if q.room && !q.revealed {
+			p := m.stage.Poll()
+			p.Reveal(q.seq)
+			l.room.state = p.State()
+		}
+		q.revealed = true
+		l.tried[q.ex.Key] = true
+		return m.playToProof(q.ex)
+	}
+	return nil
+}
+
+// playToProof plays on to the moment that proves the question's answer.
+func (m *Model) playToProof(ex engine.Exercise) tea.Cmd {
+	if ex.Proof == nil {
+		return nil
+	}
+	at := ex.Proof.At
+	return m.startJob("playing on to "+at.Short(), 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+		ex.SeekProof(x)
+		return x, nil
+	}, func(m *Model) {
+		m.at = max(at, m.x.World().Now)
+		if m.exercises.q.on && m.exercises.q.ex.Key == ex.Key {
+			m.exercises.q.arrived = true
+		}
+	}, func(m *Model, err error) {
+		m.flash = "playing on to " + at.Short() + ": " + err.Error()
+	})
+}
+
+// viewQuestion is the question with its choices; once revealed, the
+// answer, the verdict on the prediction (or the room's tally beside the
+// truth) and, from the proof moment on, the lesson's explanation.
+func (l exerciseList) viewQuestion() string {
+	q, st := l.q, l.st
+	w := max(l.width-6, 20)
+	title := "Predict, then reveal"
+	if q.room {
+		title = "Asking the room"
+	}
+	out := []string{st.PaneTitle.Render(title) + st.Dim.Render(fmt.Sprintf("  question %s · at %s", q.ex.Key, q.ex.AskAt().Short())), ""}
+	for _, s := range wrap(q.ex.Question, w) {
+		out = append(out, "  "+s)
+	}
+	out = append(out, "")
+	var tally []int
+	if q.room {
+		tally = l.room.state.Tally
+		if l.room.state.Seq != q.seq || len(tally) != len(q.ex.Choices) {
+			tally = make([]int, len(q.ex.Choices))
+		}
+	}
+	out = append(out, choiceLines(st, q.ex.Choices, q.pick, q.ex.Answer, q.revealed, tally, l.width)...)
+	out = append(out, "")
+	proof := "the proof"
+	if q.ex.Proof != nil {
+		proof = q.ex.Proof.At.Short()
+	}
+	switch {
+	case q.room && !q.revealed:
+		rs := l.room.state
+		out = append(out, st.Dim.Render(fmt.Sprintf("  %s answered · %d not yet · enter reveals the answer and plays on to %s · esc drops the question",
+			plural(rs.Answered, "follower", "followers"), rs.Waiting, proof)))
+	case !q.revealed && q.pick < 0:
+		out = append(out, st.Dim.Render("  press "+choiceKeys(len(q.ex.Choices))+" to predict, then enter to reveal"))
+	case !q.revealed:
+		out = append(out, st.Dim.Render(fmt.Sprintf("  your prediction: %c · enter reveals the answer and plays on to %s", 'a'+rune(q.pick), proof)))
+	default:
+		out = append(out, verdict(st, q, l.room.state)...)
+		if !q.arrived {
+			out = append(out, st.Dim.Render("  playing on to "+proof+"… (enter plays on again if it was cancelled)"))
+		} else {
+			out = append(out, st.Dim.Render("  the explorer is at "+proof+", the moment that shows it · esc closes"))
+			if q.ex.Explain != "" {
+				out = append(out, "")
+				for _, s := range wrap(q.ex.Explain, w) {
+					out = append(out, "  "+s)
+				}
+			}
+		}
+	}
+	return window(out, 0, l.height)
+}
+
+// verdict says, once revealed, whether the prediction was right, or how
+// the room answered.
+func verdict(st Styles, q question, rs PollState) []string {
+	right := fmt.Sprintf("%c", 'a'+rune(q.ex.Answer))
+	if q.room {
+		n := 0
+		if rs.Seq == q.seq && q.ex.Answer < len(rs.Tally) {
+			n = rs.Tally[q.ex.Answer]
+		}
+		return []string{"  " + st.Good.Render("The answer is "+right+".") + fmt.Sprintf(" %d of %s answered it.", n, plural(rs.Answered, "follower", "followers"))}
+	}
+	if q.pick == q.ex.Answer {
+		return []string{"  " + st.Good.Render("Right: the answer is "+right+".")}
+	}
+	return []string{"  " + st.Bad.Render(fmt.Sprintf("You predicted %c; the answer is %s.", 'a'+rune(q.pick), right))}
+}
+
+// choiceLines draws the choices, one a line: the key, a mark (▶ the
+// user's own choice, ✓ the right one once revealed), the text and, for a
+// room, the tally as a bar.
+func choiceLines(st Styles, choices []string, mine, answer int, revealed bool, tally []int, width int) []string {
+	most := 1
+	for _, n := range tally {
+		most = max(most, n)
+	}
+	textW := width - 8
+	barW := 0
+	if tally != nil {
+		barW = max(4, min(30, width/4))
+		textW = width - 8 - barW - 6
+	}
+	var out []string
+	for i, c := range choices {
+		mark := "  "
+		switch {
+		case revealed && i == answer:
+			mark = st.Good.Render("✓ ")
+		case i == mine:
+			mark = st.Cursor.Render("▶ ")
+		}
+		text := fitLine(c, max(textW, 10))
+		if i == mine {
+			text = st.Selected.Render(text)
+		}
+		line := mark + st.Key.Render(fmt.Sprintf("[%c]", 'a'+rune(i))) + " " + text
+		if tally != nil {
+			n := tally[i]
+			bar := strings.Repeat("█", n*barW/most)
+			line += fmt.Sprintf(" %4d ", n) + bar
+		}
+		out = append(out, line)
+	}
+	return out
 }

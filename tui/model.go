@@ -113,6 +113,7 @@ func (m Model) Init() tea.Cmd {
 	if m.follower.on {
 		cmds = append(cmds, m.follower.wait(m.stage))
 	}
+	cmds = append(cmds, m.watchPoll()) // the room's questions (poll_room.go)
 	return tea.Batch(cmds...)
 }
 
@@ -176,6 +177,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			break
 		}
 		cmd = m.onStage(msg)
+	case pollMsg:
+		cmd = m.onPoll(msg)
 	}
 	if m.x.Pos() != before || m.x.Branch() != beforeBr {
 		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
@@ -194,6 +197,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // updateKey routes a key to the screen that has the keyboard.
 func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
+	if cmd, ok := m.roomKey(k); ok { // a follower answering the room's question
+		return cmd
+	}
 	switch m.state {
 	case stateFork:
 		return m.updateFork(k)

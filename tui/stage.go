@@ -11,10 +11,22 @@ type Stage struct {
 	code string
 	gen  uint64
 	wake chan struct{} // closed and replaced when gen moves
+	poll *Poll         // the room's question (poll.go)
 }
 
 // NewStage returns an empty stage: no presenter has published yet.
 func NewStage() *Stage { return &Stage{wake: make(chan struct{})} }
+
+// Poll is the room's question, which the presenter asks and followers
+// answer (made on first use).
+func (s *Stage) Poll() *Poll {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.poll == nil {
+		s.poll = NewPoll()
+	}
+	return s.poll
+}
 
 // Publish sets the presenter's current share code. Publishing the code
 // already on stage does nothing, so followers are not woken for nothing.

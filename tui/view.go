@@ -35,6 +35,9 @@ func (m Model) View() string {
 	default:
 		body = m.viewMain(l)
 	}
+	if o, ok := m.roomOverlay(m.width, l.body.h); ok { // a follower's question (poll_room.go)
+		body = o
+	}
 	body = fit(body, m.width, l.body.h)
 	parts := []string{m.viewHeader(), body}
 	parts = append(parts, m.newsLines()...)

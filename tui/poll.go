@@ -1,0 +1,245 @@
+package tui
+
+import (
+	"sync"
+	"time"
+)
+
+// Poll is the room's question under serve: the presenter asks one of the
+// incident's questions, every follower answers it with one key, and the
+// presenter reveals the answer. The stage holds one Poll for the whole
+// server, so it is safe for concurrent use. It is bounded: one answer per
+// session (a later key replaces it), at most maxPollSessions sessions
+// counted, and it keeps counts only — no answer is tied to a name, and a
+// session is a number the poll itself handed out.
+type Poll struct {
+	mu       sync.Mutex
+	seq      uint64 // the question's number; 0 before the first
+	q        PollQuestion
+	open     bool // a question is up (asked, perhaps revealed)
+	revealed bool
+	answers  map[uint64]int       // session → choice, this question's
+	present  map[uint64]time.Time // follower sessions → when each last waited here
+	sessions uint64               // session numbers handed out
+
+	// gen moves when the question does (asked, revealed, dropped): every
+	// follower wakes. tally moves with gen and with every answer: only
+	// the presenter, whose screen counts them, waits on it.
+	gen, tally         uint64
+	wakeGen, wakeTally chan struct{}
+
+	now func() time.Time // the wall clock; tests set their own
+}
+
+// PollQuestion is what followers see of a question: the answer's index is
+// -1 in a PollState until the presenter reveals it.
+type PollQuestion struct {
+	Incident string
+	Key      string
+	Text     string
+	Choices  []string
+	Answer   int
+}
+
+// PollState is one consistent reading of the poll.
+type PollState struct {
+	Seq      uint64 // the question's number (0: none asked yet)
+	Open     bool
+	Revealed bool
+	Question PollQuestion
+	Tally    []int // answers per choice
+	Answered int
+	Waiting  int    // followers present who have not answered
+	Gen      uint64 // the question's generation
+	TallyGen uint64 // the tally's
+}
+
+const (
+	// maxPollSessions bounds the sessions a poll counts and the answers it
+	// keeps: past it a new session is not counted and cannot answer.
+	maxPollSessions = 4096
+	// presentFor is how long a follower counts as in the room after it
+	// last waited on the poll; followers wait again at least every
+	// pollWait, so a session that has gone drops out of "not yet"
+	// within this.
+	presentFor = 3 * pollWait
+	// pollWait bounds one wait on the poll, so a session that quits
+	// leaves no goroutine waiting for long.
+	pollWait = 2 * time.Second
+)
+
+// NewPoll returns a poll with no question.
+func NewPoll() *Poll {
+	return &Poll{answers: map[uint64]int{}, present: map[uint64]time.Time{},
+		wakeGen: make(chan struct{}), wakeTally: make(chan struct{}), now: time.Now}
+}
+
+// Session hands out a new anonymous session number (never 0).
+func (p *Poll) Session() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sessions++
+	return p.sessions
+}
+
+// moved wakes the waiters: everyone when the question changed, the
+// presenter only for a new answer.
+func (p *Poll) moved(question bool) {
+	if question {
+		p.gen++
+		close(p.wakeGen)
+		p.wakeGen = make(chan struct{})
+	}
+	p.tally++
+	close(p.wakeTally)
+	p.wakeTally = make(chan struct{})
+}
+
+// Ask puts a question to the room, replacing any other, and returns its
+// number. The answer stays hidden until Reveal.
+func (p *Poll) Ask(q PollQuestion) uint64 {
+	q.Choices = append([]string(nil), q.Choices...)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seq++
+	p.q, p.open, p.revealed = q, true, false
+	clear(p.answers)
+	p.moved(true)
+	return p.seq
+}
+
+// Answer records session's choice for question seq, replacing its earlier
+// one. It refuses (false) a question that is not the one up, one already
+// revealed, a choice out of range, and a session past the bound.
+func (p *Poll) Answer(seq, session uint64, choice int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.open || p.revealed || seq != p.seq || session == 0 || session > p.sessions || choice < 0 || choice >= len(p.q.Choices) {
+		return false
+	}
+	if old, ok := p.answers[session]; ok && old == choice {
+		return true
+	} else if !ok && len(p.answers) >= maxPollSessions {
+		return false
+	}
+	p.answers[session] = choice
+	p.moved(false)
+	return true
+}
+
+// Mine is session's answer to question seq, if it gave one.
+func (p *Poll) Mine(seq, session uint64) (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if seq != p.seq {
+		return 0, false
+	}
+	c, ok := p.answers[session]
+	return c, ok
+}
+
+// Reveal shows question seq's answer to the room; answers close.
+func (p *Poll) Reveal(seq uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if seq == p.seq && p.open && !p.revealed {
+		p.revealed = true
+		p.moved(true)
+	}
+}
+
+// Drop takes question seq down: followers' overlays close.
+func (p *Poll) Drop(seq uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if seq == p.seq && p.open {
+		p.open = false
+		clear(p.answers)
+		p.moved(true)
+	}
+}
+
+// Here says a follower session is in the room (it counts in "not yet"
+// until it answers); each of its waits on the poll says it again.
+func (p *Poll) Here(session uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if session == 0 || session > p.sessions {
+		return
+	}
+	if _, ok := p.present[session]; !ok && len(p.present) >= maxPollSessions {
+		p.prune()
+		if len(p.present) >= maxPollSessions {
+			return
+		}
+	}
+	p.present[session] = p.now()
+}
+
+// Gone says a follower session left the room.
+func (p *Poll) Gone(session uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.present[session]; ok {
+		delete(p.present, session)
+		p.moved(false)
+	}
+}
+
+// prune forgets the sessions that have not waited for presentFor.
+func (p *Poll) prune() {
+	cut := p.now().Add(-presentFor)
+	for s, at := range p.present {
+		if at.Before(cut) {
+			delete(p.present, s)
+		}
+	}
+}
+
+// State reads the poll: the question (its answer hidden until revealed),
+// the tally and how many followers present have not answered.
+func (p *Poll) State() PollState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.prune()
+	st := PollState{Seq: p.seq, Open: p.open, Revealed: p.revealed, Question: p.q, Gen: p.gen, TallyGen: p.tally}
+	st.Question.Choices = append([]string(nil), p.q.Choices...)
+	if !p.revealed {
+		st.Question.Answer = -1
+	}
+	st.Tally = make([]int, len(p.q.Choices))
+	for _, c := range p.answers {
+		st.Tally[c]++
+	}
+	st.Answered = len(p.answers)
+	for s := range p.present {
+		if _, ok := p.answers[s]; !ok {
+			st.Waiting++
+		}
+	}
+	return st
+}
+
+// Changed is closed once the question has moved past generation gen.
+func (p *Poll) Changed(gen uint64) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return pending(p.gen != gen, p.wakeGen)
+}
+
+// TallyChanged is closed once the tally (or the question) has moved past
+// generation gen.
+func (p *Poll) TallyChanged(gen uint64) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return pending(p.tally != gen, p.wakeTally)
+}
+
+func pending(moved bool, wake chan struct{}) <-chan struct{} {
+	if moved {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return wake
+}

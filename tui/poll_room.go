@@ -1,0 +1,138 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// roomSeat is one session's place in the room under serve: the number the
+// poll gave it, the poll as last read, and a follower's own answer. It is
+// per session, so each follower's overlay shows its own choice.
+type roomSeat struct {
+	session uint64
+	gen     uint64 // the generation last read (the tally's, for the presenter)
+	state   PollState
+	mine    int    // this follower's answer to state.Seq, -1 none
+	mineSeq uint64 // the question mine answers
+	hidden  uint64 // the question this follower closed with esc
+}
+
+// pollMsg says the poll may have moved (or that a wait timed out).
+type pollMsg struct{ session uint64 }
+
+// watchPoll is the command that waits on the room's poll: a follower for
+// the question to change, the presenter for the tally too. The first wait
+// returns at once, with a session number for this Model.
+func (m Model) watchPoll() tea.Cmd {
+	if m.stage == nil {
+		return nil
+	}
+	p, presenter := m.stage.Poll(), m.presenter
+	session, gen := m.exercises.room.session, m.exercises.room.gen
+	return func() tea.Msg {
+		if session == 0 {
+			return pollMsg{session: p.Session()}
+		}
+		ch := p.TallyChanged(gen)
+		if !presenter {
+			p.Here(session)
+			ch = p.Changed(gen)
+		}
+		t := time.NewTimer(pollWait)
+		defer t.Stop()
+		select {
+		case <-ch:
+		case <-t.C:
+		}
+		return pollMsg{session: session}
+	}
+}
+
+// onPoll rereads the poll and waits on it again.
+func (m *Model) onPoll(msg pollMsg) tea.Cmd {
+	if m.stage == nil {
+		return nil
+	}
+	r := &m.exercises.room
+	if r.session == 0 {
+		r.session = msg.session
+	}
+	r.state = m.stage.Poll().State()
+	r.gen = r.state.Gen
+	if m.presenter {
+		r.gen = r.state.TallyGen
+	}
+	return m.watchPoll()
+}
+
+// asked reports whether a follower's question overlay is up: a question
+// is open that it has not closed.
+func (r roomSeat) asked() bool {
+	return r.session != 0 && r.state.Open && r.state.Seq != 0 && r.hidden != r.state.Seq
+}
+
+// roomKey answers a follower's key while the question overlay is up: a
+// choice (1–5 or a–e) answers, or changes the answer until the reveal;
+// esc or q closes the overlay; every other key waits for it to close.
+func (m *Model) roomKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	r := &m.exercises.room
+	if m.stage == nil || m.presenter || !r.asked() {
+		return nil, false
+	}
+	if key.Matches(k, binding([]string{"esc", "q"}, "esc", "close")) {
+		r.hidden = r.state.Seq
+		return nil, true
+	}
+	if i, ok := choiceIndex(k, len(r.state.Question.Choices)); ok && !r.state.Revealed {
+		p := m.stage.Poll()
+		if p.Answer(r.state.Seq, r.session, i) {
+			r.mine, r.mineSeq = i, r.state.Seq
+		} else {
+			m.flash = "the answers have closed"
+		}
+		r.state = p.State()
+	}
+	return nil, true
+}
+
+// roomOverlay is a follower's question overlay, w×h: the question, the
+// choices with its own answer marked and, once revealed, the answer and
+// the room's tally beside it.
+func (m Model) roomOverlay(w, h int) (string, bool) {
+	r := m.exercises.room
+	if m.stage == nil || m.presenter || !r.asked() {
+		return "", false
+	}
+	st, q := m.st, r.state.Question
+	mine := -1
+	if r.mineSeq == r.state.Seq {
+		mine = r.mine
+	}
+	out := []string{st.PaneTitle.Render("The presenter asks") + st.Dim.Render(fmt.Sprintf("  %s · question %s", q.Incident, q.Key)), ""}
+	for _, s := range wrap(q.Text, max(w-6, 20)) {
+		out = append(out, "  "+s)
+	}
+	out = append(out, "")
+	var tally []int
+	if r.state.Revealed {
+		tally = r.state.Tally
+	}
+	out = append(out, choiceLines(st, q.Choices, mine, q.Answer, r.state.Revealed, tally, w)...)
+	out = append(out, "")
+	switch {
+	case r.state.Revealed && mine < 0:
+		out = append(out, "  "+st.Good.Render(fmt.Sprintf("The answer is %c.", 'a'+rune(q.Answer)))+st.Dim.Render(" You did not answer · esc closes"))
+	case r.state.Revealed && mine == q.Answer:
+		out = append(out, "  "+st.Good.Render(fmt.Sprintf("Right: the answer is %c.", 'a'+rune(q.Answer)))+st.Dim.Render(" · esc closes"))
+	case r.state.Revealed:
+		out = append(out, "  "+st.Bad.Render(fmt.Sprintf("You answered %c; the answer is %c.", 'a'+rune(mine), 'a'+rune(q.Answer)))+st.Dim.Render(" · esc closes"))
+	case mine >= 0:
+		out = append(out, st.Dim.Render(fmt.Sprintf("  your answer: %c (another key changes it) · anonymous: the presenter sees counts only · esc hides", 'a'+rune(mine))))
+	default:
+		out = append(out, st.Dim.Render("  press "+choiceKeys(len(q.Choices))+" to answer · anonymous: the presenter sees counts only · esc hides"))
+	}
+	return window(out, 0, h), true
+}
