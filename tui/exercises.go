@@ -189,6 +189,9 @@ func (l exerciseList) View() string {
 			focus = len(out)
 		}
 		what := engine.ForkName(ex.Set, ex.Override, ex.At)
+		if !ex.Changes() {
+			what = "on the lesson's run"
+		}
 		out = append(out, mark+st.Key.Render("["+ex.Key+"]")+" "+st.Dim.Render(what))
 		for _, l := range wrap(ex.Question, l.width-6) {
 			out = append(out, "    "+l)
@@ -346,6 +349,9 @@ func (m *Model) updateQuestion(k tea.KeyMsg) tea.Cmd {
 			l.room.state = p.State()
 		}
 		q.revealed = true
+		q.keys.Up = key.NewBinding(key.WithDisabled()) // predictions are over
+		q.keys.Choose = binding([]string{"enter", " "}, "enter", "play on to the proof")
+		l.keys = q.keys
 		l.tried[q.ex.Key] = true
 		return m.playToProof(q.ex)
 	}
@@ -402,18 +408,18 @@ func (l exerciseList) viewQuestion() string {
 	switch {
 	case q.room && !q.revealed:
 		rs := l.room.state
-		out = append(out, st.Dim.Render(fmt.Sprintf("  %s answered · %d not yet · enter reveals the answer and plays on to %s · esc drops the question",
-			plural(rs.Answered, "follower", "followers"), rs.Waiting, proof)))
+		out = append(out, hint(st, fmt.Sprintf("%s answered · %d not yet · enter reveals the answer and plays on to %s · esc drops the question",
+			plural(rs.Answered, "follower", "followers"), rs.Waiting, proof), l.width)...)
 	case !q.revealed && q.pick < 0:
-		out = append(out, st.Dim.Render("  press "+choiceKeys(len(q.ex.Choices))+" to predict, then enter to reveal"))
+		out = append(out, hint(st, "press "+choiceKeys(len(q.ex.Choices))+" to predict, then enter to reveal", l.width)...)
 	case !q.revealed:
-		out = append(out, st.Dim.Render(fmt.Sprintf("  your prediction: %c · enter reveals the answer and plays on to %s", 'a'+rune(q.pick), proof)))
+		out = append(out, hint(st, fmt.Sprintf("your prediction: %c · enter reveals the answer and plays on to %s", 'a'+rune(q.pick), proof), l.width)...)
 	default:
 		out = append(out, verdict(st, q, l.room.state)...)
 		if !q.arrived {
-			out = append(out, st.Dim.Render("  playing on to "+proof+"… (enter plays on again if it was cancelled)"))
+			out = append(out, hint(st, "playing on to "+proof+"… (enter plays on again if it was cancelled)", l.width)...)
 		} else {
-			out = append(out, st.Dim.Render("  the explorer is at "+proof+", the moment that shows it · esc closes"))
+			out = append(out, hint(st, "the explorer is at "+proof+", the moment that shows it · esc closes", l.width)...)
 			if q.ex.Explain != "" {
 				out = append(out, "")
 				for _, s := range wrap(q.ex.Explain, w) {
@@ -423,6 +429,15 @@ func (l exerciseList) viewQuestion() string {
 		}
 	}
 	return window(out, 0, l.height)
+}
+
+// hint is a dim line of keys and news, wrapped to the screen.
+func hint(st Styles, s string, width int) []string {
+	var out []string
+	for _, l := range wrap(s, max(width-4, 20)) {
+		out = append(out, st.Dim.Render("  "+l))
+	}
+	return out
 }
 
 // verdict says, once revealed, whether the prediction was right, or how

@@ -130,9 +130,9 @@ func (m Model) roomOverlay(w, h int) (string, bool) {
 	case r.state.Revealed:
 		out = append(out, "  "+st.Bad.Render(fmt.Sprintf("You answered %c; the answer is %c.", 'a'+rune(mine), 'a'+rune(q.Answer)))+st.Dim.Render(" · esc closes"))
 	case mine >= 0:
-		out = append(out, st.Dim.Render(fmt.Sprintf("  your answer: %c (another key changes it) · anonymous: the presenter sees counts only · esc hides", 'a'+rune(mine))))
+		out = append(out, hint(st, fmt.Sprintf("your answer: %c (another key changes it) · anonymous: the presenter sees counts only · esc hides", 'a'+rune(mine)), w)...)
 	default:
-		out = append(out, st.Dim.Render("  press "+choiceKeys(len(q.Choices))+" to answer · anonymous: the presenter sees counts only · esc hides"))
+		out = append(out, hint(st, "press "+choiceKeys(len(q.Choices))+" to answer · anonymous: the presenter sees counts only · esc hides", w)...)
 	}
 	return window(out, 0, h), true
 }

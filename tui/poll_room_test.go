@@ -1,0 +1,184 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// room is a presenter and followers sharing one stage, as serve makes
+// them, at w×h.
+func room(t *testing.T, followers, w, h int) (Model, []Model, *Stage) {
+	t.Helper()
+	st := NewStage()
+	pres := newTest(t, Options{Stage: st, Presenter: true}, w, h)
+	var fs []Model
+	for range followers {
+		fs = append(fs, newTest(t, Options{Stage: st, Follow: true}, w, h))
+	}
+	pres = synced(pres)
+	for i := range fs {
+		fs[i] = synced(fs[i])
+	}
+	return pres, fs, st
+}
+
+// synced delivers what the model's wait on the poll would: a session
+// number on the first, then the poll as it is now (a follower saying it
+// is in the room, as each of its waits does).
+func synced(m Model) Model {
+	p := m.stage.Poll()
+	s := m.exercises.room.session
+	if s == 0 {
+		s = p.Session()
+	}
+	if !m.presenter {
+		p.Here(s)
+	}
+	nm, _ := m.Update(pollMsg{session: s})
+	return nm.(Model)
+}
+
+func line(v, sub string) string {
+	for _, l := range strings.Split(v, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestAskTheRoom: the presenter asks thursday's question 5; every
+// follower sees it and answers with one key, its own choice marked; the
+// presenter's screen counts the answers and those not yet given; enter
+// reveals, plays on to the proof and shows the tally beside the truth;
+// esc takes the question down.
+func TestAskTheRoom(t *testing.T) {
+	pres, fs, st := room(t, 5, 80, 24)
+	pres = press(pres, "e")
+	if !strings.Contains(pres.View(), "a: ask the room") {
+		t.Fatalf("the presenter's list does not offer to ask the room:\n%s", pres.View())
+	}
+	pres = press(pres, "5")
+	if !pres.exercises.q.room || !st.Poll().State().Open {
+		t.Fatal("5 did not put the question to the room")
+	}
+	for i := range fs {
+		fs[i] = synced(fs[i])
+		if v := fs[i].View(); !strings.Contains(v, "The presenter asks") || !strings.Contains(v, "B2's call returns") {
+			t.Fatalf("follower %d sees no question:\n%s", i, v)
+		}
+	}
+	// followers 0–2 answer b, a, 2 (b); follower 3 changes its mind; 4 does not answer
+	for i, keys := range [][]string{{"b"}, {"a"}, {"2"}, {"a", "c"}} {
+		fs[i] = press(fs[i], keys...)
+	}
+	for i, want := range []string{"▶ [b]", "▶ [a]", "▶ [b]", "▶ [c]"} {
+		if l := line(fs[i].View(), "▶"); !strings.Contains(l, want) {
+			t.Errorf("follower %d marks %q; want %q", i, l, want)
+		}
+	}
+	if strings.Contains(fs[4].View(), "▶") {
+		t.Error("a follower who has not answered has a choice marked")
+	}
+	pres = synced(pres)
+	v := pres.View()
+	if !strings.Contains(v, "4 followers answered · 1 not yet") {
+		t.Fatalf("the presenter's tally:\n%s", v)
+	}
+	for _, c := range []struct{ choice, n string }{{"[a]", "   1 █"}, {"[b]", "   2 █"}, {"[c]", "   1 █"}} {
+		if l := line(v, c.choice); !strings.Contains(l, c.n) {
+			t.Errorf("tally line %q lacks %q", l, c.n)
+		}
+	}
+	// keys other than the choices wait while the overlay is up: no
+	// follower moves or detaches
+	fs[4] = press(fs[4], "l", "f")
+	if fs[4].state != stateMain || !fs[4].follower.on {
+		t.Error("a key under the question overlay reached the explorer")
+	}
+
+	pres = press(pres, "enter")
+	ex := pres.exercises.q.ex
+	if !pres.exercises.q.arrived || pres.at != ex.Proof.At {
+		t.Fatalf("reveal: arrived %v at %s", pres.exercises.q.arrived, pres.at.Clock())
+	}
+	if v := pres.View(); !strings.Contains(v, "The answer is b. 2 of 4 followers answered it.") || !strings.Contains(v, "✓ [b]") {
+		t.Fatalf("the presenter's revealed screen:\n%s", v)
+	}
+	for i, want := range []string{"Right: the answer is b.", "You answered a; the answer is b.", "Right", "You answered c", "You did not answer"} {
+		fs[i] = synced(fs[i])
+		if v := fs[i].View(); !strings.Contains(v, want) || !strings.Contains(line(v, "[b]"), "2 █") {
+			t.Errorf("follower %d after the reveal lacks %q or the tally:\n%s", i, want, v)
+		}
+	}
+	fs[0] = press(fs[0], "a")
+	if st.Poll().State().Tally[0] != 1 {
+		t.Error("an answer after the reveal counted")
+	}
+	// esc on one follower hides its overlay only; the presenter's esc
+	// takes the question down for everyone
+	fs[1] = press(fs[1], "esc")
+	if strings.Contains(fs[1].View(), "The presenter asks") || !strings.Contains(fs[2].View(), "The presenter asks") {
+		t.Error("esc hid the wrong overlays")
+	}
+	pres = press(pres, "esc")
+	if pres.state != stateMain || st.Poll().State().Open {
+		t.Fatal("the presenter's esc left the question up")
+	}
+	for i := range fs {
+		fs[i] = synced(fs[i])
+		if strings.Contains(fs[i].View(), "The presenter asks") {
+			t.Errorf("follower %d still shows the question", i)
+		}
+	}
+}
+
+// TestRoomOfFifty: fifty followers answer; the presenter's tally counts
+// fifty, none waiting.
+func TestRoomOfFifty(t *testing.T) {
+	pres, fs, st := room(t, 50, 80, 24)
+	pres = press(pres, "e", "5")
+	for i := range fs {
+		fs[i] = press(synced(fs[i]), string(rune('a'+i%3)))
+	}
+	pres = synced(pres)
+	if s := st.Poll().State(); s.Answered != 50 || s.Waiting != 0 || s.Tally[0]+s.Tally[1]+s.Tally[2] != 50 {
+		t.Fatalf("poll: %+v", s)
+	}
+	if v := pres.View(); !strings.Contains(v, "50 followers answered · 0 not yet") {
+		t.Fatalf("the presenter's screen:\n%s", v)
+	}
+}
+
+// TestRoomGoldens pins the presenter's tally and a follower's overlay,
+// before and after the reveal: update with
+// go test ./tui -run TestRoomGoldens -update
+func TestRoomGoldens(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		pres, fs, _ := room(t, 3, size[0], size[1])
+		pres = press(pres, "e", "5")
+		for i, k := range []string{"b", "a", "b"} {
+			fs[i] = press(synced(fs[i]), k)
+		}
+		pres = synced(pres)
+		name := fmt.Sprintf("%dx%d/", size[0], size[1])
+		shots := []struct {
+			name string
+			m    *Model
+		}{{"presenter-asking", &pres}, {"follower-answered", &fs[1]}}
+		for _, s := range shots {
+			t.Run(name+s.name, func(t *testing.T) { golden.RequireEqual(t, []byte(s.m.View())) })
+		}
+		pres = press(pres, "enter")
+		fs[1] = synced(fs[1])
+		for _, s := range []struct {
+			name string
+			m    *Model
+		}{{"presenter-revealed", &pres}, {"follower-revealed", &fs[1]}} {
+			t.Run(name+s.name, func(t *testing.T) { golden.RequireEqual(t, []byte(s.m.View())) })
+		}
+	}
+}
