@@ -304,6 +304,7 @@ func (m Model) viewJob() string {
 // explorer and the kept ones hold in the server's pool: the session has
 // ended.
 func (m Model) Release() {
+	m.leaveRoom() // poll_room.go
 	m.cancelJob()
 	m.stopCharts()
 	if m.shared != nil && m.shared.Pool != nil && m.x != nil {

@@ -45,9 +45,19 @@ func (m Model) watchPoll() tea.Cmd {
 		defer t.Stop()
 		select {
 		case <-ch:
+		case <-p.Leaving(session):
+			return nil // the session has ended
 		case <-t.C:
 		}
 		return pollMsg{session: session}
+	}
+}
+
+// leaveRoom says the session has ended: it no longer counts as waiting to
+// answer, and its wait on the poll ends.
+func (m Model) leaveRoom() {
+	if m.stage != nil && m.exercises.room.session != 0 {
+		m.stage.Poll().Gone(m.exercises.room.session)
 	}
 }
 

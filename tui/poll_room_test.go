@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 )
 
@@ -180,5 +182,32 @@ func TestRoomGoldens(t *testing.T) {
 		}{{"presenter-revealed", &pres}, {"follower-revealed", &fs[1]}} {
 			t.Run(name+s.name, func(t *testing.T) { golden.RequireEqual(t, []byte(s.m.View())) })
 		}
+	}
+}
+
+// TestLeavingEndsTheWait: a session that ends (Release) ends its wait on
+// the poll at once rather than at the wait's bound, and leaves the count
+// of those who have not answered.
+func TestLeavingEndsTheWait(t *testing.T) {
+	pres, fs, st := room(t, 2, 80, 24)
+	pres = press(pres, "e", "5")
+	if w := st.Poll().State().Waiting; w != 2 {
+		t.Fatalf("%d waiting; want 2", w)
+	}
+	f := synced(fs[0]) // it has read the question: its next wait blocks
+	done := make(chan tea.Msg, 1)
+	go func() { done <- f.watchPoll()() }()
+	time.Sleep(50 * time.Millisecond) // let it wait
+	f.Release()
+	select {
+	case msg := <-done:
+		if msg != nil {
+			t.Errorf("the ended session's wait returned %#v", msg)
+		}
+	case <-time.After(pollWait / 2):
+		t.Fatal("Release did not end the session's wait on the poll")
+	}
+	if w := st.Poll().State().Waiting; w != 1 {
+		t.Fatalf("%d waiting after one follower left; want 1", w)
 	}
 }
