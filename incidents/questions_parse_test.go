@@ -110,3 +110,52 @@ func TestQuestionErrorsInFileOrder(t *testing.T) {
 		}
 	}
 }
+
+// FuzzQuestion mutates files with questions: whatever is accepted is a
+// question the explorer can ask (two to five printable one-line choices,
+// the answer among them, a proof after the question's moment), and every
+// refusal has a position.
+func FuzzQuestion(f *testing.F) {
+	f.Add([]byte(quiz))
+	for _, name := range []string{"thursday.yaml", "christmas-friday.yaml", "cashback.yaml"} {
+		data, _ := bundled.ReadFile(name)
+		f.Add(data)
+	}
+	f.Add([]byte(strings.Replace(quiz, "choices: [one, two, three]", "choices: [\"o\\u202ene\", two]", 1)))
+	f.Add([]byte(strings.Replace(quiz, "answer: 2", "answer: 99999999999999999999", 1)))
+	f.Add([]byte(strings.Replace(quiz, "bookmark: First", "bookmark: &b First\n    proof: *b", 1)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spec, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			var ps Problems
+			if !errors.As(err, &ps) || len(ps) == 0 {
+				t.Fatalf("error without position: %v", err)
+			}
+			for _, p := range ps {
+				if p.Line < 1 || p.Col < 1 {
+					t.Fatalf("bad position in %v", p)
+				}
+			}
+			return
+		}
+		for _, ex := range spec.Exercises {
+			if len(ex.Choices) == 0 {
+				if ex.Ask != nil || ex.Proof != nil {
+					t.Fatalf("exercise %q: a bookmark or proof without choices", ex.Key)
+				}
+				continue
+			}
+			if n := len(ex.Choices); n < minChoices || n > maxChoices || ex.Answer < 0 || ex.Answer >= n {
+				t.Fatalf("exercise %q: %d choices, answer %d", ex.Key, n, ex.Answer)
+			}
+			for _, c := range ex.Choices {
+				if !printable(c, false) || strings.TrimSpace(c) == "" || len([]rune(c)) > maxChoiceRunes {
+					t.Fatalf("exercise %q: choice %q", ex.Key, c)
+				}
+			}
+			if ex.Proof == nil || ex.Proof.At <= ex.AskAt() || (ex.Ask != nil && ex.Ask.At < ex.At) {
+				t.Fatalf("exercise %q: asked at %v, proof %+v", ex.Key, ex.AskAt(), ex.Proof)
+			}
+		}
+	})
+}
