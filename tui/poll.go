@@ -61,12 +61,14 @@ const (
 	maxPollSessions = 4096
 	// presentFor is how long a follower counts as in the room after it
 	// last waited on the poll; followers wait again at least every
-	// pollWait, so a session that has gone drops out of "not yet"
-	// within this.
+	// pollWait. A session that ends leaves at once (Gone, from the
+	// Model's Release): this only catches one that never says so.
 	presentFor = 3 * pollWait
-	// pollWait bounds one wait on the poll, so a session that quits
-	// leaves no goroutine waiting for long.
-	pollWait = 2 * time.Second
+	// pollWait bounds one wait on the poll. A session's wait ends with
+	// the session (Gone), so the bound only limits how long a session
+	// that never says so leaves a goroutine behind; a long one keeps an
+	// idle room from waking every session for nothing.
+	pollWait = 30 * time.Second
 )
 
 // NewPoll returns a poll with no question.
