@@ -239,7 +239,6 @@ type question struct {
 	room     bool   // put to the room by the presenter
 	seq      uint64 // the poll's question number, when room
 	keys     scrollKeyMap
-	done     outcome // submitted: reveal; closed: close
 }
 
 // choiceIndex is the choice a key names, 1–5 or a–e, among n.
@@ -263,8 +262,9 @@ func choiceKeys(n int) string {
 	return fmt.Sprintf("1–%d/a–%c", n, 'a'+rune(n-1))
 }
 
+// questionKeyMap is a question's keys among n choices, in the list's
+// shape so the help bar shows them: predict (alone), reveal, close.
 func questionKeyMap(n int, room bool) scrollKeyMap {
-	reveal := "reveal and play on"
 	pick := binding([]string{"1", "2", "3", "4", "5", "a", "b", "c", "d", "e"}, choiceKeys(n), "predict")
 	if room {
 		pick = key.NewBinding(key.WithDisabled()) // the room answers, not the presenter
@@ -272,7 +272,7 @@ func questionKeyMap(n int, room bool) scrollKeyMap {
 	return scrollKeyMap{
 		Up:     pick,
 		Down:   key.NewBinding(key.WithDisabled()),
-		Choose: binding([]string{"enter", " "}, "enter", reveal),
+		Choose: binding([]string{"enter", " "}, "enter", "reveal and play on"),
 		Close:  binding([]string{"esc", "q"}, "esc", "close"),
 	}
 }

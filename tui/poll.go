@@ -18,10 +18,9 @@ type Poll struct {
 	q        PollQuestion
 	open     bool // a question is up (asked, perhaps revealed)
 	revealed bool
-	answers  map[uint64]int           // session → choice, this question's
-	present  map[uint64]time.Time     // follower sessions → when each last waited here
-	leave    map[uint64]chan struct{} // sessions waiting here → closed when each ends
-	sessions uint64                   // session numbers handed out
+	answers  map[uint64]int       // session → choice, this question's
+	present  map[uint64]time.Time // follower sessions → when each last waited here
+	sessions uint64               // session numbers handed out
 
 	// gen moves when the question does (asked, revealed, dropped): every
 	// follower wakes. tally moves with gen and with every answer: only
@@ -73,7 +72,7 @@ const (
 
 // NewPoll returns a poll with no question.
 func NewPoll() *Poll {
-	return &Poll{answers: map[uint64]int{}, present: map[uint64]time.Time{}, leave: map[uint64]chan struct{}{},
+	return &Poll{answers: map[uint64]int{}, present: map[uint64]time.Time{},
 		wakeGen: make(chan struct{}), wakeTally: make(chan struct{}), now: time.Now}
 }
 
@@ -179,32 +178,14 @@ func (p *Poll) Here(session uint64) {
 	p.present[session] = p.now()
 }
 
-// Gone says a session has ended: it leaves the count, and its wait on
-// the poll returns at once.
+// Gone says a session has ended: it leaves the count.
 func (p *Poll) Gone(session uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c, ok := p.leave[session]; ok {
-		close(c)
-		delete(p.leave, session)
-	}
 	if _, ok := p.present[session]; ok {
 		delete(p.present, session)
 		p.moved(false)
 	}
-}
-
-// Leaving is closed when session ends (Gone); nil (never closed) past
-// the bound on sessions.
-func (p *Poll) Leaving(session uint64) <-chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	c, ok := p.leave[session]
-	if !ok && len(p.leave) < maxPollSessions {
-		c = make(chan struct{})
-		p.leave[session] = c
-	}
-	return c
 }
 
 // prune forgets the sessions that have not waited for presentFor.

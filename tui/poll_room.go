@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -18,7 +19,17 @@ type roomSeat struct {
 	mine    int    // this follower's answer to state.Seq, -1 none
 	mineSeq uint64 // the question mine answers
 	hidden  uint64 // the question this follower closed with esc
+	left    *leaving
 }
+
+// leaving is closed when the session ends (Release), so that its wait on
+// the poll ends with it. Copies of the Model share it.
+type leaving struct {
+	once sync.Once
+	c    chan struct{}
+}
+
+func (l *leaving) close() { l.once.Do(func() { close(l.c) }) }
 
 // pollMsg says the poll may have moved (or that a wait timed out).
 type pollMsg struct{ session uint64 }
@@ -31,9 +42,9 @@ func (m Model) watchPoll() tea.Cmd {
 		return nil
 	}
 	p, presenter := m.stage.Poll(), m.presenter
-	session, gen := m.exercises.room.session, m.exercises.room.gen
+	session, gen, left := m.exercises.room.session, m.exercises.room.gen, m.exercises.room.left
 	return func() tea.Msg {
-		if session == 0 {
+		if session == 0 || left == nil {
 			return pollMsg{session: p.Session()}
 		}
 		ch := p.TallyChanged(gen)
@@ -45,7 +56,7 @@ func (m Model) watchPoll() tea.Cmd {
 		defer t.Stop()
 		select {
 		case <-ch:
-		case <-p.Leaving(session):
+		case <-left.c:
 			return nil // the session has ended
 		case <-t.C:
 		}
@@ -56,8 +67,12 @@ func (m Model) watchPoll() tea.Cmd {
 // leaveRoom says the session has ended: it no longer counts as waiting to
 // answer, and its wait on the poll ends.
 func (m Model) leaveRoom() {
-	if m.stage != nil && m.exercises.room.session != 0 {
-		m.stage.Poll().Gone(m.exercises.room.session)
+	r := m.exercises.room
+	if r.left != nil {
+		r.left.close()
+	}
+	if m.stage != nil && r.session != 0 {
+		m.stage.Poll().Gone(r.session)
 	}
 }
 
@@ -69,6 +84,11 @@ func (m *Model) onPoll(msg pollMsg) tea.Cmd {
 	r := &m.exercises.room
 	if r.session == 0 {
 		r.session = msg.session
+	}
+	if r.left == nil {
+		// made before the wait that selects on it, in the Model that
+		// Release will get
+		r.left = &leaving{c: make(chan struct{})}
 	}
 	r.state = m.stage.Poll().State()
 	r.gen = r.state.Gen
