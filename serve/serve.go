@@ -140,8 +140,9 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	// The last middleware listed runs first: recover wraps everything,
-	// then admit (terminal, capacity), track (count, idle, log), the
-	// explorer itself, and farewell once the explorer has stopped.
+	// then admit (terminal, capacity), track (count, idle, log), probe
+	// (the terminal's colours, briefly), the explorer itself, and
+	// farewell once the explorer has stopped.
 	s.ssh, err = wish.NewServer(
 		wish.WithAddress(cfg.Addr),
 		wish.WithHostKeyPath(cfg.HostKeyPath),
@@ -150,6 +151,7 @@ func New(cfg Config) (*Server, error) {
 			recover.MiddlewareWithLogger(s.log,
 				s.farewell,
 				bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
+				s.probe,
 				s.track,
 				s.admit,
 			),

@@ -240,7 +240,7 @@ func (w watched) Write(p []byte) (int, error) {
 func (s *Server) program(sess ssh.Session) *tea.Program {
 	a := attendeeOf(sess)
 	m, err := s.newModel(tui.Options{
-		Renderer:  bm.MakeRenderer(sess),
+		Renderer:  s.renderer(sess),
 		Stage:     s.stage,
 		Presenter: a.presenter,
 		Follow:    a.follow,
