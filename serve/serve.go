@@ -140,9 +140,9 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	// The last middleware listed runs first: recover wraps everything,
-	// then admit (terminal, capacity), track (count, idle, log), probe
-	// (the terminal's colours, briefly), the explorer itself, and
-	// farewell once the explorer has stopped.
+	// then opener (an `open CODE` command), admit (terminal, capacity),
+	// track (count, idle, log), probe (the terminal's colours, briefly),
+	// the explorer itself, and farewell once the explorer has stopped.
 	s.ssh, err = wish.NewServer(
 		wish.WithAddress(cfg.Addr),
 		wish.WithHostKeyPath(cfg.HostKeyPath),
@@ -154,6 +154,7 @@ func New(cfg Config) (*Server, error) {
 				s.probe,
 				s.track,
 				s.admit,
+				s.opener,
 			),
 		),
 		ssh.EmulatePty(),

@@ -245,6 +245,8 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Presenter: a.presenter,
 		Follow:    a.follow,
 		Shared:    s.shared,
+		Code:      codeOf(sess),
+		OpenVia:   sshCommand(sess),
 	})
 	if err != nil {
 		a.mu.Lock()
