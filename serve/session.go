@@ -132,7 +132,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		switch {
 		case s.closing:
 			why = "inflight: the workshop server is shutting down. Thanks for coming!"
-		case len(s.sessions) >= s.cfg.MaxSessions && !a.presenter:
+		case s.seatsTaken() >= s.cfg.MaxSessions && !a.presenter:
 			why = fmt.Sprintf("inflight: the workshop is full (%d attendees). Try again in a minute, or pair with a neighbour.", s.cfg.MaxSessions)
 		default:
 			s.nextID++
