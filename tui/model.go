@@ -177,8 +177,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			break
 		}
 		cmd = m.onStage(msg)
-	case pollMsg:
-		cmd = m.onPoll(msg)
+	case pollMsg: // the room's question (poll_room.go): nothing moved, nothing below to redo
+		return m, m.onPoll(msg)
 	}
 	if m.x.Pos() != before || m.x.Branch() != beforeBr {
 		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -165,4 +166,19 @@ func (m Model) roomOverlay(w, h int) (string, bool) {
 		out = append(out, hint(st, "press "+choiceKeys(len(q.Choices))+" to answer · anonymous: the presenter sees counts only · esc hides", w)...)
 	}
 	return window(out, 0, h), true
+}
+
+// roomFrame is a follower's question overlay over a frame drawn for it
+// elsewhere (the stage's shared frame): the frame's header line, then the
+// overlay, at the session's size.
+func (m Model) roomFrame(frame string) (string, bool) {
+	if m.width < minWidth || m.height < minHeight {
+		return "", false
+	}
+	o, ok := m.roomOverlay(m.width, m.height-headerHeight)
+	if !ok {
+		return "", false
+	}
+	header, _, _ := strings.Cut(frame, "\n")
+	return fitLine(header, m.width) + "\n" + fit(o, m.width, m.height-headerHeight), true
 }

@@ -211,3 +211,26 @@ func TestLeavingEndsTheWait(t *testing.T) {
 		t.Fatalf("%d waiting after one follower left; want 1", w)
 	}
 }
+
+// TestRoomFrame: over a frame drawn elsewhere (the stage's, for a
+// follower), the question keeps the frame's header and takes the rest.
+func TestRoomFrame(t *testing.T) {
+	pres, fs, _ := room(t, 1, 80, 24)
+	f := fs[0]
+	frame := strings.Repeat("the stage's header\n", 24)
+	if _, ok := f.roomFrame(frame); ok {
+		t.Fatal("an overlay before any question")
+	}
+	press(pres, "e", "5")
+	f = synced(f)
+	v, ok := f.roomFrame(frame)
+	lines := strings.Split(v, "\n")
+	if !ok || len(lines) != 24 || !strings.HasPrefix(lines[0], "the stage's header") || !strings.Contains(v, "The presenter asks") || strings.Count(v, "the stage's header") != 1 {
+		t.Fatalf("overlay over the frame (%v):\n%s", ok, v)
+	}
+	for i, l := range lines {
+		if w := len([]rune(l)); w != 80 {
+			t.Fatalf("line %d is %d wide", i, w)
+		}
+	}
+}
