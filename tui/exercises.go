@@ -69,11 +69,9 @@ func (m *Model) openExercises() {
 		m.exercises.tried[k] = true
 	}
 	// at a question's bookmark, that question is the one selected
-	if bm, ok := m.currentBookmark(); ok && bm.At == m.at {
-		for i, ex := range m.exercises.exs {
-			if ex.Ask != nil && ex.Ask.At == bm.At && ex.Ask.Title == bm.Title {
-				m.exercises.row = i
-			}
+	for i, ex := range m.exercises.exs {
+		if ex.Ask != nil && ex.Ask.At == m.at {
+			m.exercises.row = i
 		}
 	}
 	m.state = stateExercises
