@@ -278,6 +278,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if !waitCtx(grace, &s.connWG) || !waitCtx(grace, &s.handlers) {
 		return errors.New("connections did not close in time")
 	}
+	s.stage.Close()
 	return err
 }
 
