@@ -118,7 +118,7 @@ func New(cfg Config) (*Server, error) {
 		sessions:  map[*attendee]struct{}{},
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[net.Conn]struct{}{},
-		newModel:  func(o tui.Options) (tea.Model, error) { return tui.New(o) },
+		newModel:  tui.NewSession,
 	}
 	if s.log == nil {
 		s.log = log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "serve"})

@@ -22,11 +22,24 @@ type follower struct {
 	frame    string // the stage drawn for this terminal; "" before the first
 	colours  colours
 	coloured bool // colours is known
+	draft    bool // the frame was drawn before the chart was ready: fetch again soon
+	fetched  time.Time
 }
 
 // stageWait bounds one wait on the stage, so a session that quits leaves
-// no goroutine waiting for long.
-const stageWait = 2 * time.Second
+// no goroutine waiting for long; draftWait is the wait after a frame drawn
+// before its chart was ready.
+const (
+	stageWait = 2 * time.Second
+	draftWait = 250 * time.Millisecond
+)
+
+// stageBeat is how often a follower takes a new frame at most. Followers
+// take frames on the beat of the wall clock, not of their own last frame,
+// so that they all ask for the same generation and share its frame: a
+// stage playing at twenty frames a second is drawn ten times a second for
+// the room, whatever its size.
+const stageBeat = 100 * time.Millisecond
 
 // stageMsg brings the stage's frame for the size it was drawn at (or,
 // with timeout, says the wait ended with nothing new).
@@ -36,6 +49,7 @@ type stageMsg struct {
 	frame   string
 	w, h    int
 	timeout bool
+	draft   bool
 }
 
 // startFollowing makes a new session a follower (ssh follow@host).
@@ -57,14 +71,24 @@ func (m *Model) wait() tea.Cmd {
 		m.follower.colours, m.follower.coloured = coloursOf(m.r), true
 	}
 	tag, gen, w, h, c, sh := m.follower.tag, m.follower.gen, m.width, m.height, m.follower.colours, m.shared
+	next := m.follower.fetched.Truncate(stageBeat).Add(stageBeat)
+	d := stageWait
+	if m.follower.draft {
+		d = draftWait
+	}
 	return func() tea.Msg {
 		select {
 		case <-s.Changed(gen):
-		case <-time.After(stageWait):
-			return stageMsg{tag: tag, gen: gen, timeout: true}
+		case <-time.After(d):
+			if d == stageWait {
+				return stageMsg{tag: tag, gen: gen, timeout: true}
+			}
 		}
-		f, g := s.frame(w, h, c, sh)
-		return stageMsg{tag: tag, gen: g, frame: f, w: w, h: h}
+		if d := time.Until(next); d > 0 {
+			time.Sleep(d)
+		}
+		f, g, final := s.frame(w, h, c, sh)
+		return stageMsg{tag: tag, gen: g, frame: f, w: w, h: h, draft: !final}
 	}
 }
 
@@ -107,6 +131,8 @@ func (m *Model) onStage(s stageMsg) tea.Cmd {
 		if s.w == m.width && s.h == m.height {
 			m.follower.frame = s.frame
 			m.follower.gen = s.gen
+			m.follower.draft = s.draft
+			m.follower.fetched = time.Now()
 			if s.gen > 0 && m.flash != "" && s.frame != "" {
 				m.flash = "" // "nothing to follow yet" is over
 			}
@@ -129,7 +155,7 @@ func (m *Model) resized() tea.Cmd {
 
 // stageFrame is what a following session draws: the stage's frame, when
 // there is one for its size.
-func (m Model) stageFrame() (string, bool) {
+func (m *Model) stageFrame() (string, bool) {
 	if !m.follower.on || m.follower.frame == "" || m.state != stateMain || m.help.ShowAll || m.job != nil {
 		return "", false
 	}

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
@@ -34,6 +33,12 @@ type frameKey struct {
 	c    colours
 }
 
+// drawn is a frame and, for one drawn before its chart was ready, when.
+type drawn struct {
+	v     string
+	draft time.Time // zero: final
+}
+
 // frames draws the stage for followers: one mirror (a Model rebuilt from
 // the stage's state, with an explorer of its own) per colour profile, and
 // each frame once per generation, size and colours, shared by every
@@ -41,7 +46,7 @@ type frameKey struct {
 type frames struct {
 	mu      sync.Mutex
 	gen     uint64 // the generation the frames are of
-	byKey   map[frameKey]string
+	byKey   map[frameKey]drawn
 	mirrors map[colours]*mirror
 }
 
@@ -55,33 +60,45 @@ type mirror struct {
 	code  string
 }
 
-// Frame is the stage drawn at w×h in colours c, and the generation it
+// frame is the stage drawn at w×h in colours c, and the generation it
 // shows; "" and 0 while nothing is on stage. sh pays for the mirror's
-// explorer.
-func (s *Stage) frame(w, h int, c colours, sh *Shared) (string, uint64) {
+// explorer. A frame drawn while the whole-run chart is still being
+// computed is not final: it is not kept, and the follower asks again soon.
+func (s *Stage) frame(w, h int, c colours, sh *Shared) (v string, gen uint64, final bool) {
 	st, gen := s.State()
 	if gen == 0 || w <= 0 || h <= 0 {
-		return "", gen
+		return "", gen, true
 	}
 	f := &s.frames
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.byKey == nil || f.gen != gen {
-		f.byKey, f.gen = map[frameKey]string{}, gen
+		f.byKey, f.gen = map[frameKey]drawn{}, gen
 	}
 	k := frameKey{w, h, c}
-	if v, ok := f.byKey[k]; ok {
-		return v, gen
+	if d, ok := f.byKey[k]; ok && (d.draft.IsZero() || time.Since(d.draft) < draftWait/2) {
+		return d.v, gen, d.draft.IsZero()
 	}
 	mr := f.mirror(c)
 	if err := mr.sync(st, gen, c, sh); err != nil {
-		return "", gen
+		return "", gen, true
 	}
-	nm, _ := mr.m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	mr.m = nm.(Model)
-	v := mr.m.View()
-	f.byKey[k] = v
-	return v, gen
+	// what Update does with a size, without copying the Model
+	mr.m.SetSize(w, h)
+	mr.m.help.Width = w
+	mr.m.refreshQueuePanes(false)
+	mr.m.sizeScreens()
+	v = mr.m.View()
+	final = mr.m.wholeChart == nil
+	if !final {
+		_, _, final = mr.m.wholeChart.view()
+	}
+	d := drawn{v: v}
+	if !final {
+		d.draft = time.Now()
+	}
+	f.byKey[k] = d
+	return v, gen, final
 }
 
 func (f *frames) mirror(c colours) *mirror {

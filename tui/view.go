@@ -12,9 +12,6 @@ import (
 
 // View draws the explorer.
 func (m Model) View() string {
-	if f, ok := m.stageFrame(); ok { // a follower draws the stage's frame
-		return f
-	}
 	if m.width < minWidth || m.height < minHeight {
 		return m.tooSmall()
 	}
