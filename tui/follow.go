@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
@@ -153,10 +154,18 @@ func (m *Model) resized() tea.Cmd {
 	return m.wait()
 }
 
+// takesCopy reports whether k detaches a follower into its own copy of
+// the stage's moment: the keys that move or fork, and those that read the
+// moment (a life story, a comparison, its share code), which read the copy.
+func (m *Model) takesCopy(k tea.KeyMsg) bool {
+	km := m.keys
+	return m.moves(k) || key.Matches(k, km.Story) || key.Matches(k, km.Compare) || key.Matches(k, km.Code)
+}
+
 // stageFrame is what a following session draws: the stage's frame, when
 // there is one for its size.
 func (m *Model) stageFrame() (string, bool) {
-	if !m.follower.on || m.follower.frame == "" || m.state != stateMain || m.help.ShowAll || m.job != nil {
+	if !m.follower.on || m.follower.frame == "" || m.state != stateMain || m.job != nil {
 		return "", false
 	}
 	return m.follower.frame, true

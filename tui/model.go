@@ -203,7 +203,11 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	case stateFork:
 		return m.updateFork(k)
 	case stateBranches:
-		return m.updateBranches(k)
+		cmd := m.updateBranches(k)
+		if m.follower.on && m.branches.done == submitted && !m.branches.del {
+			m.detach() // a follower chose one of its own branches
+		}
+		return cmd
 	case stateCompare:
 		m.compare, _ = m.compare.Update(k)
 		if m.compare.done == closed {
@@ -247,7 +251,7 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return m.follow()
 	}
 	// every key below moves or forks: a follower detaches into its own copy
-	if m.follower.on && m.moves(k) {
+	if m.follower.on && m.takesCopy(k) {
 		m.leaveStage()
 	}
 	if m.moves(k) {

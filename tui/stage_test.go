@@ -171,7 +171,10 @@ func TestPresenterAndFollower(t *testing.T) {
 	if !f.follower.on {
 		t.Fatal("b detached the follower")
 	}
-	f = press(f, "esc")
+	f = press(f, "esc", "?")
+	if !f.follower.on || body(followerView(f)) != body(pv.View()) {
+		t.Fatal("? took a follower off the stage's frame")
+	}
 	// stepping detaches into the follower's own copy of the moment
 	f = press(f, "l")
 	if f.follower.on || !contains(f.viewHeader(), "F follows") || f.x.Pos() != p.x.Pos()+1 || f.x.Branch().Name != p.x.Branch().Name {
