@@ -162,6 +162,21 @@ func (m *Model) takesCopy(k tea.KeyMsg) bool {
 	return m.moves(k) || key.Matches(k, km.Story) || key.Matches(k, km.Compare) || key.Matches(k, km.Code)
 }
 
+// mouseTakesCopy reports whether a mouse event goes on to the explorer.
+// A follower's screen is the stage's: a click (on a message, on the
+// chart) detaches into its copy first and acts there; the wheel and
+// motion do nothing.
+func (m *Model) mouseTakesCopy(msg tea.MouseMsg) bool {
+	if !m.follower.on {
+		return true
+	}
+	if msg.Button != tea.MouseButtonLeft || msg.Action != tea.MouseActionPress {
+		return false
+	}
+	m.leaveStage()
+	return true
+}
+
 // stageFrame is what a following session draws: the stage's frame, when
 // there is one for its size.
 func (m *Model) stageFrame() (string, bool) {

@@ -161,7 +161,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.help.Width = msg.Width
 		cmd = m.resized()
 	case tea.MouseMsg:
-		if m.job == nil {
+		if m.job == nil && m.mouseTakesCopy(msg) {
 			cmd = m.updateMouse(msg)
 		}
 	case jobDoneMsg:

@@ -180,11 +180,23 @@ func TestPresenterAndFollower(t *testing.T) {
 	if f.follower.on || !contains(f.viewHeader(), "F follows") || f.x.Pos() != p.x.Pos()+1 || f.x.Branch().Name != p.x.Branch().Name {
 		t.Fatalf("l did not detach the follower at the presenter's moment (pos %d, presenter %d)", f.x.Pos(), p.x.Pos())
 	}
+	// the wheel does nothing to a follower; a click takes the moment
+	g := newTest(t, Options{Stage: s, Follow: true}, 100, 30)
+	g, _ = sync1(t, g, g.Init())
+	nm, _ := g.Update(tea.MouseMsg{X: 10, Y: 5, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if g = nm.(Model); !g.follower.on {
+		t.Fatal("the wheel detached a follower")
+	}
+	nm, _ = g.Update(tea.MouseMsg{X: 10, Y: 5, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if g = nm.(Model); g.follower.on || g.x.Pos() != p.x.Pos() {
+		t.Fatalf("a click left the follower following %v, or at event %d, not the presenter's %d", g.follower.on, g.x.Pos(), p.x.Pos())
+	}
+	g.Release()
 	// its own fork survives F and comes back when it detaches again
 	f = press(f, "f", "enter")
 	own := branchPath(f.x.Branch())
 	n := len(f.x.Branches())
-	nm, wait := f.Update(keyMsg("F"))
+	nm, wait = f.Update(keyMsg("F"))
 	f = nm.(Model)
 	f, wait = sync1(t, f, wait)
 	if !f.follower.on || contains(followerView(f), "following the presenter") {
