@@ -252,3 +252,35 @@ func followerView(f Model) string {
 	}
 	return f.View()
 }
+
+// A follower's copy is worked on beside the stage's own explorer, which
+// goes on drawing the presenter's moves: under -race, they share nothing
+// they write.
+func TestDetachedCopyBesideTheStage(t *testing.T) {
+	s := NewStage()
+	p := newTest(t, Options{Stage: s, Presenter: true}, 120, 40)
+	p = press(p, "]", "]", "f", "enter")
+	f := newTest(t, Options{Stage: s, Follow: true}, 100, 30)
+	f, _ = sync1(t, f, f.Init())
+	f = press(f, "l")
+	if f.follower.on {
+		t.Fatal("not detached")
+	}
+	done := make(chan struct{})
+	c, sh := f.follower.colours, f.shared
+	go func() {
+		defer close(done)
+		for range 40 {
+			p = press(p, "l", "L")
+			s.frame(100, 30, c, sh)
+		}
+	}()
+	for range 40 {
+		f = press(f, "l", "L", "h")
+	}
+	f = press(f, "f", "enter", "G")
+	<-done
+	if f.x.Branch() == p.x.Branch() {
+		t.Fatal("the copy shares a branch with the presenter")
+	}
+}
