@@ -135,7 +135,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		switch {
 		case s.closing:
 			why = "inflight: the workshop server is shutting down. Thanks for coming!"
-		case !a.exempt && s.seated() >= s.cfg.MaxSessions:
+		case !a.exempt && s.seatsTaken() >= s.cfg.MaxSessions:
 			why = fmt.Sprintf("inflight: the workshop is full (%d attendees). Try again in a minute, or pair with a neighbour.", s.cfg.MaxSessions)
 		default:
 			s.nextID++
@@ -263,11 +263,13 @@ func (w watched) Write(p []byte) (int, error) {
 func (s *Server) program(sess ssh.Session) *tea.Program {
 	a := attendeeOf(sess)
 	m, err := s.newModel(tui.Options{
-		Renderer:  bm.MakeRenderer(sess),
+		Renderer:  s.renderer(sess),
 		Stage:     s.stage,
 		Presenter: a.presenter,
 		Follow:    a.follow,
 		Shared:    s.shared,
+		Code:      codeOf(sess),
+		OpenVia:   sshCommand(sess),
 	})
 	if err != nil {
 		a.mu.Lock()

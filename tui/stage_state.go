@@ -332,9 +332,10 @@ func restoreFork(f *forkForm, s StageFork) {
 }
 
 // resumable is the stage a presenter's new session resumes, if one is on
-// stage: a presenter who reconnects finds it where it was.
+// stage: a presenter who reconnects finds it where it was. A presenter
+// who opens a share code (ssh -t HOST open CODE) puts that on stage instead.
 func (o Options) resumable() (StageState, bool) {
-	if !o.Presenter || o.Stage == nil {
+	if !o.Presenter || o.Stage == nil || o.Code != "" || o.Explorer != nil {
 		return StageState{}, false
 	}
 	st, gen := o.Stage.State()
