@@ -202,40 +202,61 @@ func (m *Model) leaveStage() {
 	if x == nil {
 		return // nothing on stage: the session's own explorer is its copy
 	}
-	own := m.x
 	c, err := engine.ParseCode(st.Code)
-	if err != nil {
+	if err != nil { // the stage's own code: not expected
+		if m.shared.Pool != nil {
+			m.shared.Pool.Release(x.Bytes())
+		}
+		m.flash = "cannot take the stage's moment: " + err.Error()
 		return
 	}
-	if own.Spec.ID == x.Spec.ID {
-		if len(own.Branches()) > 1 {
-			x.Limit(m.budgetLeft(), m.shared.Pool)
-			if err := x.Run(nil, func() {
-				for _, b := range own.Branches()[1:] {
-					if _, err := addLine(x, branchLine(own, b)); err != nil {
-						m.flash = "your own branches did not all fit: " + err.Error()
-						break
-					}
-				}
-				if b, err := addLine(x, c); err == nil {
-					x.Switch(b)
-					x.Goto(c.Cursor)
-				}
-			}); err != nil {
-				m.flash = "your own branches did not all fit: " + err.Error()
-			}
-		}
-		if m.shared.Pool != nil {
-			m.shared.Pool.Release(own.Bytes())
-		}
+	// the session's own explorer of the stage's incident (the one it has,
+	// or one it kept when it changed incident): its branches come along
+	var mine *engine.Explorer
+	if own := m.x; own.Spec.ID == x.Spec.ID {
+		mine = own
 	} else {
 		m.kept[own.Spec.ID] = keptExplorer{x: own, at: m.at, sel: m.sel}
+		if k, ok := m.kept[x.Spec.ID]; ok {
+			mine = k.x
+			delete(m.kept, x.Spec.ID)
+		}
+	}
+	if mine != nil {
+		m.bringBranches(x, mine, c)
+		if m.shared.Pool != nil {
+			m.shared.Pool.Release(mine.Bytes())
+		}
 	}
 	x.Limit(m.budgetLeft(), m.shared.Pool)
 	m.x = x
 	m.reset()
 	m.showOpened(c)
 	m.play.speed = speedIndex(st.Speed)
+}
+
+// bringBranches adds the branches of mine (beyond main) to x, the copy of
+// the stage, and puts x's cursor back at the stage's moment c.
+func (m *Model) bringBranches(x, mine *engine.Explorer, c engine.Code) {
+	if len(mine.Branches()) < 2 {
+		return
+	}
+	x.Limit(m.budgetLeft(), m.shared.Pool)
+	err := x.Run(nil, func() {
+		for _, b := range mine.Branches()[1:] {
+			if _, err := addLine(x, branchLine(mine, b)); err != nil {
+				m.flash = "your own branches did not all fit: " + err.Error()
+				break
+			}
+		}
+		if b, err := addLine(x, c); err == nil {
+			x.Switch(b)
+			x.Goto(c.Cursor)
+		}
+	})
+	if err != nil {
+		m.flash = "your own branches did not all fit: " + err.Error()
+	}
 }
 
 // lineOf is a code without its cursor: the incident and branch path.
