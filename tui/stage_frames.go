@@ -63,7 +63,8 @@ type mirror struct {
 // frame is the stage drawn at w×h in colours c, and the generation it
 // shows; "" and 0 while nothing is on stage. sh pays for the mirror's
 // explorer. A frame drawn while the whole-run chart is still being
-// computed is not final: it is not kept, and the follower asks again soon.
+// computed is a draft: it is shared for half of draftWait only, and its
+// followers ask again after draftWait.
 func (s *Stage) frame(w, h int, c colours, sh *Shared) (v string, gen uint64, final bool) {
 	st, gen := s.State()
 	if gen == 0 || w <= 0 || h <= 0 {
