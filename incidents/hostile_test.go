@@ -174,7 +174,7 @@ func TestValuesAreNotSilentlyChanged(t *testing.T) {
 		{"knob 30s45s", "latency_max: 2s}", "latency_max: 2s}\nbroker: {visibility_timeout: 30s45s}", "tiny.yaml:9:", `duration "30s45s": the unit s comes twice`},
 		{"knob a list", "latency_max: 2s}", "latency_max: [2s]}", "tiny.yaml:8:", "provider.latency_max: want a single value, got a list"},
 		{"expect NaN", "latency_max: 2s}", "latency_max: 2s}\nexpect: {busy: .nan}", "tiny.yaml:9:", `expect busy: "NaN" is not a number`},
-		{"expect Inf bound", "latency_max: 2s}", "latency_max: 2s}\nexpect: {busy: \"<=Inf\"}", "tiny.yaml:9:", `expect busy: "Inf" is not a number`},
+		{"expect Inf bound", "latency_max: 2s}", "latency_max: 2s}\nexpect: {busy: \"<=Inf\"}", "tiny.yaml:9:", `expect busy: bound "<=Inf": "Inf" is not a number`},
 		{"expect nested list", "latency_max: 2s}", "latency_max: 2s}\nexpect: {alerts: [[a]]}", "tiny.yaml:9:", "expect.alerts: want a value or a list of values"},
 		{"latency_max below min", "latency_max: 2s}", "latency_max: 500ms}", "tiny.yaml:8:42:", "latency_max (500ms) is below latency_min (1s)"},
 		{"featured negative", "seed: 7", "seed: 7\nfeatured: -3", "tiny.yaml:5:", "featured is a message number"},

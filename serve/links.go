@@ -65,9 +65,9 @@ func (ls *links) idle() int {
 	return n
 }
 
-// seatsTaken is what --max-sessions counts: sessions, and connections
-// holding none. Called with s.mu held.
-func (s *Server) seatsTaken() int { return len(s.sessions) + s.links.idle() }
+// seatsTaken is what --max-sessions counts: sessions but presenter
+// keys', and connections holding none. Called with s.mu held.
+func (s *Server) seatsTaken() int { return s.seated() + s.links.idle() }
 
 // Seats is how many of --max-sessions are taken right now: sessions, and
 // authenticated connections without one (ssh -N).

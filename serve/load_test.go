@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -147,8 +148,18 @@ func cycle(addr string, key gossh.Signer, title string, i int) error {
 // the server's memory is measured apart from the clients'.
 const childEnv = "INFLIGHT_SERVE_CHILD"
 
+// childProfileEnv names a file for the child server's CPU profile, e.g.
+// INFLIGHT_SERVE_CHILD_CPUPROFILE=/tmp/serve.prof with TestStageLoad.
+const childProfileEnv = "INFLIGHT_SERVE_CHILD_CPUPROFILE"
+
 func runChildServer() int {
-	s, err := New(Config{HostKeyPath: os.Getenv(childEnv), MaxSessions: 100000})
+	if p := os.Getenv(childProfileEnv); p != "" { // where the server's time goes under load
+		if f, err := os.Create(p); err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
+	s, err := New(Config{HostKeyPath: os.Getenv(childEnv), MaxSessions: 100000, PresenterKeys: os.Getenv(childPresentersEnv)})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -159,8 +170,17 @@ func runChildServer() int {
 		return 1
 	}
 	fmt.Println(ln.Addr())
-	go func() { // stdin closing is the parent saying stop
-		bufio.NewReader(os.Stdin).ReadString('\n')
+	go func() { // stdin closing is the parent saying stop; "cpu" asks for the CPU time used
+		in := bufio.NewReader(os.Stdin)
+		for {
+			line, err := in.ReadString('\n')
+			if err != nil {
+				break
+			}
+			if strings.TrimSpace(line) == "cpu" {
+				fmt.Println(int64(cpuTime()))
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		s.Shutdown(ctx)

@@ -119,7 +119,7 @@ func New(cfg Config) (*Server, error) {
 		sessions:  map[*attendee]struct{}{},
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[net.Conn]struct{}{},
-		newModel:  func(o tui.Options) (tea.Model, error) { return tui.New(o) },
+		newModel:  tui.NewSession,
 	}
 	if s.log == nil {
 		s.log = log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "serve"})
@@ -286,6 +286,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if !waitCtx(grace, &s.connWG) || !waitCtx(grace, &s.handlers) {
 		return errors.New("connections did not close in time")
 	}
+	s.stage.Close()
 	return err
 }
 

@@ -44,7 +44,8 @@ func (r endReason) String() string {
 // attendee is one session's state on the server.
 type attendee struct {
 	id        uint64
-	presenter bool
+	presenter bool // drives the stage: a presenter key, not as follow@
+	exempt    bool // a presenter key (also as follow@, a projector): not counted against the cap
 	follow    bool
 	start     time.Time
 	last      atomic.Int64 // unix nanoseconds of the last byte in or out
@@ -111,7 +112,7 @@ func (a *attendee) ended() (endReason, error) {
 }
 
 // admit lets a session in only with a terminal and only while there is
-// room; a presenter always gets in.
+// room; a presenter key always gets in and takes no attendee's seat.
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if _, _, ok := sess.Pty(); !ok {
@@ -121,8 +122,10 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			_ = sess.Exit(1)
 			return
 		}
+		exempt := s.presenters.has(sess.PublicKey())
 		a := &attendee{
-			presenter: s.presenters.has(sess.PublicKey()),
+			presenter: exempt && sess.User() != "follow",
+			exempt:    exempt,
 			follow:    sess.User() == "follow",
 			start:     time.Now(),
 		}
@@ -132,7 +135,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		switch {
 		case s.closing:
 			why = "inflight: the workshop server is shutting down. Thanks for coming!"
-		case s.seatsTaken() >= s.cfg.MaxSessions && !a.presenter:
+		case !a.exempt && s.seatsTaken() >= s.cfg.MaxSessions:
 			why = fmt.Sprintf("inflight: the workshop is full (%d attendees). Try again in a minute, or pair with a neighbour.", s.cfg.MaxSessions)
 		default:
 			s.nextID++
@@ -163,9 +166,26 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			s.log.Info("disconnect", kv...)
 		}()
 		sess.Context().SetValue(attendeeKey{}, a)
+		if a.presenter {
+			// the stage stays when the presenter goes; followers are told
+			s.stage.Arrive()
+			defer s.stage.Leave()
+		}
 		defer a.release()
 		next(sess)
 	}
+}
+
+// seated is how many sessions count against the cap: all but presenter
+// keys'. s.mu is held.
+func (s *Server) seated() int {
+	n := 0
+	for a := range s.sessions {
+		if !a.exempt {
+			n++
+		}
+	}
+	return n
 }
 
 // track logs the connect, watches for idleness and feeds the session on
@@ -178,6 +198,8 @@ func (s *Server) track(next ssh.Handler) ssh.Handler {
 		switch {
 		case a.presenter:
 			role = "presenter"
+		case a.exempt:
+			role = "projector"
 		case a.follow:
 			role = "follower"
 		}
@@ -188,7 +210,8 @@ func (s *Server) track(next ssh.Handler) ssh.Handler {
 		s.log.Info("connect", "id", a.id, "user", sess.User(), "remote", sess.RemoteAddr().String(),
 			"role", role, "key", key, "term", pty.Term,
 			"size", fmt.Sprintf("%dx%d", pty.Window.Width, pty.Window.Height), "sessions", s.Sessions())
-		if t := s.cfg.IdleTimeout; t > 0 {
+		// the presenter holds the stage: it may stand still for a talk
+		if t := s.cfg.IdleTimeout; t > 0 && !a.presenter {
 			var check func()
 			check = func() {
 				idle := time.Since(time.Unix(0, a.last.Load()))

@@ -4,18 +4,93 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
 )
 
-// follower is a session tracking the presenter's stage. tag names the
-// current wait, so a wait left over from before a detach is dropped.
+// follower is a session showing the presenter's stage. While it follows,
+// its screen is the stage's frame for its size and colours, drawn once
+// for every follower alike; its own explorer (with the branches it made
+// before) waits untouched until it detaches. tag names the current wait,
+// so a wait left over from before a detach or a resize is dropped.
 type follower struct {
-	on      bool
+	on       bool
+	tag      int
+	gen      uint64 // the generation last shown
+	stalled  bool   // a stage message came during a job: wait again after it
+	frame    string // the stage drawn for this terminal; "" before the first
+	colours  colours
+	coloured bool // colours is known
+	draft    bool // the frame was drawn before the chart was ready: fetch again soon
+	fetched  time.Time
+}
+
+// stageWait bounds one wait on the stage, so a session that quits leaves
+// no goroutine waiting for long; draftWait is the wait after a frame drawn
+// before its chart was ready.
+const (
+	stageWait = 2 * time.Second
+	draftWait = 250 * time.Millisecond
+)
+
+// stageBeat is how often a follower takes a new frame at most. Followers
+// take frames on the beat of the wall clock, not of their own last frame,
+// so that they all ask for the same generation and share its frame: a
+// stage playing at twenty frames a second is drawn ten times a second for
+// the room, whatever its size.
+const stageBeat = 100 * time.Millisecond
+
+// stageMsg brings the stage's frame for the size it was drawn at (or,
+// with timeout, says the wait ended with nothing new).
+type stageMsg struct {
 	tag     int
-	gen     uint64 // the generation last shown
-	stalled bool   // a stage message came during a job: wait again after it
+	gen     uint64
+	frame   string
+	w, h    int
+	timeout bool
+	draft   bool
+}
+
+// startFollowing makes a new session a follower (ssh follow@host).
+func (m *Model) startFollowing() {
+	m.follower.on = true
+	if _, gen := m.stage.State(); gen == 0 {
+		m.flash = "nothing to follow yet: no presenter has started. This is the start of the incident; the screen follows the presenter once they do."
+	}
+}
+
+// wait is the command that waits for the stage to move past the
+// generation last shown and fetches its frame at this session's size.
+func (m *Model) wait() tea.Cmd {
+	s := m.stage
+	if s == nil || !m.follower.on {
+		return nil
+	}
+	if !m.follower.coloured {
+		m.follower.colours, m.follower.coloured = coloursOf(m.r), true
+	}
+	tag, gen, w, h, c, sh := m.follower.tag, m.follower.gen, m.width, m.height, m.follower.colours, m.shared
+	next := m.follower.fetched.Truncate(stageBeat).Add(stageBeat)
+	d := stageWait
+	if m.follower.draft {
+		d = draftWait
+	}
+	return func() tea.Msg {
+		select {
+		case <-s.Changed(gen):
+		case <-time.After(d):
+			if d == stageWait {
+				return stageMsg{tag: tag, gen: gen, timeout: true}
+			}
+		}
+		if d := time.Until(next); d > 0 {
+			time.Sleep(d)
+		}
+		f, g, final := s.frame(w, h, c, sh)
+		return stageMsg{tag: tag, gen: g, frame: f, w: w, h: h, draft: !final}
+	}
 }
 
 // resume waits on the stage again after a job, if a message came meanwhile.
@@ -24,42 +99,11 @@ func (m *Model) resume() tea.Cmd {
 		return nil
 	}
 	m.follower.stalled = false
-	if !m.follower.on {
-		return nil
-	}
-	return m.follower.wait(m.stage)
+	return m.wait()
 }
 
-// stageWait bounds one wait on the stage, so a session that quits leaves
-// no goroutine waiting for long.
-const stageWait = 2 * time.Second
-
-// stageMsg reports the stage moved (or that a wait timed out: code "").
-type stageMsg struct {
-	tag  int
-	code string
-	gen  uint64
-}
-
-// wait is the command that waits for the stage to move past the
-// generation last shown.
-func (f follower) wait(s *Stage) tea.Cmd {
-	if s == nil {
-		return nil
-	}
-	tag, gen := f.tag, f.gen
-	return func() tea.Msg {
-		select {
-		case <-s.Changed(gen):
-			code, g := s.Current()
-			return stageMsg{tag: tag, code: code, gen: g}
-		case <-time.After(stageWait):
-			return stageMsg{tag: tag, gen: gen}
-		}
-	}
-}
-
-// follow starts following the stage again.
+// follow starts following the stage again. The session's own branches
+// stay: they come back when it detaches.
 func (m *Model) follow() tea.Cmd {
 	if m.stage == nil {
 		m.flash = "there is no stage to follow here (presenter mode runs under inflight serve)"
@@ -70,68 +114,149 @@ func (m *Model) follow() tea.Cmd {
 		return nil
 	}
 	m.pause()
-	m.follower.on = true
+	m.flash = ""
+	m.startFollowing()
 	m.follower.tag++
 	m.follower.gen = 0 // show the current stage at once
-	m.flash = "following the presenter"
-	return m.follower.wait(m.stage)
+	m.follower.frame = ""
+	return m.wait()
 }
 
-// onStage shows the presenter's moment: the same incident, branch and
-// clock. A code on the same line of branches only moves the cursor.
+// onStage takes the stage's frame, if it was drawn for this size, and
+// waits for the next.
 func (m *Model) onStage(s stageMsg) tea.Cmd {
 	if !m.follower.on || s.tag != m.follower.tag {
 		return nil
 	}
-	var cmd tea.Cmd
-	if s.code != "" && s.gen != m.follower.gen {
-		m.follower.gen = s.gen
-		cmd = m.showCode(s.code)
-	}
-	return tea.Batch(cmd, m.follower.wait(m.stage))
-}
-
-// showCode moves to the moment a share code names, reusing the explorer
-// when only the cursor differs. Another line of branches is opened in a
-// job: the presenter's branch may be millions of events long.
-func (m *Model) showCode(staged string) tea.Cmd {
-	code, clock, _ := strings.Cut(staged, " ")
-	// the presenter's clock, when it is ahead of its cursor's event
-	atClock := func(m *Model) {
-		if t, err := engine.ParseClock(clock); err == nil && t >= m.x.World().Now {
-			m.at = t
+	if !s.timeout {
+		if s.w == m.width && s.h == m.height {
+			m.follower.frame = s.frame
+			m.follower.gen = s.gen
+			m.follower.draft = s.draft
+			m.follower.fetched = time.Now()
+			if s.gen > 0 && m.flash != "" && s.frame != "" {
+				m.flash = "" // "nothing to follow yet" is over
+			}
+		} else {
+			m.follower.gen = 0 // resized meanwhile: fetch again
 		}
 	}
-	c, err := engine.ParseCode(code)
-	if err != nil {
-		m.flash = err.Error()
+	return m.wait()
+}
+
+// resized fetches the stage's frame at a new size.
+func (m *Model) resized() tea.Cmd {
+	if !m.follower.on {
 		return nil
 	}
-	mine := m.x.Code()
-	if lineOf(mine.String()) == lineOf(code) && c.Cursor >= 0 && c.Cursor <= m.x.Branch().Len()+m.x.Every {
-		// a known stretch of the branch: a checkpoint restore and a short
-		// replay at most
-		m.x.Goto(c.Cursor)
-		m.at = m.x.World().Now
-		atClock(m)
-		return nil
+	m.follower.tag++
+	m.follower.gen = 0
+	return m.wait()
+}
+
+// takesCopy reports whether k detaches a follower into its own copy of
+// the stage's moment: the keys that move or fork, and those that read the
+// moment (a life story, a comparison, its share code), which read the copy.
+func (m *Model) takesCopy(k tea.KeyMsg) bool {
+	km := m.keys
+	return m.moves(k) || key.Matches(k, km.Story) || key.Matches(k, km.Compare) || key.Matches(k, km.Code)
+}
+
+// mouseTakesCopy reports whether a mouse event goes on to the explorer.
+// A follower's screen is the stage's: a click (on a message, on the
+// chart) detaches into its copy first and acts there; the wheel and
+// motion do nothing.
+func (m *Model) mouseTakesCopy(msg tea.MouseMsg) bool {
+	if !m.follower.on {
+		return true
 	}
-	if lineOf(mine.String()) == lineOf(code) && c.Cursor >= 0 {
-		return m.move("following the presenter", func(x *engine.Explorer) { x.Goto(c.Cursor) }, func(m *Model) {
-			m.at = m.x.World().Now
-			atClock(m)
-		})
+	if msg.Button != tea.MouseButtonLeft || msg.Action != tea.MouseActionPress {
+		return false
 	}
-	spec, sh := m.x.Spec, m.shared
-	return m.startJob("opening the presenter's moment", 0, func(_ *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error) {
-		return openCode(code, spec, sh, mt)
-	}, func(m *Model) {
-		m.reset()
-		m.state = stateMain
-		atClock(m)
-	}, func(m *Model, err error) {
-		m.flash = "cannot show the stage: " + err.Error()
+	m.leaveStage()
+	return true
+}
+
+// stageFrame is what a following session draws: the stage's frame, when
+// there is one for its size.
+func (m *Model) stageFrame() (string, bool) {
+	if !m.follower.on || m.follower.frame == "" || m.state != stateMain || m.job != nil {
+		return "", false
+	}
+	return m.follower.frame, true
+}
+
+// leaveStage detaches a follower into its own copy of the stage's moment:
+// the presenter's branches and cursor, and the branches the session had
+// made itself before it followed.
+func (m *Model) leaveStage() {
+	if !m.follower.on {
+		return
+	}
+	m.detach()
+	m.follower.frame = ""
+	if !m.follower.coloured {
+		m.follower.colours, m.follower.coloured = coloursOf(m.r), true
+	}
+	x, st := m.stage.copyExplorer(m.follower.colours, m.shared)
+	if x == nil {
+		return // nothing on stage: the session's own explorer is its copy
+	}
+	c, err := engine.ParseCode(st.Code)
+	if err != nil { // the stage's own code: not expected
+		if m.shared.Pool != nil {
+			m.shared.Pool.Release(x.Bytes())
+		}
+		m.flash = "cannot take the stage's moment: " + err.Error()
+		return
+	}
+	// the session's own explorer of the stage's incident (the one it has,
+	// or one it kept when it changed incident): its branches come along
+	var mine *engine.Explorer
+	if own := m.x; own.Spec.ID == x.Spec.ID {
+		mine = own
+	} else {
+		m.kept[own.Spec.ID] = keptExplorer{x: own, at: m.at, sel: m.sel}
+		if k, ok := m.kept[x.Spec.ID]; ok {
+			mine = k.x
+			delete(m.kept, x.Spec.ID)
+		}
+	}
+	if mine != nil {
+		m.bringBranches(x, mine, c)
+		if m.shared.Pool != nil {
+			m.shared.Pool.Release(mine.Bytes())
+		}
+	}
+	x.Limit(m.budgetLeft(), m.shared.Pool)
+	m.x = x
+	m.reset()
+	m.showOpened(c)
+	m.play.speed = speedIndex(st.Speed)
+}
+
+// bringBranches adds the branches of mine (beyond main) to x, the copy of
+// the stage, and puts x's cursor back at the stage's moment c.
+func (m *Model) bringBranches(x, mine *engine.Explorer, c engine.Code) {
+	if len(mine.Branches()) < 2 {
+		return
+	}
+	x.Limit(m.budgetLeft(), m.shared.Pool)
+	err := x.Run(nil, func() {
+		for _, b := range mine.Branches()[1:] {
+			if _, err := addLine(x, branchLine(mine, b)); err != nil {
+				m.flash = "your own branches did not all fit: " + err.Error()
+				break
+			}
+		}
+		if b, err := addLine(x, c); err == nil {
+			x.Switch(b)
+			x.Goto(c.Cursor)
+		}
 	})
+	if err != nil {
+		m.flash = "your own branches did not all fit: " + err.Error()
+	}
 }
 
 // lineOf is a code without its cursor: the incident and branch path.

@@ -52,7 +52,7 @@ func TestRandomInput(t *testing.T) {
 		case n < 98:
 			msg = playTickMsg{gen: m.play.gen}
 		default:
-			msg = stageMsg{tag: m.follower.tag, code: m.x.Code().String(), gen: uint64(i)}
+			msg = stageMsg{tag: m.follower.tag, gen: uint64(i), w: w, h: h}
 		}
 		nm, _ := m.Update(msg)
 		m = nm.(Model)

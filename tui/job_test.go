@@ -224,8 +224,8 @@ func TestFollowerWaitsOutJob(t *testing.T) {
 	if f.job == nil {
 		t.Fatal("no job")
 	}
-	s.Publish("x 00:00") // the presenter moves
-	nm, cmd := f.Update(stageMsg{tag: f.follower.tag, code: "x", gen: 1})
+	s.Publish(StageState{Code: "x"}) // the presenter moves
+	nm, cmd := f.Update(stageMsg{tag: f.follower.tag, gen: 1})
 	f = nm.(Model)
 	if cmd != nil {
 		t.Fatal("a stage message during a job started another wait")

@@ -96,7 +96,7 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	m.watchChart()
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
-		m.follower.on = true
+		m.startFollowing()
 	}
 	m.refresh(true)
 	return m
@@ -111,7 +111,10 @@ func (m Model) Init() tea.Cmd {
 		}
 	}
 	if m.follower.on {
-		cmds = append(cmds, m.follower.wait(m.stage))
+		cmds = append(cmds, m.wait())
+	}
+	if m.play.on { // a presenter resuming a stage that plays
+		cmds = append(cmds, tickCmd(m.play.gen))
 	}
 	cmds = append(cmds, m.watchPoll()) // the room's questions (poll_room.go)
 	return tea.Batch(cmds...)
@@ -157,8 +160,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// once the layout this Update leaves is known
 		m.SetSize(msg.Width, msg.Height)
 		m.help.Width = msg.Width
+		cmd = m.resized()
 	case tea.MouseMsg:
-		if m.job == nil {
+		if m.job == nil && m.mouseTakesCopy(msg) {
 			cmd = m.updateMouse(msg)
 		}
 	case jobDoneMsg:
@@ -176,7 +180,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.follower.stalled = m.follower.on && msg.tag == m.follower.tag
 			break
 		}
-		cmd = m.onStage(msg)
+		// a follower's own explorer did not move: nothing below to redo
+		return m, m.onStage(msg)
 	case pollMsg: // the room's question (poll_room.go): nothing moved, nothing below to redo
 		return m, m.onPoll(msg)
 	}
@@ -204,7 +209,11 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	case stateFork:
 		return m.updateFork(k)
 	case stateBranches:
-		return m.updateBranches(k)
+		cmd := m.updateBranches(k)
+		if m.follower.on && m.branches.done == submitted && !m.branches.del {
+			m.detach() // a follower chose one of its own branches
+		}
+		return cmd
 	case stateCompare:
 		m.compare, _ = m.compare.Update(k)
 		if m.compare.done == closed {
@@ -248,8 +257,8 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return m.follow()
 	}
 	// every key below moves or forks: a follower detaches into its own copy
-	if m.follower.on && m.moves(k) {
-		m.detach()
+	if m.follower.on && m.takesCopy(k) {
+		m.leaveStage()
 	}
 	if m.moves(k) {
 		m.flash = "" // news of where the cursor was ("end of the branch") is stale once it moves
@@ -346,7 +355,7 @@ func (m *Model) quitting(k tea.KeyMsg) bool {
 func (m *Model) moves(k tea.KeyMsg) bool {
 	km := m.keys
 	for _, b := range []key.Binding{km.Play, km.Step, km.Back, km.Tick, km.TickBack, km.NextDec, km.PrevDec,
-		km.NextMark, km.PrevMark, km.Start, km.End, km.Jump, km.Fork, km.Branches, km.NextBr, km.Exercises, km.Incidents} {
+		km.NextMark, km.PrevMark, km.Start, km.End, km.Jump, km.Fork, km.NextBr, km.Exercises, km.Incidents} {
 		if key.Matches(k, b) {
 			return true
 		}
@@ -354,11 +363,11 @@ func (m *Model) moves(k tea.KeyMsg) bool {
 	return false
 }
 
-// publish puts the presenter's moment on stage: the share code of the
-// cursor and the clock on screen, which moves between events while playing.
+// publish puts what the presenter shows on stage: the moment, the
+// branches, the play state and the open screen.
 func (m *Model) publish() {
 	if m.presenter && m.stage != nil {
-		m.stage.Publish(m.x.Code().String() + " " + m.at.Clock())
+		m.stage.Publish(m.stageState())
 	}
 }
 

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"encoding/json"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,7 +13,7 @@ import (
 
 func TestStageConcurrent(t *testing.T) {
 	s := NewStage()
-	if code, gen := s.Current(); code != "" || gen != 0 {
+	if st, gen := s.State(); st.Code != "" || gen != 0 {
 		t.Fatal("a new stage is not empty")
 	}
 	ch := s.Changed(0)
@@ -20,14 +23,14 @@ func TestStageConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-ch
-			s.Current()
+			s.State()
 		}()
 	}
-	s.Publish("a")
-	s.Publish("a") // no change, no new generation
+	s.Publish(StageState{Code: "a"})
+	s.Publish(StageState{Code: "a"}) // no change, no new generation
 	wg.Wait()
-	if code, gen := s.Current(); code != "a" || gen != 1 {
-		t.Fatalf("current %q %d", code, gen)
+	if st, gen := s.State(); st.Code != "a" || gen != 1 {
+		t.Fatalf("current %q %d", st.Code, gen)
 	}
 	select {
 	case <-s.Changed(0):
@@ -39,12 +42,22 @@ func TestStageConcurrent(t *testing.T) {
 		t.Fatal("Changed(current gen) is closed")
 	default:
 	}
+	// the last presenter leaving says so; coming back clears it
+	s.Arrive()
+	s.Leave()
+	if st, gen := s.State(); !st.Away || gen != 2 {
+		t.Fatalf("away %v gen %d after the presenter left", st.Away, gen)
+	}
+	s.Arrive()
+	if st, _ := s.State(); st.Away {
+		t.Fatal("still away after the presenter came back")
+	}
 }
 
 // run executes a command the way the program would, with a deadline,
 // and returns the stage's message: a batch (the stage's wait beside a
 // chart's redraw) is run whole.
-func run(t *testing.T, cmd tea.Cmd) tea.Msg {
+func run(t *testing.T, cmd tea.Cmd) stageMsg {
 	t.Helper()
 	done := make(chan tea.Msg, 8)
 	var start func(c tea.Cmd)
@@ -63,76 +76,211 @@ func run(t *testing.T, cmd tea.Cmd) tea.Msg {
 		}()
 	}
 	start(cmd)
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(10 * time.Second)
 	for {
 		select {
 		case msg := <-done:
-			if _, ok := msg.(stageMsg); ok {
-				return msg
+			if s, ok := msg.(stageMsg); ok && !s.timeout {
+				return s
 			}
 		case <-deadline:
 			t.Fatal("command did not return")
-			return nil
+			return stageMsg{}
 		}
+	}
+}
+
+// sync delivers the stage's next frame to the follower.
+func sync1(t *testing.T, f Model, wait tea.Cmd) (Model, tea.Cmd) {
+	t.Helper()
+	nm, wait := f.Update(run(t, wait))
+	return nm.(Model), wait
+}
+
+// asFollower is the presenter's screen at a follower's size.
+func asFollower(p Model, w, h int) Model {
+	p = resize(p, w, h)
+	p.presenter = false
+	p.follower.on = true
+	return p
+}
+
+// body is a frame without its header, which says FOLLOWING or PRESENTER.
+func body(v string) string {
+	_, b, _ := strings.Cut(v, "\n")
+	return b
+}
+
+func TestStageStateSerialises(t *testing.T) {
+	s := NewStage()
+	p := newTest(t, Options{Stage: s, Presenter: true}, 120, 40)
+	p = press(p, "]", "]", "f", "right", "right")
+	st, _ := s.State()
+	if st.Screen.Kind != "fork" || st.Screen.Fork == nil || len(st.Branches) != 1 {
+		t.Fatalf("state %+v", st)
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back StageState
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, st) {
+		t.Fatalf("JSON round trip changed the state:\n%+v\n%+v", st, back)
 	}
 }
 
 func TestPresenterAndFollower(t *testing.T) {
 	s := NewStage()
-	p := newTest(t, Options{Stage: s, Presenter: true}, 120, 40)
-	f := newTest(t, Options{Stage: s, Follow: true}, 120, 40)
-	if !contains(p.viewHeader(), "PRESENTER") || !contains(f.viewHeader(), "FOLLOWING") {
-		t.Fatal("no presenter/follower badge")
+	f := newTest(t, Options{Stage: s, Follow: true}, 100, 30)
+	if !contains(followerView(f), "nothing to follow yet") || !contains(f.viewHeader(), "FOLLOWING") {
+		t.Fatal("a follower before any presenter does not say there is nothing to follow")
 	}
 	wait := f.Init()
-	p = press(p, "]", "]", "]", "f", "right", "right", "enter", "l")
-	msg := run(t, wait)
-	nm, wait := f.Update(msg)
-	f = nm.(Model)
-	if f.x.Code().String() != p.x.Code().String() {
-		t.Fatalf("follower at %s, presenter at %s", f.x.Code(), p.x.Code())
+	p := newTest(t, Options{Stage: s, Presenter: true}, 120, 40)
+	if !contains(p.viewHeader(), "PRESENTER") {
+		t.Fatal("no presenter badge")
 	}
-	// a cursor move on the same branch only moves the follower's cursor
-	x := f.x
-	p = press(p, "l", "l")
-	nm, wait = f.Update(run(t, wait))
-	f = nm.(Model)
-	if f.x != x || f.x.Pos() != p.x.Pos() {
-		t.Fatal("follower did not track the presenter's clock")
+	p = press(p, "]", "]", "]", "f")
+	p = typeText(p, "45s")
+	f, wait = sync1(t, f, wait)
+	// the fork form as it is filled in
+	if !contains(followerView(f), "45s") || body(followerView(f)) != body(asFollower(p, 100, 30).View()) {
+		t.Fatalf("the follower does not see the fork form:\n%s", followerView(f))
 	}
-	// the presenter's clock between events reaches the follower too (L
-	// moves the clock a second, perhaps past no event)
-	p = press(p, "L")
-	nm, wait = f.Update(run(t, wait))
-	f = nm.(Model)
-	if f.at != p.at || f.x.Pos() != p.x.Pos() {
-		t.Fatalf("follower clock %s pos %d, presenter %s pos %d", f.at.Clock(), f.x.Pos(), p.at.Clock(), p.x.Pos())
+	p = press(p, "enter", "l", "+", "+", "space")
+	f, wait = sync1(t, f, wait)
+	if !contains(followerView(f), "playing 60×") {
+		st, _ := s.State()
+		t.Fatalf("the follower does not show the presenter playing (%+v):\n%s", st, followerView(f))
 	}
-	// stepping detaches into the follower's own copy
+	p = press(p, "space")
+	f, wait = sync1(t, f, wait)
+	if !contains(followerView(f), "⏸ paused") {
+		t.Fatalf("the follower does not show the presenter paused:\n%s", followerView(f))
+	}
+	// the presenter's frame at the follower's size is the follower's
+	pv := asFollower(p, 100, 30)
+	if body(followerView(f)) != body(pv.View()) || !contains(followerView(f), branchPath(p.x.Branch())) {
+		t.Fatalf("follower:\n%s\npresenter:\n%s", followerView(f), pv.View())
+	}
+	// b shows a list and does not detach
+	f = press(f, "b")
+	if !f.follower.on {
+		t.Fatal("b detached the follower")
+	}
+	f = press(f, "esc", "?")
+	if !f.follower.on || body(followerView(f)) != body(pv.View()) {
+		t.Fatal("? took a follower off the stage's frame")
+	}
+	// stepping detaches into the follower's own copy of the moment
 	f = press(f, "l")
-	if f.follower.on || !contains(f.viewHeader(), "F follows") || f.x.Pos() != p.x.Pos()+1 {
-		t.Fatal("l did not detach the follower")
+	if f.follower.on || !contains(f.viewHeader(), "F follows") || f.x.Pos() != p.x.Pos()+1 || f.x.Branch().Name != p.x.Branch().Name {
+		t.Fatalf("l did not detach the follower at the presenter's moment (pos %d, presenter %d)", f.x.Pos(), p.x.Pos())
 	}
-	nm, _ = f.Update(stageMsg{tag: f.follower.tag - 1, code: "x", gen: 99})
-	if nm.(Model).x.Pos() != f.x.Pos() {
-		t.Fatal("a detached follower moved")
+	// the wheel does nothing to a follower; a click takes the moment
+	g := newTest(t, Options{Stage: s, Follow: true}, 100, 30)
+	g, _ = sync1(t, g, g.Init())
+	nm, _ := g.Update(tea.MouseMsg{X: 10, Y: 5, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if g = nm.(Model); !g.follower.on {
+		t.Fatal("the wheel detached a follower")
 	}
+	nm, _ = g.Update(tea.MouseMsg{X: 10, Y: 5, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if g = nm.(Model); g.follower.on || g.x.Pos() != p.x.Pos() {
+		t.Fatalf("a click left the follower following %v, or at event %d, not the presenter's %d", g.follower.on, g.x.Pos(), p.x.Pos())
+	}
+	g.Release()
+	// its own fork survives F and comes back when it detaches again
+	f = press(f, "f", "enter")
+	own := branchPath(f.x.Branch())
+	n := len(f.x.Branches())
 	nm, wait = f.Update(keyMsg("F"))
 	f = nm.(Model)
-	nm, _ = f.Update(run(t, wait))
-	f = nm.(Model)
-	if !f.follower.on || f.x.Pos() != p.x.Pos() {
-		t.Fatal("F did not follow again")
+	f, wait = sync1(t, f, wait)
+	if !f.follower.on || contains(followerView(f), "following the presenter") {
+		t.Fatal("F did not follow again, or left news that stays")
+	}
+	p = press(p, "l")
+	f, _ = sync1(t, f, wait)
+	f = press(f, "l")
+	if len(f.x.Branches()) != n {
+		t.Fatalf("%d branches after detaching again, %d before", len(f.x.Branches()), n)
+	}
+	found := false
+	for _, b := range f.x.Branches() {
+		found = found || branchPath(b) == own
+	}
+	if !found || f.x.Pos() != p.x.Pos()+1 {
+		t.Fatalf("the follower's own branch %q did not come back (pos %d, presenter %d)", own, f.x.Pos(), p.x.Pos())
 	}
 }
 
-func contains(s, sub string) bool { return len(sub) == 0 || len(s) >= len(sub) && indexOf(s, sub) >= 0 }
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
+// A presenter who comes back finds the stage where it was: the branches,
+// the moment, the open screen, the play state.
+func TestPresenterResumes(t *testing.T) {
+	s := NewStage()
+	p := newTest(t, Options{Stage: s, Presenter: true}, 120, 40)
+	p = press(p, "]", "]", "f", "enter", "l", "l", "+", "+", "space")
+	for range 5 {
+		nm, _ := p.Update(playTickMsg{gen: p.play.gen})
+		p = nm.(Model)
 	}
-	return -1
+	p = press(p, "?")
+	before, _ := s.State()
+	p.Release()
+	q := newTest(t, Options{Stage: s, Presenter: true}, 80, 24)
+	after, _ := s.State()
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("the new presenter session changed the stage:\n%+v\n%+v", before, after)
+	}
+	if q.shareCode() != p.shareCode() || len(q.x.Branches()) != 2 || !q.play.on || !q.help.ShowAll {
+		t.Fatalf("resumed at %s (playing %v, help %v), left at %s", q.shareCode(), q.play.on, q.help.ShowAll, p.shareCode())
+	}
+	if q.Init() == nil {
+		t.Fatal("a resumed stage that plays does not tick")
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// followerView is what a follower's session draws (NewSession).
+func followerView(f Model) string {
+	if v, ok := f.stageFrame(); ok {
+		return v
+	}
+	return f.View()
+}
+
+// A follower's copy is worked on beside the stage's own explorer, which
+// goes on drawing the presenter's moves: under -race, they share nothing
+// they write.
+func TestDetachedCopyBesideTheStage(t *testing.T) {
+	s := NewStage()
+	p := newTest(t, Options{Stage: s, Presenter: true}, 120, 40)
+	p = press(p, "]", "]", "f", "enter")
+	f := newTest(t, Options{Stage: s, Follow: true}, 100, 30)
+	f, _ = sync1(t, f, f.Init())
+	f = press(f, "l")
+	if f.follower.on {
+		t.Fatal("not detached")
+	}
+	done := make(chan struct{})
+	c, sh := f.follower.colours, f.shared
+	go func() {
+		defer close(done)
+		for range 40 {
+			p = press(p, "l", "L")
+			s.frame(100, 30, c, sh)
+		}
+	}()
+	for range 40 {
+		f = press(f, "l", "L", "h")
+	}
+	f = press(f, "f", "enter", "G")
+	<-done
+	if f.x.Branch() == p.x.Branch() {
+		t.Fatal("the copy shares a branch with the presenter")
+	}
 }

@@ -41,12 +41,20 @@ func New(o Options) (Model, error) {
 	if sh == nil {
 		sh = NewShared(DefaultBudget(), nil, 0)
 	}
-	x, err := openExplorer(o, sh)
+	st, resume := o.resumable()
+	open := openExplorer
+	if resume { // a presenter coming back: the stage, where it was
+		open = func(Options, *Shared) (*engine.Explorer, error) { return restoreExplorer(st, sh) }
+	}
+	x, err := open(o, sh)
 	if err != nil {
 		return Model{}, err
 	}
 	m := newModel(x, r, o, sh)
 	m.openVia = o.OpenVia
+	if resume {
+		m.resumeStage(st)
+	}
 	if o.Code != "" && o.Opened == nil {
 		if c, err := engine.ParseCode(o.Code); err == nil {
 			o.Opened = &c

@@ -1,0 +1,167 @@
+package serve
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"inflight/engine"
+)
+
+// Tests of presenter mode over SSH: the stage lives in the server, and
+// followers see what the presenter sees.
+
+// grid is the session's screen as a w×h terminal shows it.
+func (tm *term) grid(w, h int) string {
+	tm.mu.Lock()
+	out := string(tm.out)
+	tm.mu.Unlock()
+	v := newVT(w, h)
+	v.write(out)
+	return v.String()
+}
+
+// settled waits until the w×h screen holds every one of subs and has not
+// changed for a while, and returns it.
+func (tm *term) settled(t testing.TB, w, h int, subs ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	last, since := "", time.Now()
+	for {
+		g := tm.grid(w, h)
+		if g != last {
+			last, since = g, time.Now()
+		}
+		ok := true
+		for _, s := range subs {
+			ok = ok && strings.Contains(g, s)
+		}
+		if ok && time.Since(since) > 600*time.Millisecond {
+			return g
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("screen never settled with %q:\n%s", subs, g)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// keys sends each key apart, as a person types.
+func (tm *term) keys(t testing.TB, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		if err := tm.send(k); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+func TestStageSurvivesPresenterReconnect(t *testing.T) {
+	pk := newKey(t)
+	s := startServer(t, Config{PresenterKeys: writeKeys(t, pk)}, nil)
+	title, start := thursday(t)
+
+	fol := mustTerm(t, mustDial(t, s.addr, "follow", newKey(t)), 100, 30)
+	fol.mustSee(t, wait, "nothing to follow yet", clock(start))
+	// a presenter key as follow@ is a projector: it follows
+	proj := mustTerm(t, mustDial(t, s.addr, "follow", pk), 80, 24)
+	proj.mustSee(t, wait, "FOLLOWING")
+
+	pc := mustDial(t, s.addr, "pat", pk)
+	pres := mustTerm(t, pc, 120, 40)
+	pres.mustSee(t, wait, title, "PRESENTER")
+	pres.keys(t, "L", "L", "L", "+", "+", "?")
+	moved := clock(start + 3*engine.Second)
+	pres.mustSee(t, wait, moved, "paused 60×")
+	fol.settled(t, 100, 30, moved, "paused 60×", "FOLLOWING", "next bookmark")
+	proj.settled(t, 80, 24, moved, "FOLLOWING")
+	if strings.Contains(proj.screen(), "PRESENTER") {
+		t.Fatal("a presenter key as follow@ became a second presenter")
+	}
+
+	pc.Close() // the presenter's laptop drops off the network
+	if g := fol.settled(t, 100, 30, "the presenter is away"); !strings.Contains(g, moved) {
+		t.Fatalf("the follower lost the moment when the presenter left:\n%s", g)
+	}
+
+	back := mustTerm(t, mustDial(t, s.addr, "pat", pk), 120, 40)
+	g := back.settled(t, 120, 40, "PRESENTER", moved, "paused 60×", "next bookmark")
+	if head, _, _ := strings.Cut(g, "\n"); !strings.Contains(head, moved) {
+		t.Fatalf("the presenter came back to the start:\n%s", g)
+	}
+	fol.mark()
+	back.keys(t, "L")
+	g = fol.settled(t, 100, 30, clock(start+4*engine.Second))
+	if strings.Contains(g, "away") {
+		t.Fatalf("the follower still says the presenter is away:\n%s", g)
+	}
+	for _, tm := range []*term{fol, proj, back} {
+		tm.send("q")
+		tm.ended(wait)
+	}
+}
+
+// TestFollowersMirrorOverlays keeps goldens of a follower's screen while
+// the presenter opens each screen: what the follower sees, at its size.
+func TestFollowersMirrorOverlays(t *testing.T) {
+	pk := newKey(t)
+	s := startServer(t, Config{PresenterKeys: writeKeys(t, pk)}, nil)
+	title, _ := thursday(t)
+	pres := mustTerm(t, mustDial(t, s.addr, "pat", pk), 120, 40)
+	pres.mustSee(t, wait, title)
+	fol := mustTerm(t, mustDial(t, s.addr, "follow", newKey(t)), 80, 24)
+	fol.mustSee(t, wait, "FOLLOWING")
+
+	steps := []struct {
+		name string
+		keys []string
+		see  []string // on the follower's screen before the golden is taken
+	}{
+		{"fork", []string{"]", "]", "]", "f", "4", "5", "s"}, []string{"Fork a branch here", "45s"}},
+		{"compare", []string{"\r", "c"}, []string{"B − A"}},
+		{"story", []string{"\x1b", "\r"}, []string{"Life story of order 14"}},
+		{"exercises", []string{"\x1b", "e"}, []string{"Check your understanding"}},
+		{"help", []string{"\x1b", "?"}, []string{"next bookmark", "jump to clock"}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			pres.keys(t, st.keys...)
+			golden.RequireEqual(t, []byte(fol.settled(t, 80, 24, append(st.see, "FOLLOWING")...)))
+		})
+	}
+	for _, tm := range []*term{fol, pres} {
+		tm.send("q")
+		tm.ended(wait)
+	}
+}
+
+func TestPresenterExemptFromIdleAndCap(t *testing.T) {
+	pk := newKey(t)
+	idle := 400 * time.Millisecond
+	s := startServer(t, Config{MaxSessions: 1, IdleTimeout: idle, PresenterKeys: writeKeys(t, pk)}, newFake)
+	pres := mustTerm(t, mustDial(t, s.addr, "pat", pk), 80, 24)
+	pres.mustSee(t, wait, "fake explorer")
+	a := mustTerm(t, mustDial(t, s.addr, "a", newKey(t)), 80, 24)
+	a.mustSee(t, wait, "fake explorer") // the presenter takes no seat
+	proj := mustTerm(t, mustDial(t, s.addr, "follow", pk), 80, 24)
+	proj.mustSee(t, wait, "fake explorer") // nor does the projector
+	b := mustTerm(t, mustDial(t, s.addr, "b", newKey(t)), 80, 24)
+	if err, ok := b.ended(wait); !ok || exitStatus(err) != 1 {
+		t.Fatalf("an attendee past the cap: ended=%v err=%v", ok, err)
+	}
+	if _, ok := a.ended(4 * idle); !ok {
+		t.Fatal("an idle attendee was not closed")
+	}
+	if _, ok := pres.ended(0); ok {
+		t.Fatalf("the presenter was closed as idle: %q", pres.errOut.String())
+	}
+	if !strings.Contains(s.logs.String(), "role=projector") {
+		t.Error(fmt.Sprintf("no projector in the log:\n%s", s.logs.String()))
+	}
+	pres.send("q")
+	pres.ended(wait)
+}

@@ -1,0 +1,189 @@
+package tui
+
+import (
+	"io"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"inflight/engine"
+)
+
+// stageJobWait is how long drawing the stage waits for a screen's job (a
+// life story, a comparison): the frame shows the screen open or nothing
+// new, never a progress bar.
+const stageJobWait = 10 * time.Second
+
+// colours is what a terminal's frame depends on besides its size.
+type colours struct {
+	profile termenv.Profile
+	dark    bool
+}
+
+// coloursOf is a session renderer's colours.
+func coloursOf(r *lipgloss.Renderer) colours {
+	return colours{profile: r.ColorProfile(), dark: r.HasDarkBackground()}
+}
+
+type frameKey struct {
+	w, h int
+	c    colours
+}
+
+// drawn is a frame and, for one drawn before its chart was ready, when.
+type drawn struct {
+	v     string
+	draft time.Time // zero: final
+}
+
+// frames draws the stage for followers: one mirror (a Model rebuilt from
+// the stage's state, with an explorer of its own) per colour profile, and
+// each frame once per generation, size and colours, shared by every
+// follower with those. Followers hold no engine work while they follow.
+type frames struct {
+	mu      sync.Mutex
+	gen     uint64 // the generation the frames are of
+	byKey   map[frameKey]drawn
+	mirrors map[colours]*mirror
+}
+
+// mirror is the stage drawn in one set of colours.
+type mirror struct {
+	m     Model
+	ok    bool
+	lines []string    // the branches its explorer holds
+	scr   StageScreen // the screen open on it
+	gen   uint64      // the generation it shows
+	code  string
+}
+
+// frame is the stage drawn at w×h in colours c, and the generation it
+// shows; "" and 0 while nothing is on stage. sh pays for the mirror's
+// explorer. A frame drawn while the whole-run chart is still being
+// computed is a draft: it is shared for half of draftWait only, and its
+// followers ask again after draftWait.
+func (s *Stage) frame(w, h int, c colours, sh *Shared) (v string, gen uint64, final bool) {
+	st, gen := s.State()
+	if gen == 0 || w <= 0 || h <= 0 {
+		return "", gen, true
+	}
+	f := &s.frames
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byKey == nil || f.gen != gen {
+		f.byKey, f.gen = map[frameKey]drawn{}, gen
+	}
+	k := frameKey{w, h, c}
+	if d, ok := f.byKey[k]; ok && (d.draft.IsZero() || time.Since(d.draft) < draftWait/2) {
+		return d.v, gen, d.draft.IsZero()
+	}
+	mr := f.mirror(c)
+	if err := mr.sync(st, gen, c, sh); err != nil {
+		return "", gen, true
+	}
+	// what Update does with a size, without copying the Model
+	mr.m.SetSize(w, h)
+	mr.m.help.Width = w
+	mr.m.refreshQueuePanes(false)
+	mr.m.sizeScreens()
+	v = mr.m.View()
+	final = mr.m.wholeChart == nil
+	if !final {
+		_, _, final = mr.m.wholeChart.view()
+	}
+	d := drawn{v: v}
+	if !final {
+		d.draft = time.Now()
+	}
+	f.byKey[k] = d
+	return v, gen, final
+}
+
+func (f *frames) mirror(c colours) *mirror {
+	if f.mirrors == nil {
+		f.mirrors = map[colours]*mirror{}
+	}
+	mr := f.mirrors[c]
+	if mr == nil {
+		mr = &mirror{}
+		f.mirrors[c] = mr
+	}
+	return mr
+}
+
+// copyExplorer is a copy of the stage's explorer at its current
+// generation, for a follower who takes the moment as their own, with the
+// state it shows; nil while nothing is on stage or it cannot be built.
+// The copy's memory is charged to sh's pool: the follower releases it.
+func (s *Stage) copyExplorer(c colours, sh *Shared) (*engine.Explorer, StageState) {
+	st, gen := s.State()
+	if gen == 0 {
+		return nil, st
+	}
+	f := &s.frames
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	mr := f.mirror(c)
+	if err := mr.sync(st, gen, c, sh); err != nil {
+		return nil, st
+	}
+	x := mr.m.x.Clone()
+	if sh.Pool != nil {
+		sh.Pool.Release(-x.Bytes()) // now held twice: charge the copy
+	}
+	return x, st
+}
+
+// sync brings the mirror to the state: the same branches (rebuilt when
+// they differ), cursor, clock, selection, play state and screen.
+func (mr *mirror) sync(st StageState, gen uint64, c colours, sh *Shared) error {
+	if mr.ok && mr.gen == gen {
+		return nil
+	}
+	// a screen is opened again when it or the moment changes; a scroll
+	// only scrolls it
+	was, now := mr.scr, st.Screen
+	was.Off, now.Off = 0, 0
+	reopen := !reflect.DeepEqual(was, now) || mr.code != st.Code
+	if !mr.ok || !reflect.DeepEqual(mr.lines, st.Branches) {
+		x, err := restoreExplorer(st, sh)
+		if err != nil {
+			return err
+		}
+		mr.release()
+		r := lipgloss.NewRenderer(io.Discard)
+		r.SetColorProfile(c.profile)
+		r.SetHasDarkBackground(c.dark)
+		m := newModel(x, r, Options{}, sh)
+		m.follower.on = true // its header says FOLLOWING
+		mr.m, mr.ok, mr.lines, reopen = m, true, st.Branches, true
+	}
+	if err := mr.m.showStage(st, reopen); err != nil {
+		return err
+	}
+	mr.m.flash = ""
+	if st.Away {
+		mr.m.flash = "the presenter is away: the stage stays where they left it"
+	}
+	mr.gen, mr.scr, mr.code = gen, st.Screen, st.Code
+	return nil
+}
+
+func (mr *mirror) release() {
+	if mr.ok {
+		mr.m.Release()
+		mr.ok = false
+	}
+}
+
+func (f *frames) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, mr := range f.mirrors {
+		mr.release()
+	}
+	f.mirrors, f.byKey = nil, nil
+}

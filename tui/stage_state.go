@@ -1,0 +1,354 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+
+	"inflight/engine"
+)
+
+// StageState is everything a follower needs to draw what the presenter
+// sees, as plain data: share codes and small numbers, no pointers into an
+// engine, so that it serialises (JSON) and another process can rebuild
+// the same screen from it.
+type StageState struct {
+	// Code is the cursor's format-2 share code: incident, branch path
+	// with the forks' names, event, displayed clock and selection.
+	Code string `json:"code"`
+	// Branches are the lines of every branch the presenter holds, in the
+	// order they were made (main first), each a share code whose forks
+	// are the branch's path; its cursor is the branch's fork point.
+	Branches []string    `json:"branches,omitempty"`
+	Playing  bool        `json:"playing,omitempty"`
+	Speed    float64     `json:"speed"` // simulated seconds per second, 0 as fast as it goes
+	Screen   StageScreen `json:"screen"`
+	Away     bool        `json:"away,omitempty"` // no presenter session is connected
+	// Question is the room's open question, when the presenter asks one:
+	// its slot in the state, kept by the poll.
+	Question string `json:"question,omitempty"`
+}
+
+// StageScreen is the screen open over the main view and its small
+// parameters. Kind is "" for the main view.
+type StageScreen struct {
+	Kind string     `json:"kind,omitempty"` // help, story, compare, exercises, branches, fork, code, jump, picker
+	Msg  int32      `json:"msg,omitempty"`  // story: the message
+	A    int        `json:"a,omitempty"`    // compare: the branches, by their place in Branches
+	B    int        `json:"b,omitempty"`
+	Row  int        `json:"row,omitempty"` // exercises, branches: the row
+	Off  int        `json:"off,omitempty"` // story, compare: the scroll offset
+	Text string     `json:"text,omitempty"`
+	Fork *StageFork `json:"fork,omitempty"`
+}
+
+// StageFork is the fork form as it is filled in.
+type StageFork struct {
+	Row     int      `json:"row"`
+	Pick    int      `json:"pick"`
+	Dec     string   `json:"dec,omitempty"`    // a decision value typed
+	Values  []string `json:"values"`           // each knob's value as typed, in the form's order
+	Name    string   `json:"name,omitempty"`   // the branch's name as typed
+	Filter  string   `json:"filter,omitempty"` // the knob filter
+	Filters bool     `json:"filters,omitempty"`
+}
+
+// stageState is what this session shows, as the stage keeps it.
+func (m *Model) stageState() StageState {
+	st := StageState{Code: m.shareCode(), Playing: m.play.on, Speed: speeds[m.play.speed], Screen: m.stageScreen()}
+	for _, b := range m.x.Branches() {
+		st.Branches = append(st.Branches, branchLine(m.x, b).String())
+	}
+	return st
+}
+
+// stageScreen is the open screen and its parameters.
+func (m *Model) stageScreen() StageScreen {
+	switch m.state {
+	case stateStory:
+		return StageScreen{Kind: "story", Msg: m.story.id, Off: m.story.off}
+	case stateCompare:
+		return StageScreen{Kind: "compare", A: branchIndex(m.x, m.compare.a), B: branchIndex(m.x, m.compare.b), Off: m.compare.off}
+	case stateExercises:
+		return StageScreen{Kind: "exercises", Row: m.exercises.row}
+	case stateBranches:
+		return StageScreen{Kind: "branches", Row: m.branches.row}
+	case stateCode:
+		return StageScreen{Kind: "code"}
+	case stateJump:
+		return StageScreen{Kind: "jump", Text: m.jump.input.Value()}
+	case statePicker:
+		return StageScreen{Kind: "picker"}
+	case stateFork:
+		f := &m.fork
+		sf := &StageFork{Row: f.row, Pick: f.pick, Dec: f.decIn.Value(), Name: f.name.Value(), Filter: f.filter.Value(), Filters: f.filters}
+		for _, in := range f.inputs {
+			sf.Values = append(sf.Values, in.Value())
+		}
+		return StageScreen{Kind: "fork", Fork: sf}
+	}
+	if m.help.ShowAll {
+		return StageScreen{Kind: "help"}
+	}
+	return StageScreen{}
+}
+
+// branchLine is branch b's line as a share code: its path from main, the
+// cursor at its fork point. Only the path is read back (addLine).
+func branchLine(x *engine.Explorer, b *engine.Branch) engine.Code {
+	c := engine.Code{Incident: x.Spec.ID, Seed: x.Seed, Set: x.Set, Cursor: b.ForkPos}
+	for _, p := range b.Path()[1:] {
+		f := engine.CodeFork{Pos: p.ForkPos, At: p.ForkAt, Set: p.Changes, Override: p.Override}
+		if p.Name != engine.ForkName(p.Changes, p.Override, p.ForkAt) {
+			f.Name = p.Name
+		}
+		c.Forks = append(c.Forks, f)
+	}
+	return c
+}
+
+// addLine finds the branch c's forks lead to in x, making the forks x
+// does not have yet, and returns it. It moves the cursor; call it under
+// the explorer's Run, which turns a budget overrun into an error.
+func addLine(x *engine.Explorer, c engine.Code) (*engine.Branch, error) {
+	cur := x.Branches()[0]
+	for i, f := range c.Forks {
+		name := f.Name
+		if name == "" {
+			name = engine.ForkName(f.Set, f.Override, f.At)
+		}
+		var next *engine.Branch
+		for _, b := range x.Branches() {
+			if b.Parent == cur && b.Name == name && (f.Pos < 0 || b.ForkPos == f.Pos) &&
+				slices.Equal(b.Changes, f.Set) && sameOverride(b.Override, f.Override) {
+				next = b
+				break
+			}
+		}
+		if next == nil {
+			x.Switch(cur)
+			pos := f.Pos
+			if pos < 0 {
+				pos = x.PosAtTime(cur, f.At)
+			}
+			x.Goto(pos)
+			if x.Pos() != pos {
+				return nil, fmt.Errorf("fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
+			}
+			b, err := x.Fork(engine.ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override})
+			if err != nil {
+				return nil, fmt.Errorf("fork %d: %w", i+1, err)
+			}
+			next = b
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+func sameOverride(a, b *engine.DecisionOverride) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// restoreExplorer rebuilds the presenter's explorer from a state: every
+// branch in its order, then the cursor where the code puts it.
+func restoreExplorer(st StageState, sh *Shared) (*engine.Explorer, error) {
+	c, err := engine.ParseCode(st.Code)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := bundledSpec(c.Incident)
+	if err != nil {
+		return nil, fmt.Errorf("the stage: %w", err)
+	}
+	x, err := engine.NewExplorer(spec, c.Seed, c.Set)
+	if err != nil {
+		return nil, err
+	}
+	x.Limit(sh.Budget, sh.Pool)
+	var werr error
+	err = x.Run(nil, func() { werr = restoreLines(x, st, c) })
+	if err == nil {
+		err = werr
+	}
+	if err != nil {
+		if sh.Pool != nil {
+			sh.Pool.Release(x.Bytes())
+		}
+		return nil, fmt.Errorf("the stage: %w", err)
+	}
+	return x, nil
+}
+
+// restoreLines adds the state's branches to x and puts the cursor on the
+// code's branch and event.
+func restoreLines(x *engine.Explorer, st StageState, c engine.Code) error {
+	for _, l := range st.Branches {
+		lc, err := engine.ParseCode(l)
+		if err != nil {
+			return err
+		}
+		if _, err := addLine(x, lc); err != nil {
+			return err
+		}
+	}
+	b, err := addLine(x, c)
+	if err != nil {
+		return err
+	}
+	x.Switch(b)
+	if c.Cursor < 0 {
+		x.End()
+	} else {
+		x.Goto(c.Cursor)
+	}
+	return nil
+}
+
+// speedIndex is the place of speed sp in speeds (the default for a speed
+// this build does not offer).
+func speedIndex(sp float64) int {
+	if i := slices.Index(speeds[:], sp); i >= 0 {
+		return i
+	}
+	return newPlayer().speed
+}
+
+// showStage shows a state's moment and screen on this session's
+// explorer, which already holds the state's branches: the cursor, clock
+// and selection, the play state, the open screen. Screens that read the
+// engine when they open run their job to the end here.
+func (m *Model) showStage(st StageState, reopen bool) error {
+	c, err := engine.ParseCode(st.Code)
+	if err != nil {
+		return err
+	}
+	before, beforeBr := m.x.Pos(), m.x.Branch()
+	if lineOf(m.x.Code().String()) != lineOf(st.Code) || m.x.Pos() != c.Cursor {
+		if err := m.x.Run(nil, func() {
+			var b *engine.Branch
+			if b, err = addLine(m.x, c); err == nil {
+				m.x.Switch(b)
+				m.x.Goto(c.Cursor)
+			}
+		}); err != nil {
+			return err
+		}
+		if err != nil {
+			return err
+		}
+	}
+	w := m.x.World()
+	m.at = w.Now
+	if c.HasAt && c.At >= w.Now {
+		m.at = c.At
+	}
+	m.sel = m.x.Spec.Featured
+	if c.HasSel && c.Sel < int32(max(1, w.Published())) {
+		m.sel = c.Sel
+		if mm, ok := w.Msg(c.Sel); ok {
+			m.selPub.id, m.selPub.at, m.selPub.ok = c.Sel, mm.Published, true
+		}
+	}
+	m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
+	m.refreshQueuePanes(false)
+	if reopen {
+		m.openScreen(st.Screen)
+	} else {
+		m.scrollScreen(st.Screen)
+	}
+	// after the screen: a screen's job pauses
+	m.play.on = st.Playing
+	m.play.speed = speedIndex(st.Speed)
+	return nil
+}
+
+// openScreen opens the screen s names over the main view, as the
+// presenter left it.
+func (m *Model) openScreen(s StageScreen) {
+	m.state = stateMain
+	m.help.ShowAll = false
+	inline := m.inline
+	m.inline = stageJobWait // the screen's job is waited for: a frame shows it open
+	defer func() { m.inline = inline }()
+	switch s.Kind {
+	case "help":
+		m.help.ShowAll = true
+	case "story":
+		m.sel = s.Msg
+		m.openStory()
+	case "compare":
+		m.openCompare()
+	case "exercises":
+		m.exercises.row = s.Row
+		m.openExercises()
+	case "branches":
+		m.openBranches()
+		m.branches.row = min(s.Row, max(0, len(m.x.Branches())-1))
+	case "code":
+		m.openCode()
+	case "jump":
+		m.openJump()
+		m.jump.input.SetValue(s.Text)
+	case "picker":
+		m.openPicker()
+	case "fork":
+		m.openFork()
+		if s.Fork != nil {
+			restoreFork(&m.fork, *s.Fork)
+		}
+	}
+	m.flash = ""
+	if m.job != nil { // an overrun or a refusal: the main view, then
+		m.cancelJob()
+		m.state = stateMain
+	}
+	m.scrollScreen(s)
+}
+
+// scrollScreen moves the open screen's scroll offset to s's.
+func (m *Model) scrollScreen(s StageScreen) {
+	switch {
+	case s.Kind == "story" && m.state == stateStory:
+		m.story.off = s.Off
+	case s.Kind == "compare" && m.state == stateCompare:
+		m.compare.off = s.Off
+	}
+}
+
+// restoreFork fills the form in as the presenter had it.
+func restoreFork(f *forkForm, s StageFork) {
+	if len(s.Values) == len(f.inputs) {
+		for i, v := range s.Values {
+			f.inputs[i].SetValue(v)
+		}
+	}
+	f.name.SetValue(s.Name)
+	f.decIn.SetValue(s.Dec)
+	f.filter.SetValue(s.Filter)
+	f.filters = s.Filters
+	f.pick = s.Pick
+	f.row = s.Row
+	f.focus()
+}
+
+// resumable is the stage a presenter's new session resumes, if one is on
+// stage: a presenter who reconnects finds it where it was. A presenter
+// who opens a share code (ssh -t HOST open CODE) puts that on stage instead.
+func (o Options) resumable() (StageState, bool) {
+	if !o.Presenter || o.Stage == nil || o.Code != "" || o.Explorer != nil {
+		return StageState{}, false
+	}
+	st, gen := o.Stage.State()
+	return st, gen > 0
+}
+
+// resumeStage shows the state on this presenter's session, built on the
+// state's explorer: the moment, the open screen, the play state.
+func (m *Model) resumeStage(st StageState) {
+	if err := m.showStage(st, true); err != nil {
+		m.flash = "the stage could not be shown as it was: " + err.Error()
+	}
+	if m.play.on {
+		m.play.gen++
+	}
+}
