@@ -20,10 +20,14 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 			m.panes[i] = max(0, m.panes[i]-3)
 		case ev.Button == tea.MouseButtonWheelDown:
 			m.panes[i] += 3
-			m.panes[i] = clampOff(m.panes[i], m.paneLen(i, r.w), r.h-1)
+			v := m.paneView()
+			title, _, _, total := v.pane(i, r.w, 0)
+			_, _, m.panes[i] = v.paneHead(title, total, r.w, r.h, m.panes[i])
 		case ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress:
-			ids, total := m.paneIDs(i, r.w, m.panes[i]+r.h)
-			row := ev.Y - r.y - 1 + clampOff(m.panes[i], total, r.h-1)
+			v := m.paneView()
+			title, _, ids, total := v.pane(i, r.w, m.panes[i]+r.h)
+			head, _, off := v.paneHead(title, total, r.w, r.h, m.panes[i])
+			row := ev.Y - r.y - len(head) + off
 			if row >= 0 && row < len(ids) && ids[row] >= 0 {
 				m.setSel(ids[row])
 			}
@@ -38,17 +42,6 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 		return m.seekClock(chartTime(t0, t1, ev.X-c.x, c.w), "")
 	}
 	return nil
-}
-
-// paneIDs are the messages on pane p's first limit rows, and its length.
-func (m *Model) paneIDs(p pane, w, limit int) (ids []int32, total int) {
-	_, _, ids, total = m.paneView().pane(p, w, limit)
-	return ids, total
-}
-
-func (m *Model) paneLen(p pane, w int) int {
-	_, total := m.paneIDs(p, w, 0)
-	return total
 }
 
 // detach stops following the stage: this session's copy is its own now.

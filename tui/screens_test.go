@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"inflight/engine"
@@ -49,9 +51,10 @@ func TestIncidentGoldens(t *testing.T) {
 	}
 }
 
-// TestNoCutWords fails if a golden screen cuts a caption, a story or the
-// status line: no line outside the header and the panes (the lines with a
-// pane separator) may end in "…". Words wrap or scroll instead.
+// TestNoCutWords fails if a golden screen cuts a caption, a story, the
+// status line or a pane's title or row: no line but the header's, and no
+// pane's part of a line (up to its " │ " separator), may end in "…". Words
+// wrap or scroll instead.
 func TestNoCutWords(t *testing.T) {
 	n := 0
 	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
@@ -67,11 +70,14 @@ func TestNoCutWords(t *testing.T) {
 		}
 		n++
 		for i, l := range strings.Split(string(b), "\n") {
-			if i == 0 || strings.Contains(l, "│") {
-				continue // the header's title, the panes' rows
+			if i == 0 {
+				continue // the header's title
 			}
-			if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
-				t.Errorf("%s:%d: cut: %q", path, i+1, strings.TrimRight(l, " "))
+			// a pane's title and rows end at the separator: each is whole
+			for _, seg := range strings.Split(l, " │ ") {
+				if strings.HasSuffix(strings.TrimRight(seg, " "), "…") {
+					t.Errorf("%s:%d: cut: %q", path, i+1, strings.TrimRight(seg, " "))
+				}
 			}
 		}
 		return nil
@@ -146,5 +152,39 @@ func TestPaneClocksHoldStill(t *testing.T) {
 		if rows == 0 {
 			t.Errorf("%s: no row starts with a clock", id)
 		}
+	}
+}
+
+// TestWrappedRowSelects: a pane row too long for its pane wraps instead of
+// ending in "…", and a click on either of its lines selects its message
+// (thursday's superseded call, one cut line in the old screens).
+func TestWrappedRowSelects(t *testing.T) {
+	m := press(newTest(t, Options{}, 120, 40), "]", "]", "]", "]")
+	click := func(y int) {
+		r := m.layout().panes[paneFlight]
+		nm, _ := m.Update(tea.MouseMsg{X: r.x + 3, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+		m = nm.(Model)
+	}
+	find := func(s string) int {
+		r := m.layout().panes[paneFlight]
+		lines := strings.Split(m.View(), "\n")
+		for y := r.y; y < r.y+r.h; y++ {
+			if strings.Contains(ansi.Strip(ansi.Cut(lines[y], r.x, r.x+r.w)), s) {
+				return y
+			}
+		}
+		t.Fatalf("no %q in the in-flight pane:\n%s", s, m.View())
+		return -1
+	}
+	if row := find("SUPERSEDED"); find("19:53:00)") != row+1 {
+		t.Fatalf("the superseded row did not wrap onto a second line:\n%s", m.View())
+	}
+	click(find("order 15"))
+	if m.sel != 15 {
+		t.Fatalf("click on order 15's row selected %d", m.sel)
+	}
+	click(find("19:53:00)"))
+	if m.sel != 14 {
+		t.Fatalf("click on the superseded row's second line selected %d, want 14", m.sel)
 	}
 }
