@@ -99,7 +99,7 @@ func (m Model) viewChart(l layout) []string {
 		for _, v := range cols[i] {
 			peak = max(peak, v)
 		}
-		peak = max(peak, float64(now[i])) // the series is decimated: it may miss a peak
+		peak = max(peak, float64(now[i])) // a chart still filling in may not have reached the cursor
 		band := sparkRows(cols[i], peak, rows)
 		for r, line := range band {
 			label, val := "", ""
