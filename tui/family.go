@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -193,10 +192,4 @@ func (m Model) effectWord() string {
 		return "effects"
 	}
 	return "emails"
-}
-
-// famStatus is the middle of a family incident's status line: it has no
-// queue workers, so no busy count, and its effects are not emails.
-func (m Model) famStatus(w *engine.World) string {
-	return fmt.Sprintf("effects %d", w.Stats.Effects)
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -186,5 +187,62 @@ func TestWrappedRowSelects(t *testing.T) {
 	click(find("19:53:00)"))
 	if m.sel != 14 {
 		t.Fatalf("click on the superseded row's second line selected %d, want 14", m.sel)
+	}
+}
+
+// TestColumnsHoldStill steps through incidents and asserts that nothing
+// moves sideways as values change width: the status line's labels stay in
+// their columns (its numbers right-aligned in their run-wide widths), the
+// header's clock and branch stay put, and every clock that starts a pane
+// row is a whole 12-cell one.
+func TestColumnsHoldStill(t *testing.T) {
+	clock := regexp.MustCompile(`^[0-9]{2}:[0-9]{2}:[0-9]{2}\S*`)
+	for _, id := range []string{"thursday", "christmas-friday", "cashback"} {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := newTest(t, Options{Spec: spec}, 120, 40)
+		cols := map[string]int{}
+		check := func(step string) {
+			lines := strings.Split(ansi.Strip(m.View()), "\n")
+			at := func(line, label string) {
+				i := strings.Index(line, label)
+				if i < 0 {
+					return
+				}
+				c := ansi.StringWidth(line[:i])
+				if was, ok := cols[label]; ok && was != c {
+					t.Errorf("%s after %s: %q moved from column %d to %d:\n%s", id, step, label, was, c, line)
+				}
+				cols[label] = c
+			}
+			at(lines[0], "⎇")
+			at(lines[0], "paused")
+			for _, l := range lines {
+				if strings.HasPrefix(l, "oldest ") {
+					for _, label := range []string{"busy ", "emails ", "effects ", "dups ", "lost ", "DLQ ", "alert · "} {
+						at(l, label)
+					}
+				}
+				for _, seg := range strings.Split(l, " │ ") {
+					f := strings.TrimLeft(seg, " ›")
+					if c := clock.FindString(f); c != "" && len(c) != len("10:00:00.000") {
+						t.Errorf("%s after %s: a pane row starts with the clock %q:\n%s", id, step, c, seg)
+					}
+				}
+			}
+		}
+		check("start")
+		for i := range spec.Bookmarks {
+			m = press(m, "]")
+			check(fmt.Sprintf("bookmark %d", i+1))
+			for j := range 5 {
+				m = press(m, "l")
+				check(fmt.Sprintf("bookmark %d and %d steps", i+1, j+1))
+			}
+		}
+		m = press(m, "G")
+		check("the end")
 	}
 }

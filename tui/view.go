@@ -97,11 +97,36 @@ func (m Model) viewHeader() string {
 	return left + strings.Repeat(" ", max(1, gap)) + r
 }
 
-// viewStatus is the status line: the figures the lesson argues about.
+// statusWidths are the cells the status line's numbers take, each the
+// widest its figure reaches over the branch's run (read from the whole-run
+// chart; the spec's message count bounds "lost"), so that as a number grows
+// nothing right of it moves.
+type statusWidths struct{ oldest, busy, effects, lost, dlq int }
+
+func (m Model) statusWidths(w *engine.World) statusWidths {
+	samples, _, _ := m.chartSamples()
+	p := samplePeaks(samples)
+	published := 0
+	for i := range m.x.Spec.Sources {
+		published += m.x.Spec.Sources[i].CountUnder(&w.Knobs)
+	}
+	digits := func(n int64) int { return len(fmt.Sprint(n)) }
+	return statusWidths{
+		oldest:  len("10m02s"), // fmtDur up to 99h59m
+		busy:    digits(int64(len(w.Workers()))),
+		effects: digits(max(int64(p[3]), w.Stats.Effects)),
+		lost:    digits(max(int64(published), m.snap.lost)),
+		dlq:     digits(max(int64(p[2]), int64(w.DLQLen()))),
+	}
+}
+
+// viewStatus is the status line: the figures the lesson argues about, each
+// number right-aligned in its figure's own width.
 func (m Model) viewStatus() string {
 	w, st := m.x.World(), m.st
+	sw := m.statusWidths(w)
 	var parts []string
-	oldest := "oldest " + fmtDur(m.snap.oldest)
+	oldest := fmt.Sprintf("oldest %*s", sw.oldest, fmtDur(m.snap.oldest))
 	for i, a := range m.x.Spec.Alerts {
 		if a.Kind == engine.AlertOldestAge {
 			oldest += "/" + fmtDur(a.Threshold) + " alert"
@@ -112,22 +137,22 @@ func (m Model) viewStatus() string {
 	}
 	parts = append(parts, oldest)
 	if m.snap.fam != nil {
-		parts = append(parts, m.famStatus(w))
+		parts = append(parts, fmt.Sprintf("effects %*d", sw.effects, w.Stats.Effects))
 	} else {
-		parts = append(parts, fmt.Sprintf("busy %d/%d", m.snap.busy, len(w.Workers())))
-		parts = append(parts, fmt.Sprintf("emails %d", w.Stats.Effects))
+		parts = append(parts, fmt.Sprintf("busy %*d/%d", sw.busy, m.snap.busy, len(w.Workers())))
+		parts = append(parts, fmt.Sprintf("emails %*d", sw.effects, w.Stats.Effects))
 	}
-	dup := fmt.Sprintf("dups %d", w.Stats.Duplicates)
+	dup := fmt.Sprintf("dups %*d", sw.effects, w.Stats.Duplicates)
 	if w.Stats.Duplicates > 0 {
 		dup = st.Bad.Render(dup)
 	}
 	parts = append(parts, dup)
-	lost := fmt.Sprintf("lost %d", m.snap.lost)
+	lost := fmt.Sprintf("lost %*d", sw.lost, m.snap.lost)
 	if m.snap.lost > 0 {
 		lost = st.Bad.Render(lost)
 	}
 	parts = append(parts, lost)
-	dlq := fmt.Sprintf("DLQ %d", w.DLQLen())
+	dlq := fmt.Sprintf("DLQ %*d", sw.dlq, w.DLQLen())
 	if w.DLQLen() > 0 {
 		dlq = st.Warn.Render(dlq)
 	}
