@@ -497,7 +497,9 @@ func (f forkForm) View() string {
 	}
 	if f.dec != nil {
 		out = append(out, "The decision at the cursor (event "+fmt.Sprint(f.dec.Event.Pos)+", "+f.dec.Event.T.Short()+"):")
-		out = append(out, "  "+st.Decision.Render(f.dec.DecText))
+		for _, l := range wrap(f.dec.DecText, f.width-2) { // what is decided, whole
+			out = append(out, "  "+st.Decision.Render(l))
+		}
 		alts := []string{"as it was"}
 		alts = append(alts, f.labels...)
 		for i := range alts {
@@ -570,11 +572,24 @@ func (f forkForm) View() string {
 			out = append(out, st.Bad.Render("  "+l))
 		}
 	}
-	out = append(out, "", st.Dim.Render("enter creates the branch and switches to it · ↑/↓ moves · esc cancels"))
-	if len(out) > f.height && f.row == len(f.knobs)+1 {
-		focus = len(out) // keep the name, the default and the hint in view
+	// the way out is always on screen: the hint is pinned under the rows,
+	// which scroll to keep the focused one in view
+	var hint []string
+	for _, l := range wrap("enter creates the branch and switches to it · ↑/↓ moves · esc cancels", f.width) {
+		hint = append(hint, st.Dim.Render(l))
 	}
-	return window(out, focus, f.height)
+	if len(out)+1+len(hint) <= f.height || f.height <= 0 {
+		return strings.Join(append(append(out, ""), hint...), "\n")
+	}
+	h := max(1, f.height-len(hint))
+	if f.row == len(f.knobs)+1 {
+		focus = len(out) // keep the name and the default in view
+	}
+	rows := strings.Split(window(out, focus, h), "\n")
+	for len(rows) < h {
+		rows = append(rows, "")
+	}
+	return strings.Join(append(rows, hint...), "\n")
 }
 
 // defaultName names a branch by what it changes, the decision by its kind

@@ -39,6 +39,7 @@ func TestIncidentGoldens(t *testing.T) {
 			keys = strings.TrimSpace(keys + " ]")
 			screens = append(screens, [2]string{fmt.Sprintf("bookmark%d", i+1), keys})
 		}
+		screens = append(screens, [2]string{"fork", strings.TrimSpace(firstBookmark(spec) + " f")})
 		if len(spec.Exercises) > 0 { // the first exercise compared with main
 			screens = append(screens, [2]string{"compare", "e " + spec.Exercises[0].Key + " c"})
 		}
@@ -244,5 +245,32 @@ func TestColumnsHoldStill(t *testing.T) {
 		}
 		m = press(m, "G")
 		check("the end")
+	}
+}
+
+// firstBookmark is the key that goes to spec's first bookmark, if it has one.
+func firstBookmark(spec *engine.Spec) string {
+	if len(spec.Bookmarks) > 0 {
+		return "]"
+	}
+	return ""
+}
+
+// TestForkHintOnScreen: at 80×24 the fork form's way out ("enter creates
+// … esc cancels") is on screen for every incident, wherever the focus is.
+func TestForkHintOnScreen(t *testing.T) {
+	for _, id := range incidents.IDs() {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := press(newTest(t, Options{Spec: spec}, 80, 24), keysOf(firstBookmark(spec)+" f")...)
+		for i := range 30 {
+			v := m.View()
+			if !strings.Contains(v, "enter creates") || !strings.Contains(v, "esc cancels") {
+				t.Fatalf("%s, %d rows down: the form's hint is off screen:\n%s", id, i, v)
+			}
+			m = press(m, "down")
+		}
 	}
 }
