@@ -50,7 +50,8 @@ func (k forkKeyMap) FullHelp() [][]key.Binding {
 // values, the featured ones (the incident's featured_knobs) first and
 // focused. Changing the decision forks just before the event that made
 // it; changing only knobs forks at the cursor, from the displayed clock
-// on. Typing into a freshly focused row replaces its value; `/` filters
+// on. Typing into a freshly focused row replaces its value; typing what
+// cannot begin a value there (a knob's name on a duration) or `/` filters
 // the knobs by name. It edits; the root makes the fork when done is
 // submitted.
 type forkForm struct {
@@ -326,19 +327,7 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 		case key.Matches(k, f.keys.Confirm, f.keys.Down, f.keys.Up):
 			f.filters = false
 		default:
-			var cmd tea.Cmd
-			f.filter, cmd = f.filter.Update(k)
-			// on the first knob the filter leaves
-			if rs := f.rows(); len(rs) > 0 {
-				f.row = rs[0]
-				for _, r := range rs {
-					if r >= 1 && r <= len(f.knobs) {
-						f.row = r
-						break
-					}
-				}
-			}
-			return f, cmd
+			return f, f.typeFilter(k)
 		}
 		f.focus()
 		return f, nil
@@ -394,6 +383,14 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 			return f, nil
 		}
 	}
+	// a knob's name typed where it cannot be a value (a letter on a
+	// duration, say) filters the knobs, as `/` does
+	if f.fresh && k.Type == tea.KeyRunes && f.row <= len(f.knobs) && !f.couldStart(string(k.Runes)) {
+		f.filters = true
+		f.filter.SetValue("")
+		f.focus()
+		return f, f.typeFilter(k)
+	}
 	var in *textinput.Model
 	switch {
 	case f.row == 0 && f.dec != nil:
@@ -416,6 +413,70 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 	f.err = ""
 	return f, cmd
 }
+
+// typeFilter types k into the knobs' filter and focuses the first knob
+// it leaves.
+func (f *forkForm) typeFilter(k tea.KeyMsg) tea.Cmd {
+	var cmd tea.Cmd
+	f.filter, cmd = f.filter.Update(k)
+	if rs := f.rows(); len(rs) > 0 {
+		f.row = rs[0]
+		for _, r := range rs {
+			if r >= 1 && r <= len(f.knobs) {
+				f.row = r
+				break
+			}
+		}
+	}
+	return cmd
+}
+
+// couldStart reports whether typed, typed first into the focused row,
+// could begin one of its values: digits and units on a duration, digits
+// on a number, the start of a choice; any text on a text knob.
+func (f *forkForm) couldStart(typed string) bool {
+	typed = strings.ToLower(typed)
+	prefixOf := func(words []string) bool {
+		for _, w := range words {
+			if strings.HasPrefix(strings.ToLower(w), typed) {
+				return true
+			}
+		}
+		return false
+	}
+	number := func(extra string) bool { // a number first, then its unit
+		return typed != "" && strings.ContainsRune("-0123456789.", rune(typed[0])) &&
+			strings.Trim(typed, "-0123456789."+extra) == ""
+	}
+	if f.row == 0 {
+		if f.dec == nil {
+			return true
+		}
+		switch f.dec.Decision.Kind {
+		case engine.DecLatency:
+			return number(durationLetters) || prefixOf(f.labels)
+		case engine.DecWorker, engine.DecLateAck, engine.DecBranch, engine.DecWedge, engine.DecCrash:
+			return prefixOf(append(f.labels, "as it was"))
+		}
+		return number("") || prefixOf(append(f.labels, "as it was"))
+	}
+	k := f.knobs[f.row-1]
+	switch k.Type {
+	case engine.KnobInt:
+		return number("")
+	case engine.KnobDuration:
+		return number(durationLetters)
+	case engine.KnobProbability:
+		return number("e")
+	case engine.KnobChoice:
+		return prefixOf(k.Choices)
+	}
+	return true
+}
+
+// durationLetters are the letters a duration's units are written with
+// (ms, s, m, h).
+const durationLetters = "msh"
 
 // options is the fork the form describes, or a refusal of a value.
 func (f *forkForm) options() (engine.ForkOptions, error) {
@@ -524,7 +585,7 @@ func (f forkForm) View() string {
 	} else {
 		out = append(out, st.Dim.Render("No decision before the cursor yet: change knobs below."))
 	}
-	title := "Knobs from this moment on (type to replace; ←/→ choices; / filters):"
+	title := "Knobs from this moment on (type to replace; ←/→ choices; a name filters):"
 	out = append(out, "", title)
 	if f.filters || f.filter.Value() != "" {
 		v := f.filter.Value()

@@ -335,7 +335,7 @@ func TestForkKnob(t *testing.T) {
 	}
 	// a bad value stays in the form with its error
 	m = press(m, "f", "down")
-	m = typeText(m, "x")
+	m = typeText(m, "rx") // late_ack: a choice's first letter, then not one (a letter no choice starts with would filter the knobs)
 	m = press(m, "enter")
 	if m.state != stateFork || m.fork.err == "" {
 		t.Fatal("a bad knob value was accepted")
@@ -657,5 +657,38 @@ func TestForkFormSaysWhichPinGivesWay(t *testing.T) {
 	m = set(set(m, "latency_min", "1s"), "latency_max", "2s")
 	if strings.Contains(m.View(), "pin gives way") {
 		t.Fatal("the form warns of a pin whose call is already made")
+	}
+}
+
+// TestForkFormTypedNameFilters: in the fork form, typing a knob's name
+// where it cannot be a value filters the knobs (as `/` does), while digits
+// and units go to the focused knob's value and the start of a choice to a
+// choice knob.
+func TestForkFormTypedNameFilters(t *testing.T) {
+	keys := append(append([]string{"]", "f"}, strings.Split("latency_max", "")...), "enter", "4", "5", "s", "enter")
+	m := press(start(t), keys...)
+	if m.state != stateMain {
+		t.Fatalf("state %s: %s", m.state, m.fork.err)
+	}
+	if b := m.x.Branch(); b.Parent == nil || len(b.Changes) != 1 || b.Changes[0] != (engine.Setting{Knob: "latency_max", Value: "45s"}) {
+		t.Fatalf("changes %+v, want latency_max=45s", b.Changes)
+	}
+	// v cannot start a duration: it filters; 6 can: it is the value
+	m = press(start(t), "]", "f", "v", "i", "s")
+	if !m.fork.filters || m.fork.filter.Value() != "vis" || m.fork.knobs[m.fork.row-1].Name != "visibility_timeout" {
+		t.Fatalf("v i s on a duration: filtering %v %q, on %s", m.fork.filters, m.fork.filter.Value(), m.fork.knobs[m.fork.row-1].Name)
+	}
+	m = press(start(t), "]", "f", "6")
+	if m.fork.filters || m.fork.inputs[m.fork.row-1].Value() != "6" {
+		t.Fatalf("6 on a duration: filtering %v, value %q", m.fork.filters, m.fork.inputs[m.fork.row-1].Value())
+	}
+	// on a choice knob the start of a choice is its value, another letter a filter
+	m = press(start(t), "]", "f", "/", "m", "o", "d", "e", "enter", "o")
+	if m.fork.filters || m.fork.knobs[m.fork.row-1].Name != "mode" || m.fork.inputs[m.fork.row-1].Value() != "o" {
+		t.Fatalf("o on mode: filtering %v, value %q", m.fork.filters, m.fork.inputs[m.fork.row-1].Value())
+	}
+	m = press(start(t), "]", "f", "/", "m", "o", "d", "e", "enter", "l")
+	if !m.fork.filters || m.fork.filter.Value() != "l" {
+		t.Fatalf("l on mode: filtering %v %q", m.fork.filters, m.fork.filter.Value())
 	}
 }
