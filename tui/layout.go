@@ -10,7 +10,10 @@ const (
 	minHeight = 16
 
 	headerHeight = 1 // title, clock, play state, branch
-	newsHeight   = 1 // the jump prompt; a flash or a job's progress wraps
+	// headerTitleMin is the title's share of the header a badge may not
+	// take (the title is still cut when the branch path needs the room)
+	headerTitleMin = 24
+	newsHeight     = 1 // the jump prompt; a flash or a job's progress wraps
 
 	// wideWidth is the width from which the four panes sit in one row
 	// (above the timeline) instead of two rows of two.

@@ -274,3 +274,24 @@ func TestForkHintOnScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnCopyBadgeYields: under a stage, the "[own copy: F follows]" badge
+// shortens, then goes, rather than push the incident's title off the
+// header at 80 and 60 columns.
+func TestOwnCopyBadgeYields(t *testing.T) {
+	for _, c := range []struct {
+		w     int
+		badge string
+	}{{120, "[own copy: F follows]"}, {80, "[own copy]"}, {60, ""}} {
+		h := newTest(t, Options{Stage: NewStage()}, c.w, 24).viewHeader()
+		if !strings.HasPrefix(h, "Marlow Books, Thursday") {
+			t.Errorf("%d columns: the title is pushed off: %q", c.w, h)
+		}
+		if c.badge != "" && !strings.Contains(h, c.badge) || c.badge == "" && strings.Contains(h, "[own") {
+			t.Errorf("%d columns: want badge %q: %q", c.w, c.badge, h)
+		}
+		if lipgloss.Width(h) != c.w {
+			t.Errorf("%d columns: header %d wide", c.w, lipgloss.Width(h))
+		}
+	}
+}

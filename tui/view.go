@@ -85,7 +85,15 @@ func (m Model) viewHeader() string {
 	case m.follower.on:
 		right = append(right, m.st.Badge.Render(" FOLLOWING "))
 	case m.stage != nil:
-		right = append(right, m.st.Dim.Render("[own copy: F follows]"))
+		// the badge gives way to the title: shorter, then gone
+		title := lipgloss.Width(m.x.Spec.Title)
+		for _, b := range []string{"[own copy: F follows]", "[own copy]"} {
+			with := append(right[:len(right):len(right)], m.st.Dim.Render(b))
+			if m.width-lipgloss.Width(strings.Join(with, "  "))-2 >= min(title, headerTitleMin) {
+				right = with
+				break
+			}
+		}
 	}
 	r := strings.Join(right, "  ")
 	room := m.width - lipgloss.Width(r) - 2
