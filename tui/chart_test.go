@@ -20,7 +20,7 @@ func TestChartWholeRunFromFirstFrame(t *testing.T) {
 	}
 	m = resize(m, 120, 40)
 	est := engine.LastPublish(m.x.World())
-	_, t1 := m.chartSpan()
+	_, t1 := m.mainView().chartSpan()
 	if t1 < est {
 		t.Fatalf("first frame's axis ends at %s, before the run's last publish %s", t1.Clock(), est.Clock())
 	}
@@ -28,17 +28,17 @@ func TestChartWholeRunFromFirstFrame(t *testing.T) {
 		t.Fatalf("the explorer played %d events to draw the first frame", m.x.Branch().Len())
 	}
 	waitChart(m)
-	samples, end, done := m.chartSamples()
+	samples, end, done := chartOf(m)
 	if !done || len(samples) == 0 || samples[len(samples)-1].T > end {
 		t.Fatalf("chart pass: done %v, %d samples, end %s", done, len(samples), end.Clock())
 	}
-	t0, t1 := m.chartSpan()
+	t0, t1 := m.mainView().chartSpan()
 	if t1 != end {
 		t.Fatalf("axis ends at %s, the run at %s", t1.Clock(), end.Clock())
 	}
 	for _, k := range []string{"l", "l", "L", "]", "]", "n", "L"} {
 		m = press(m, k)
-		if a, b := m.chartSpan(); a != t0 || b != t1 {
+		if a, b := m.mainView().chartSpan(); a != t0 || b != t1 {
 			t.Fatalf("after %s at %s the axis is %s–%s, was %s–%s", k, m.at.Clock(), a.Clock(), b.Clock(), t0.Clock(), t1.Clock())
 		}
 	}
@@ -48,10 +48,10 @@ func TestChartWholeRunFromFirstFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m2.wholeChart != m.wholeChart {
+	if m2.charts.cur != m.charts.cur {
 		t.Fatal("a second session started its own chart pass")
 	}
-	if _, _, done := m2.chartSamples(); !done {
+	if _, _, done := chartOf(m2); !done {
 		t.Fatal("the shared chart is not complete for the second session")
 	}
 }
@@ -64,7 +64,7 @@ func TestChartOfFork(t *testing.T) {
 	if m.state != stateMain || m.x.Branch().Parent == nil {
 		t.Fatalf("no fork: %s", m.fork.err)
 	}
-	samples, end, done := m.chartSamples()
+	samples, end, done := chartOf(m)
 	if !done {
 		t.Fatal("the fork's chart did not finish")
 	}

@@ -89,7 +89,7 @@ func (m *Model) openCompare() tea.Cmd {
 			Choose: key.NewBinding(key.WithDisabled()),
 			Close:  binding([]string{"esc", "enter", "q", "c"}, "esc", "close"),
 		}
-		c.sel, c.family = sel, m.isFamily()
+		c.sel, c.family = sel, isFamily(m.x)
 		if sel >= 0 {
 			c.selName = m.x.World().MsgName(sel)
 		}

@@ -31,23 +31,24 @@ type snap struct {
 	partedFor chartKey // the branch parted is for: the same across a job's clone
 }
 
-// panesFor reports whether the queue's panes were worded for m's clock and
-// selection.
-func (s *snap) panesFor(m *Model) bool { return s.panesAt == m.at && s.panesSel == m.sel }
+// panesFor reports whether the queue's panes were worded for the clock at
+// and the selection sel.
+func (s *snap) panesFor(at engine.Time, sel int32) bool { return s.panesAt == at && s.panesSel == sel }
 
-// queueCursor is what the queue's panes read besides the world.
-func (m *Model) queueCursor() sqs.Cursor {
-	return sqs.Cursor{At: m.at, Sel: m.sel, Inbox: m.snap.inbox, Effects: m.snap.effects}
+// queueCursor is what the queue's panes read besides the world, at the
+// clock at with sel selected.
+func (s *snap) queueCursor(at engine.Time, sel int32) sqs.Cursor {
+	return sqs.Cursor{At: at, Sel: sel, Inbox: s.inbox, Effects: s.effects}
 }
 
 // refreshQueuePanes words the queue's panes again when the world, the
 // clock or the selection moved (a family's are read in refresh).
 func (m *Model) refreshQueuePanes(force bool) {
 	s := &m.snap
-	if s.fam != nil || !force && s.panes != nil && s.panesFor(m) {
+	if s.fam != nil || !force && s.panes != nil && s.panesFor(m.at, m.sel) {
 		return
 	}
-	p := sqs.Panes(m.x.World(), m.queueCursor())
+	p := sqs.Panes(m.x.World(), s.queueCursor(m.at, m.sel))
 	s.panes, s.panesAt, s.panesSel = &p, m.at, m.sel
 }
 

@@ -15,9 +15,9 @@ import (
 // given, in the system's terms, and keeps what every incident shares — the
 // chart, the status line, the timeline, the life story, forks and compare.
 
-// isFamily reports whether the incident under the cursor is not the
+// isFamily reports whether the incident under x's cursor is not the
 // SQS-like queue.
-func (m Model) isFamily() bool { return m.x.World().Family() != nil }
+func isFamily(x *engine.Explorer) bool { return x.World().Family() != nil }
 
 // famRows is one pane's rows.
 func (v paneView) famRows(p pane) (string, []engine.PaneRow) {
@@ -183,13 +183,4 @@ func famSelectable(p *engine.Panes) []int32 {
 		}
 	}
 	return out
-}
-
-// effectWord is what an effect is called on screen: the queue incidents
-// send emails; a family's effects are rows, credits, records.
-func (m Model) effectWord() string {
-	if m.isFamily() {
-		return "effects"
-	}
-	return "emails"
 }

@@ -7,6 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+
+	"inflight/engine"
 )
 
 // asciiRenderer pins the colour profile so goldens hold plain text.
@@ -27,9 +29,15 @@ func newTest(t testing.TB, o Options, w, h int) Model {
 
 // waitChart waits for the whole-run chart of the branch on screen.
 func waitChart(m Model) {
-	if m.wholeChart != nil {
-		<-m.wholeChart.ready
+	if m.charts.cur != nil {
+		<-m.charts.cur.ready
 	}
+}
+
+// chartOf is the whole-run chart the model draws, as far as it is known.
+func chartOf(m Model) ([]engine.Sample, engine.Time, bool) {
+	c := m.charts.view(m.x)
+	return c.samples, c.end, c.done
 }
 
 func resize(m Model, w, h int) Model {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/progress"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
 )
@@ -275,9 +276,8 @@ func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// viewJob is the progress line of a running job.
-func (m Model) viewJob() string {
-	j := m.job
+// view is the progress line of a running job, its bar in r's colours.
+func (j *job) view(r *lipgloss.Renderer) string {
 	done, total := j.meter.Done(), j.meter.Total()
 	var s string
 	switch {
@@ -285,7 +285,7 @@ func (m Model) viewJob() string {
 		s = fmt.Sprintf("%s: waiting for a turn (the server runs a few long jobs at a time)", j.label)
 	case total > 0:
 		bar := progress.New(progress.WithSolidFill("#5f87d7"), progress.WithoutPercentage(),
-			progress.WithWidth(20), progress.WithColorProfile(m.r.ColorProfile()))
+			progress.WithWidth(20), progress.WithColorProfile(r.ColorProfile()))
 		s = fmt.Sprintf("%s %s %s/~%s events", j.label, bar.ViewAs(min(1, float64(done)/float64(total))), engine.Count(done), engine.Count(total))
 	default:
 		s = fmt.Sprintf("%s: %s events", j.label, engine.Count(done))
@@ -305,7 +305,7 @@ func (m Model) viewJob() string {
 // ended.
 func (m Model) Release() {
 	m.cancelJob()
-	m.stopCharts()
+	m.charts.stop(m.shared)
 	if m.shared != nil && m.shared.Pool != nil && m.x != nil {
 		m.shared.Pool.Release(m.x.Bytes())
 		for _, k := range m.kept { // the incidents it kept

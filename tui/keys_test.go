@@ -210,8 +210,8 @@ func TestForkDecision(t *testing.T) {
 		t.Fatalf("fork: state %s, %d branches", m.state, len(m.x.Branches()))
 	}
 	b := m.x.Branch()
-	if b.Override == nil || b.Override.Value != 1 || !strings.Contains(m.viewHeader(), "main ▸") {
-		t.Fatalf("fork: override %+v, header %q", b.Override, m.viewHeader())
+	if b.Override == nil || b.Override.Value != 1 || !strings.Contains(m.mainView().viewHeader(), "main ▸") {
+		t.Fatalf("fork: override %+v, header %q", b.Override, m.mainView().viewHeader())
 	}
 	m = press(m, "G")
 	if got := m.x.World().Stats.Effects; got >= 324 {
@@ -234,7 +234,7 @@ func TestReadmeForkInTenKeys(t *testing.T) {
 	if b.Parent == nil || b.ForkAt != clock(t, "19:52:00") || len(b.Changes) != 1 || b.Changes[0] != (engine.Setting{Knob: "visibility_timeout", Value: "60s"}) || b.Override != nil {
 		t.Fatalf("branch %q at %s: changes %+v, override %+v", b.Name, b.ForkAt.Short(), b.Changes, b.Override)
 	}
-	if h := m.viewHeader(); !strings.Contains(h, "visibility_timeout=60s") {
+	if h := m.mainView().viewHeader(); !strings.Contains(h, "visibility_timeout=60s") {
 		t.Fatalf("header %q", h)
 	}
 	// the change takes effect with the branch's next event
@@ -330,7 +330,7 @@ func TestForkKnob(t *testing.T) {
 	if b.Name != "vt60" || b.ForkAt != clock(t, "19:52:00") || len(b.Changes) != 1 || b.Changes[0].Value != "60s" {
 		t.Fatalf("branch %q at %s changes %+v", b.Name, b.ForkAt.Short(), b.Changes)
 	}
-	if h := m.viewHeader(); !strings.Contains(h, "main ▸ vt60 @19:52:00") {
+	if h := m.mainView().viewHeader(); !strings.Contains(h, "main ▸ vt60 @19:52:00") {
 		t.Fatalf("header %q", h)
 	}
 	// a bad value stays in the form with its error
@@ -503,7 +503,7 @@ func TestHelpAndQuit(t *testing.T) {
 
 func TestMouse(t *testing.T) {
 	m := press(newTest(t, Options{}, 80, 24), "]", "]", "]", "]", "]")
-	l := m.layout()
+	l := m.mainView().layout()
 	dead := l.panes[paneDead]
 	nm, _ := m.Update(tea.MouseMsg{X: dead.x + 2, Y: dead.y + 2, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
 	m = nm.(Model)

@@ -79,10 +79,7 @@ type Model struct {
 	jobSeq int
 	inline time.Duration // how long a key waits for its job in Update
 
-	wholeChart    *chartData  // the whole-run chart of the branch under the cursor
-	wholeChartFor chartKey    // the branch it is for
-	wholeChartEnd engine.Time // where the run is expected to end, while its pass runs
-	passes        chartPasses
+	charts chartWatch // the whole-run charts: the one on screen, the passes started
 }
 
 func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) Model {
@@ -93,7 +90,7 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, inline: inlineWait, kept: map[string]keptExplorer{}}
 	m.play = newPlayer()
 	m.picker = newPicker(c)
-	m.watchChart()
+	m.charts.watch(x, sh, m.inline)
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
 		m.follower.on = true
@@ -105,10 +102,8 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 // Init starts following the stage when asked to.
 func (m Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
-	if m.wholeChart != nil {
-		if _, _, done := m.wholeChart.view(); !done {
-			cmds = append(cmds, chartTick(m.wholeChart))
-		}
+	if c := m.charts.filling(); c != nil {
+		cmds = append(cmds, c)
 	}
 	if m.follower.on {
 		cmds = append(cmds, m.follower.wait(m.stage))
@@ -165,7 +160,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case jobTickMsg:
 		cmd = m.onJobTick(msg)
 	case chartTickMsg:
-		cmd = m.onChartTick(msg)
+		cmd = m.charts.onTick(msg)
 	case playTickMsg:
 		cmd = m.onTick(msg)
 	case stageMsg:
@@ -186,8 +181,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.refreshQueuePanes(false) // the clock or the selection may have moved
 	m.publish()
 	m.sizeScreens()
-	if c := m.watchChart(); c != nil {
-		cmd = tea.Batch(cmd, c)
+	if m.job == nil {
+		if c := m.charts.watch(m.x, m.shared, m.inline); c != nil {
+			cmd = tea.Batch(cmd, c)
+		}
 	}
 	return m, cmd
 }
@@ -421,7 +418,7 @@ func (m *Model) sizeScreens() {
 	if m.width < minWidth || m.height < minHeight {
 		return // tooSmall draws no screen
 	}
-	b := m.layout().body
+	b := m.mainView().layout().body
 	m.fork.SetSize(b.w, b.h)
 	m.story.SetSize(b.w, b.h)
 	m.branches.SetSize(b.w, b.h)

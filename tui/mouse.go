@@ -8,7 +8,8 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 	if m.state != stateMain || m.width < minWidth || m.height < minHeight {
 		return nil
 	}
-	l := m.layout()
+	mv := m.mainView()
+	l := mv.layout()
 	ev := tea.MouseEvent(msg)
 	for i := range numPanes {
 		r := l.panes[i]
@@ -20,11 +21,11 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 			m.panes[i] = max(0, m.panes[i]-3)
 		case ev.Button == tea.MouseButtonWheelDown:
 			m.panes[i] += 3
-			v := m.paneView()
+			v := mv.paneView()
 			title, _, _, total := v.pane(i, r.w, 0)
 			_, _, m.panes[i] = v.paneHead(title, total, r.w, r.h, m.panes[i])
 		case ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress:
-			v := m.paneView()
+			v := mv.paneView()
 			title, _, ids, total := v.pane(i, r.w, m.panes[i]+r.h)
 			head, _, off := v.paneHead(title, total, r.w, r.h, m.panes[i])
 			row := ev.Y - r.y - len(head) + off
@@ -36,7 +37,7 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 	}
 	c := l.chart
 	if ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress && ev.X >= c.x && ev.X < c.x+c.w && ev.Y >= c.y && ev.Y <= c.y+c.h {
-		t0, t1 := m.chartSpan()
+		t0, t1 := mv.chartSpan()
 		m.pause()
 		m.detach()
 		return m.seekClock(chartTime(t0, t1, ev.X-c.x, c.w), "")

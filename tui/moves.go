@@ -106,12 +106,12 @@ func (m *Model) bookmark(next bool) tea.Cmd {
 	})
 }
 
-// currentBookmark is the last bookmark at or before the displayed moment.
-func (m *Model) currentBookmark() (engine.Bookmark, bool) {
+// currentBookmark is spec's last bookmark at or before the moment at.
+func currentBookmark(spec *engine.Spec, at engine.Time) (engine.Bookmark, bool) {
 	var out engine.Bookmark
 	ok := false
-	for _, b := range m.x.Spec.Bookmarks {
-		if b.At <= m.at {
+	for _, b := range spec.Bookmarks {
+		if b.At <= at {
 			out, ok = b, true
 		}
 	}

@@ -29,16 +29,16 @@ type paneView struct {
 // paneView is the panes' view of the cursor. The queue's rows age with the
 // displayed clock: when the clock or the selection moved since Update read
 // them, they are worded again for this frame.
-func (m Model) paneView() paneView {
-	v := paneView{common: m.common, snap: &m.snap, panes: m.snap.panes, w: m.x.World(), spec: m.x.Spec, at: m.at, sel: m.sel}
+func (v mainView) paneView() paneView {
+	p := paneView{common: v.common, snap: v.snap, panes: v.snap.panes, w: v.x.World(), spec: v.x.Spec, at: v.at, sel: v.sel}
 	switch {
-	case m.snap.fam != nil:
-		v.panes = m.snap.fam
-	case v.panes == nil || !m.snap.panesFor(&m):
-		p := sqs.Panes(v.w, m.queueCursor())
-		v.panes = &p
+	case v.snap.fam != nil:
+		p.panes = v.snap.fam
+	case p.panes == nil || !v.snap.panesFor(v.at, v.sel):
+		q := sqs.Panes(p.w, v.snap.queueCursor(v.at, v.sel))
+		p.panes = &q
 	}
-	return v
+	return p
 }
 
 // pane is pane p's title, its first rows up to limit with the message on

@@ -163,12 +163,12 @@ func TestPaneClocksHoldStill(t *testing.T) {
 func TestWrappedRowSelects(t *testing.T) {
 	m := press(newTest(t, Options{}, 120, 40), "]", "]", "]", "]")
 	click := func(y int) {
-		r := m.layout().panes[paneFlight]
+		r := m.mainView().layout().panes[paneFlight]
 		nm, _ := m.Update(tea.MouseMsg{X: r.x + 3, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
 		m = nm.(Model)
 	}
 	find := func(s string) int {
-		r := m.layout().panes[paneFlight]
+		r := m.mainView().layout().panes[paneFlight]
 		lines := strings.Split(m.View(), "\n")
 		for y := r.y; y < r.y+r.h; y++ {
 			if strings.Contains(ansi.Strip(ansi.Cut(lines[y], r.x, r.x+r.w)), s) {
@@ -283,7 +283,7 @@ func TestOwnCopyBadgeYields(t *testing.T) {
 		w     int
 		badge string
 	}{{120, "[own copy: F follows]"}, {80, "[own copy]"}, {60, ""}} {
-		h := newTest(t, Options{Stage: NewStage()}, c.w, 24).viewHeader()
+		h := newTest(t, Options{Stage: NewStage()}, c.w, 24).mainView().viewHeader()
 		if !strings.HasPrefix(h, "Marlow Books, Thursday") {
 			t.Errorf("%d columns: the title is pushed off: %q", c.w, h)
 		}

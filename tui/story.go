@@ -83,7 +83,7 @@ func (m *Model) openStory() tea.Cmd {
 	}, func(m *Model) {
 		w := m.x.World()
 		m.story = storyView{common: m.common, keys: storyKeyMap(), id: sel, events: evs, cursor: cursor,
-			name: w.MsgName(sel), branch: branchPath(m.x.Branch()), clock: max(m.at, w.Now).Short(), family: m.isFamily()}
+			name: w.MsgName(sel), branch: branchPath(m.x.Branch()), clock: max(m.at, w.Now).Short(), family: isFamily(m.x)}
 		m.state = stateStory
 	}, nil)
 }
