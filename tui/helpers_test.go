@@ -90,9 +90,9 @@ func press(m Model, keys ...string) Model {
 
 // settle waits for the running job, if any, and delivers its end.
 func settle(m Model) Model {
-	for m.job != nil {
-		<-m.job.done
-		nm, _ := m.Update(jobDoneMsg{id: m.job.id})
+	for m.jobs.cur != nil {
+		<-m.jobs.cur.done
+		nm, _ := m.Update(jobDoneMsg{id: m.jobs.cur.id})
 		m = nm.(Model)
 	}
 	waitChart(m)

@@ -46,7 +46,7 @@ type chartView struct {
 // mainView is the main screen's view state now.
 func (m Model) mainView() mainView {
 	v := mainView{common: m.common, x: m.x, snap: &m.snap, at: m.at, sel: m.sel, exercise: m.exercise,
-		flash: m.flash, state: m.state, jump: m.jump, job: m.job, help: m.help, active: m.activeKeys(),
+		flash: m.flash, state: m.state, jump: m.jump, job: m.jobs.cur, help: m.help, active: m.activeKeys(),
 		play: m.play, panes: m.panes, presenter: m.presenter, following: m.follower.on, staged: m.stage != nil}
 	v.chart = m.charts.view(m.x)
 	return v

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"time"
-
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -74,10 +72,8 @@ type Model struct {
 	// kept are the other incidents this session opened, with their
 	// branches, cursor and selection, while the program runs: `i` and
 	// back loses nothing. Their memory counts against the budget.
-	kept   map[string]keptExplorer
-	job    *job // the long move running, nil none
-	jobSeq int
-	inline time.Duration // how long a key waits for its job in Update
+	kept map[string]keptExplorer
+	jobs jobRunner // the long moves, run off the update loop
 
 	charts chartWatch // the whole-run charts: the one on screen, the passes started
 }
@@ -87,10 +83,11 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	st := c.st
 	h := help.New()
 	h.Styles = st.Help
-	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, inline: inlineWait, kept: map[string]keptExplorer{}}
+	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, kept: map[string]keptExplorer{},
+		jobs: jobRunner{inline: inlineWait, slots: sh.slots, pool: sh.Pool}}
 	m.play = newPlayer()
 	m.picker = newPicker(c)
-	m.charts.watch(x, sh, m.inline)
+	m.charts.watch(x, sh, m.jobs.inline)
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
 		m.follower.on = true
@@ -124,7 +121,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if m.job != nil {
+		if m.jobs.cur != nil {
 			cmd = m.jobKey(msg)
 			break
 		}
@@ -152,19 +149,23 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.SetSize(msg.Width, msg.Height)
 		m.help.Width = msg.Width
 	case tea.MouseMsg:
-		if m.job == nil {
+		if m.jobs.cur == nil {
 			cmd = m.updateMouse(msg)
 		}
-	case jobDoneMsg:
-		cmd = m.onJobDone(msg)
-	case jobTickMsg:
-		cmd = m.onJobTick(msg)
+	case jobDoneMsg: // one that went on in the background has ended
+		if m.jobs.current(msg.id) {
+			cmd = m.finishJob(m.jobs.cur)
+		}
+	case jobTickMsg: // its progress line moves
+		if m.jobs.current(msg.id) {
+			cmd = jobTick(msg.id)
+		}
 	case chartTickMsg:
 		cmd = m.charts.onTick(msg)
 	case playTickMsg:
 		cmd = m.onTick(msg)
 	case stageMsg:
-		if m.job != nil {
+		if m.jobs.cur != nil {
 			// the stage is read again when the job ends: waiting now would
 			// return at once, over and over
 			m.follower.stalled = m.follower.on && msg.tag == m.follower.tag
@@ -181,8 +182,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.refreshQueuePanes(false) // the clock or the selection may have moved
 	m.publish()
 	m.sizeScreens()
-	if m.job == nil {
-		if c := m.charts.watch(m.x, m.shared, m.inline); c != nil {
+	if m.jobs.cur == nil {
+		if c := m.charts.watch(m.x, m.shared, m.jobs.inline); c != nil {
 			cmd = tea.Batch(cmd, c)
 		}
 	}
