@@ -68,7 +68,7 @@ func (m *Model) openCompare() tea.Cmd {
 	var pub engine.Time
 	var hasPub bool
 	if sel >= 0 {
-		pub, hasPub = m.published(sel)
+		pub, hasPub = m.snap.published(m.x, sel)
 	}
 	total := max(0, m.x.EstimateLen(a)-a.Len()) + max(0, m.x.EstimateLen(b)-b.Len())
 	var c compareView

@@ -40,16 +40,8 @@ type Model struct {
 	// a jump, a bookmark) or the latest event's time, never before it
 	at engine.Time
 
-	play player
-	sel  int32 // the selected message, -1 none
-	// selPub is when the selected message was published, noted while the
-	// world still held it: a family's messages may come from no source
-	// schedule, and its story is read from there
-	selPub struct {
-		id int32
-		at engine.Time
-		ok bool
-	}
+	play  player
+	sel   int32 // the selected message, -1 none
 	snap  snap
 	panes [numPanes]int // scroll offsets
 	flash string        // one line of news: an error, a fork made
@@ -179,7 +171,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.code.code = m.shareCode()
 		}
 	}
-	m.refreshQueuePanes(false) // the clock or the selection may have moved
+	m.snap.readQueuePanes(m.x, m.at, m.sel, false) // the clock or the selection may have moved
 	m.publish()
 	m.sizeScreens()
 	if m.jobs.cur == nil {

@@ -214,10 +214,7 @@ func (m *Model) setSel(id int32) {
 		return
 	}
 	m.sel = id
-	if mm, ok := m.x.World().Msg(id); ok {
-		m.selPub.id, m.selPub.at, m.selPub.ok = id, mm.Published, true
-	}
-	m.snap.inboxFor = -2 // recompute
-	m.refreshInbox()
+	m.snap.noteSel(m.x, id)
+	m.snap.readInbox(m.x, id)
 	m.flash = fmt.Sprintf("selected %s: enter tells its life story", m.x.World().MsgName(id))
 }

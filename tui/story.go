@@ -70,7 +70,7 @@ func (m *Model) openStory() tea.Cmd {
 	}
 	// a message's life may run far past the cursor: read it in a job
 	sel, cursor := m.sel, m.x.Pos()
-	pub, hasPub := m.published(sel) // sel >= 0: checked above
+	pub, hasPub := m.snap.published(m.x, sel) // sel >= 0: checked above
 	var evs []engine.Entry
 	return m.startJob("reading "+w.MsgName(sel)+"'s story", 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
 		b := x.Branch()
@@ -94,7 +94,7 @@ func (m *Model) storyFallback() {
 	if len(m.snap.selectable) > 0 {
 		m.sel = m.snap.selectable[0]
 		m.snap.inboxFor = -2
-		m.refreshInbox()
+		m.snap.readInbox(m.x, m.sel)
 	}
 }
 

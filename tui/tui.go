@@ -64,9 +64,7 @@ func (m *Model) showOpened(c engine.Code) {
 	}
 	if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
 		m.sel = c.Sel
-		if mm, ok := m.x.World().Msg(c.Sel); ok {
-			m.selPub.id, m.selPub.at, m.selPub.ok = c.Sel, mm.Published, true
-		}
+		m.snap.noteSel(m.x, c.Sel)
 	}
 	m.refresh(true)
 }
