@@ -155,7 +155,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case chartTickMsg:
 		cmd = m.charts.onTick(msg)
 	case playTickMsg:
-		cmd = m.onTick(msg)
+		var news string
+		if cmd, news = m.play.onTick(msg, m.x, &m.at); news != "" {
+			m.flash = news
+		}
 	case stageMsg:
 		if m.jobs.cur != nil {
 			// the stage is read again when the job ends: waiting now would
@@ -240,7 +243,11 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, km.Play):
-		return m.togglePlay()
+		cmd, news := m.play.toggle(m.x)
+		if news != "" {
+			m.flash = news
+		}
+		return cmd
 	case key.Matches(k, km.Faster):
 		m.play.faster()
 	case key.Matches(k, km.Slower):
