@@ -98,7 +98,7 @@ func (m *Model) updateBranches(k tea.KeyMsg) tea.Cmd {
 		m.state = stateMain
 		// by place: a job since the list opened may have cloned them
 		if bs := m.x.Branches(); m.branches.row < len(bs) && bs[m.branches.row] != m.x.Branch() {
-			return m.switchTo(bs[m.branches.row])
+			return switchMove(m.x, bs[m.branches.row], m.at).run(m) // a job: it pauses
 		}
 	}
 	return cmd

@@ -220,7 +220,7 @@ func TestFollowerWaitsOutJob(t *testing.T) {
 	s := NewStage()
 	f := newTest(t, Options{Stage: s, Follow: true, Set: []engine.Setting{{Knob: "orders", Value: "300000"}}}, 120, 40)
 	f.jobs.inline = time.Millisecond
-	f.end()
+	endMove(f.x).run(&f)
 	if f.jobs.cur == nil {
 		t.Fatal("no job")
 	}

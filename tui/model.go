@@ -254,35 +254,35 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.play.slower()
 	case key.Matches(k, km.Step):
 		m.pause()
-		m.step(1)
+		m.flash = stepBy(m.x, 1, &m.at)
 	case key.Matches(k, km.Back):
 		m.pause()
-		m.step(-1)
+		m.flash = stepBy(m.x, -1, &m.at)
 	case key.Matches(k, km.Tick):
 		m.pause()
-		return m.tick(engine.Second)
+		return tickMove(m.x.Spec, m.at, engine.Second).run(m)
 	case key.Matches(k, km.TickBack):
 		m.pause()
-		return m.tick(-engine.Second)
+		return tickMove(m.x.Spec, m.at, -engine.Second).run(m)
 	case key.Matches(k, km.NextDec):
 		m.pause()
-		return m.decision(true)
+		return decisionMove(true).run(m)
 	case key.Matches(k, km.PrevDec):
 		m.pause()
-		return m.decision(false)
+		return decisionMove(false).run(m)
 	case key.Matches(k, km.NextMark):
 		m.pause()
-		return m.bookmark(true)
+		return bookmarkMove(m.x.Spec, m.at, true).run(m)
 	case key.Matches(k, km.PrevMark):
 		m.pause()
-		return m.bookmark(false)
+		return bookmarkMove(m.x.Spec, m.at, false).run(m)
 	case key.Matches(k, km.Start):
 		m.pause()
 		m.x.Goto(0)
 		m.at = m.x.World().Now
 	case key.Matches(k, km.End):
 		m.pause()
-		return m.end()
+		return endMove(m.x).run(m)
 	case key.Matches(k, km.Jump):
 		m.pause()
 		m.openJump()
@@ -292,16 +292,24 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Branches):
 		m.openBranches()
 	case key.Matches(k, km.NextBr):
-		return m.nextBranch()
+		return nextBranchMove(m.x, m.at).run(m) // a job: it pauses
 	case key.Matches(k, km.Compare):
 		m.pause()
 		return m.openCompare()
 	case key.Matches(k, km.Exercises):
 		m.openExercises()
 	case key.Matches(k, km.Up):
-		m.selectMsg(-1)
+		if id, ok := nextSelectable(m.snap.selectable, m.sel, -1); ok {
+			m.setSel(id)
+		} else {
+			m.flash = "no messages on screen to select"
+		}
 	case key.Matches(k, km.Down):
-		m.selectMsg(1)
+		if id, ok := nextSelectable(m.snap.selectable, m.sel, 1); ok {
+			m.setSel(id)
+		} else {
+			m.flash = "no messages on screen to select"
+		}
 	case key.Matches(k, km.Story):
 		m.pause()
 		return m.openStory()
@@ -313,18 +321,6 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.openPicker()
 	}
 	return nil
-}
-
-// end plays the branch to its end and moves there: a job, since a big
-// branch is millions of events.
-func (m *Model) end() tea.Cmd {
-	return m.startJob("playing to the end", m.x.EstimateLen(m.x.Branch()), func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
-		x.End()
-		return x, nil
-	}, func(m *Model) {
-		m.at = m.x.World().Now
-		m.flash = "" // a cancelled G's news is old
-	}, nil)
 }
 
 // quitting reports whether k quits from the main screen.

@@ -40,7 +40,7 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 		t0, t1 := mv.chartSpan()
 		m.pause()
 		m.detach()
-		return m.seekClock(chartTime(t0, t1, ev.X-c.x, c.w), "")
+		return seekMove(chartTime(t0, t1, ev.X-c.x, c.w), "").run(m)
 	}
 	return nil
 }
