@@ -551,8 +551,8 @@ func TestBranchesKept(t *testing.T) {
 		t.Fatalf("back on %s: %d branches, on %s at %s sel %d pos %d; want %s at %s sel %d pos %d",
 			m.x.Spec.ID, len(m.x.Branches()), m.x.Branch().Name, m.at.Short(), m.sel, m.x.Pos(), br, at.Short(), sel, pos)
 	}
-	if len(m.kept) != 1 || m.budgetLeft().Bytes != m.shared.Budget.Bytes-m.kept["christmas-friday"].x.Bytes() {
-		t.Fatalf("kept %d, budget left %d of %d", len(m.kept), m.budgetLeft().Bytes, m.shared.Budget.Bytes)
+	if len(m.kept) != 1 || m.kept.budgetLeft(m.shared.Budget).Bytes != m.shared.Budget.Bytes-m.kept["christmas-friday"].x.Bytes() {
+		t.Fatalf("kept %d, budget left %d of %d", len(m.kept), m.kept.budgetLeft(m.shared.Budget).Bytes, m.shared.Budget.Bytes)
 	}
 	m = press(m, "b", "up", "d") // the lesson's run stays
 	if len(m.x.Branches()) != 2 || m.flash != "the lesson's run stays" {

@@ -64,7 +64,7 @@ type Model struct {
 	// kept are the other incidents this session opened, with their
 	// branches, cursor and selection, while the program runs: `i` and
 	// back loses nothing. Their memory counts against the budget.
-	kept map[string]keptExplorer
+	kept keptIncidents
 	jobs jobRunner // the long moves, run off the update loop
 
 	charts chartWatch // the whole-run charts: the one on screen, the passes started
@@ -75,7 +75,7 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	st := c.st
 	h := help.New()
 	h.Styles = st.Help
-	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, kept: map[string]keptExplorer{},
+	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, kept: keptIncidents{},
 		jobs: jobRunner{inline: inlineWait, slots: sh.slots, pool: sh.Pool}}
 	m.play = newPlayer()
 	m.picker = newPicker(c)
@@ -127,7 +127,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
 				c := m.updateKey(one)
 				cmds = append(cmds, c)
-				if m.quitting(one) {
+				if m.state == stateMain && key.Matches(one, m.keys.Quit) { // quits: the rest is not read
 					break
 				}
 			}
@@ -235,10 +235,10 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return m.follow()
 	}
 	// every key below moves or forks: a follower detaches into its own copy
-	if m.follower.on && m.moves(k) {
+	if m.follower.on && km.movesCursor(k) {
 		m.detach()
 	}
-	if m.moves(k) {
+	if km.movesCursor(k) {
 		m.flash = "" // news of where the cursor was ("end of the branch") is stale once it moves
 	}
 	switch {
@@ -323,24 +323,6 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// quitting reports whether k quits from the main screen.
-func (m *Model) quitting(k tea.KeyMsg) bool {
-	return m.state == stateMain && key.Matches(k, m.keys.Quit)
-}
-
-// moves reports whether k moves the cursor or forks: the keys that detach
-// a follower from the stage.
-func (m *Model) moves(k tea.KeyMsg) bool {
-	km := m.keys
-	for _, b := range []key.Binding{km.Play, km.Step, km.Back, km.Tick, km.TickBack, km.NextDec, km.PrevDec,
-		km.NextMark, km.PrevMark, km.Start, km.End, km.Jump, km.Fork, km.Branches, km.NextBr, km.Exercises, km.Incidents} {
-		if key.Matches(k, b) {
-			return true
-		}
-	}
-	return false
-}
-
 // publish puts the presenter's moment on stage: the share code of the
 // cursor and the clock on screen, which moves between events while playing.
 func (m *Model) publish() {
@@ -356,6 +338,32 @@ type keptExplorer struct {
 	sel int32
 }
 
+// keptIncidents are the other incidents a session opened, by id, with
+// their branches, cursor and selection: `i` and back loses nothing. Their
+// memory counts against the session's budget.
+type keptIncidents map[string]keptExplorer
+
+// budgetLeft is the budget b less the memory the kept incidents hold.
+func (k keptIncidents) budgetLeft(b engine.Limits) engine.Limits {
+	if b.Bytes > 0 {
+		var held int64
+		for _, e := range k {
+			held += e.x.Bytes()
+		}
+		b.Bytes = max(1, b.Bytes-held)
+	}
+	return b
+}
+
+// branches is how many forks the kept incidents hold.
+func (k keptIncidents) branches() int {
+	n := 0
+	for _, e := range k {
+		n += len(e.x.Branches()) - 1
+	}
+	return n
+}
+
 // setExplorer replaces the explorer with another incident's, keeping the
 // one it leaves (its branches, cursor and selection) for `i` back: its
 // memory stays charged to the pool, and the new explorer's memory budget
@@ -367,32 +375,9 @@ func (m *Model) setExplorer(x *engine.Explorer) {
 	if k, ok := m.kept[x.Spec.ID]; ok && k.x == x {
 		delete(m.kept, x.Spec.ID)
 	}
-	x.Limit(m.budgetLeft(), m.shared.Pool)
+	x.Limit(m.kept.budgetLeft(m.shared.Budget), m.shared.Pool)
 	m.x = x
 	m.reset()
-}
-
-// budgetLeft is the session's budget less the memory its kept incidents
-// hold.
-func (m *Model) budgetLeft() engine.Limits {
-	b := m.shared.Budget
-	if b.Bytes > 0 {
-		var held int64
-		for _, k := range m.kept {
-			held += k.x.Bytes()
-		}
-		b.Bytes = max(1, b.Bytes-held)
-	}
-	return b
-}
-
-// keptBranches is how many forks the kept incidents hold.
-func (m *Model) keptBranches() int {
-	n := 0
-	for _, k := range m.kept {
-		n += len(k.x.Branches()) - 1
-	}
-	return n
 }
 
 // reset forgets what belonged to the explorer before m.x.

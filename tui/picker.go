@@ -167,7 +167,7 @@ func (m *Model) updatePicker(k tea.KeyMsg) tea.Cmd {
 		}
 		m.setExplorer(x)
 		m.flash = "opened " + spec.ID + ": ] jumps to the first beat of the story"
-		if n := m.keptBranches(); n > 0 {
+		if n := m.kept.branches(); n > 0 {
 			m.flash += fmt.Sprintf(" · %s of other incidents kept (i goes back)", plural(n, "fork", "forks"))
 		}
 		return nil
