@@ -163,11 +163,6 @@ func containsKnob(ks []*engine.Knob, k *engine.Knob) bool {
 	return false
 }
 
-func (m *Model) openFork() {
-	m.fork = newForkForm(m.common, m.x, m.at)
-	m.state = stateFork
-}
-
 // rows are the form's rows in order, the knobs the filter leaves.
 func (f *forkForm) rows() []int {
 	var out []int
@@ -498,19 +493,6 @@ func (f *forkForm) options() (engine.ForkOptions, error) {
 		o.Name = f.defaultName(set, o.Override, o.At)
 	}
 	return o, nil
-}
-
-// updateFork gives the form the key and makes the fork it asks for.
-func (m *Model) updateFork(k tea.KeyMsg) tea.Cmd {
-	var cmd tea.Cmd
-	m.fork, cmd = m.fork.Update(k)
-	switch m.fork.done {
-	case closed:
-		m.state = stateMain
-	case submitted:
-		return m.confirmFork()
-	}
-	return cmd
 }
 
 // confirmFork makes the form's fork: a job.

@@ -189,7 +189,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	switch m.state {
 	case stateFork:
-		return m.updateFork(k)
+		var cmd tea.Cmd
+		m.fork, cmd = m.fork.Update(k)
+		switch m.fork.done {
+		case closed:
+			m.state = stateMain
+		case submitted:
+			return m.confirmFork()
+		}
+		return cmd
 	case stateBranches:
 		return m.updateBranches(k)
 	case stateCompare:
@@ -207,9 +215,22 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	case stateExercises:
 		return m.updateExercises(k)
 	case stateStory:
-		return m.updateStory(k)
+		var cmd tea.Cmd
+		if m.story, cmd = m.story.Update(k); m.story.done == closed {
+			m.state = stateMain
+		}
+		return cmd
 	case stateJump:
-		return m.updateJump(k)
+		var cmd tea.Cmd
+		m.jump, cmd = m.jump.Update(k)
+		switch m.jump.done {
+		case closed:
+			m.state = stateMain
+		case submitted:
+			m.state = stateMain
+			return jumpJob(m.x.Spec, m.jump.input.Value()).run(m)
+		}
+		return cmd
 	case statePicker:
 		return m.updatePicker(k)
 	}
@@ -285,12 +306,12 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return endMove(m.x).run(m)
 	case key.Matches(k, km.Jump):
 		m.pause()
-		m.openJump()
+		m.jump, m.state = newJumpInput(m.common, m.at), stateJump
 	case key.Matches(k, km.Fork):
 		m.pause()
-		m.openFork()
+		m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork
 	case key.Matches(k, km.Branches):
-		m.openBranches()
+		m.branches, m.state = newBranchList(m.common, m.x), stateBranches
 	case key.Matches(k, km.NextBr):
 		return nextBranchMove(m.x, m.at).run(m) // a job: it pauses
 	case key.Matches(k, km.Compare):
@@ -318,7 +339,8 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return copyCmd(m.r, m.code.code)
 	case key.Matches(k, km.Incidents):
 		m.pause()
-		m.openPicker()
+		m.picker.show(m.x.Spec.ID)
+		m.state = statePicker
 	}
 	return nil
 }

@@ -8,20 +8,21 @@ import (
 	"inflight/engine"
 )
 
-// A cursorMove is a move of the cursor, described rather than done: the
-// main screen's keys, the mouse and the jump prompt build one and run it
-// as a job on a clone of the explorer (a far seek plays events that are
-// not known yet). A move that cannot be made is news instead.
-type cursorMove struct {
+// An explorerJob is engine work a key asks for, described rather than
+// done: a move of the cursor (a far seek plays events that are not known
+// yet), a comparison, a message's story. The main screen's keys, the mouse
+// and the screens build one, and it runs as a job on a clone of the
+// explorer. Work that cannot be done is news instead.
+type explorerJob struct {
 	label string // for the progress line
 	total int64  // the events it is expected to play, 0 unknown
 	seek  func(x *engine.Explorer)
 	apply func(m *Model) // what it leaves on screen once swapped in
-	news  string         // set instead of seek: why there is no such move
+	news  string         // set instead of seek: why there is no such work
 }
 
-// run runs mv as the model's job, or says why there is no such move.
-func (mv cursorMove) run(m *Model) tea.Cmd {
+// run runs mv as the model's job, or says why there is none.
+func (mv explorerJob) run(m *Model) tea.Cmd {
 	if mv.seek == nil {
 		m.flash = mv.news
 		return nil
@@ -34,7 +35,7 @@ func (mv cursorMove) run(m *Model) tea.Cmd {
 
 // move runs a cursor move on the branch under the cursor as a job.
 func (m *Model) move(label string, f func(x *engine.Explorer), apply func(m *Model)) tea.Cmd {
-	return cursorMove{label: label, seek: f, apply: apply}.run(m)
+	return explorerJob{label: label, seek: f, apply: apply}.run(m)
 }
 
 // stepBy moves x's cursor n events (not a job: a step is small) and the
@@ -53,30 +54,30 @@ func stepBy(x *engine.Explorer, n int64, at *engine.Time) (news string) {
 // tickMove moves the clock at by d of simulated time, never before the
 // incident's start: forward, everything up to and at the new moment has
 // happened; back, the same for the earlier one.
-func tickMove(spec *engine.Spec, at engine.Time, d engine.Duration) cursorMove {
+func tickMove(spec *engine.Spec, at engine.Time, d engine.Duration) explorerJob {
 	t := max(at+d, spec.Start)
-	return cursorMove{label: "seeking to " + t.Short(), seek: func(x *engine.Explorer) { x.SeekTimeEnd(t) }, apply: func(m *Model) {
+	return explorerJob{label: "seeking to " + t.Short(), seek: func(x *engine.Explorer) { x.SeekTimeEnd(t) }, apply: func(m *Model) {
 		m.at = max(t, m.x.World().Now)
 	}}
 }
 
 // seekMove shows the moment t, nothing at t happened yet, with news.
-func seekMove(t engine.Time, news string) cursorMove {
-	return cursorMove{label: "seeking to " + t.Short(), seek: func(x *engine.Explorer) { x.SeekTime(t) }, apply: func(m *Model) {
+func seekMove(t engine.Time, news string) explorerJob {
+	return explorerJob{label: "seeking to " + t.Short(), seek: func(x *engine.Explorer) { x.SeekTime(t) }, apply: func(m *Model) {
 		m.at = max(t, m.x.World().Now)
 		m.flash = news
 	}}
 }
 
 // decisionMove moves just past the next (or previous) decision.
-func decisionMove(next bool) cursorMove {
+func decisionMove(next bool) explorerJob {
 	var e engine.Entry
 	var ok bool
 	label := "finding the previous decision"
 	if next {
 		label = "finding the next decision"
 	}
-	return cursorMove{label: label, seek: func(x *engine.Explorer) {
+	return explorerJob{label: label, seek: func(x *engine.Explorer) {
 		if next {
 			e, ok = x.NextDecision()
 		} else {
@@ -94,10 +95,10 @@ func decisionMove(next bool) cursorMove {
 
 // bookmarkMove moves from the clock at to spec's next (or previous) beat
 // of the lesson, with everything at its moment already happened.
-func bookmarkMove(spec *engine.Spec, at engine.Time, next bool) cursorMove {
+func bookmarkMove(spec *engine.Spec, at engine.Time, next bool) explorerJob {
 	bms := spec.Bookmarks
 	if len(bms) == 0 {
-		return cursorMove{news: "this incident has no bookmarks"}
+		return explorerJob{news: "this incident has no bookmarks"}
 	}
 	idx := -1
 	if next {
@@ -116,10 +117,10 @@ func bookmarkMove(spec *engine.Spec, at engine.Time, next bool) cursorMove {
 		}
 	}
 	if idx < 0 {
-		return cursorMove{news: "no more bookmarks that way"}
+		return explorerJob{news: "no more bookmarks that way"}
 	}
 	bm := bms[idx]
-	return cursorMove{label: "seeking to " + bm.At.Short(), seek: func(x *engine.Explorer) { x.SeekBookmark(bm) }, apply: func(m *Model) {
+	return explorerJob{label: "seeking to " + bm.At.Short(), seek: func(x *engine.Explorer) { x.SeekBookmark(bm) }, apply: func(m *Model) {
 		m.at = max(bm.At, m.x.World().Now)
 		m.flash = ""
 	}}
@@ -127,8 +128,8 @@ func bookmarkMove(spec *engine.Spec, at engine.Time, next bool) cursorMove {
 
 // endMove plays x's branch to its end and moves there: a big branch is
 // millions of events.
-func endMove(x *engine.Explorer) cursorMove {
-	return cursorMove{label: "playing to the end", total: x.EstimateLen(x.Branch()), seek: func(x *engine.Explorer) { x.End() }, apply: func(m *Model) {
+func endMove(x *engine.Explorer) explorerJob {
+	return explorerJob{label: "playing to the end", total: x.EstimateLen(x.Branch()), seek: func(x *engine.Explorer) { x.End() }, apply: func(m *Model) {
 		m.at = m.x.World().Now
 		m.flash = "" // a cancelled G's news is old
 	}}
@@ -148,19 +149,19 @@ func currentBookmark(spec *engine.Spec, at engine.Time) (engine.Bookmark, bool) 
 
 // nextBranchMove switches from the clock at to x's next branch in
 // creation order.
-func nextBranchMove(x *engine.Explorer, at engine.Time) cursorMove {
+func nextBranchMove(x *engine.Explorer, at engine.Time) explorerJob {
 	bs := x.Branches()
 	if len(bs) < 2 {
-		return cursorMove{news: "only one branch: f forks one here, e opens the exercises"}
+		return explorerJob{news: "only one branch: f forks one here, e opens the exercises"}
 	}
 	i := branchIndex(x, x.Branch())
 	return switchMove(x, bs[(i+1)%len(bs)], at)
 }
 
 // switchMove moves the cursor onto x's branch b at the same moment at.
-func switchMove(x *engine.Explorer, b *engine.Branch, at engine.Time) cursorMove {
+func switchMove(x *engine.Explorer, b *engine.Branch, at engine.Time) explorerJob {
 	i := branchIndex(x, b)
-	return cursorMove{label: "switching to " + b.Name, seek: func(x *engine.Explorer) {
+	return explorerJob{label: "switching to " + b.Name, seek: func(x *engine.Explorer) {
 		x.Switch(x.Branches()[i])
 		x.SeekTimeEnd(at)
 	}, apply: func(m *Model) {

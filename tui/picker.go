@@ -135,11 +135,6 @@ func (p picker) selected() (*engine.Spec, bool) {
 	return it.spec, ok
 }
 
-func (m *Model) openPicker() {
-	m.picker.show(m.x.Spec.ID)
-	m.state = statePicker
-}
-
 // updatePicker gives the picker the key and opens the incident it asks for.
 func (m *Model) updatePicker(k tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd

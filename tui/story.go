@@ -63,7 +63,12 @@ func (m *Model) openStory() tea.Cmd {
 	w := m.x.World()
 	if int(m.sel) >= w.Published() {
 		m.flash = w.MsgName(m.sel) + " has not been published yet: step on, or select another"
-		m.storyFallback()
+		if len(m.snap.selectable) == 0 {
+			return nil
+		}
+		// the first message on screen instead
+		m.sel = m.snap.selectable[0]
+		m.snap.readInbox(m.x, m.sel)
 		if int(m.sel) >= w.Published() {
 			return nil
 		}
@@ -88,16 +93,6 @@ func (m *Model) openStory() tea.Cmd {
 	}, nil)
 }
 
-// storyFallback selects the first message on screen when the selected one
-// does not exist yet.
-func (m *Model) storyFallback() {
-	if len(m.snap.selectable) > 0 {
-		m.sel = m.snap.selectable[0]
-		m.snap.inboxFor = -2
-		m.snap.readInbox(m.x, m.sel)
-	}
-}
-
 // Update scrolls; esc asks the root to close.
 func (s storyView) Update(msg tea.Msg) (storyView, tea.Cmd) {
 	s.done = stay
@@ -114,15 +109,6 @@ func (s storyView) Update(msg tea.Msg) (storyView, tea.Cmd) {
 		s.off = min(max(0, 4*len(s.events)), s.off+1) // View clamps: a caption may wrap
 	}
 	return s, nil
-}
-
-func (m *Model) updateStory(k tea.KeyMsg) tea.Cmd {
-	var cmd tea.Cmd
-	m.story, cmd = m.story.Update(k)
-	if m.story.done == closed {
-		m.state = stateMain
-	}
-	return cmd
 }
 
 // View is the story from the scroll offset on.
