@@ -175,7 +175,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	}
 	m.snap.readQueuePanes(m.x, m.at, m.sel, false) // the clock or the selection may have moved
-	m.publish()
+	if m.presenter && m.stage != nil {             // the presenter's moment on stage: its code and the clock on screen
+		m.stage.Publish(m.x.Code().String() + " " + m.at.Clock())
+	}
 	m.sizeScreens()
 	if m.jobs.cur == nil {
 		if c := m.charts.watch(m.x, m.shared, m.jobs.inline); c != nil {
@@ -257,7 +259,7 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 	}
 	// every key below moves or forks: a follower detaches into its own copy
 	if m.follower.on && km.movesCursor(k) {
-		m.detach()
+		m.flash = m.follower.detach()
 	}
 	if km.movesCursor(k) {
 		m.flash = "" // news of where the cursor was ("end of the branch") is stale once it moves
@@ -316,7 +318,7 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return nextBranchMove(m.x, m.at).run(m) // a job: it pauses
 	case key.Matches(k, km.Compare):
 		m.pause()
-		return m.openCompare()
+		return compareJob(m.x, &m.snap, m.sel).run(m)
 	case key.Matches(k, km.Exercises):
 		m.openExercises()
 	case key.Matches(k, km.Up):
@@ -343,14 +345,6 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.state = statePicker
 	}
 	return nil
-}
-
-// publish puts the presenter's moment on stage: the share code of the
-// cursor and the clock on screen, which moves between events while playing.
-func (m *Model) publish() {
-	if m.presenter && m.stage != nil {
-		m.stage.Publish(m.x.Code().String() + " " + m.at.Clock())
-	}
 }
 
 // keptExplorer is an incident the session left, as it was left.

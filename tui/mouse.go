@@ -39,17 +39,21 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 	if ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress && ev.X >= c.x && ev.X < c.x+c.w && ev.Y >= c.y && ev.Y <= c.y+c.h {
 		t0, t1 := mv.chartSpan()
 		m.pause()
-		m.detach()
+		if news := m.follower.detach(); news != "" {
+			m.flash = news
+		}
 		return seekMove(chartTime(t0, t1, ev.X-c.x, c.w), "").run(m)
 	}
 	return nil
 }
 
-// detach stops following the stage: this session's copy is its own now.
-func (m *Model) detach() {
-	if m.follower.on {
-		m.follower.on = false
-		m.follower.tag++
-		m.flash = "stopped following the stage: this is your own copy now (F follows again)"
+// detach stops following the stage: this session's copy is its own now;
+// news says so.
+func (f *follower) detach() (news string) {
+	if !f.on {
+		return ""
 	}
+	f.on = false
+	f.tag++
+	return "stopped following the stage: this is your own copy now (F follows again)"
 }
