@@ -175,7 +175,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	}
 	m.snap.readQueuePanes(m.x, m.at, m.sel, false) // the clock or the selection may have moved
-	if m.presenter && m.stage != nil {             // the presenter's moment on stage: its code and the clock on screen
+	// the presenter's moment on stage: its code and the clock on screen
+	if m.presenter && m.stage != nil {
 		m.stage.Publish(m.x.Code().String() + " " + m.at.Clock())
 	}
 	m.sizeScreens()
