@@ -336,7 +336,18 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(k, km.Story):
 		m.pause()
-		return m.openStory()
+		sel, news, ok := storySubject(m.x, m.snap.selectable, m.sel)
+		if news != "" {
+			m.flash = news
+		}
+		if sel != m.sel { // the first message on screen instead
+			m.sel = sel
+			m.snap.readInbox(m.x, sel)
+		}
+		if !ok {
+			return nil
+		}
+		return storyJob(m.x, &m.snap, sel).run(m)
 	case key.Matches(k, km.Code):
 		m.openCode()
 		return copyCmd(m.r, m.code.code)
