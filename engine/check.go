@@ -51,7 +51,8 @@ func number(s string) (float64, error) {
 		return t.Seconds(), err
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		// NaN would never equal a figure, not even itself
 		return 0, fmt.Errorf("%q is not a number or a clock", s)
 	}
 	return f, nil

@@ -144,12 +144,19 @@ func FuzzParseCode(f *testing.F) {
 }
 
 func FuzzExpectation(f *testing.F) {
-	for _, s := range []string{"108", "0.45..0.60", "<=95", ">0", "[]", "[a,b]", "16:55:22.5", "17:52..17:54"} {
+	for _, s := range []string{"108", "0.45..0.60", "<=95", ">0", "[]", "[a,b]", " [b, a] ", "16:55:22.5", "17:52..17:54", "NaN", "1e400", "none"} {
 		f.Add(s, "0.5")
 	}
 	f.Fuzz(func(t *testing.T, want, got string) {
-		if engine.CheckExpectationSyntax(engine.Expectation{Key: "k", Want: want}) == nil {
-			_ = engine.Matches(want, got)
+		if engine.CheckExpectationSyntax(engine.Expectation{Key: "k", Want: want}) != nil {
+			return
+		}
+		_ = engine.Matches(want, got)
+		// An exact expectation (a figure, clock, list or word, not a range
+		// or a bound) is met by the very value it names.
+		w := strings.TrimSpace(want)
+		if !strings.Contains(w, "..") && !strings.HasPrefix(w, "<") && !strings.HasPrefix(w, ">") && !engine.Matches(want, want) {
+			t.Fatalf("Matches(%q, %q) is false: an exact expectation must match itself", want, want)
 		}
 	})
 }

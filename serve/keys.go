@@ -63,9 +63,15 @@ func loadKeys(path string) (keySet, error) {
 
 // allowKey is the only authentication there is (no passwords, no
 // keyboard-interactive): any key when no allowlist was given, else the
-// listed keys and the presenters'.
-func (s *Server) allowKey(_ ssh.Context, k ssh.PublicKey) bool {
-	return s.authorized == nil || s.authorized.has(k) || s.presenters.has(k)
+// listed keys and the presenters'. A key turned away is logged by its
+// fingerprint (never the key itself), so an organiser can tell an
+// attendee which key to send.
+func (s *Server) allowKey(ctx ssh.Context, k ssh.PublicKey) bool {
+	if s.authorized == nil || s.authorized.has(k) || s.presenters.has(k) {
+		return true
+	}
+	s.log.Info("rejected key", "key", gossh.FingerprintSHA256(k), "user", ctx.User(), "remote", ctx.RemoteAddr().String())
+	return false
 }
 
 // ensureHostKey creates an ed25519 host key at path (mode 0600, its

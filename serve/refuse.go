@@ -7,9 +7,9 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-// refuseTheRest makes the server an explorer and nothing else: no exec,
-// no subsystems (sftp), no port forwarding either way, no agent or X11
-// forwarding. Each is refused at the protocol level, so clients report a
+// refuseTheRest makes the server an explorer and nothing else: no exec
+// but `open CODE`, no subsystems (sftp), no port forwarding either way,
+// no agent or X11 forwarding. Each is refused at the protocol level, so clients report a
 // failure rather than hang; exec and subsystems also get a line saying why.
 func (s *Server) refuseTheRest(srv *ssh.Server) error {
 	srv.SessionRequestCallback = func(sess ssh.Session, kind string) bool {
@@ -17,7 +17,10 @@ func (s *Server) refuseTheRest(srv *ssh.Server) error {
 		case "shell":
 			return true
 		case "exec":
-			fmt.Fprintf(sess.Stderr(), "inflight: this server runs only the explorer, not commands (%q). Connect with plain `ssh`.\r\n", sess.RawCommand())
+			if _, ok := openArg(sess.RawCommand()); ok {
+				return true
+			}
+			fmt.Fprintf(sess.Stderr(), "inflight: this server runs only the explorer, not commands (%q). Connect with plain `ssh`, or open a share code with `%s open 'CODE'`.\r\n", sess.RawCommand(), sshCommand(sess))
 		default:
 			fmt.Fprintf(sess.Stderr(), "inflight: no %s here (%s); this server runs only the explorer.\r\n", kind, sess.Subsystem())
 		}

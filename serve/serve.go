@@ -66,6 +66,7 @@ type Server struct {
 	log        *log.Logger
 	authorized keySet // nil: any key
 	presenters keySet
+	links      links // every connection, for the seats held without a session
 
 	// newModel builds a session's explorer; tests swap it to inject faults.
 	newModel func(tui.Options) (tea.Model, error)
@@ -140,22 +141,29 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	// The last middleware listed runs first: recover wraps everything,
-	// then admit (terminal, capacity), track (count, idle, log), the
-	// explorer itself, and farewell once the explorer has stopped.
+	// then seat (the connection's seat passes to its session), opener
+	// (an `open CODE` command), admit (terminal, capacity), track (count,
+	// idle, log), probe (the terminal's colours, briefly), the explorer
+	// itself, and farewell once the explorer has stopped.
 	s.ssh, err = wish.NewServer(
 		wish.WithAddress(cfg.Addr),
 		wish.WithHostKeyPath(cfg.HostKeyPath),
 		wish.WithPublicKeyAuth(s.allowKey),
+		wish.WithBanner(keyHint),
 		wish.WithMiddleware(
 			recover.MiddlewareWithLogger(s.log,
 				s.farewell,
 				bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
+				s.probe,
 				s.track,
 				s.admit,
+				s.opener,
+				s.seat,
 			),
 		),
 		ssh.EmulatePty(),
 		s.refuseTheRest,
+		s.watchLinks,
 	)
 	if err != nil {
 		return nil, fmt.Errorf("ssh server: %w", err)

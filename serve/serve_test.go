@@ -216,12 +216,14 @@ func TestHostKeyIsCreatedPrivateAndReused(t *testing.T) {
 func TestMaxSessions(t *testing.T) {
 	pres := newKey(t)
 	s := startServer(t, Config{MaxSessions: 2, PresenterKeys: writeKeys(t, pres)}, newFake)
-	a := mustTerm(t, mustDial(t, s.addr, "a", newKey(t)), 80, 24)
+	ca := mustDial(t, s.addr, "a", newKey(t))
+	a := mustTerm(t, ca, 80, 24)
 	b := mustTerm(t, mustDial(t, s.addr, "b", newKey(t)), 80, 24)
 	a.mustSee(t, wait, "fake explorer")
 	b.mustSee(t, wait, "fake explorer")
 
-	c := mustTerm(t, mustDial(t, s.addr, "c", newKey(t)), 80, 24)
+	cc := mustDial(t, s.addr, "c", newKey(t))
+	c := mustTerm(t, cc, 80, 24)
 	err, ok := c.ended(wait)
 	if !ok || exitStatus(err) != 1 {
 		t.Fatalf("third attendee: ended=%v err=%v", ok, err)
@@ -229,6 +231,7 @@ func TestMaxSessions(t *testing.T) {
 	if got := c.errOut.String(); !strings.Contains(got, "workshop is full") {
 		t.Errorf("third attendee was told %q", got)
 	}
+	cc.Close() // as ssh does: a connection left open holds a seat
 	// The presenter always gets in.
 	p := mustTerm(t, mustDial(t, s.addr, "p", pres), 80, 24)
 	p.mustSee(t, wait, "fake explorer")
@@ -240,7 +243,8 @@ func TestMaxSessions(t *testing.T) {
 	if _, ok := a.ended(wait); !ok {
 		t.Fatal("a did not leave")
 	}
-	waitUntil(t, func() bool { return s.Sessions() == 1 })
+	ca.Close()
+	waitUntil(t, func() bool { return s.Seats() == 1 })
 	d := mustTerm(t, mustDial(t, s.addr, "d", newKey(t)), 80, 24)
 	d.mustSee(t, wait, "fake explorer")
 }

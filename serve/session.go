@@ -132,7 +132,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		switch {
 		case s.closing:
 			why = "inflight: the workshop server is shutting down. Thanks for coming!"
-		case len(s.sessions) >= s.cfg.MaxSessions && !a.presenter:
+		case s.seatsTaken() >= s.cfg.MaxSessions && !a.presenter:
 			why = fmt.Sprintf("inflight: the workshop is full (%d attendees). Try again in a minute, or pair with a neighbour.", s.cfg.MaxSessions)
 		default:
 			s.nextID++
@@ -240,11 +240,13 @@ func (w watched) Write(p []byte) (int, error) {
 func (s *Server) program(sess ssh.Session) *tea.Program {
 	a := attendeeOf(sess)
 	m, err := s.newModel(tui.Options{
-		Renderer:  bm.MakeRenderer(sess),
+		Renderer:  s.renderer(sess),
 		Stage:     s.stage,
 		Presenter: a.presenter,
 		Follow:    a.follow,
 		Shared:    s.shared,
+		Code:      codeOf(sess),
+		OpenVia:   sshCommand(sess),
 	})
 	if err != nil {
 		a.mu.Lock()

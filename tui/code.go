@@ -61,7 +61,8 @@ func (c codeView) Update(msg tea.Msg) (codeView, tea.Cmd) {
 	return c, nil
 }
 
-// View is the code, wrapped to the width, and how to open it.
+// View is the code, wrapped to the width, and how to open it: over SSH
+// when the explorer runs under serve (attendees have ssh, not inflight).
 func (c codeView) View() string {
 	code, st := c.code, c.st
 	out := []string{
@@ -70,10 +71,23 @@ func (c codeView) View() string {
 		"the cursor, the clock on screen and the selected message:", "",
 		"  " + st.Clock.Render(ansi.Hardwrap(code, max(10, c.width-4), false)), "",
 		"Anyone can open exactly this moment with:", "",
-		"  inflight open '" + code + "'", "",
+	}
+	if c.openVia != "" {
+		out = append(out, "  "+c.openVia+" open "+shellQuote(code), "",
+			st.Dim.Render("or, with inflight installed: inflight open '<code>'"), "")
+	} else {
+		out = append(out, "  inflight open "+shellQuote(code), "")
+	}
+	out = append(out,
 		st.Dim.Render("A code made by another engine version says so instead of showing a different run."),
 		st.Dim.Render("y also copied it to the clipboard, where the terminal allows it (OSC 52, over SSH too)."),
 		"", st.Dim.Render("esc or y closes"),
-	}
+	)
 	return strings.Join(out, "\n")
+}
+
+// shellQuote quotes s for a POSIX shell: a fork's name may hold spaces,
+// semicolons and quotes, and a code is pasted into a shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -15,6 +15,8 @@ type common struct {
 	keys   KeyMap
 	width  int
 	height int
+
+	openVia string // how a share code opens over SSH ("ssh -t -p PORT HOST"); "" locally
 }
 
 func newCommon(r *lipgloss.Renderer) common {

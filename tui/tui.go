@@ -27,6 +27,7 @@ type Options struct {
 	Presenter bool               // this session drives the stage
 	Follow    bool               // start following the stage (ssh follow@host)
 	Shared    *Shared            // nil: a budget of the explorer's own (DefaultBudget)
+	OpenVia   string             // the SSH server's "ssh -t -p PORT HOST", which y shows before "open CODE"; "" locally
 }
 
 // New builds the explorer's model. It fails on a share code that does not
@@ -45,6 +46,7 @@ func New(o Options) (Model, error) {
 		return Model{}, err
 	}
 	m := newModel(x, r, o, sh)
+	m.openVia = o.OpenVia
 	if o.Code != "" && o.Opened == nil {
 		if c, err := engine.ParseCode(o.Code); err == nil {
 			o.Opened = &c
