@@ -108,8 +108,8 @@ func (v mainView) viewHeader() string {
 
 // statusWidths are the cells the status line's numbers take, each the
 // widest its figure reaches over the branch's run (read from the whole-run
-// chart; the spec's message count bounds "lost"), so that as a number grows
-// nothing right of it moves.
+// chart; the spec's message count, or the effects' peak, bounds "lost"),
+// so that as a number grows nothing right of it moves.
 type statusWidths struct{ oldest, busy, effects, lost, dlq int }
 
 func (v mainView) statusWidths(w *engine.World) statusWidths {
@@ -124,8 +124,9 @@ func (v mainView) statusWidths(w *engine.World) statusWidths {
 		oldest:  len("10m02s"), // fmtDur up to 99h59m
 		busy:    digits(int64(len(w.Workers()))),
 		effects: digits(max(int64(p[3]), w.Stats.Effects)),
-		lost:    digits(max(int64(published), v.snap.lost)),
-		dlq:     digits(max(int64(p[2]), int64(w.DLQLen()))),
+		// a family's messages come from no source: its effects' scale then
+		lost: digits(max(int64(published), v.snap.lost, int64(p[3]))),
+		dlq:  digits(max(int64(p[2]), int64(w.DLQLen()))),
 	}
 }
 
