@@ -494,27 +494,20 @@ func (f *forkForm) options() (engine.ForkOptions, error) {
 	return o, nil
 }
 
-// confirmFork makes the form's fork: a job.
-func (m *Model) confirmFork() tea.Cmd {
-	o, err := m.fork.options()
-	if err != nil {
-		m.fork.err = err.Error()
-		return nil
-	}
-	// the fork's replay to its point, and the budget's estimate, run as a
-	// job; the form stays up until it is done and shows a refusal
-	return m.startJob("forking "+o.Name, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+// forkJob makes the fork o describes: the fork's replay to its point,
+// and the budget's estimate, run as a job; the form stays up until it is
+// done and shows a refusal.
+func forkJob(o engine.ForkOptions) explorerJob {
+	return explorerJob{label: "forking " + o.Name, try: func(x *engine.Explorer) error {
 		x.Goto(o.Pos)
-		if _, err := x.Fork(o); err != nil {
-			return nil, err
-		}
-		return x, nil
-	}, func(m *Model) {
+		_, err := x.Fork(o)
+		return err
+	}, apply: func(m *Model) {
 		m.exercise = nil
 		m.state = stateMain
 		m.at = max(o.At, m.x.World().Now)
 		m.flash = "forked " + branchPath(m.x.Branch()) + ": space plays it, c compares it with its parent"
-	}, func(m *Model, err error) {
+	}, fail: func(m *Model, err error) {
 		m.fork.err = err.Error()
-	})
+	}}
 }

@@ -136,8 +136,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.updateKey(msg)
 		}
 	case tea.WindowSizeMsg:
-		// to all: each screen gets the body's size in sizeScreens, below,
-		// once the layout this Update leaves is known
+		// to all: each screen gets the body's size below, once the layout
+		// this Update leaves is known
 		m.SetSize(msg.Width, msg.Height)
 		m.help.Width = msg.Width
 	case tea.MouseMsg:
@@ -179,7 +179,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.presenter && m.stage != nil {
 		m.stage.Publish(m.x.Code().String() + " " + m.at.Clock())
 	}
-	m.sizeScreens()
+	// every screen gets the body's size at the layout this Update leaves:
+	// the news line and the help's height change it (below the minimum
+	// size no screen is drawn)
+	m.jump.SetSize(m.width, newsHeight) // the news line, below the body
+	if m.width >= minWidth && m.height >= minHeight {
+		b := m.mainView().layout().body
+		m.fork.SetSize(b.w, b.h)
+		m.story.SetSize(b.w, b.h)
+		m.branches.SetSize(b.w, b.h)
+		m.exercises.SetSize(b.w, b.h)
+		m.compare.SetSize(b.w, b.h)
+		m.code.SetSize(b.w, b.h)
+		m.picker.SetSize(b.w, b.h)
+	}
 	if m.jobs.cur == nil {
 		if c := m.charts.watch(m.x, m.shared, m.jobs.inline); c != nil {
 			cmd = tea.Batch(cmd, c)
@@ -198,7 +211,12 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 		case closed:
 			m.state = stateMain
 		case submitted:
-			return m.confirmFork()
+			o, err := m.fork.options()
+			if err != nil {
+				m.fork.err = err.Error()
+				return nil
+			}
+			return forkJob(o).run(m)
 		}
 		return cmd
 	case stateBranches:
@@ -418,23 +436,6 @@ func (m *Model) reset() {
 	m.panes = [numPanes]int{}
 	m.at = x.World().Now
 	m.refresh(true)
-}
-
-// sizeScreens gives every screen the body's size at the layout this
-// Update leaves: the news line and the help's height change it.
-func (m *Model) sizeScreens() {
-	m.jump.SetSize(m.width, newsHeight) // the news line, below the body
-	if m.width < minWidth || m.height < minHeight {
-		return // tooSmall draws no screen
-	}
-	b := m.mainView().layout().body
-	m.fork.SetSize(b.w, b.h)
-	m.story.SetSize(b.w, b.h)
-	m.branches.SetSize(b.w, b.h)
-	m.exercises.SetSize(b.w, b.h)
-	m.compare.SetSize(b.w, b.h)
-	m.code.SetSize(b.w, b.h)
-	m.picker.SetSize(b.w, b.h)
 }
 
 // activeKeys are the keys the help bar shows: the active screen's own, so

@@ -19,18 +19,28 @@ type explorerJob struct {
 	seek  func(x *engine.Explorer)
 	apply func(m *Model) // what it leaves on screen once swapped in
 	news  string         // set instead of seek: why there is no such work
+	// work that the engine may refuse (a fork) sets try instead of seek,
+	// and fail says so on screen
+	try  func(x *engine.Explorer) error
+	fail func(m *Model, err error)
 }
 
 // run runs mv as the model's job, or says why there is none.
 func (mv explorerJob) run(m *Model) tea.Cmd {
-	if mv.seek == nil {
+	if mv.seek == nil && mv.try == nil {
 		m.flash = mv.news
 		return nil
 	}
 	return m.startJob(mv.label, mv.total, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+		if mv.try != nil {
+			if err := mv.try(x); err != nil {
+				return nil, err
+			}
+			return x, nil
+		}
 		mv.seek(x)
 		return x, nil
-	}, mv.apply, nil)
+	}, mv.apply, mv.fail)
 }
 
 // move runs a cursor move on the branch under the cursor as a job.
