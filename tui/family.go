@@ -59,9 +59,6 @@ func (v paneView) famPane(p pane, w, limit int) (title string, lines []string, i
 	return title, lines, ids, total
 }
 
-// rowIndent is where a wrapped row's next lines start, under its text.
-const rowIndent = 2
-
 // rowText is a row's words before styling: its text, and its lease
 // countdown when it has one.
 func rowText(r engine.PaneRow, w int) string {

@@ -26,6 +26,7 @@ const (
 	// lines a row of panes (a title and two rows)
 	minPanesShrunk = 3
 	paneGap        = 3 // " │ " between pane columns
+	rowIndent      = 2 // where a wrapped pane row's next lines start, under its text
 
 	// A timeline shorter than timelineWordsMin gets two lines of words
 	// (title and caption), else three; from chartRows2At rows each chart
