@@ -154,12 +154,11 @@ func (m *Model) resized() tea.Cmd {
 	return m.wait()
 }
 
-// takesCopy reports whether k detaches a follower into its own copy of
+// takesCopy reports whether msg detaches a follower into its own copy of
 // the stage's moment: the keys that move or fork, and those that read the
 // moment (a life story, a comparison, its share code), which read the copy.
-func (m *Model) takesCopy(k tea.KeyMsg) bool {
-	km := m.keys
-	return m.moves(k) || key.Matches(k, km.Story) || key.Matches(k, km.Compare) || key.Matches(k, km.Code)
+func (k KeyMap) takesCopy(msg tea.KeyMsg) bool {
+	return k.movesCursor(msg) || key.Matches(msg, k.Story) || key.Matches(msg, k.Compare) || key.Matches(msg, k.Code)
 }
 
 // mouseTakesCopy reports whether a mouse event goes on to the explorer.
@@ -180,7 +179,7 @@ func (m *Model) mouseTakesCopy(msg tea.MouseMsg) bool {
 // stageFrame is what a following session draws: the stage's frame, when
 // there is one for its size.
 func (m *Model) stageFrame() (string, bool) {
-	if !m.follower.on || m.follower.frame == "" || m.state != stateMain || m.job != nil {
+	if !m.follower.on || m.follower.frame == "" || m.state != stateMain || m.jobs.cur != nil {
 		return "", false
 	}
 	return m.follower.frame, true
@@ -193,7 +192,7 @@ func (m *Model) leaveStage() {
 	if !m.follower.on {
 		return
 	}
-	m.detach()
+	m.flash = m.follower.detach()
 	m.follower.frame = ""
 	if !m.follower.coloured {
 		m.follower.colours, m.follower.coloured = coloursOf(m.r), true
@@ -228,10 +227,19 @@ func (m *Model) leaveStage() {
 			m.shared.Pool.Release(mine.Bytes())
 		}
 	}
-	x.Limit(m.budgetLeft(), m.shared.Pool)
+	x.Limit(m.kept.budgetLeft(m.shared.Budget), m.shared.Pool)
 	m.x = x
 	m.reset()
-	m.showOpened(c)
+	// the presenter's clock, when it is ahead of its cursor's event, and
+	// the selected message
+	if c.HasAt && c.At >= m.x.World().Now {
+		m.at = c.At
+	}
+	if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
+		m.sel = c.Sel
+		m.snap.noteSel(m.x, c.Sel)
+	}
+	m.refresh(true)
 	m.play.speed = speedIndex(st.Speed)
 }
 
@@ -241,7 +249,7 @@ func (m *Model) bringBranches(x, mine *engine.Explorer, c engine.Code) {
 	if len(mine.Branches()) < 2 {
 		return
 	}
-	x.Limit(m.budgetLeft(), m.shared.Pool)
+	x.Limit(m.kept.budgetLeft(m.shared.Budget), m.shared.Pool)
 	err := x.Run(nil, func() {
 		for _, b := range mine.Branches()[1:] {
 			if _, err := addLine(x, branchLine(mine, b)); err != nil {

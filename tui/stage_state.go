@@ -245,12 +245,10 @@ func (m *Model) showStage(st StageState, reopen bool) error {
 	m.sel = m.x.Spec.Featured
 	if c.HasSel && c.Sel < int32(max(1, w.Published())) {
 		m.sel = c.Sel
-		if mm, ok := w.Msg(c.Sel); ok {
-			m.selPub.id, m.selPub.at, m.selPub.ok = c.Sel, mm.Published, true
-		}
+		m.snap.noteSel(m.x, c.Sel)
 	}
 	m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
-	m.refreshQueuePanes(false)
+	m.snap.readQueuePanes(m.x, m.at, m.sel, false)
 	if reopen {
 		m.openScreen(st.Screen)
 	} else {
@@ -267,39 +265,45 @@ func (m *Model) showStage(st StageState, reopen bool) error {
 func (m *Model) openScreen(s StageScreen) {
 	m.state = stateMain
 	m.help.ShowAll = false
-	inline := m.inline
-	m.inline = stageJobWait // the screen's job is waited for: a frame shows it open
-	defer func() { m.inline = inline }()
+	inline := m.jobs.inline
+	m.jobs.inline = stageJobWait // the screen's job is waited for: a frame shows it open
+	defer func() { m.jobs.inline = inline }()
 	switch s.Kind {
 	case "help":
 		m.help.ShowAll = true
 	case "story":
-		m.sel = s.Msg
-		m.openStory()
+		sel, _, ok := storySubject(m.x, m.snap.selectable, s.Msg)
+		if sel != m.sel {
+			m.sel = sel
+			m.snap.readInbox(m.x, sel)
+		}
+		if ok {
+			storyJob(m.x, &m.snap, sel).run(m)
+		}
 	case "compare":
-		m.openCompare()
+		compareJob(m.x, &m.snap, m.sel).run(m)
 	case "exercises":
 		m.exercises.row = s.Row
 		m.openExercises()
 	case "branches":
-		m.openBranches()
+		m.branches, m.state = newBranchList(m.common, m.x), stateBranches
 		m.branches.row = min(s.Row, max(0, len(m.x.Branches())-1))
 	case "code":
 		m.openCode()
 	case "jump":
-		m.openJump()
+		m.jump, m.state = newJumpInput(m.common, m.at), stateJump
 		m.jump.input.SetValue(s.Text)
 	case "picker":
-		m.openPicker()
+		m.picker.show(m.x.Spec.ID)
+		m.state = statePicker
 	case "fork":
-		m.openFork()
+		m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork
 		if s.Fork != nil {
 			restoreFork(&m.fork, *s.Fork)
 		}
 	}
 	m.flash = ""
-	if m.job != nil { // an overrun or a refusal: the main view, then
-		m.cancelJob()
+	if m.jobs.cancel() { // an overrun or a refusal: the main view, then
 		m.state = stateMain
 	}
 	m.scrollScreen(s)

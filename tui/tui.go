@@ -60,25 +60,19 @@ func New(o Options) (Model, error) {
 			o.Opened = &c
 		}
 	}
-	if o.Opened != nil {
-		m.showOpened(*o.Opened)
+	// what a format-2 code says the screen showed beyond its event: the
+	// displayed clock and the selected message
+	if c := o.Opened; c != nil {
+		if c.HasAt && c.At >= m.x.World().Now {
+			m.at = c.At
+		}
+		if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
+			m.sel = c.Sel
+			m.snap.noteSel(m.x, c.Sel)
+		}
+		m.refresh(true)
 	}
 	return m, nil
-}
-
-// showOpened shows what a format-2 code says the screen showed beyond its
-// event: the displayed clock and the selected message.
-func (m *Model) showOpened(c engine.Code) {
-	if c.HasAt && c.At >= m.x.World().Now {
-		m.at = c.At
-	}
-	if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
-		m.sel = c.Sel
-		if mm, ok := m.x.World().Msg(c.Sel); ok {
-			m.selPub.id, m.selPub.at, m.selPub.ok = c.Sel, mm.Published, true
-		}
-	}
-	m.refresh(true)
 }
 
 // openExplorer builds the engine explorer Options name.
