@@ -53,12 +53,14 @@ type stageMsg struct {
 	draft   bool
 }
 
-// startFollowing makes a new session a follower (ssh follow@host).
-func (m *Model) startFollowing() {
-	m.follower.on = true
-	if _, gen := m.stage.State(); gen == 0 {
-		m.flash = "nothing to follow yet: no presenter has started. This is the start of the incident; the screen follows the presenter once they do."
+// start makes the session a follower of s (ssh follow@host, or F); news
+// says when there is nothing to follow yet.
+func (f *follower) start(s *Stage) (news string) {
+	f.on = true
+	if _, gen := s.State(); gen == 0 {
+		return "nothing to follow yet: no presenter has started. This is the start of the incident; the screen follows the presenter once they do."
 	}
+	return ""
 }
 
 // wait is the command that waits for the stage to move past the
@@ -114,8 +116,7 @@ func (m *Model) follow() tea.Cmd {
 		return nil
 	}
 	m.pause()
-	m.flash = ""
-	m.startFollowing()
+	m.flash = m.follower.start(m.stage)
 	m.follower.tag++
 	m.follower.gen = 0 // show the current stage at once
 	m.follower.frame = ""
@@ -221,13 +222,15 @@ func (m *Model) leaveStage() {
 			delete(m.kept, x.Spec.ID)
 		}
 	}
+	x.Limit(m.kept.budgetLeft(m.shared.Budget), m.shared.Pool)
 	if mine != nil {
-		m.bringBranches(x, mine, c)
+		if news := bringBranches(x, mine, c); news != "" {
+			m.flash = news
+		}
 		if m.shared.Pool != nil {
 			m.shared.Pool.Release(mine.Bytes())
 		}
 	}
-	x.Limit(m.kept.budgetLeft(m.shared.Budget), m.shared.Pool)
 	m.x = x
 	m.reset()
 	// the presenter's clock, when it is ahead of its cursor's event, and
@@ -244,16 +247,16 @@ func (m *Model) leaveStage() {
 }
 
 // bringBranches adds the branches of mine (beyond main) to x, the copy of
-// the stage, and puts x's cursor back at the stage's moment c.
-func (m *Model) bringBranches(x, mine *engine.Explorer, c engine.Code) {
+// the stage, and puts x's cursor back at the stage's moment c, within x's
+// limits; news says when they did not all fit.
+func bringBranches(x, mine *engine.Explorer, c engine.Code) (news string) {
 	if len(mine.Branches()) < 2 {
-		return
+		return ""
 	}
-	x.Limit(m.kept.budgetLeft(m.shared.Budget), m.shared.Pool)
 	err := x.Run(nil, func() {
 		for _, b := range mine.Branches()[1:] {
 			if _, err := addLine(x, branchLine(mine, b)); err != nil {
-				m.flash = "your own branches did not all fit: " + err.Error()
+				news = "your own branches did not all fit: " + err.Error()
 				break
 			}
 		}
@@ -263,8 +266,9 @@ func (m *Model) bringBranches(x, mine *engine.Explorer, c engine.Code) {
 		}
 	})
 	if err != nil {
-		m.flash = "your own branches did not all fit: " + err.Error()
+		news = "your own branches did not all fit: " + err.Error()
 	}
+	return news
 }
 
 // lineOf is a code without its cursor: the incident and branch path.

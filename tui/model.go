@@ -82,7 +82,7 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	m.charts.watch(x, sh, m.jobs.inline)
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
-		m.startFollowing()
+		m.flash = m.follower.start(o.Stage)
 	}
 	m.refresh(true)
 	return m

@@ -251,8 +251,13 @@ func (m *Model) showStage(st StageState, reopen bool) error {
 	m.snap.readQueuePanes(m.x, m.at, m.sel, false)
 	if reopen {
 		m.openScreen(st.Screen)
-	} else {
-		m.scrollScreen(st.Screen)
+	}
+	// a scroll only scrolls the open screen
+	switch s := st.Screen; {
+	case s.Kind == "story" && m.state == stateStory:
+		m.story.off = s.Off
+	case s.Kind == "compare" && m.state == stateCompare:
+		m.compare.off = s.Off
 	}
 	// after the screen: a screen's job pauses
 	m.play.on = st.Playing
@@ -306,17 +311,6 @@ func (m *Model) openScreen(s StageScreen) {
 	if m.jobs.cancel() { // an overrun or a refusal: the main view, then
 		m.state = stateMain
 	}
-	m.scrollScreen(s)
-}
-
-// scrollScreen moves the open screen's scroll offset to s's.
-func (m *Model) scrollScreen(s StageScreen) {
-	switch {
-	case s.Kind == "story" && m.state == stateStory:
-		m.story.off = s.Off
-	case s.Kind == "compare" && m.state == stateCompare:
-		m.compare.off = s.Off
-	}
 }
 
 // restoreFork fills the form in as the presenter had it.
@@ -344,15 +338,4 @@ func (o Options) resumable() (StageState, bool) {
 	}
 	st, gen := o.Stage.State()
 	return st, gen > 0
-}
-
-// resumeStage shows the state on this presenter's session, built on the
-// state's explorer: the moment, the open screen, the play state.
-func (m *Model) resumeStage(st StageState) {
-	if err := m.showStage(st, true); err != nil {
-		m.flash = "the stage could not be shown as it was: " + err.Error()
-	}
-	if m.play.on {
-		m.play.gen++
-	}
 }

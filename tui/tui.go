@@ -52,8 +52,13 @@ func New(o Options) (Model, error) {
 	}
 	m := newModel(x, r, o, sh)
 	m.openVia = o.OpenVia
-	if resume {
-		m.resumeStage(st)
+	if resume { // the moment, the open screen, the play state
+		if err := m.showStage(st, true); err != nil {
+			m.flash = "the stage could not be shown as it was: " + err.Error()
+		}
+		if m.play.on {
+			m.play.gen++
+		}
 	}
 	if o.Code != "" && o.Opened == nil {
 		if c, err := engine.ParseCode(o.Code); err == nil {
