@@ -74,6 +74,9 @@ type Sample struct {
 }
 
 // Series is a branch's chart data, decimated to at most maxSamples points.
+// Each point holds the highest values its stretch of events reached, not
+// only the state at its first event, so that the chart's peaks are the
+// run's whatever the decimation.
 type Series struct {
 	Samples []Sample
 	stride  int64
@@ -81,22 +84,33 @@ type Series struct {
 
 const maxSamples = 4096
 
+// raise lifts s's values to at least o's.
+func (s *Sample) raise(o Sample) {
+	s.Queue, s.InFlight = max(s.Queue, o.Queue), max(s.InFlight, o.InFlight)
+	s.DLQ, s.Effects = max(s.DLQ, o.DLQ), max(s.Effects, o.Effects)
+}
+
 func (s *Series) add(w *World) {
 	if s.stride == 0 {
 		s.stride = 1
-	}
-	if n := len(s.Samples); n > 0 && w.Pos-s.Samples[n-1].Pos < s.stride {
-		return
 	}
 	waiting, taken := w.visible, len(w.leased)
 	if w.fam != nil {
 		waiting, taken = w.fam.Counts(w)
 	}
-	s.Samples = append(s.Samples, Sample{w.Pos, w.Now, int32(waiting), int32(taken), int32(w.dlqLen), w.Stats.Effects})
+	now := Sample{w.Pos, w.Now, int32(waiting), int32(taken), int32(w.dlqLen), w.Stats.Effects}
+	if n := len(s.Samples); n > 0 && w.Pos-s.Samples[n-1].Pos < s.stride {
+		s.Samples[n-1].raise(now)
+		return
+	}
+	s.Samples = append(s.Samples, now)
 	if len(s.Samples) >= maxSamples {
 		j := 0
 		for i := 0; i < len(s.Samples); i += 2 {
 			s.Samples[j] = s.Samples[i]
+			if i+1 < len(s.Samples) {
+				s.Samples[j].raise(s.Samples[i+1])
+			}
 			j++
 		}
 		s.Samples = s.Samples[:j]

@@ -56,11 +56,6 @@ func newBranchList(c common, x *engine.Explorer) branchList {
 	return l
 }
 
-func (m *Model) openBranches() {
-	m.branches = newBranchList(m.common, m.x)
-	m.state = stateBranches
-}
-
 // Update moves the row; enter asks the root to switch, esc to close.
 func (l branchList) Update(msg tea.Msg) (branchList, tea.Cmd) {
 	l.done, l.del = stay, false
@@ -91,38 +86,44 @@ func (m *Model) updateBranches(k tea.KeyMsg) tea.Cmd {
 	case closed:
 		m.state = stateMain
 	case submitted:
-		if m.branches.del {
-			m.deleteBranch(m.branches.row)
+		if m.branches.del { // the list stays open on the rest
+			b, current, err := m.branches.remove(m.x)
+			switch {
+			case err != nil:
+				m.flash = err.Error()
+			case b != nil:
+				if current {
+					m.at = m.x.World().Now
+					m.exercise = nil
+				}
+				m.flash = "deleted branch " + b.Name
+			}
 			return nil
 		}
 		m.state = stateMain
 		// by place: a job since the list opened may have cloned them
 		if bs := m.x.Branches(); m.branches.row < len(bs) && bs[m.branches.row] != m.x.Branch() {
-			return m.switchTo(bs[m.branches.row])
+			return switchMove(m.x, bs[m.branches.row], m.at).run(m) // a job: it pauses
 		}
 	}
 	return cmd
 }
 
-// deleteBranch drops the row's branch, its memory given back; the list
-// stays open on the rest.
-func (m *Model) deleteBranch(row int) {
-	bs := m.x.Branches()
+// remove deletes the row's branch from x, its memory given back, and
+// lists the rest; current says the cursor was on it.
+func (l *branchList) remove(x *engine.Explorer) (b *engine.Branch, current bool, err error) {
+	bs := x.Branches()
+	row := l.row
 	if row < 0 || row >= len(bs) {
-		return
+		return nil, false, nil
 	}
-	b, was := bs[row], m.x.Branch()
-	if err := m.x.DeleteBranch(b); err != nil {
-		m.flash = err.Error()
-		return
+	b, current = bs[row], x.Branch() == bs[row]
+	if err := x.DeleteBranch(b); err != nil {
+		return nil, false, err
 	}
-	if was == b {
-		m.at = m.x.World().Now
-		m.exercise = nil
-	}
-	m.flash = "deleted branch " + b.Name
-	m.branches = newBranchList(m.common, m.x)
-	m.branches.row = min(row, len(m.branches.branches)-1)
+	*l = newBranchList(l.common, x)
+	l.row = min(row, len(l.branches)-1)
+	return b, current, nil
 }
 
 // View lists the branches, two lines each, keeping the row in view.

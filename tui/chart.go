@@ -9,8 +9,8 @@ import (
 
 // seriesNames label the chart's bands: the queue's words, or for a family
 // incident the words of engine.Family.Counts.
-func (m Model) seriesNames() [4]string {
-	if m.snap.fam != nil {
+func (v mainView) seriesNames() [4]string {
+	if v.snap.fam != nil {
 		return [4]string{"waiting", "taken", "DLQ", "effects"}
 	}
 	return [4]string{"queue", "in flight", "DLQ", "emails"}
@@ -20,32 +20,20 @@ func (m Model) seriesNames() [4]string {
 // the branch's whole run. While the run's pass is still going the end is
 // an estimate (the last publish, or as far as the pass has got); the axis
 // never follows the cursor.
-func (m Model) chartSpan() (t0, t1 engine.Time) {
-	t0 = m.x.Spec.Start
+func (v mainView) chartSpan() (t0, t1 engine.Time) {
+	t0 = v.x.Spec.Start
 	t1 = t0 + engine.Second
-	samples, end, done := m.chartSamples()
+	samples, end, done := v.chart.samples, v.chart.end, v.chart.done
 	switch {
 	case done:
 		t1 = max(t1, end)
 	default:
-		t1 = max(t1, m.wholeChartEnd)
+		t1 = max(t1, v.chart.estEnd)
 		if len(samples) > 0 {
 			t1 = max(t1, samples[len(samples)-1].T)
 		}
 	}
 	return t0, t1
-}
-
-// chartSamples is the whole-run chart of the branch under the cursor, as
-// far as its pass has got.
-func (m Model) chartSamples() ([]engine.Sample, engine.Time, bool) {
-	if m.wholeChart == nil || m.wholeChartFor != chartKeyOf(m.x, m.x.Branch()) {
-		// a job has just swapped the branch: its own series until the
-		// next update looks its chart up
-		s := m.x.Branch().Series()
-		return s, 0, false
-	}
-	return m.wholeChart.view()
 }
 
 // chartTime is the moment under chart column c of n.
@@ -55,16 +43,16 @@ func chartTime(t0, t1 engine.Time, c, n int) engine.Time {
 
 // viewChart draws queue depth, in flight, DLQ and emails over simulated
 // time, one sparkline band each, with a ▲ under the cursor's column.
-func (m Model) viewChart(l layout) []string {
+func (v mainView) viewChart(l layout) []string {
 	n := l.chart.w
 	rows := l.chartRow
-	t0, t1 := m.chartSpan()
+	t0, t1 := v.chartSpan()
 	var cols [4][]float64
 	for i := range cols {
 		cols[i] = make([]float64, n)
 	}
 	have := make([]bool, n)
-	samples, _, _ := m.chartSamples()
+	samples := v.chart.samples
 	peaks := samplePeaks(samples) // over every sample, not only the columns' ends
 	for _, s := range samples {
 		c := int(int64(s.T-t0) * int64(n) / int64(t1-t0+1))
@@ -84,22 +72,22 @@ func (m Model) viewChart(l layout) []string {
 			}
 		}
 	}
-	cur := int(int64(m.at-t0) * int64(n) / int64(t1-t0+1))
+	cur := int(int64(v.at-t0) * int64(n) / int64(t1-t0+1))
 	cur = max(0, min(cur, n-1))
-	w := m.x.World()
+	w := v.x.World()
 	now := [4]int64{int64(w.QueueLen()), int64(len(w.Leased())), int64(w.DLQLen()), w.Stats.Effects}
 	if f := w.Family(); f != nil {
 		waiting, taken := f.Counts(w)
 		now[0], now[1] = int64(waiting), int64(taken)
 	}
-	names := m.seriesNames()
+	names := v.seriesNames()
 	var out []string
 	for i := range cols {
 		peak := peaks[i]
 		for _, v := range cols[i] {
 			peak = max(peak, v)
 		}
-		peak = max(peak, float64(now[i])) // the series is decimated: it may miss a peak
+		peak = max(peak, float64(now[i])) // a chart still filling in may not have reached the cursor
 		band := sparkRows(cols[i], peak, rows)
 		for r, line := range band {
 			label, val := "", ""
@@ -111,14 +99,14 @@ func (m Model) viewChart(l layout) []string {
 			}
 			rs := []rune(line)
 			left, mid, right := string(rs[:cur]), string(rs[cur]), string(rs[cur+1:])
-			s := fmt.Sprintf("%-*s ", chartLabelW, label) + m.st.Series[i].Render(left) + m.st.Cursor.Render(mid) + m.st.Dim.Render(right) + val
+			s := fmt.Sprintf("%-*s ", chartLabelW, label) + v.st.Series[i].Render(left) + v.st.Cursor.Render(mid) + v.st.Dim.Render(right) + val
 			out = append(out, fitLine(s, l.timeline.w))
 		}
 	}
 	axis := []rune(strings.Repeat(" ", n))
 	axis[cur] = '▲'
 	a := fmt.Sprintf("%-*s ", chartLabelW, t0.Short()[:min(5, len(t0.Short()))]) + string(axis) + " " + headerClock(t1)
-	out = append(out, fitLine(m.st.Cursor.Render(a), l.timeline.w))
+	out = append(out, fitLine(v.st.Cursor.Render(a), l.timeline.w))
 	return out
 }
 

@@ -129,28 +129,47 @@ func chartKeyOf(x *engine.Explorer, b *engine.Branch) chartKey {
 // chartTickMsg redraws a chart that is still filling in.
 type chartTickMsg struct{ d *chartData }
 
-// watchChart makes sure the branch under the cursor has its whole-run
-// chart, starting its pass if no session has yet, and keeps redrawing it
-// while it fills in. It must not run while a job runs: the pass starts
-// from a clone of the branch's fork state, which the job may be cloning.
-func (m *Model) watchChart() tea.Cmd {
-	if m.job != nil {
+// chartWatch is a session's side of the whole-run charts: the chart of
+// the branch on screen, and the passes the session started (when it ends,
+// those still running are stopped and forgotten; another session needing
+// one starts it again).
+type chartWatch struct {
+	cur    *chartData  // the whole-run chart of the branch under the cursor
+	curFor chartKey    // the branch it is for
+	estEnd engine.Time // where the run is expected to end, while its pass runs
+	passes []*chartData
+}
+
+// view is the chart of x's branch as far as it is known.
+func (c *chartWatch) view(x *engine.Explorer) chartView {
+	if c.cur == nil || c.curFor != chartKeyOf(x, x.Branch()) {
+		// a job has just swapped the branch: its own series until the
+		// next update looks its chart up
+		return chartView{samples: x.Branch().Series(), estEnd: c.estEnd}
+	}
+	s, end, done := c.cur.view()
+	return chartView{samples: s, end: end, done: done, estEnd: c.estEnd}
+}
+
+// watch makes sure the branch under x's cursor has its whole-run chart,
+// starting its pass if no session has yet, and keeps redrawing it while
+// it fills in. It must not run while a job runs: the pass starts from a
+// clone of the branch's fork state, which the job may be cloning.
+func (c *chartWatch) watch(x *engine.Explorer, sh *Shared, inline time.Duration) tea.Cmd {
+	b := x.Branch()
+	k := chartKeyOf(x, b)
+	if c.cur != nil && k == c.curFor {
 		return nil
 	}
-	b := m.x.Branch()
-	k := chartKeyOf(m.x, b)
-	if m.wholeChart != nil && k == m.wholeChartFor {
-		return nil
-	}
-	d, start := m.shared.charts.get(k)
-	m.wholeChart, m.wholeChartFor = d, k
-	m.wholeChartEnd = engine.LastPublish(m.x.World())
+	d, start := sh.charts.get(k)
+	c.cur, c.curFor = d, k
+	c.estEnd = engine.LastPublish(x.World())
 	if start {
 		// before its fork point a fork's run is its parent's
 		var head []engine.Sample
 		if b.Parent != nil {
 			src := b.Series()
-			if pd, ok := m.shared.charts.peek(chartKeyOf(m.x, b.Parent)); ok {
+			if pd, ok := sh.charts.peek(chartKeyOf(x, b.Parent)); ok {
 				if s, _, done := pd.view(); done {
 					src = s
 				}
@@ -163,22 +182,22 @@ func (m *Model) watchChart() tea.Cmd {
 		}
 		d.publish(head)
 		d.meter = engine.NewMeter()
-		m.passes.list = append(m.passes.list, d)
-		m.runChart(d, m.x.ChartStart(b), head)
+		c.passes = append(c.passes, d)
+		go runChart(d, x.ChartStart(b), head, sh.Budget.Events, sh.slots, inline)
 	}
 	// most runs are charted within a frame: draw them whole at once
 	select {
 	case <-d.ready:
 		return nil
-	case <-time.After(m.inline):
+	case <-time.After(inline):
 	}
 	return chartTick(d)
 }
 
-// onChartTick redraws a chart still filling in, until it is done or no
-// longer the one on screen.
-func (m *Model) onChartTick(msg chartTickMsg) tea.Cmd {
-	if msg.d != m.wholeChart {
+// onTick redraws a chart still filling in, until it is done or no longer
+// the one on screen.
+func (c *chartWatch) onTick(msg chartTickMsg) tea.Cmd {
+	if msg.d != c.cur {
 		return nil
 	}
 	if _, _, done := msg.d.view(); done {
@@ -187,30 +206,32 @@ func (m *Model) onChartTick(msg chartTickMsg) tea.Cmd {
 	return chartTick(msg.d)
 }
 
-// chartPasses are the passes a session started: when it ends, those still
-// running are stopped and forgotten (another session needing one starts
-// it again).
-type chartPasses struct{ list []*chartData }
+// filling is the tick that keeps redrawing the chart on screen while its
+// pass runs, nil when it is done.
+func (c *chartWatch) filling() tea.Cmd {
+	if c.cur == nil {
+		return nil
+	}
+	if _, _, done := c.cur.view(); done {
+		return nil
+	}
+	return chartTick(c.cur)
+}
 
-func (m *Model) stopCharts() {
-	for _, d := range m.passes.list {
+// stop stops the passes this session started that still run.
+func (c *chartWatch) stop(sh *Shared) {
+	for _, d := range c.passes {
 		if _, _, done := d.view(); !done {
 			d.meter.Cancel()
-			m.shared.charts.drop(d)
+			sh.charts.drop(d)
 		}
 	}
-	m.passes.list = nil
+	c.passes = nil
 }
 
 // runChart is a chart pass, on its own goroutine. It counts against the
 // explorer's event budget (it stops there, the chart covering what it
 // reached) and, under a server, waits for a work slot like a long job.
-func (m *Model) runChart(d *chartData, w *engine.World, head []engine.Sample) {
-	// read before the goroutine starts: the model is not shared with it
-	limit, slots, inline := m.shared.Budget.Events, m.shared.slots, m.inline
-	go runChart(d, w, head, limit, slots, inline)
-}
-
 func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, slots chan struct{}, inline time.Duration) {
 	mt := d.meter
 	t0, held := time.Now(), false

@@ -50,29 +50,30 @@ type compareView struct {
 	family  bool   // a family's effects are not emails
 }
 
-func (m *Model) openCompare() tea.Cmd {
-	b := m.x.Branch()
+// compareJob compares the branch under x's cursor with its parent (on
+// main, the newest branch with main), the message sel selected; s is the
+// screen's snapshot, for when sel was published.
+func compareJob(x *engine.Explorer, s *snap, sel int32) explorerJob {
+	b := x.Branch()
 	a := b.Parent
 	if a == nil {
-		bs := m.x.Branches()
+		bs := x.Branches()
 		if len(bs) < 2 {
-			m.flash = "main has no parent to compare with: fork one with f, or try an exercise with e"
-			return nil
+			return explorerJob{news: "main has no parent to compare with: fork one with f, or try an exercise with e"}
 		}
 		a, b = b, bs[len(bs)-1]
 	}
 	// both branches are played to their end: a job, on a clone whose
 	// branches are found by their place
-	ia, ib := branchIndex(m.x, a), branchIndex(m.x, b)
-	sel := m.sel
+	ia, ib := branchIndex(x, a), branchIndex(x, b)
 	var pub engine.Time
 	var hasPub bool
 	if sel >= 0 {
-		pub, hasPub = m.published(sel)
+		pub, hasPub = s.published(x, sel)
 	}
-	total := max(0, m.x.EstimateLen(a)-a.Len()) + max(0, m.x.EstimateLen(b)-b.Len())
+	total := max(0, x.EstimateLen(a)-a.Len()) + max(0, x.EstimateLen(b)-b.Len())
 	var c compareView
-	return m.startJob("comparing "+a.Name+" with "+b.Name, total, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+	return explorerJob{label: "comparing " + a.Name + " with " + b.Name, total: total, seek: func(x *engine.Explorer) {
 		a, b := x.Branches()[ia], x.Branches()[ib]
 		c = compareView{a: a, b: b}
 		c.sa, c.sb = x.Summary(a), x.Summary(b)
@@ -81,21 +82,20 @@ func (m *Model) openCompare() tea.Cmd {
 			c.div = pastKnobs(x, a, b, c.div)
 		}
 		c.inboxA, c.inboxB = emailsOn(x, a, sel, pub, hasPub), emailsOn(x, b, sel, pub, hasPub)
-		return x, nil
-	}, func(m *Model) {
+	}, apply: func(m *Model) {
 		c.common, c.keys = m.common, scrollKeyMap{
 			Up:     binding([]string{"up", "k"}, "↑/k", "scroll up"),
 			Down:   binding([]string{"down", "j"}, "↓/j", "scroll down"),
 			Choose: key.NewBinding(key.WithDisabled()),
 			Close:  binding([]string{"esc", "enter", "q", "c"}, "esc", "close"),
 		}
-		c.sel, c.family = sel, m.isFamily()
+		c.sel, c.family = sel, isFamily(m.x)
 		if sel >= 0 {
 			c.selName = m.x.World().MsgName(sel)
 		}
 		m.compare = c
 		m.state = stateCompare
-	}, nil)
+	}}
 }
 
 // emailsOn is every email customer sel (published at pub, when known)

@@ -29,26 +29,34 @@ type snap struct {
 	// then on describes main's run, not this branch's.
 	parted    engine.Time
 	partedFor chartKey // the branch parted is for: the same across a job's clone
+	// selPub is when the selected message was published, noted while the
+	// world still held it: a family's messages may come from no source
+	// schedule, and its story is read from there
+	selPub struct {
+		id int32
+		at engine.Time
+		ok bool
+	}
 }
 
-// panesFor reports whether the queue's panes were worded for m's clock and
-// selection.
-func (s *snap) panesFor(m *Model) bool { return s.panesAt == m.at && s.panesSel == m.sel }
+// panesFor reports whether the queue's panes were worded for the clock at
+// and the selection sel.
+func (s *snap) panesFor(at engine.Time, sel int32) bool { return s.panesAt == at && s.panesSel == sel }
 
-// queueCursor is what the queue's panes read besides the world.
-func (m *Model) queueCursor() sqs.Cursor {
-	return sqs.Cursor{At: m.at, Sel: m.sel, Inbox: m.snap.inbox, Effects: m.snap.effects}
+// queueCursor is what the queue's panes read besides the world, at the
+// clock at with sel selected.
+func (s *snap) queueCursor(at engine.Time, sel int32) sqs.Cursor {
+	return sqs.Cursor{At: at, Sel: sel, Inbox: s.inbox, Effects: s.effects}
 }
 
-// refreshQueuePanes words the queue's panes again when the world, the
-// clock or the selection moved (a family's are read in refresh).
-func (m *Model) refreshQueuePanes(force bool) {
-	s := &m.snap
-	if s.fam != nil || !force && s.panes != nil && s.panesFor(m) {
+// readQueuePanes words the queue's panes again when the world, the clock
+// at or the selection sel moved (a family's are read in read).
+func (s *snap) readQueuePanes(x *engine.Explorer, at engine.Time, sel int32, force bool) {
+	if s.fam != nil || !force && s.panes != nil && s.panesFor(at, sel) {
 		return
 	}
-	p := sqs.Panes(m.x.World(), m.queueCursor())
-	s.panes, s.panesAt, s.panesSel = &p, m.at, m.sel
+	p := sqs.Panes(x.World(), s.queueCursor(at, sel))
+	s.panes, s.panesAt, s.panesSel = &p, at, sel
 }
 
 const (
@@ -59,12 +67,14 @@ const (
 	inboxScan = 4096
 )
 
-// refresh rereads the explorer. full rereads the timeline from scratch
-// (after a jump back or a branch change); otherwise only the events since
-// the last refresh are read.
-func (m *Model) refresh(full bool) {
-	x, w := m.x, m.x.World()
-	s := &m.snap
+// refresh rereads the explorer into the snapshot.
+func (m *Model) refresh(full bool) { m.snap.read(m.x, m.at, m.sel, m.play.on, full) }
+
+// read rereads x, displayed at the clock at with sel selected, playing or
+// not. full rereads the timeline from scratch (after a jump back or a
+// branch change); otherwise only the events since the last read are read.
+func (s *snap) read(x *engine.Explorer, at engine.Time, sel int32, playing, full bool) {
+	w := x.World()
 	pos := x.Pos()
 	var fresh []engine.Entry
 	switch {
@@ -75,7 +85,7 @@ func (m *Model) refresh(full bool) {
 		// a long stride forward (full-speed play, a jump): reading every
 		// event between would cost more than a frame
 		s.recent = x.Events(max(0, pos-recentN), pos)
-		if m.play.on {
+		if playing {
 			s.inboxStale = true
 		} else {
 			s.inboxFor = -2
@@ -116,36 +126,35 @@ func (m *Model) refresh(full bool) {
 			s.effects = append(s.effects, s.recent[i])
 		}
 	}
-	if s.inboxStale && !m.play.on {
+	if s.inboxStale && !playing {
 		s.inboxFor = -2
 	}
-	if s.inboxFor != m.sel {
-		m.refreshInbox()
+	if s.inboxFor != sel {
+		s.readInbox(x, sel)
 	} else {
 		for _, e := range fresh {
-			if e.Event.Msg == m.sel && e.Event.Kind == engine.EvEffect {
+			if e.Event.Msg == sel && e.Event.Kind == engine.EvEffect {
 				s.inbox = append(s.inbox, e)
 			}
 		}
 	}
 
-	m.refreshQueuePanes(true)
+	s.readQueuePanes(x, at, sel, true)
 	s.selectable = append(s.selectable[:0], famSelectable(s.panes)...)
 }
 
-// refreshInbox rereads the selected customer's emails up to the cursor.
-func (m *Model) refreshInbox() {
-	s := &m.snap
-	s.inboxFor = m.sel
+// readInbox rereads the selected customer's emails up to the cursor.
+func (s *snap) readInbox(x *engine.Explorer, sel int32) {
+	s.inboxFor = sel
 	s.inboxStale = false
 	s.inbox = nil
-	if m.sel < 0 || int(m.sel) >= m.x.World().Published() {
+	if sel < 0 || int(sel) >= x.World().Published() {
 		return
 	}
-	keep := func(e *engine.Entry) bool { return e.Event.Msg == m.sel && e.Event.Kind == engine.EvEffect }
-	if pub, ok := m.published(m.sel); ok {
-		from := max(m.x.PosAtTime(m.x.Branch(), pub), m.x.Pos()-inboxScan)
-		for _, e := range m.x.Events(from, m.x.Pos()) {
+	keep := func(e *engine.Entry) bool { return e.Event.Msg == sel && e.Event.Kind == engine.EvEffect }
+	if pub, ok := s.published(x, sel); ok {
+		from := max(x.PosAtTime(x.Branch(), pub), x.Pos()-inboxScan)
+		for _, e := range x.Events(from, x.Pos()) {
 			if keep(&e) {
 				s.inbox = append(s.inbox, e)
 			}
@@ -156,11 +165,18 @@ func (m *Model) refreshInbox() {
 // published is when message id was (or will be) published: the world's
 // answer, or, for a family's message the world no longer holds, the time
 // noted while it did.
-func (m *Model) published(id int32) (engine.Time, bool) {
-	if id == m.selPub.id && m.selPub.ok {
-		if _, held := m.x.World().Msg(id); !held {
-			return m.selPub.at, true
+func (s *snap) published(x *engine.Explorer, id int32) (engine.Time, bool) {
+	if id == s.selPub.id && s.selPub.ok {
+		if _, held := x.World().Msg(id); !held {
+			return s.selPub.at, true
 		}
 	}
-	return m.x.World().PublishTime(id)
+	return x.World().PublishTime(id)
+}
+
+// noteSel notes when message id was published while the world holds it.
+func (s *snap) noteSel(x *engine.Explorer, id int32) {
+	if mm, ok := x.World().Msg(id); ok {
+		s.selPub.id, s.selPub.at, s.selPub.ok = id, mm.Published, true
+	}
 }

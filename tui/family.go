@@ -1,10 +1,10 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"inflight/engine"
 )
@@ -15,9 +15,9 @@ import (
 // given, in the system's terms, and keeps what every incident shares — the
 // chart, the status line, the timeline, the life story, forks and compare.
 
-// isFamily reports whether the incident under the cursor is not the
+// isFamily reports whether the incident under x's cursor is not the
 // SQS-like queue.
-func (m Model) isFamily() bool { return m.x.World().Family() != nil }
+func isFamily(x *engine.Explorer) bool { return x.World().Family() != nil }
 
 // famRows is one pane's rows.
 func (v paneView) famRows(p pane) (string, []engine.PaneRow) {
@@ -34,18 +34,24 @@ func (v paneView) famRows(p pane) (string, []engine.PaneRow) {
 }
 
 // famPane draws pane p: each row's text, its countdown bar when
-// it has one, and its mark as a word that survives without colour.
+// it has one, and its mark as a word that survives without colour. A row
+// too long for the pane wraps onto more lines, each carrying the row's
+// message, so that a click on any of them selects it; lines, ids and total
+// count screen lines, not rows.
 func (v paneView) famPane(p pane, w, limit int) (title string, lines []string, ids []int32, total int) {
 	title, rows := v.famRows(p)
-	total = len(rows)
 	for _, r := range rows {
 		if len(lines) >= limit {
-			break
+			total += rowHeight(r, w)
+			continue
 		}
-		lines = append(lines, v.famRow(r, w))
-		ids = append(ids, r.Msg)
+		for _, l := range v.famRow(r, w) {
+			lines = append(lines, l)
+			ids = append(ids, r.Msg)
+		}
+		total = len(lines)
 	}
-	if total == 0 {
+	if len(rows) == 0 {
 		lines = append(lines, v.st.Dim.Render("empty"))
 		ids = append(ids, -1)
 		total = 1
@@ -53,29 +59,93 @@ func (v paneView) famPane(p pane, w, limit int) (title string, lines []string, i
 	return title, lines, ids, total
 }
 
-// famRow is one row: the mark goes first when the pane is narrow, so that
-// truncation never hides it.
-func (v paneView) famRow(r engine.PaneRow, w int) string {
-	if r.Tone == engine.ToneNote {
-		return v.st.Dim.Render(r.Text)
-	}
+// rowText is a row's words before styling: its text, and its lease
+// countdown when it has one.
+func rowText(r engine.PaneRow, w int) string {
 	text := r.Text
 	if r.Of > 0 {
 		bw := max(3, min(w-len(text)-len(r.Tail)-2, 20))
 		text += bar(r.Left, r.Of, bw) + r.Tail
 	}
-	switch r.Tone {
-	case engine.ToneDim:
-		text = v.st.Dim.Render(text)
-	case engine.ToneWarn:
-		text = v.st.Warn.Render(text)
-	case engine.ToneBad:
-		text = v.st.Bad.Render(text)
-	}
-	mark := ""
+	return text
+}
+
+// rowFits reports whether a row's text and mark fit on one line of a pane
+// w wide (after the selection mark's cell).
+func rowFits(r engine.PaneRow, w int) bool {
+	need := 1 + lipgloss.Width(rowText(r, w))
 	if r.Mark != "" {
-		mark = v.st.Bad.Render(r.Mark)
+		need += lipgloss.Width(r.Mark) + 1
 	}
+	return need <= w
+}
+
+// rowLines wraps a row's words that do not fit on one line: the first
+// line after the mark, the others indented under the text.
+func rowLines(r engine.PaneRow, w int) []string {
+	first := w - 1
+	if r.Mark != "" {
+		first -= lipgloss.Width(r.Mark) + 1
+	}
+	rest := max(1, w-1-rowIndent)
+	text := rowText(r, w) // its columns' spaces kept
+	head := strings.SplitN(ansi.Wrap(text, max(1, first), ""), "\n", 2)
+	out := []string{head[0]}
+	if len(head) == 2 {
+		out = append(out, strings.Split(ansi.Wrap(strings.TrimLeft(head[1], " "), rest, ""), "\n")...)
+	}
+	return out
+}
+
+// rowHeight is how many lines row r takes in a pane w wide.
+func rowHeight(r engine.PaneRow, w int) int {
+	if rowFits(r, w) {
+		return 1
+	}
+	return len(rowLines(r, w))
+}
+
+// famRow is one row's lines: one when it fits, else its words wrapped with
+// the mark first, so that it is never cut.
+func (v paneView) famRow(r engine.PaneRow, w int) []string {
+	tone := func(s string) string {
+		switch r.Tone {
+		case engine.ToneDim, engine.ToneNote:
+			return v.st.Dim.Render(s)
+		case engine.ToneWarn:
+			return v.st.Warn.Render(s)
+		case engine.ToneBad:
+			return v.st.Bad.Render(s)
+		}
+		return s
+	}
+	if !rowFits(r, w) {
+		ls := rowLines(r, w)
+		out := make([]string, len(ls))
+		for i, l := range ls {
+			if r.Tone == engine.ToneNote { // a remark, not a message: no selection cell
+				if i > 0 {
+					l = strings.Repeat(" ", rowIndent) + l
+				}
+				out[i] = tone(l)
+				continue
+			}
+			if i == 0 {
+				l = tone(l)
+				if r.Mark != "" {
+					l = v.st.Bad.Render(r.Mark) + " " + l
+				}
+				out[i] = v.mark(r.Msg, l)
+				continue
+			}
+			out[i] = v.mark(-1, strings.Repeat(" ", rowIndent)+tone(l))
+		}
+		return out
+	}
+	if r.Tone == engine.ToneNote {
+		return []string{v.st.Dim.Render(r.Text)}
+	}
+	text := tone(rowText(r, w))
 	room := w - 1 - lipgloss.Width(text)
 	if r.Mark != "" {
 		room -= lipgloss.Width(r.Mark) + 1
@@ -83,16 +153,11 @@ func (v paneView) famRow(r engine.PaneRow, w int) string {
 	if r.Of <= 0 && r.Bar >= 0 && room >= 6 {
 		bw := min(room-1, 20)
 		text += " " + barFrac(r.Bar, bw)
-		room -= bw + 1
 	}
-	switch {
-	case r.Mark == "":
-	case room >= 0:
-		text += " " + mark
-	default:
-		text = mark + " " + text
+	if r.Mark != "" {
+		text += " " + v.st.Bad.Render(r.Mark)
 	}
-	return v.mark(r.Msg, text)
+	return []string{v.mark(r.Msg, text)}
 }
 
 // barFrac is a countdown bar filled for the fraction f of w.
@@ -115,19 +180,4 @@ func famSelectable(p *engine.Panes) []int32 {
 		}
 	}
 	return out
-}
-
-// effectWord is what an effect is called on screen: the queue incidents
-// send emails; a family's effects are rows, credits, records.
-func (m Model) effectWord() string {
-	if m.isFamily() {
-		return "effects"
-	}
-	return "emails"
-}
-
-// famStatus is the middle of a family incident's status line: it has no
-// queue workers, so no busy count, and its effects are not emails.
-func (m Model) famStatus(w *engine.World) string {
-	return fmt.Sprintf("effects %d", w.Stats.Effects)
 }

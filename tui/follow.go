@@ -53,12 +53,14 @@ type stageMsg struct {
 	draft   bool
 }
 
-// startFollowing makes a new session a follower (ssh follow@host).
-func (m *Model) startFollowing() {
-	m.follower.on = true
-	if _, gen := m.stage.State(); gen == 0 {
-		m.flash = "nothing to follow yet: no presenter has started. This is the start of the incident; the screen follows the presenter once they do."
+// start makes the session a follower of s (ssh follow@host, or F); news
+// says when there is nothing to follow yet.
+func (f *follower) start(s *Stage) (news string) {
+	f.on = true
+	if _, gen := s.State(); gen == 0 {
+		return "nothing to follow yet: no presenter has started. This is the start of the incident; the screen follows the presenter once they do."
 	}
+	return ""
 }
 
 // wait is the command that waits for the stage to move past the
@@ -114,8 +116,7 @@ func (m *Model) follow() tea.Cmd {
 		return nil
 	}
 	m.pause()
-	m.flash = ""
-	m.startFollowing()
+	m.flash = m.follower.start(m.stage)
 	m.follower.tag++
 	m.follower.gen = 0 // show the current stage at once
 	m.follower.frame = ""
@@ -154,12 +155,11 @@ func (m *Model) resized() tea.Cmd {
 	return m.wait()
 }
 
-// takesCopy reports whether k detaches a follower into its own copy of
+// takesCopy reports whether msg detaches a follower into its own copy of
 // the stage's moment: the keys that move or fork, and those that read the
 // moment (a life story, a comparison, its share code), which read the copy.
-func (m *Model) takesCopy(k tea.KeyMsg) bool {
-	km := m.keys
-	return m.moves(k) || key.Matches(k, km.Story) || key.Matches(k, km.Compare) || key.Matches(k, km.Code)
+func (k KeyMap) takesCopy(msg tea.KeyMsg) bool {
+	return k.movesCursor(msg) || key.Matches(msg, k.Story) || key.Matches(msg, k.Compare) || key.Matches(msg, k.Code)
 }
 
 // mouseTakesCopy reports whether a mouse event goes on to the explorer.
@@ -180,7 +180,7 @@ func (m *Model) mouseTakesCopy(msg tea.MouseMsg) bool {
 // stageFrame is what a following session draws: the stage's frame, when
 // there is one for its size.
 func (m *Model) stageFrame() (string, bool) {
-	if !m.follower.on || m.follower.frame == "" || m.state != stateMain || m.job != nil {
+	if !m.follower.on || m.follower.frame == "" || m.state != stateMain || m.jobs.cur != nil {
 		return "", false
 	}
 	return m.follower.frame, true
@@ -193,7 +193,7 @@ func (m *Model) leaveStage() {
 	if !m.follower.on {
 		return
 	}
-	m.detach()
+	m.flash = m.follower.detach()
 	m.follower.frame = ""
 	if !m.follower.coloured {
 		m.follower.colours, m.follower.coloured = coloursOf(m.r), true
@@ -222,30 +222,41 @@ func (m *Model) leaveStage() {
 			delete(m.kept, x.Spec.ID)
 		}
 	}
+	x.Limit(m.kept.budgetLeft(m.shared.Budget), m.shared.Pool)
 	if mine != nil {
-		m.bringBranches(x, mine, c)
+		if news := bringBranches(x, mine, c); news != "" {
+			m.flash = news
+		}
 		if m.shared.Pool != nil {
 			m.shared.Pool.Release(mine.Bytes())
 		}
 	}
-	x.Limit(m.budgetLeft(), m.shared.Pool)
 	m.x = x
 	m.reset()
-	m.showOpened(c)
+	// the presenter's clock, when it is ahead of its cursor's event, and
+	// the selected message
+	if c.HasAt && c.At >= m.x.World().Now {
+		m.at = c.At
+	}
+	if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
+		m.sel = c.Sel
+		m.snap.noteSel(m.x, c.Sel)
+	}
+	m.refresh(true)
 	m.play.speed = speedIndex(st.Speed)
 }
 
 // bringBranches adds the branches of mine (beyond main) to x, the copy of
-// the stage, and puts x's cursor back at the stage's moment c.
-func (m *Model) bringBranches(x, mine *engine.Explorer, c engine.Code) {
+// the stage, and puts x's cursor back at the stage's moment c, within x's
+// limits; news says when they did not all fit.
+func bringBranches(x, mine *engine.Explorer, c engine.Code) (news string) {
 	if len(mine.Branches()) < 2 {
-		return
+		return ""
 	}
-	x.Limit(m.budgetLeft(), m.shared.Pool)
 	err := x.Run(nil, func() {
 		for _, b := range mine.Branches()[1:] {
 			if _, err := addLine(x, branchLine(mine, b)); err != nil {
-				m.flash = "your own branches did not all fit: " + err.Error()
+				news = "your own branches did not all fit: " + err.Error()
 				break
 			}
 		}
@@ -255,8 +266,9 @@ func (m *Model) bringBranches(x, mine *engine.Explorer, c engine.Code) {
 		}
 	})
 	if err != nil {
-		m.flash = "your own branches did not all fit: " + err.Error()
+		news = "your own branches did not all fit: " + err.Error()
 	}
+	return news
 }
 
 // lineOf is a code without its cursor: the incident and branch path.

@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"inflight/engine"
 )
@@ -50,7 +49,8 @@ func (k forkKeyMap) FullHelp() [][]key.Binding {
 // values, the featured ones (the incident's featured_knobs) first and
 // focused. Changing the decision forks just before the event that made
 // it; changing only knobs forks at the cursor, from the displayed clock
-// on. Typing into a freshly focused row replaces its value; `/` filters
+// on. Typing into a freshly focused row replaces its value; typing what
+// cannot begin a value there (a knob's name on a duration) or `/` filters
 // the knobs by name. It edits; the root makes the fork when done is
 // submitted.
 type forkForm struct {
@@ -160,11 +160,6 @@ func containsKnob(ks []*engine.Knob, k *engine.Knob) bool {
 		}
 	}
 	return false
-}
-
-func (m *Model) openFork() {
-	m.fork = newForkForm(m.common, m.x, m.at)
-	m.state = stateFork
 }
 
 // rows are the form's rows in order, the knobs the filter leaves.
@@ -326,19 +321,7 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 		case key.Matches(k, f.keys.Confirm, f.keys.Down, f.keys.Up):
 			f.filters = false
 		default:
-			var cmd tea.Cmd
-			f.filter, cmd = f.filter.Update(k)
-			// on the first knob the filter leaves
-			if rs := f.rows(); len(rs) > 0 {
-				f.row = rs[0]
-				for _, r := range rs {
-					if r >= 1 && r <= len(f.knobs) {
-						f.row = r
-						break
-					}
-				}
-			}
-			return f, cmd
+			return f, f.typeFilter(k)
 		}
 		f.focus()
 		return f, nil
@@ -394,6 +377,14 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 			return f, nil
 		}
 	}
+	// a knob's name typed where it cannot be a value (a letter on a
+	// duration, say) filters the knobs, as `/` does
+	if f.fresh && k.Type == tea.KeyRunes && f.row <= len(f.knobs) && !f.couldStart(string(k.Runes)) {
+		f.filters = true
+		f.filter.SetValue("")
+		f.focus()
+		return f, f.typeFilter(k)
+	}
 	var in *textinput.Model
 	switch {
 	case f.row == 0 && f.dec != nil:
@@ -417,6 +408,70 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 	return f, cmd
 }
 
+// typeFilter types k into the knobs' filter and focuses the first knob
+// it leaves.
+func (f *forkForm) typeFilter(k tea.KeyMsg) tea.Cmd {
+	var cmd tea.Cmd
+	f.filter, cmd = f.filter.Update(k)
+	if rs := f.rows(); len(rs) > 0 {
+		f.row = rs[0]
+		for _, r := range rs {
+			if r >= 1 && r <= len(f.knobs) {
+				f.row = r
+				break
+			}
+		}
+	}
+	return cmd
+}
+
+// couldStart reports whether typed, typed first into the focused row,
+// could begin one of its values: digits and units on a duration, digits
+// on a number, the start of a choice; any text on a text knob.
+func (f *forkForm) couldStart(typed string) bool {
+	typed = strings.ToLower(typed)
+	prefixOf := func(words []string) bool {
+		for _, w := range words {
+			if strings.HasPrefix(strings.ToLower(w), typed) {
+				return true
+			}
+		}
+		return false
+	}
+	number := func(extra string) bool { // a number first, then its unit
+		return typed != "" && strings.ContainsRune("-0123456789.", rune(typed[0])) &&
+			strings.Trim(typed, "-0123456789."+extra) == ""
+	}
+	if f.row == 0 {
+		if f.dec == nil {
+			return true
+		}
+		switch f.dec.Decision.Kind {
+		case engine.DecLatency:
+			return number(durationLetters) || prefixOf(f.labels)
+		case engine.DecWorker, engine.DecLateAck, engine.DecBranch, engine.DecWedge, engine.DecCrash:
+			return prefixOf(append(f.labels, "as it was"))
+		}
+		return number("") || prefixOf(append(f.labels, "as it was"))
+	}
+	k := f.knobs[f.row-1]
+	switch k.Type {
+	case engine.KnobInt:
+		return number("")
+	case engine.KnobDuration:
+		return number(durationLetters)
+	case engine.KnobProbability:
+		return number("e")
+	case engine.KnobChoice:
+		return prefixOf(k.Choices)
+	}
+	return true
+}
+
+// durationLetters are the letters a duration's units are written with
+// (ms, s, m, h).
+const durationLetters = "msh"
+
 // options is the fork the form describes, or a refusal of a value.
 func (f *forkForm) options() (engine.ForkOptions, error) {
 	set := f.changes()
@@ -439,155 +494,20 @@ func (f *forkForm) options() (engine.ForkOptions, error) {
 	return o, nil
 }
 
-// updateFork gives the form the key and makes the fork it asks for.
-func (m *Model) updateFork(k tea.KeyMsg) tea.Cmd {
-	var cmd tea.Cmd
-	m.fork, cmd = m.fork.Update(k)
-	switch m.fork.done {
-	case closed:
-		m.state = stateMain
-	case submitted:
-		return m.confirmFork()
-	}
-	return cmd
-}
-
-// confirmFork makes the form's fork: a job.
-func (m *Model) confirmFork() tea.Cmd {
-	o, err := m.fork.options()
-	if err != nil {
-		m.fork.err = err.Error()
-		return nil
-	}
-	// the fork's replay to its point, and the budget's estimate, run as a
-	// job; the form stays up until it is done and shows a refusal
-	return m.startJob("forking "+o.Name, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+// forkJob makes the fork o describes: the fork's replay to its point,
+// and the budget's estimate, run as a job; the form stays up until it is
+// done and shows a refusal.
+func forkJob(o engine.ForkOptions) explorerJob {
+	return explorerJob{label: "forking " + o.Name, try: func(x *engine.Explorer) error {
 		x.Goto(o.Pos)
-		if _, err := x.Fork(o); err != nil {
-			return nil, err
-		}
-		return x, nil
-	}, func(m *Model) {
+		_, err := x.Fork(o)
+		return err
+	}, apply: func(m *Model) {
 		m.exercise = nil
 		m.state = stateMain
 		m.at = max(o.At, m.x.World().Now)
 		m.flash = "forked " + branchPath(m.x.Branch()) + ": space plays it, c compares it with its parent"
-	}, func(m *Model, err error) {
+	}, fail: func(m *Model, err error) {
 		m.fork.err = err.Error()
-	})
-}
-
-// View draws the form in its width and height, keeping the focused row
-// in view.
-func (f forkForm) View() string {
-	st := f.st
-	var out []string
-	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", engine.Time(f.at).Short(), f.branch), "")
-	focus := 0
-	cur := func(row int) string {
-		if row == f.row && !f.filters {
-			focus = len(out)
-			return st.Cursor.Render("▶ ")
-		}
-		return "  "
-	}
-	shown := map[int]bool{}
-	for _, r := range f.rows() {
-		shown[r] = true
-	}
-	if f.dec != nil {
-		out = append(out, "The decision at the cursor (event "+fmt.Sprint(f.dec.Event.Pos)+", "+f.dec.Event.T.Short()+"):")
-		out = append(out, "  "+st.Decision.Render(f.dec.DecText))
-		alts := []string{"as it was"}
-		alts = append(alts, f.labels...)
-		for i := range alts {
-			if i-1 == f.pick {
-				alts[i] = st.Selected.Render("[" + alts[i] + "]")
-			} else {
-				alts[i] = " " + alts[i] + " "
-			}
-		}
-		line := cur(0) + "choose ‹ " + strings.Join(alts, " ") + " ›   ←/→"
-		if f.pick == -2 || f.row == 0 {
-			v := f.decIn.Value()
-			if f.row == 0 {
-				v = f.decIn.View()
-			}
-			line += "  or type: " + v
-		}
-		out = append(out, line)
-		if a := f.allowed(); a != "" {
-			out = append(out, st.Dim.Render("    "+a))
-		}
-	} else {
-		out = append(out, st.Dim.Render("No decision before the cursor yet: change knobs below."))
-	}
-	title := "Knobs from this moment on (type to replace; ←/→ choices; / filters):"
-	out = append(out, "", title)
-	if f.filters || f.filter.Value() != "" {
-		v := f.filter.Value()
-		if f.filters {
-			v = f.filter.View()
-		}
-		out = append(out, "  filter: "+v+st.Dim.Render("  (esc clears)"))
-	}
-	nw := 0
-	for _, k := range f.knobs {
-		nw = max(nw, len(k.Name))
-	}
-	for i, k := range f.knobs {
-		if !shown[i+1] {
-			continue
-		}
-		if i == f.nfeat && f.nfeat > 0 {
-			out = append(out, st.Dim.Render("  the other knobs:"))
-		}
-		v := f.inputs[i].View()
-		if f.row != i+1 || f.filters {
-			v = f.inputs[i].Value()
-		}
-		ch := " "
-		if strings.TrimSpace(f.inputs[i].Value()) != f.orig[i] {
-			ch = st.Warn.Render("*")
-		}
-		v += strings.Repeat(" ", max(0, 14-ansi.StringWidth(v))) // styled: pad by width
-		out = append(out, fmt.Sprintf("%s%s%-*s %s %s", cur(i+1), ch, nw, k.Name, v, st.Dim.Render(k.Help)))
-	}
-	for _, l := range f.pinsGivingWay() {
-		for _, l := range wrap(l, f.width-4) {
-			out = append(out, st.Warn.Render("  "+l))
-		}
-	}
-	out = append(out, "")
-	out = append(out, cur(len(f.knobs)+1)+"branch name: "+f.name.View())
-	def := f.defaultName(f.changes(), nil, engine.Time(f.at))
-	if o := f.override(); o != nil {
-		def = f.defaultName(f.changes(), o, f.dec.Event.T)
-	}
-	out = append(out, st.Dim.Render("  default: "+def))
-	if f.err != "" {
-		for _, l := range wrap(f.err, f.width-4) { // a refusal names its flag: keep it whole
-			out = append(out, st.Bad.Render("  "+l))
-		}
-	}
-	out = append(out, "", st.Dim.Render("enter creates the branch and switches to it · ↑/↓ moves · esc cancels"))
-	if len(out) > f.height && f.row == len(f.knobs)+1 {
-		focus = len(out) // keep the name, the default and the hint in view
-	}
-	return window(out, focus, f.height)
-}
-
-// defaultName names a branch by what it changes, the decision by its kind
-// and chosen label: "late_ack=accept @19:52:34".
-func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride, at engine.Time) string {
-	if o == nil {
-		return engine.ForkName(set, nil, at)
-	}
-	kind := f.dec.Decision.Kind.String()
-	if f.dec.Decision.Kind >= engine.FamilyDecision {
-		kind = "decision" // a family's own kind has no engine name
-	}
-	_, label, _, _ := f.decValue()
-	set = append([]engine.Setting{{Knob: kind, Value: label}}, set...)
-	return engine.ForkName(set, nil, at)
+	}}
 }

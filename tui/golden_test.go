@@ -24,7 +24,7 @@ func viewAfterOn(t *testing.T, o Options, w, h int, keys ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.inline = time.Minute // every move and chart completes in its key's frame: no progress line in a golden
+	m.jobs.inline = time.Minute // every move and chart completes in its key's frame: no progress line in a golden
 	waitChart(m)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	for _, k := range keys {

@@ -7,6 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+
+	"inflight/engine"
 )
 
 // asciiRenderer pins the colour profile so goldens hold plain text.
@@ -27,9 +29,15 @@ func newTest(t testing.TB, o Options, w, h int) Model {
 
 // waitChart waits for the whole-run chart of the branch on screen.
 func waitChart(m Model) {
-	if m.wholeChart != nil {
-		<-m.wholeChart.ready
+	if m.charts.cur != nil {
+		<-m.charts.cur.ready
 	}
+}
+
+// chartOf is the whole-run chart the model draws, as far as it is known.
+func chartOf(m Model) ([]engine.Sample, engine.Time, bool) {
+	c := m.charts.view(m.x)
+	return c.samples, c.end, c.done
 }
 
 func resize(m Model, w, h int) Model {
@@ -82,9 +90,9 @@ func press(m Model, keys ...string) Model {
 
 // settle waits for the running job, if any, and delivers its end.
 func settle(m Model) Model {
-	for m.job != nil {
-		<-m.job.done
-		nm, _ := m.Update(jobDoneMsg{id: m.job.id})
+	for m.jobs.cur != nil {
+		<-m.jobs.cur.done
+		nm, _ := m.Update(jobDoneMsg{id: m.jobs.cur.id})
 		m = nm.(Model)
 	}
 	waitChart(m)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/progress"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
 )
@@ -57,26 +58,49 @@ type jobTickMsg struct{ id int }
 // it and show their result in the same frame.
 const inlineWait = 30 * time.Millisecond
 
-// startJob runs work on a clone of the explorer. work returns the explorer
-// to swap in (the clone it was given, or a new one it opened under the
-// job's meter) and its own error. total is the expected number of events,
-// for the progress bar (0: unknown).
-func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
-	m.cancelJob()
-	m.pause()
-	m.jobSeq++
-	c := m.x.Clone()
-	j := &job{id: m.jobSeq, label: label, meter: engine.NewMeter(), base: m.x, clone: c, x: c,
+// jobRunner runs a session's jobs: one at a time, each on a clone of
+// the explorer, paced under the server's work slots, its clone's memory
+// charged to the pool until it is swapped in or dropped.
+type jobRunner struct {
+	cur    *job // the long move running, nil none
+	seq    int
+	inline time.Duration // how long a key waits for its job in Update
+	slots  chan struct{} // the server's work slots, nil none
+	pool   *engine.Pool  // the server's memory pool, nil none
+}
+
+// start runs work on a clone of x, waiting up to the inline wait for it:
+// finished reports that it ended within it (the caller finishes it now);
+// otherwise it runs on as the current job.
+func (r *jobRunner) start(x *engine.Explorer, label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) (j *job, finished bool) {
+	r.cancel()
+	r.seq++
+	c := x.Clone()
+	j = &job{id: r.seq, label: label, meter: engine.NewMeter(), base: x, clone: c, x: c,
 		start: time.Now(), done: make(chan struct{}), apply: apply, fail: fail}
 	j.meter.SetTotal(total)
-	j.meter.Pace = m.pacer(j)
+	j.meter.Pace = r.pacer(j)
 	go j.run(work)
 	select {
 	case <-j.done:
-		return m.finishJob(j)
-	case <-time.After(m.inline):
+		return j, true
+	case <-time.After(r.inline):
 	}
-	m.job = j
+	r.cur = j
+	return j, false
+}
+
+// startJob runs work on a clone of the explorer. work returns the explorer
+// to swap in (the clone it was given, or a new one it opened under the
+// job's meter) and its own error. total is the expected number of events,
+// for the progress bar (0: unknown). Every screen starts its long moves
+// here.
+func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
+	m.pause()
+	j, finished := m.jobs.start(m.x, label, total, work, apply, fail)
+	if finished {
+		return m.finishJob(j)
+	}
 	return tea.Batch(j.wait(), jobTick(j.id))
 }
 
@@ -114,8 +138,8 @@ const slotAfterPaces = 80
 // with few work slots waits for one (cancel still works while it waits),
 // and a working job yields now and then so other sessions' keys are
 // answered between its slices.
-func (m *Model) pacer(j *job) func() error {
-	slots, inline := m.shared.slots, m.inline
+func (r *jobRunner) pacer(j *job) func() error {
+	slots, inline := r.slots, r.inline
 	n := 0
 	return func() error {
 		n++
@@ -151,104 +175,87 @@ func jobTick(id int) tea.Cmd {
 
 // release gives back the job's work slot and, unless its clone was
 // swapped in, the memory the clone added to the server's pool.
-func (m *Model) release(j *job, kept bool) {
+func (r *jobRunner) release(j *job, kept bool) {
 	if j.slot {
-		<-m.shared.slots
+		<-r.slots
 		j.slot = false
 	}
-	if m.shared.Pool == nil {
+	if r.pool == nil {
 		return
 	}
 	switch {
 	case !kept:
-		m.shared.Pool.Release(max(0, j.clone.Bytes()-j.base.Bytes()))
+		r.pool.Release(max(0, j.clone.Bytes()-j.base.Bytes()))
 	case j.x != j.clone:
 		// a new explorer replaces the old one and its clone
-		m.shared.Pool.Release(j.clone.Bytes())
+		r.pool.Release(j.clone.Bytes())
 	}
 }
 
 // finishJob swaps in a finished job's explorer and completes its move, or
-// reports its error; then it answers the keys typed meanwhile.
+// reports its error; then it answers the keys typed meanwhile, in order (a
+// key that starts another job queues the rest behind it).
 func (m *Model) finishJob(j *job) tea.Cmd {
-	if m.job == j {
-		m.job = nil
+	if m.jobs.cur == j {
+		m.jobs.cur = nil
 	}
 	defer func() { j.queued = nil }()
 	if j.err != nil {
-		m.release(j, false)
+		m.jobs.release(j, false)
 		if j.fail != nil {
 			j.fail(m, j.err)
 		} else {
 			m.flash = j.err.Error()
 		}
-		return tea.Batch(m.replay(j.queued), m.resume())
+	} else {
+		m.jobs.release(j, true)
+		m.x = j.x
+		if j.apply != nil {
+			j.apply(m)
+		}
+		m.refresh(true)
 	}
-	m.release(j, true)
-	m.x = j.x
-	if j.apply != nil {
-		j.apply(m)
-	}
-	m.refresh(true)
-	return tea.Batch(m.replay(j.queued), m.resume())
-}
-
-// replay answers keys typed during a job, in order; a key that starts
-// another job queues the rest behind it.
-func (m *Model) replay(keys []tea.KeyMsg) tea.Cmd {
 	var cmds []tea.Cmd
-	for i, k := range keys {
-		if m.job != nil {
-			m.job.queued = append(m.job.queued, keys[i:]...)
+	for i, k := range j.queued {
+		if m.jobs.cur != nil {
+			m.jobs.cur.queued = append(m.jobs.cur.queued, j.queued[i:]...)
 			break
 		}
 		cmds = append(cmds, m.updateKey(k))
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(tea.Batch(cmds...), m.resume())
 }
 
-// cancelJob stops the running job, if any, and waits the few hundred
-// events it takes to notice: the clone shares checkpoints with the
-// explorer, which must not be used until the job's goroutine is done.
-func (m *Model) cancelJob() bool {
-	j := m.job
+// cancel stops the running job, if any, and waits the few hundred events
+// it takes to notice: the clone shares checkpoints with the explorer,
+// which must not be used until the job's goroutine is done.
+func (r *jobRunner) cancel() bool {
+	j := r.cur
 	if j == nil {
 		return false
 	}
-	m.job = nil
+	r.cur = nil
 	j.meter.Cancel()
 	<-j.done
-	m.release(j, false)
+	r.release(j, false)
 	return true
 }
 
-// onJobDone handles the end of a job that went on in the background.
-func (m *Model) onJobDone(msg jobDoneMsg) tea.Cmd {
-	if m.job == nil || msg.id != m.job.id {
-		return nil // stale: cancelled or replaced
-	}
-	return m.finishJob(m.job)
-}
-
-// onJobTick keeps the progress line moving.
-func (m *Model) onJobTick(msg jobTickMsg) tea.Cmd {
-	if m.job == nil || msg.id != m.job.id {
-		return nil
-	}
-	return jobTick(msg.id)
-}
+// current reports whether id is the running job's: a message for any
+// other is stale (cancelled, or replaced) and dropped.
+func (r *jobRunner) current(id int) bool { return r.cur != nil && r.cur.id == id }
 
 // jobKey answers a key while a job runs: esc cancels it, q and ctrl+c
 // cancel it and quit, ? still shows the keys; every other key waits for
 // the job (a few of them; more are refused with a hint).
 func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
-	j := m.job
+	j := m.jobs.cur
 	switch {
 	case key.Matches(k, m.keys.Quit):
-		m.cancelJob()
+		m.jobs.cancel()
 		return tea.Quit
 	case key.Matches(k, m.keys.Close):
-		m.cancelJob()
+		m.jobs.cancel()
 		m.flash = "cancelled: " + j.label
 		return m.resume()
 	case key.Matches(k, m.keys.Help):
@@ -259,7 +266,7 @@ func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
 		var cmds []tea.Cmd
 		for _, r := range k.Runes { // keys typed together: one at a time
 			one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}
-			if m.job != nil {
+			if m.jobs.cur != nil {
 				cmds = append(cmds, m.jobKey(one))
 			} else {
 				cmds = append(cmds, m.updateKey(one))
@@ -275,9 +282,8 @@ func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// viewJob is the progress line of a running job.
-func (m Model) viewJob() string {
-	j := m.job
+// view is the progress line of a running job, its bar in r's colours.
+func (j *job) view(r *lipgloss.Renderer) string {
 	done, total := j.meter.Done(), j.meter.Total()
 	var s string
 	switch {
@@ -285,7 +291,7 @@ func (m Model) viewJob() string {
 		s = fmt.Sprintf("%s: waiting for a turn (the server runs a few long jobs at a time)", j.label)
 	case total > 0:
 		bar := progress.New(progress.WithSolidFill("#5f87d7"), progress.WithoutPercentage(),
-			progress.WithWidth(20), progress.WithColorProfile(m.r.ColorProfile()))
+			progress.WithWidth(20), progress.WithColorProfile(r.ColorProfile()))
 		s = fmt.Sprintf("%s %s %s/~%s events", j.label, bar.ViewAs(min(1, float64(done)/float64(total))), engine.Count(done), engine.Count(total))
 	default:
 		s = fmt.Sprintf("%s: %s events", j.label, engine.Count(done))
@@ -305,8 +311,8 @@ func (m Model) viewJob() string {
 // ended.
 func (m Model) Release() {
 	m.leaveRoom() // poll_room.go
-	m.cancelJob()
-	m.stopCharts()
+	m.jobs.cancel()
+	m.charts.stop(m.shared)
 	if m.shared != nil && m.shared.Pool != nil && m.x != nil {
 		m.shared.Pool.Release(m.x.Bytes())
 		for _, k := range m.kept { // the incidents it kept

@@ -15,7 +15,7 @@ import (
 func bigRun(t *testing.T) Model {
 	t.Helper()
 	m := newTest(t, Options{Set: []engine.Setting{{Knob: "orders", Value: "300000"}}}, 120, 40)
-	m.inline = time.Millisecond
+	m.jobs.inline = time.Millisecond
 	return m
 }
 
@@ -37,18 +37,18 @@ func TestJobRunsOffUpdateAndEscCancels(t *testing.T) {
 	pos := m.x.Pos()
 	x0 := m.x
 	m, _ = send(t, m, "G")
-	if m.job == nil {
+	if m.jobs.cur == nil {
 		t.Fatal("G on 300,000 orders finished inside Update")
 	}
-	j := m.job
+	j := m.jobs.cur
 	waitFor(t, func() bool { return j.meter.Done() > 0 })
 	v := m.View()
 	if !strings.Contains(v, "playing to the end") || !strings.Contains(v, "esc cancels") || !strings.Contains(v, "events") {
 		t.Fatalf("no progress line while G runs:\n%s", v)
 	}
 	m, _ = send(t, m, "esc")
-	if m.job != nil || m.x != x0 || m.x.Pos() != pos {
-		t.Fatalf("esc: job %v, explorer swapped %v, pos %d (was %d)", m.job, m.x != x0, m.x.Pos(), pos)
+	if m.jobs.cur != nil || m.x != x0 || m.x.Pos() != pos {
+		t.Fatalf("esc: job %v, explorer swapped %v, pos %d (was %d)", m.jobs.cur, m.x != x0, m.x.Pos(), pos)
 	}
 	if m.flash != "cancelled: playing to the end" {
 		t.Errorf("flash %q", m.flash)
@@ -73,7 +73,7 @@ func TestJobRunsOffUpdateAndEscCancels(t *testing.T) {
 func TestKeysAnsweredWhileJobRuns(t *testing.T) {
 	m := bigRun(t)
 	m, _ = send(t, m, "G")
-	if m.job == nil {
+	if m.jobs.cur == nil {
 		t.Fatal("no job")
 	}
 	m, _ = send(t, m, "g") // a move waits for the job
@@ -101,7 +101,7 @@ func TestQuitWhileJobRuns(t *testing.T) {
 	for _, k := range []string{"q", "ctrl+c"} {
 		m := bigRun(t)
 		m, _ = send(t, m, "G")
-		j := m.job
+		j := m.jobs.cur
 		if j == nil {
 			t.Fatal("no job")
 		}
@@ -117,7 +117,7 @@ func TestQuitWhileJobRuns(t *testing.T) {
 		default:
 			t.Fatalf("%s left the job running", k)
 		}
-		if m.job != nil {
+		if m.jobs.cur != nil {
 			t.Fatal("job still set")
 		}
 	}
@@ -126,16 +126,16 @@ func TestQuitWhileJobRuns(t *testing.T) {
 func TestStaleJobResultDropped(t *testing.T) {
 	m := bigRun(t)
 	m, _ = send(t, m, "G")
-	first := m.job
+	first := m.jobs.cur
 	m, _ = send(t, m, "esc")
 	m, _ = send(t, m, "G")
-	second := m.job
+	second := m.jobs.cur
 	if second == nil || second.id == first.id {
 		t.Fatal("no second job")
 	}
 	nm, _ := m.Update(jobDoneMsg{id: first.id})
 	m = nm.(Model)
-	if m.job != second {
+	if m.jobs.cur != second {
 		t.Fatal("the first job's message ended the second")
 	}
 	m = settle(m)
@@ -219,9 +219,9 @@ func TestAutoplayStopsAtBudget(t *testing.T) {
 func TestFollowerWaitsOutJob(t *testing.T) {
 	s := NewStage()
 	f := newTest(t, Options{Stage: s, Follow: true, Set: []engine.Setting{{Knob: "orders", Value: "300000"}}}, 120, 40)
-	f.inline = time.Millisecond
-	f.end()
-	if f.job == nil {
+	f.jobs.inline = time.Millisecond
+	endMove(f.x).run(&f)
+	if f.jobs.cur == nil {
 		t.Fatal("no job")
 	}
 	s.Publish(StageState{Code: "x"}) // the presenter moves
@@ -230,7 +230,7 @@ func TestFollowerWaitsOutJob(t *testing.T) {
 	if cmd != nil {
 		t.Fatal("a stage message during a job started another wait")
 	}
-	j := f.job
+	j := f.jobs.cur
 	<-j.done
 	nm, cmd = f.Update(jobDoneMsg{id: j.id})
 	f = nm.(Model)

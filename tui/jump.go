@@ -41,11 +41,6 @@ func newJumpInput(c common, at engine.Time) jumpInput {
 	}}
 }
 
-func (m *Model) openJump() {
-	m.jump = newJumpInput(m.common, m.at)
-	m.state = stateJump
-}
-
 // Update edits the clock; enter asks the root to jump, esc to close.
 func (j jumpInput) Update(msg tea.Msg) (jumpInput, tea.Cmd) {
 	j.done = stay
@@ -67,34 +62,24 @@ func (j jumpInput) Update(msg tea.Msg) (jumpInput, tea.Cmd) {
 // View is the prompt, one line as wide as the screen.
 func (j jumpInput) View() string { return fitLine(j.input.View(), j.width) }
 
-func (m *Model) updateJump(k tea.KeyMsg) tea.Cmd {
-	var cmd tea.Cmd
-	m.jump, cmd = m.jump.Update(k)
-	switch m.jump.done {
-	case closed:
-		m.state = stateMain
-	case submitted:
-		m.state = stateMain
-		t, err := engine.ParseClock(m.jump.input.Value())
-		if err != nil {
-			m.flash = err.Error()
-			return nil
-		}
-		if start := m.x.Spec.Start; t < start {
-			m.flash = "/ " + t.Short() + " is before the incident starts (" + start.Short() + ")"
-			return nil
-		}
-		return m.move("seeking to "+t.Short(), func(x *engine.Explorer) { x.SeekTime(t) }, func(m *Model) {
-			w := m.x.World()
-			if m.x.AtEnd() && t > w.Stats.LastEvent {
-				// as the CLI's --at refuses it: no moment of this branch is there
-				m.at = w.Now
-				m.flash = "/ " + t.Short() + " is after the branch ends (" + w.Stats.LastEvent.Short() + "): the cursor is at its end"
-				return
-			}
-			m.at = max(t, w.Now)
-			m.flash = "at " + t.Short() + ": nothing at this moment has happened yet (l steps into it; f forks from it)"
-		})
+// jumpJob is the move to the clock typed, in spec's incident.
+func jumpJob(spec *engine.Spec, typed string) explorerJob {
+	t, err := engine.ParseClock(typed)
+	if err != nil {
+		return explorerJob{news: err.Error()}
 	}
-	return cmd
+	if start := spec.Start; t < start {
+		return explorerJob{news: "/ " + t.Short() + " is before the incident starts (" + start.Short() + ")"}
+	}
+	return explorerJob{label: "seeking to " + t.Short(), seek: func(x *engine.Explorer) { x.SeekTime(t) }, apply: func(m *Model) {
+		w := m.x.World()
+		if m.x.AtEnd() && t > w.Stats.LastEvent {
+			// as the CLI's --at refuses it: no moment of this branch is there
+			m.at = w.Now
+			m.flash = "/ " + t.Short() + " is after the branch ends (" + w.Stats.LastEvent.Short() + "): the cursor is at its end"
+			return
+		}
+		m.at = max(t, w.Now)
+		m.flash = "at " + t.Short() + ": nothing at this moment has happened yet (l steps into it; f forks from it)"
+	}}
 }

@@ -1,6 +1,9 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // KeyMap is every key the explorer answers. Each session gets its own from
 // DefaultKeyMap, so disabling a binding (step back at the first event)
@@ -90,4 +93,18 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Fork, k.Branches, k.NextBr, k.Compare, k.Exercises, k.Follow},
 		{k.Up, k.Down, k.Story, k.Code, k.Incidents, k.Help, k.Quit},
 	}
+}
+
+// movesCursor reports whether msg moves the cursor or forks: the keys that
+// detach a follower from the stage and make old news stale. Listing the
+// branches is not one: a follower's b lists its own, and choosing one
+// detaches onto it.
+func (k KeyMap) movesCursor(msg tea.KeyMsg) bool {
+	for _, b := range []key.Binding{k.Play, k.Step, k.Back, k.Tick, k.TickBack, k.NextDec, k.PrevDec,
+		k.NextMark, k.PrevMark, k.Start, k.End, k.Jump, k.Fork, k.NextBr, k.Exercises, k.Incidents} {
+		if key.Matches(msg, b) {
+			return true
+		}
+	}
+	return false
 }

@@ -210,8 +210,8 @@ func TestForkDecision(t *testing.T) {
 		t.Fatalf("fork: state %s, %d branches", m.state, len(m.x.Branches()))
 	}
 	b := m.x.Branch()
-	if b.Override == nil || b.Override.Value != 1 || !strings.Contains(m.viewHeader(), "main ▸") {
-		t.Fatalf("fork: override %+v, header %q", b.Override, m.viewHeader())
+	if b.Override == nil || b.Override.Value != 1 || !strings.Contains(m.mainView().viewHeader(), "main ▸") {
+		t.Fatalf("fork: override %+v, header %q", b.Override, m.mainView().viewHeader())
 	}
 	m = press(m, "G")
 	if got := m.x.World().Stats.Effects; got >= 324 {
@@ -234,7 +234,7 @@ func TestReadmeForkInTenKeys(t *testing.T) {
 	if b.Parent == nil || b.ForkAt != clock(t, "19:52:00") || len(b.Changes) != 1 || b.Changes[0] != (engine.Setting{Knob: "visibility_timeout", Value: "60s"}) || b.Override != nil {
 		t.Fatalf("branch %q at %s: changes %+v, override %+v", b.Name, b.ForkAt.Short(), b.Changes, b.Override)
 	}
-	if h := m.viewHeader(); !strings.Contains(h, "visibility_timeout=60s") {
+	if h := m.mainView().viewHeader(); !strings.Contains(h, "visibility_timeout=60s") {
 		t.Fatalf("header %q", h)
 	}
 	// the change takes effect with the branch's next event
@@ -330,12 +330,12 @@ func TestForkKnob(t *testing.T) {
 	if b.Name != "vt60" || b.ForkAt != clock(t, "19:52:00") || len(b.Changes) != 1 || b.Changes[0].Value != "60s" {
 		t.Fatalf("branch %q at %s changes %+v", b.Name, b.ForkAt.Short(), b.Changes)
 	}
-	if h := m.viewHeader(); !strings.Contains(h, "main ▸ vt60 @19:52:00") {
+	if h := m.mainView().viewHeader(); !strings.Contains(h, "main ▸ vt60 @19:52:00") {
 		t.Fatalf("header %q", h)
 	}
 	// a bad value stays in the form with its error
 	m = press(m, "f", "down")
-	m = typeText(m, "x")
+	m = typeText(m, "rx") // late_ack: a choice's first letter, then not one (a letter no choice starts with would filter the knobs)
 	m = press(m, "enter")
 	if m.state != stateFork || m.fork.err == "" {
 		t.Fatal("a bad knob value was accepted")
@@ -503,7 +503,7 @@ func TestHelpAndQuit(t *testing.T) {
 
 func TestMouse(t *testing.T) {
 	m := press(newTest(t, Options{}, 80, 24), "]", "]", "]", "]", "]")
-	l := m.layout()
+	l := m.mainView().layout()
 	dead := l.panes[paneDead]
 	nm, _ := m.Update(tea.MouseMsg{X: dead.x + 2, Y: dead.y + 2, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
 	m = nm.(Model)
@@ -551,8 +551,8 @@ func TestBranchesKept(t *testing.T) {
 		t.Fatalf("back on %s: %d branches, on %s at %s sel %d pos %d; want %s at %s sel %d pos %d",
 			m.x.Spec.ID, len(m.x.Branches()), m.x.Branch().Name, m.at.Short(), m.sel, m.x.Pos(), br, at.Short(), sel, pos)
 	}
-	if len(m.kept) != 1 || m.budgetLeft().Bytes != m.shared.Budget.Bytes-m.kept["christmas-friday"].x.Bytes() {
-		t.Fatalf("kept %d, budget left %d of %d", len(m.kept), m.budgetLeft().Bytes, m.shared.Budget.Bytes)
+	if len(m.kept) != 1 || m.kept.budgetLeft(m.shared.Budget).Bytes != m.shared.Budget.Bytes-m.kept["christmas-friday"].x.Bytes() {
+		t.Fatalf("kept %d, budget left %d of %d", len(m.kept), m.kept.budgetLeft(m.shared.Budget).Bytes, m.shared.Budget.Bytes)
 	}
 	m = press(m, "b", "up", "d") // the lesson's run stays
 	if len(m.x.Branches()) != 2 || m.flash != "the lesson's run stays" {
@@ -657,5 +657,38 @@ func TestForkFormSaysWhichPinGivesWay(t *testing.T) {
 	m = set(set(m, "latency_min", "1s"), "latency_max", "2s")
 	if strings.Contains(m.View(), "pin gives way") {
 		t.Fatal("the form warns of a pin whose call is already made")
+	}
+}
+
+// TestForkFormTypedNameFilters: in the fork form, typing a knob's name
+// where it cannot be a value filters the knobs (as `/` does), while digits
+// and units go to the focused knob's value and the start of a choice to a
+// choice knob.
+func TestForkFormTypedNameFilters(t *testing.T) {
+	keys := append(append([]string{"]", "f"}, strings.Split("latency_max", "")...), "enter", "4", "5", "s", "enter")
+	m := press(start(t), keys...)
+	if m.state != stateMain {
+		t.Fatalf("state %s: %s", m.state, m.fork.err)
+	}
+	if b := m.x.Branch(); b.Parent == nil || len(b.Changes) != 1 || b.Changes[0] != (engine.Setting{Knob: "latency_max", Value: "45s"}) {
+		t.Fatalf("changes %+v, want latency_max=45s", b.Changes)
+	}
+	// v cannot start a duration: it filters; 6 can: it is the value
+	m = press(start(t), "]", "f", "v", "i", "s")
+	if !m.fork.filters || m.fork.filter.Value() != "vis" || m.fork.knobs[m.fork.row-1].Name != "visibility_timeout" {
+		t.Fatalf("v i s on a duration: filtering %v %q, on %s", m.fork.filters, m.fork.filter.Value(), m.fork.knobs[m.fork.row-1].Name)
+	}
+	m = press(start(t), "]", "f", "6")
+	if m.fork.filters || m.fork.inputs[m.fork.row-1].Value() != "6" {
+		t.Fatalf("6 on a duration: filtering %v, value %q", m.fork.filters, m.fork.inputs[m.fork.row-1].Value())
+	}
+	// on a choice knob the start of a choice is its value, another letter a filter
+	m = press(start(t), "]", "f", "/", "m", "o", "d", "e", "enter", "o")
+	if m.fork.filters || m.fork.knobs[m.fork.row-1].Name != "mode" || m.fork.inputs[m.fork.row-1].Value() != "o" {
+		t.Fatalf("o on mode: filtering %v, value %q", m.fork.filters, m.fork.inputs[m.fork.row-1].Value())
+	}
+	m = press(start(t), "]", "f", "/", "m", "o", "d", "e", "enter", "l")
+	if !m.fork.filters || m.fork.filter.Value() != "l" {
+		t.Fatalf("l on mode: filtering %v %q", m.fork.filters, m.fork.filter.Value())
 	}
 }

@@ -10,7 +10,10 @@ const (
 	minHeight = 16
 
 	headerHeight = 1 // title, clock, play state, branch
-	newsHeight   = 1 // the jump prompt; a flash or a job's progress wraps
+	// headerTitleMin is the title's share of the header a badge may not
+	// take (the title is still cut when the branch path needs the room)
+	headerTitleMin = 24
+	newsHeight     = 1 // the jump prompt; a flash or a job's progress wraps
 
 	// wideWidth is the width from which the four panes sit in one row
 	// (above the timeline) instead of two rows of two.
@@ -23,6 +26,7 @@ const (
 	// lines a row of panes (a title and two rows)
 	minPanesShrunk = 3
 	paneGap        = 3 // " │ " between pane columns
+	rowIndent      = 2 // where a wrapped pane row's next lines start, under its text
 
 	// A timeline shorter than timelineWordsMin gets two lines of words
 	// (title and caption), else three; from chartRows2At rows each chart
@@ -64,17 +68,17 @@ type layout struct {
 	footer   int  // help lines
 }
 
-func (m Model) layout() layout {
+func (v mainView) layout() layout {
 	var l layout
-	footer := lipgloss.Height(m.viewFooter())
+	footer := lipgloss.Height(v.viewFooter())
 	l.footer = footer
 	top := headerHeight
-	bottom := m.statusLines() + footer + len(m.newsLines())
-	l.body = rect{0, top, m.width, max(0, m.height-top-bottom)}
+	bottom := v.statusLines() + footer + len(v.newsLines())
+	l.body = rect{0, top, v.width, max(0, v.height-top-bottom)}
 	bh := l.body.h
 	cols, rows := 2, 2
 	ph := bh / 2
-	if m.width >= wideWidth {
+	if v.width >= wideWidth {
 		cols, rows = 4, 1
 		ph = bh * widePanesPercent / 100
 	}
@@ -82,10 +86,10 @@ func (m Model) layout() layout {
 	// the words are never cut: they take the lines they need, from the
 	// chart's extra rows first, then from the events, then from the panes
 	// and the newest event's caption is whole below them
-	need := m.timelineNeed()
+	need := v.timelineNeed()
 	evNeed := 0 // before anything happened, the words may take the events' line
-	if n := len(m.snap.recent); n > 0 {
-		evNeed = len(m.eventLines(m.snap.recent[n-1], m.width))
+	if n := len(v.snap.recent); n > 0 {
+		evNeed = len(v.eventLines(v.snap.recent[n-1], v.width))
 	}
 	for {
 		th := bh - ph
@@ -115,13 +119,13 @@ func (m Model) layout() layout {
 		l.words = words
 		break
 	}
-	cw := (m.width - (cols-1)*paneGap) / cols
+	cw := (v.width - (cols-1)*paneGap) / cols
 	for i := range numPanes {
 		c, r := int(i)%cols, int(i)/cols
 		h := ph / rows
 		l.panes[i] = rect{c * (cw + paneGap), top + r*h, cw, h}
 	}
-	l.timeline = rect{0, top + ph, m.width, bh - ph}
-	l.chart = rect{chartLabelW + 1, l.timeline.y + 1 + l.words, max(1, m.width-chartLabelW-1-chartValueW), chartSeries * l.chartRow}
+	l.timeline = rect{0, top + ph, v.width, bh - ph}
+	l.chart = rect{chartLabelW + 1, l.timeline.y + 1 + l.words, max(1, v.width-chartLabelW-1-chartValueW), chartSeries * l.chartRow}
 	return l
 }

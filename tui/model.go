@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"time"
-
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -42,16 +40,8 @@ type Model struct {
 	// a jump, a bookmark) or the latest event's time, never before it
 	at engine.Time
 
-	play player
-	sel  int32 // the selected message, -1 none
-	// selPub is when the selected message was published, noted while the
-	// world still held it: a family's messages may come from no source
-	// schedule, and its story is read from there
-	selPub struct {
-		id int32
-		at engine.Time
-		ok bool
-	}
+	play  player
+	sel   int32 // the selected message, -1 none
 	snap  snap
 	panes [numPanes]int // scroll offsets
 	flash string        // one line of news: an error, a fork made
@@ -74,15 +64,10 @@ type Model struct {
 	// kept are the other incidents this session opened, with their
 	// branches, cursor and selection, while the program runs: `i` and
 	// back loses nothing. Their memory counts against the budget.
-	kept   map[string]keptExplorer
-	job    *job // the long move running, nil none
-	jobSeq int
-	inline time.Duration // how long a key waits for its job in Update
+	kept keptIncidents
+	jobs jobRunner // the long moves, run off the update loop
 
-	wholeChart    *chartData  // the whole-run chart of the branch under the cursor
-	wholeChartFor chartKey    // the branch it is for
-	wholeChartEnd engine.Time // where the run is expected to end, while its pass runs
-	passes        chartPasses
+	charts chartWatch // the whole-run charts: the one on screen, the passes started
 }
 
 func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) Model {
@@ -90,13 +75,14 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	st := c.st
 	h := help.New()
 	h.Styles = st.Help
-	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, inline: inlineWait, kept: map[string]keptExplorer{}}
+	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, kept: keptIncidents{},
+		jobs: jobRunner{inline: inlineWait, slots: sh.slots, pool: sh.Pool}}
 	m.play = newPlayer()
 	m.picker = newPicker(c)
-	m.watchChart()
+	m.charts.watch(x, sh, m.jobs.inline)
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
-		m.startFollowing()
+		m.flash = m.follower.start(o.Stage)
 	}
 	m.refresh(true)
 	return m
@@ -105,10 +91,8 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 // Init starts following the stage when asked to.
 func (m Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
-	if m.wholeChart != nil {
-		if _, _, done := m.wholeChart.view(); !done {
-			cmds = append(cmds, chartTick(m.wholeChart))
-		}
+	if c := m.charts.filling(); c != nil {
+		cmds = append(cmds, c)
 	}
 	if m.follower.on {
 		cmds = append(cmds, m.wait())
@@ -133,7 +117,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if m.job != nil {
+		if m.jobs.cur != nil {
 			cmd = m.jobKey(msg)
 			break
 		}
@@ -147,7 +131,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
 				c := m.updateKey(one)
 				cmds = append(cmds, c)
-				if m.quitting(one) {
+				if m.state == stateMain && key.Matches(one, m.keys.Quit) { // quits: the rest is not read
 					break
 				}
 			}
@@ -156,25 +140,32 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.updateKey(msg)
 		}
 	case tea.WindowSizeMsg:
-		// to all: each screen gets the body's size in sizeScreens, below,
-		// once the layout this Update leaves is known
+		// to all: each screen gets the body's size below, once the layout
+		// this Update leaves is known
 		m.SetSize(msg.Width, msg.Height)
 		m.help.Width = msg.Width
 		cmd = m.resized()
 	case tea.MouseMsg:
-		if m.job == nil && m.mouseTakesCopy(msg) {
+		if m.jobs.cur == nil && m.mouseTakesCopy(msg) {
 			cmd = m.updateMouse(msg)
 		}
-	case jobDoneMsg:
-		cmd = m.onJobDone(msg)
-	case jobTickMsg:
-		cmd = m.onJobTick(msg)
+	case jobDoneMsg: // one that went on in the background has ended
+		if m.jobs.current(msg.id) {
+			cmd = m.finishJob(m.jobs.cur)
+		}
+	case jobTickMsg: // its progress line moves
+		if m.jobs.current(msg.id) {
+			cmd = jobTick(msg.id)
+		}
 	case chartTickMsg:
-		cmd = m.onChartTick(msg)
+		cmd = m.charts.onTick(msg)
 	case playTickMsg:
-		cmd = m.onTick(msg)
+		var news string
+		if cmd, news = m.play.onTick(msg, m.x, &m.at); news != "" {
+			m.flash = news
+		}
 	case stageMsg:
-		if m.job != nil {
+		if m.jobs.cur != nil {
 			// the stage is read again when the job ends: waiting now would
 			// return at once, over and over
 			m.follower.stalled = m.follower.on && msg.tag == m.follower.tag
@@ -191,13 +182,37 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.code.code = m.shareCode()
 		}
 	}
-	m.refreshQueuePanes(false) // the clock or the selection may have moved
-	m.publish()
-	m.sizeScreens()
-	if c := m.watchChart(); c != nil {
-		cmd = tea.Batch(cmd, c)
+	m.snap.readQueuePanes(m.x, m.at, m.sel, false) // the clock or the selection may have moved
+	// what the presenter shows on stage: the moment, the branches, the
+	// play state and the open screen
+	if m.presenter && m.stage != nil {
+		m.stage.Publish(m.stageState())
+	}
+	sizeScreens(&m)
+	if m.jobs.cur == nil {
+		if c := m.charts.watch(m.x, m.shared, m.jobs.inline); c != nil {
+			cmd = tea.Batch(cmd, c)
+		}
 	}
 	return m, cmd
+}
+
+// sizeScreens gives every screen the body's size at the layout m leaves:
+// the news line and the help's height change it (below the minimum size
+// no screen is drawn). Update does it last; the stage's mirror, drawn
+// without Update, does it before drawing.
+func sizeScreens(m *Model) {
+	m.jump.SetSize(m.width, newsHeight) // the news line, below the body
+	if m.width >= minWidth && m.height >= minHeight {
+		b := m.mainView().layout().body
+		m.fork.SetSize(b.w, b.h)
+		m.story.SetSize(b.w, b.h)
+		m.branches.SetSize(b.w, b.h)
+		m.exercises.SetSize(b.w, b.h)
+		m.compare.SetSize(b.w, b.h)
+		m.code.SetSize(b.w, b.h)
+		m.picker.SetSize(b.w, b.h)
+	}
 }
 
 // updateKey routes a key to the screen that has the keyboard.
@@ -207,11 +222,24 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	}
 	switch m.state {
 	case stateFork:
-		return m.updateFork(k)
+		var cmd tea.Cmd
+		m.fork, cmd = m.fork.Update(k)
+		switch m.fork.done {
+		case closed:
+			m.state = stateMain
+		case submitted:
+			o, err := m.fork.options()
+			if err != nil {
+				m.fork.err = err.Error()
+				return nil
+			}
+			return forkJob(o).run(m)
+		}
+		return cmd
 	case stateBranches:
 		cmd := m.updateBranches(k)
 		if m.follower.on && m.branches.done == submitted && !m.branches.del {
-			m.detach() // a follower chose one of its own branches
+			m.flash = m.follower.detach() // a follower chose one of its own branches
 		}
 		return cmd
 	case stateCompare:
@@ -229,9 +257,22 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	case stateExercises:
 		return m.updateExercises(k)
 	case stateStory:
-		return m.updateStory(k)
+		var cmd tea.Cmd
+		if m.story, cmd = m.story.Update(k); m.story.done == closed {
+			m.state = stateMain
+		}
+		return cmd
 	case stateJump:
-		return m.updateJump(k)
+		var cmd tea.Cmd
+		m.jump, cmd = m.jump.Update(k)
+		switch m.jump.done {
+		case closed:
+			m.state = stateMain
+		case submitted:
+			m.state = stateMain
+			return jumpJob(m.x.Spec, m.jump.input.Value()).run(m)
+		}
+		return cmd
 	case statePicker:
 		return m.updatePicker(k)
 	}
@@ -257,118 +298,104 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return m.follow()
 	}
 	// every key below moves or forks: a follower detaches into its own copy
-	if m.follower.on && m.takesCopy(k) {
+	if m.follower.on && km.takesCopy(k) {
 		m.leaveStage()
 	}
-	if m.moves(k) {
+	if km.movesCursor(k) {
 		m.flash = "" // news of where the cursor was ("end of the branch") is stale once it moves
 	}
 	switch {
 	case key.Matches(k, km.Play):
-		return m.togglePlay()
+		cmd, news := m.play.toggle(m.x)
+		if news != "" {
+			m.flash = news
+		}
+		return cmd
 	case key.Matches(k, km.Faster):
 		m.play.faster()
 	case key.Matches(k, km.Slower):
 		m.play.slower()
 	case key.Matches(k, km.Step):
 		m.pause()
-		m.step(1)
+		m.flash = stepBy(m.x, 1, &m.at)
 	case key.Matches(k, km.Back):
 		m.pause()
-		m.step(-1)
+		m.flash = stepBy(m.x, -1, &m.at)
 	case key.Matches(k, km.Tick):
 		m.pause()
-		return m.tick(engine.Second)
+		return tickMove(m.x.Spec, m.at, engine.Second).run(m)
 	case key.Matches(k, km.TickBack):
 		m.pause()
-		return m.tick(-engine.Second)
+		return tickMove(m.x.Spec, m.at, -engine.Second).run(m)
 	case key.Matches(k, km.NextDec):
 		m.pause()
-		return m.decision(true)
+		return decisionMove(true).run(m)
 	case key.Matches(k, km.PrevDec):
 		m.pause()
-		return m.decision(false)
+		return decisionMove(false).run(m)
 	case key.Matches(k, km.NextMark):
 		m.pause()
-		return m.bookmark(true)
+		return bookmarkMove(m.x.Spec, m.at, true).run(m)
 	case key.Matches(k, km.PrevMark):
 		m.pause()
-		return m.bookmark(false)
+		return bookmarkMove(m.x.Spec, m.at, false).run(m)
 	case key.Matches(k, km.Start):
 		m.pause()
 		m.x.Goto(0)
 		m.at = m.x.World().Now
 	case key.Matches(k, km.End):
 		m.pause()
-		return m.end()
+		return endMove(m.x).run(m)
 	case key.Matches(k, km.Jump):
 		m.pause()
-		m.openJump()
+		m.jump, m.state = newJumpInput(m.common, m.at), stateJump
 	case key.Matches(k, km.Fork):
 		m.pause()
-		m.openFork()
+		m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork
 	case key.Matches(k, km.Branches):
-		m.openBranches()
+		m.branches, m.state = newBranchList(m.common, m.x), stateBranches
 	case key.Matches(k, km.NextBr):
-		return m.nextBranch()
+		return nextBranchMove(m.x, m.at).run(m) // a job: it pauses
 	case key.Matches(k, km.Compare):
 		m.pause()
-		return m.openCompare()
+		return compareJob(m.x, &m.snap, m.sel).run(m)
 	case key.Matches(k, km.Exercises):
 		m.openExercises()
 	case key.Matches(k, km.Up):
-		m.selectMsg(-1)
+		if id, ok := nextSelectable(m.snap.selectable, m.sel, -1); ok {
+			m.setSel(id)
+		} else {
+			m.flash = "no messages on screen to select"
+		}
 	case key.Matches(k, km.Down):
-		m.selectMsg(1)
+		if id, ok := nextSelectable(m.snap.selectable, m.sel, 1); ok {
+			m.setSel(id)
+		} else {
+			m.flash = "no messages on screen to select"
+		}
 	case key.Matches(k, km.Story):
 		m.pause()
-		return m.openStory()
+		sel, news, ok := storySubject(m.x, m.snap.selectable, m.sel)
+		if news != "" {
+			m.flash = news
+		}
+		if sel != m.sel { // the first message on screen instead
+			m.sel = sel
+			m.snap.readInbox(m.x, sel)
+		}
+		if !ok {
+			return nil
+		}
+		return storyJob(m.x, &m.snap, sel).run(m)
 	case key.Matches(k, km.Code):
 		m.openCode()
 		return copyCmd(m.r, m.code.code)
 	case key.Matches(k, km.Incidents):
 		m.pause()
-		m.openPicker()
+		m.picker.show(m.x.Spec.ID)
+		m.state = statePicker
 	}
 	return nil
-}
-
-// end plays the branch to its end and moves there: a job, since a big
-// branch is millions of events.
-func (m *Model) end() tea.Cmd {
-	return m.startJob("playing to the end", m.x.EstimateLen(m.x.Branch()), func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
-		x.End()
-		return x, nil
-	}, func(m *Model) {
-		m.at = m.x.World().Now
-		m.flash = "" // a cancelled G's news is old
-	}, nil)
-}
-
-// quitting reports whether k quits from the main screen.
-func (m *Model) quitting(k tea.KeyMsg) bool {
-	return m.state == stateMain && key.Matches(k, m.keys.Quit)
-}
-
-// moves reports whether k moves the cursor or forks: the keys that detach
-// a follower from the stage.
-func (m *Model) moves(k tea.KeyMsg) bool {
-	km := m.keys
-	for _, b := range []key.Binding{km.Play, km.Step, km.Back, km.Tick, km.TickBack, km.NextDec, km.PrevDec,
-		km.NextMark, km.PrevMark, km.Start, km.End, km.Jump, km.Fork, km.NextBr, km.Exercises, km.Incidents} {
-		if key.Matches(k, b) {
-			return true
-		}
-	}
-	return false
-}
-
-// publish puts what the presenter shows on stage: the moment, the
-// branches, the play state and the open screen.
-func (m *Model) publish() {
-	if m.presenter && m.stage != nil {
-		m.stage.Publish(m.stageState())
-	}
 }
 
 // keptExplorer is an incident the session left, as it was left.
@@ -376,6 +403,32 @@ type keptExplorer struct {
 	x   *engine.Explorer
 	at  engine.Time
 	sel int32
+}
+
+// keptIncidents are the other incidents a session opened, by id, with
+// their branches, cursor and selection: `i` and back loses nothing. Their
+// memory counts against the session's budget.
+type keptIncidents map[string]keptExplorer
+
+// budgetLeft is the budget b less the memory the kept incidents hold.
+func (k keptIncidents) budgetLeft(b engine.Limits) engine.Limits {
+	if b.Bytes > 0 {
+		var held int64
+		for _, e := range k {
+			held += e.x.Bytes()
+		}
+		b.Bytes = max(1, b.Bytes-held)
+	}
+	return b
+}
+
+// branches is how many forks the kept incidents hold.
+func (k keptIncidents) branches() int {
+	n := 0
+	for _, e := range k {
+		n += len(e.x.Branches()) - 1
+	}
+	return n
 }
 
 // setExplorer replaces the explorer with another incident's, keeping the
@@ -389,32 +442,9 @@ func (m *Model) setExplorer(x *engine.Explorer) {
 	if k, ok := m.kept[x.Spec.ID]; ok && k.x == x {
 		delete(m.kept, x.Spec.ID)
 	}
-	x.Limit(m.budgetLeft(), m.shared.Pool)
+	x.Limit(m.kept.budgetLeft(m.shared.Budget), m.shared.Pool)
 	m.x = x
 	m.reset()
-}
-
-// budgetLeft is the session's budget less the memory its kept incidents
-// hold.
-func (m *Model) budgetLeft() engine.Limits {
-	b := m.shared.Budget
-	if b.Bytes > 0 {
-		var held int64
-		for _, k := range m.kept {
-			held += k.x.Bytes()
-		}
-		b.Bytes = max(1, b.Bytes-held)
-	}
-	return b
-}
-
-// keptBranches is how many forks the kept incidents hold.
-func (m *Model) keptBranches() int {
-	n := 0
-	for _, k := range m.kept {
-		n += len(k.x.Branches()) - 1
-	}
-	return n
 }
 
 // reset forgets what belonged to the explorer before m.x.
@@ -427,23 +457,6 @@ func (m *Model) reset() {
 	m.panes = [numPanes]int{}
 	m.at = x.World().Now
 	m.refresh(true)
-}
-
-// sizeScreens gives every screen the body's size at the layout this
-// Update leaves: the news line and the help's height change it.
-func (m *Model) sizeScreens() {
-	m.jump.SetSize(m.width, newsHeight) // the news line, below the body
-	if m.width < minWidth || m.height < minHeight {
-		return // tooSmall draws no screen
-	}
-	b := m.layout().body
-	m.fork.SetSize(b.w, b.h)
-	m.story.SetSize(b.w, b.h)
-	m.branches.SetSize(b.w, b.h)
-	m.exercises.SetSize(b.w, b.h)
-	m.compare.SetSize(b.w, b.h)
-	m.code.SetSize(b.w, b.h)
-	m.picker.SetSize(b.w, b.h)
 }
 
 // activeKeys are the keys the help bar shows: the active screen's own, so

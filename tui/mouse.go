@@ -8,7 +8,8 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 	if m.state != stateMain || m.width < minWidth || m.height < minHeight {
 		return nil
 	}
-	l := m.layout()
+	mv := m.mainView()
+	l := mv.layout()
 	ev := tea.MouseEvent(msg)
 	for i := range numPanes {
 		r := l.panes[i]
@@ -20,10 +21,14 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 			m.panes[i] = max(0, m.panes[i]-3)
 		case ev.Button == tea.MouseButtonWheelDown:
 			m.panes[i] += 3
-			m.panes[i] = clampOff(m.panes[i], m.paneLen(i, r.w), r.h-1)
+			v := mv.paneView()
+			title, _, _, total := v.pane(i, r.w, 0)
+			_, _, m.panes[i] = v.paneHead(title, total, r.w, r.h, m.panes[i])
 		case ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress:
-			ids, total := m.paneIDs(i, r.w, m.panes[i]+r.h)
-			row := ev.Y - r.y - 1 + clampOff(m.panes[i], total, r.h-1)
+			v := mv.paneView()
+			title, _, ids, total := v.pane(i, r.w, m.panes[i]+r.h)
+			head, _, off := v.paneHead(title, total, r.w, r.h, m.panes[i])
+			row := ev.Y - r.y - len(head) + off
 			if row >= 0 && row < len(ids) && ids[row] >= 0 {
 				m.setSel(ids[row])
 			}
@@ -32,30 +37,23 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 	}
 	c := l.chart
 	if ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress && ev.X >= c.x && ev.X < c.x+c.w && ev.Y >= c.y && ev.Y <= c.y+c.h {
-		t0, t1 := m.chartSpan()
+		t0, t1 := mv.chartSpan()
 		m.pause()
-		m.detach()
-		return m.seekClock(chartTime(t0, t1, ev.X-c.x, c.w), "")
+		if news := m.follower.detach(); news != "" {
+			m.flash = news
+		}
+		return seekMove(chartTime(t0, t1, ev.X-c.x, c.w), "").run(m)
 	}
 	return nil
 }
 
-// paneIDs are the messages on pane p's first limit rows, and its length.
-func (m *Model) paneIDs(p pane, w, limit int) (ids []int32, total int) {
-	_, _, ids, total = m.paneView().pane(p, w, limit)
-	return ids, total
-}
-
-func (m *Model) paneLen(p pane, w int) int {
-	_, total := m.paneIDs(p, w, 0)
-	return total
-}
-
-// detach stops following the stage: this session's copy is its own now.
-func (m *Model) detach() {
-	if m.follower.on {
-		m.follower.on = false
-		m.follower.tag++
-		m.flash = "stopped following the stage: this is your own copy now (F follows again)"
+// detach stops following the stage: this session's copy is its own now;
+// news says so.
+func (f *follower) detach() (news string) {
+	if !f.on {
+		return ""
 	}
+	f.on = false
+	f.tag++
+	return "stopped following the stage: this is your own copy now (F follows again)"
 }

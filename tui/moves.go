@@ -8,145 +8,177 @@ import (
 	"inflight/engine"
 )
 
-// step moves the cursor n events and shows the last event's moment.
-func (m *Model) step(n int64) {
-	if n < 0 && m.x.Pos() == 0 {
-		m.flash = "already at the first event"
-		return
+// An explorerJob is engine work a key asks for, described rather than
+// done: a move of the cursor (a far seek plays events that are not known
+// yet), a comparison, a message's story. The main screen's keys, the mouse
+// and the screens build one, and it runs as a job on a clone of the
+// explorer. Work that cannot be done is news instead.
+type explorerJob struct {
+	label string // for the progress line
+	total int64  // the events it is expected to play, 0 unknown
+	seek  func(x *engine.Explorer)
+	apply func(m *Model) // what it leaves on screen once swapped in
+	news  string         // set instead of seek: why there is no such work
+	// work that the engine may refuse (a fork) sets try instead of seek,
+	// and fail says so on screen
+	try  func(x *engine.Explorer) error
+	fail func(m *Model, err error)
+}
+
+// run runs mv as the model's job, or says why there is none.
+func (mv explorerJob) run(m *Model) tea.Cmd {
+	if mv.seek == nil && mv.try == nil {
+		m.flash = mv.news
+		return nil
 	}
-	if err := m.x.Run(nil, func() { m.x.Step(n) }); err != nil {
-		m.flash = err.Error()
-	}
-	m.at = m.x.World().Now
-}
-
-// tick moves the clock by d of simulated time: forward, everything up to
-// and at the new moment has happened; back, the same for the earlier one.
-func (m *Model) tick(d engine.Duration) tea.Cmd {
-	t := max(m.at+d, m.x.Spec.Start)
-	return m.move("seeking to "+t.Short(), func(x *engine.Explorer) { x.SeekTimeEnd(t) }, func(m *Model) {
-		m.at = max(t, m.x.World().Now)
-	})
-}
-
-// seekClock shows the moment t: nothing at t has happened yet.
-func (m *Model) seekClock(t engine.Time, flash string) tea.Cmd {
-	return m.move("seeking to "+t.Short(), func(x *engine.Explorer) { x.SeekTime(t) }, func(m *Model) {
-		m.at = max(t, m.x.World().Now)
-		m.flash = flash
-	})
-}
-
-// move runs a cursor move on the branch under the cursor as a job: a far
-// seek plays events that are not known yet.
-func (m *Model) move(label string, f func(x *engine.Explorer), apply func(m *Model)) tea.Cmd {
-	return m.startJob(label, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
-		f(x)
+	return m.startJob(mv.label, mv.total, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+		if mv.try != nil {
+			if err := mv.try(x); err != nil {
+				return nil, err
+			}
+			return x, nil
+		}
+		mv.seek(x)
 		return x, nil
-	}, apply, nil)
+	}, mv.apply, mv.fail)
 }
 
-// decision moves just past the next (or previous) decision.
-func (m *Model) decision(next bool) tea.Cmd {
+// move runs a cursor move on the branch under the cursor as a job.
+func (m *Model) move(label string, f func(x *engine.Explorer), apply func(m *Model)) tea.Cmd {
+	return explorerJob{label: label, seek: f, apply: apply}.run(m)
+}
+
+// stepBy moves x's cursor n events (not a job: a step is small) and the
+// clock *at to the last event's moment, and says why it did not.
+func stepBy(x *engine.Explorer, n int64, at *engine.Time) (news string) {
+	if n < 0 && x.Pos() == 0 {
+		return "already at the first event"
+	}
+	if err := x.Run(nil, func() { x.Step(n) }); err != nil {
+		news = err.Error()
+	}
+	*at = x.World().Now
+	return news
+}
+
+// tickMove moves the clock at by d of simulated time, never before the
+// incident's start: forward, everything up to and at the new moment has
+// happened; back, the same for the earlier one.
+func tickMove(spec *engine.Spec, at engine.Time, d engine.Duration) explorerJob {
+	t := max(at+d, spec.Start)
+	return explorerJob{label: "seeking to " + t.Short(), seek: func(x *engine.Explorer) { x.SeekTimeEnd(t) }, apply: func(m *Model) {
+		m.at = max(t, m.x.World().Now)
+	}}
+}
+
+// seekMove shows the moment t, nothing at t happened yet, with news.
+func seekMove(t engine.Time, news string) explorerJob {
+	return explorerJob{label: "seeking to " + t.Short(), seek: func(x *engine.Explorer) { x.SeekTime(t) }, apply: func(m *Model) {
+		m.at = max(t, m.x.World().Now)
+		m.flash = news
+	}}
+}
+
+// decisionMove moves just past the next (or previous) decision.
+func decisionMove(next bool) explorerJob {
 	var e engine.Entry
 	var ok bool
 	label := "finding the previous decision"
 	if next {
 		label = "finding the next decision"
 	}
-	return m.move(label, func(x *engine.Explorer) {
+	return explorerJob{label: label, seek: func(x *engine.Explorer) {
 		if next {
 			e, ok = x.NextDecision()
 		} else {
 			e, ok = x.PrevDecision()
 		}
-	}, func(m *Model) {
+	}, apply: func(m *Model) {
 		if !ok {
 			m.flash = "no more decisions that way"
 			return
 		}
 		m.at = m.x.World().Now
 		m.flash = "decision: " + e.DecText
-	})
+	}}
 }
 
-// bookmark moves to the next (or previous) beat of the lesson, with
-// everything at its moment already happened.
-func (m *Model) bookmark(next bool) tea.Cmd {
-	bms := m.x.Spec.Bookmarks
+// bookmarkMove moves from the clock at to spec's next (or previous) beat
+// of the lesson, with everything at its moment already happened.
+func bookmarkMove(spec *engine.Spec, at engine.Time, next bool) explorerJob {
+	bms := spec.Bookmarks
 	if len(bms) == 0 {
-		m.flash = "this incident has no bookmarks"
-		return nil
+		return explorerJob{news: "this incident has no bookmarks"}
 	}
 	idx := -1
 	if next {
 		for i, b := range bms {
-			if b.At > m.at {
+			if b.At > at {
 				idx = i
 				break
 			}
 		}
 	} else {
 		for i := len(bms) - 1; i >= 0; i-- {
-			if bms[i].At < m.at {
+			if bms[i].At < at {
 				idx = i
 				break
 			}
 		}
 	}
 	if idx < 0 {
-		m.flash = "no more bookmarks that way"
-		return nil
+		return explorerJob{news: "no more bookmarks that way"}
 	}
 	bm := bms[idx]
-	at := bm.At
-	return m.move("seeking to "+at.Short(), func(x *engine.Explorer) { x.SeekBookmark(bm) }, func(m *Model) {
-		m.at = max(at, m.x.World().Now)
+	return explorerJob{label: "seeking to " + bm.At.Short(), seek: func(x *engine.Explorer) { x.SeekBookmark(bm) }, apply: func(m *Model) {
+		m.at = max(bm.At, m.x.World().Now)
 		m.flash = ""
-	})
+	}}
 }
 
-// currentBookmark is the last bookmark at or before the displayed moment.
-func (m *Model) currentBookmark() (engine.Bookmark, bool) {
+// endMove plays x's branch to its end and moves there: a big branch is
+// millions of events.
+func endMove(x *engine.Explorer) explorerJob {
+	return explorerJob{label: "playing to the end", total: x.EstimateLen(x.Branch()), seek: func(x *engine.Explorer) { x.End() }, apply: func(m *Model) {
+		m.at = m.x.World().Now
+		m.flash = "" // a cancelled G's news is old
+	}}
+}
+
+// currentBookmark is spec's last bookmark at or before the moment at.
+func currentBookmark(spec *engine.Spec, at engine.Time) (engine.Bookmark, bool) {
 	var out engine.Bookmark
 	ok := false
-	for _, b := range m.x.Spec.Bookmarks {
-		if b.At <= m.at {
+	for _, b := range spec.Bookmarks {
+		if b.At <= at {
 			out, ok = b, true
 		}
 	}
 	return out, ok
 }
 
-// nextBranch switches to the next branch in creation order.
-func (m *Model) nextBranch() tea.Cmd {
-	bs := m.x.Branches()
+// nextBranchMove switches from the clock at to x's next branch in
+// creation order.
+func nextBranchMove(x *engine.Explorer, at engine.Time) explorerJob {
+	bs := x.Branches()
 	if len(bs) < 2 {
-		m.flash = "only one branch: f forks one here, e opens the exercises"
-		return nil
+		return explorerJob{news: "only one branch: f forks one here, e opens the exercises"}
 	}
-	cur := m.x.Branch()
-	for i, b := range bs {
-		if b == cur {
-			return m.switchTo(bs[(i+1)%len(bs)])
-		}
-	}
-	return nil
+	i := branchIndex(x, x.Branch())
+	return switchMove(x, bs[(i+1)%len(bs)], at)
 }
 
-// switchTo moves the cursor onto b at the same moment.
-func (m *Model) switchTo(b *engine.Branch) tea.Cmd {
-	m.pause()
-	at := m.at
-	i := branchIndex(m.x, b)
-	return m.move("switching to "+b.Name, func(x *engine.Explorer) {
+// switchMove moves the cursor onto x's branch b at the same moment at.
+func switchMove(x *engine.Explorer, b *engine.Branch, at engine.Time) explorerJob {
+	i := branchIndex(x, b)
+	return explorerJob{label: "switching to " + b.Name, seek: func(x *engine.Explorer) {
 		x.Switch(x.Branches()[i])
 		x.SeekTimeEnd(at)
-	}, func(m *Model) {
+	}, apply: func(m *Model) {
 		m.at = max(at, m.x.World().Now)
 		m.exercise = nil
 		m.flash = "on branch " + branchPath(m.x.Branch())
-	})
+	}}
 }
 
 // branchIndex is b's place in x's branches: a job's clone has branches of
@@ -184,16 +216,15 @@ func containsAt(s string) bool {
 	return false
 }
 
-// selectMsg moves the selection through the messages the panes show.
-func (m *Model) selectMsg(d int) {
-	ids := m.snap.selectable
+// nextSelectable is the message d places from sel among the messages
+// the panes show (ids), wrapping; from none, the first or the last.
+func nextSelectable(ids []int32, sel int32, d int) (int32, bool) {
 	if len(ids) == 0 {
-		m.flash = "no messages on screen to select"
-		return
+		return -1, false
 	}
 	i := -1
 	for j, id := range ids {
-		if id == m.sel {
+		if id == sel {
 			i = j
 		}
 	}
@@ -205,7 +236,7 @@ func (m *Model) selectMsg(d int) {
 	default:
 		i = (i + d + len(ids)) % len(ids)
 	}
-	m.setSel(ids[i])
+	return ids[i], true
 }
 
 // setSel selects message id: the inbox and life story follow it.
@@ -214,10 +245,7 @@ func (m *Model) setSel(id int32) {
 		return
 	}
 	m.sel = id
-	if mm, ok := m.x.World().Msg(id); ok {
-		m.selPub.id, m.selPub.at, m.selPub.ok = id, mm.Published, true
-	}
-	m.snap.inboxFor = -2 // recompute
-	m.refreshInbox()
+	m.snap.noteSel(m.x, id)
+	m.snap.readInbox(m.x, id)
 	m.flash = fmt.Sprintf("selected %s: enter tells its life story", m.x.World().MsgName(id))
 }

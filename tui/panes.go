@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
 	"inflight/engine"
 	"inflight/engine/families/sqs"
 )
@@ -26,16 +29,16 @@ type paneView struct {
 // paneView is the panes' view of the cursor. The queue's rows age with the
 // displayed clock: when the clock or the selection moved since Update read
 // them, they are worded again for this frame.
-func (m Model) paneView() paneView {
-	v := paneView{common: m.common, snap: &m.snap, panes: m.snap.panes, w: m.x.World(), spec: m.x.Spec, at: m.at, sel: m.sel}
+func (v mainView) paneView() paneView {
+	p := paneView{common: v.common, snap: v.snap, panes: v.snap.panes, w: v.x.World(), spec: v.x.Spec, at: v.at, sel: v.sel}
 	switch {
-	case m.snap.fam != nil:
-		v.panes = m.snap.fam
-	case v.panes == nil || !m.snap.panesFor(&m):
-		p := sqs.Panes(v.w, m.queueCursor())
-		v.panes = &p
+	case v.snap.fam != nil:
+		p.panes = v.snap.fam
+	case p.panes == nil || !v.snap.panesFor(v.at, v.sel):
+		q := sqs.Panes(p.w, v.snap.queueCursor(v.at, v.sel))
+		p.panes = &q
 	}
-	return v
+	return p
 }
 
 // pane is pane p's title, its first rows up to limit with the message on
@@ -44,19 +47,52 @@ func (v paneView) pane(p pane, w, limit int) (title string, lines []string, ids 
 	return v.famPane(p, w, limit)
 }
 
+// paneHead is a pane's title, wrapped rather than cut, with its scroll
+// marks on its last line; rows is how many list lines fit under it in a
+// pane h high, off the scroll offset clamped to them. The view and the
+// mouse both place rows by it.
+func (v paneView) paneHead(title string, total, w, h, off int) (head []string, rows, offset int) {
+	head = wrapCells(title, w)
+	if len(head) >= h { // a pane too short for its whole title keeps a row
+		n := max(1, h-1)
+		head = append(head[:n-1], ansi.Truncate(strings.Join(head[n-1:], " "), w, "…"))
+	}
+	var more string
+	place := func() {
+		rows = max(0, h-len(head))
+		offset = clampOff(off, total, rows)
+		more = ""
+		if offset > 0 {
+			more += " ↑"
+		}
+		if offset+rows < total {
+			more += fmt.Sprintf(" ↓%d", total-offset-rows)
+		}
+	}
+	place()
+	last := len(head) - 1
+	if more != "" && lipgloss.Width(head[last])+lipgloss.Width(more) > w && len(head)+1 < h {
+		head = append(head, "") // the marks on a line of their own
+		place()
+		more = strings.TrimPrefix(more, " ")
+	}
+	last = len(head) - 1
+	for i := range head {
+		head[i] = v.st.PaneTitle.Render(head[i])
+	}
+	head[last] += v.st.Dim.Render(more)
+	return head, rows, offset
+}
+
+// wrapCells word-wraps s to w cells, breaking a word longer than w.
+func wrapCells(s string, w int) []string {
+	return strings.Split(ansi.Wrap(strings.Join(strings.Fields(s), " "), max(1, w), ""), "\n")
+}
+
 // renderPane draws a titled, scrolled list exactly w×h. lines holds the
-// first rows of a list of total.
+// first screen lines of a list of total.
 func (v paneView) renderPane(title string, lines []string, total, w, h, off int) string {
-	rows := max(0, h-1)
-	off = clampOff(off, total, rows)
-	more := ""
-	if off > 0 {
-		more += " ↑"
-	}
-	if off+rows < total {
-		more += fmt.Sprintf(" ↓%d", total-off-rows)
-	}
-	out := []string{fitLine(v.st.PaneTitle.Render(title)+v.st.Dim.Render(more), w)}
+	out, _, off := v.paneHead(title, total, w, h, off)
 	for i := off; i < len(lines) && len(out) < h; i++ {
 		out = append(out, fitLine(lines[i], w))
 	}

@@ -135,11 +135,6 @@ func (p picker) selected() (*engine.Spec, bool) {
 	return it.spec, ok
 }
 
-func (m *Model) openPicker() {
-	m.picker.show(m.x.Spec.ID)
-	m.state = statePicker
-}
-
 // updatePicker gives the picker the key and opens the incident it asks for.
 func (m *Model) updatePicker(k tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
@@ -167,7 +162,7 @@ func (m *Model) updatePicker(k tea.KeyMsg) tea.Cmd {
 		}
 		m.setExplorer(x)
 		m.flash = "opened " + spec.ID + ": ] jumps to the first beat of the story"
-		if n := m.keptBranches(); n > 0 {
+		if n := m.kept.branches(); n > 0 {
 			m.flash += fmt.Sprintf(" · %s of other incidents kept (i goes back)", plural(n, "fork", "forks"))
 		}
 		return nil

@@ -83,81 +83,84 @@ func tickCmd(gen int) tea.Cmd {
 	return tea.Tick(frame, func(t time.Time) tea.Msg { return playTickMsg{gen: gen, t: t} })
 }
 
-func (m *Model) togglePlay() tea.Cmd {
-	if m.play.on {
-		m.pause()
-		return nil
+// toggle starts or stops autoplay on x; at x's end it does not start,
+// and says why.
+func (p *player) toggle(x *engine.Explorer) (tea.Cmd, string) {
+	if p.on {
+		p.pause()
+		return nil, ""
 	}
-	if m.x.AtEnd() {
-		m.flash = "at the end of this branch: g goes back to the start"
-		return nil
+	if x.AtEnd() {
+		return nil, "at the end of this branch: g goes back to the start"
 	}
-	m.play.on = true
-	m.play.gen++
-	return tickCmd(m.play.gen)
+	p.on = true
+	p.gen++
+	return tickCmd(p.gen), ""
 }
 
-func (m *Model) pause() {
-	if m.play.on {
-		m.play.on = false
-		m.play.gen++
+// pause stops autoplay; a tick already in flight is dropped.
+func (p *player) pause() {
+	if p.on {
+		p.on = false
+		p.gen++
 	}
 }
 
-// onTick advances the clock by one frame's worth of simulated time and
-// steps the events that fall inside it, within the slice budget.
-func (m *Model) onTick(t playTickMsg) tea.Cmd {
-	if !m.play.on || t.gen != m.play.gen {
-		return nil
+// pause stops autoplay (every screen's long move pauses it first).
+func (m *Model) pause() { m.play.pause() }
+
+// onTick advances the clock *at by one frame's worth of simulated time
+// and steps x through the events that fall inside it, within the slice
+// budget; it stops at the budget or the branch's end, and says so.
+func (p *player) onTick(t playTickMsg, x *engine.Explorer, at *engine.Time) (tea.Cmd, string) {
+	if !p.on || t.gen != p.gen {
+		return nil, ""
 	}
 	// autoplay plays on the explorer itself, a frame's slice at a time,
 	// under the budget: a branch that passes it stops here
-	if err := m.x.Run(nil, func() { m.advance(frame) }); err != nil {
-		m.pause()
-		m.flash = err.Error()
-		return nil
+	if err := x.Run(nil, func() { *at = p.advance(x, *at, frame) }); err != nil {
+		p.pause()
+		return nil, err.Error()
 	}
-	if m.x.AtEnd() {
-		m.pause()
-		m.flash = "end of the branch"
-		return nil
+	if x.AtEnd() {
+		p.pause()
+		return nil, "end of the branch"
 	}
-	return tickCmd(m.play.gen)
+	return tickCmd(p.gen), ""
 }
 
-// advance plays dt of wall time at the current speed.
-func (m *Model) advance(dt time.Duration) {
+// advance plays dt of wall time on x at the current speed from the clock
+// at, and returns the clock it reaches.
+func (p *player) advance(x *engine.Explorer, at engine.Time, dt time.Duration) engine.Time {
 	start := time.Now()
-	sp := speeds[m.play.speed]
+	sp := speeds[p.speed]
 	if sp == 0 {
-		for n := 0; n < sliceEvents && time.Since(start) < sliceBudget && !m.x.AtEnd(); n += 64 {
-			m.x.Step(64)
+		for n := 0; n < sliceEvents && time.Since(start) < sliceBudget && !x.AtEnd(); n += 64 {
+			x.Step(64)
 		}
-		m.at = m.x.World().Now
-		return
+		return x.World().Now
 	}
-	target := m.at + engine.Time(sp*float64(dt/time.Millisecond))
+	target := at + engine.Time(sp*float64(dt/time.Millisecond))
 	for n := 0; n < sliceEvents; n++ {
 		if n%64 == 0 && time.Since(start) > sliceBudget {
-			m.at = max(m.at, m.x.World().Now)
-			return // the engine is behind the clock: catch up next frame
+			return max(at, x.World().Now) // the engine is behind the clock: catch up next frame
 		}
-		next, ok := m.peek()
+		next, ok := peek(x)
 		if !ok || next > target {
 			break
 		}
-		m.x.Step(1)
+		x.Step(1)
 	}
-	m.at = max(target, m.x.World().Now)
+	return max(target, x.World().Now)
 }
 
-// peek is the time of the next event without moving the cursor: a clone
+// peek is the time of x's next event without moving its cursor: a clone
 // of the world, stepped once. At a fork point of the cursor's own line the
 // clone would continue the parent's history, so it answers "now" there
 // and the caller simply steps.
-func (m *Model) peek() (engine.Time, bool) {
-	w := m.x.World()
-	for _, b := range m.x.Branch().Path()[1:] {
+func peek(x *engine.Explorer) (engine.Time, bool) {
+	w := x.World()
+	for _, b := range x.Branch().Path()[1:] {
 		if b.ForkPos == w.Pos {
 			return w.Now, true
 		}

@@ -5,10 +5,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"inflight/engine"
@@ -36,6 +39,7 @@ func TestIncidentGoldens(t *testing.T) {
 			keys = strings.TrimSpace(keys + " ]")
 			screens = append(screens, [2]string{fmt.Sprintf("bookmark%d", i+1), keys})
 		}
+		screens = append(screens, [2]string{"fork", strings.TrimSpace(firstBookmark(spec) + " f")})
 		if len(spec.Exercises) > 0 { // the first exercise compared with main
 			screens = append(screens, [2]string{"compare", "e " + spec.Exercises[0].Key + " c"})
 		}
@@ -49,9 +53,10 @@ func TestIncidentGoldens(t *testing.T) {
 	}
 }
 
-// TestNoCutWords fails if a golden screen cuts a caption, a story or the
-// status line: no line outside the header and the panes (the lines with a
-// pane separator) may end in "…". Words wrap or scroll instead.
+// TestNoCutWords fails if a golden screen cuts a caption, a story, the
+// status line or a pane's title or row: no line but the header's, and no
+// pane's part of a line (up to its " │ " separator), may end in "…". Words
+// wrap or scroll instead.
 func TestNoCutWords(t *testing.T) {
 	n := 0
 	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
@@ -67,11 +72,14 @@ func TestNoCutWords(t *testing.T) {
 		}
 		n++
 		for i, l := range strings.Split(string(b), "\n") {
-			if i == 0 || strings.Contains(l, "│") {
-				continue // the header's title, the panes' rows
+			if i == 0 {
+				continue // the header's title
 			}
-			if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
-				t.Errorf("%s:%d: cut: %q", path, i+1, strings.TrimRight(l, " "))
+			// a pane's title and rows end at the separator: each is whole
+			for _, seg := range strings.Split(l, " │ ") {
+				if strings.HasSuffix(strings.TrimRight(seg, " "), "…") {
+					t.Errorf("%s:%d: cut: %q", path, i+1, strings.TrimRight(seg, " "))
+				}
 			}
 		}
 		return nil
@@ -145,6 +153,145 @@ func TestPaneClocksHoldStill(t *testing.T) {
 		check(w)
 		if rows == 0 {
 			t.Errorf("%s: no row starts with a clock", id)
+		}
+	}
+}
+
+// TestWrappedRowSelects: a pane row too long for its pane wraps instead of
+// ending in "…", and a click on either of its lines selects its message
+// (thursday's superseded call, one cut line in the old screens).
+func TestWrappedRowSelects(t *testing.T) {
+	m := press(newTest(t, Options{}, 120, 40), "]", "]", "]", "]")
+	click := func(y int) {
+		r := m.mainView().layout().panes[paneFlight]
+		nm, _ := m.Update(tea.MouseMsg{X: r.x + 3, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+		m = nm.(Model)
+	}
+	find := func(s string) int {
+		r := m.mainView().layout().panes[paneFlight]
+		lines := strings.Split(m.View(), "\n")
+		for y := r.y; y < r.y+r.h; y++ {
+			if strings.Contains(ansi.Strip(ansi.Cut(lines[y], r.x, r.x+r.w)), s) {
+				return y
+			}
+		}
+		t.Fatalf("no %q in the in-flight pane:\n%s", s, m.View())
+		return -1
+	}
+	if row := find("SUPERSEDED"); find("19:53:00)") != row+1 {
+		t.Fatalf("the superseded row did not wrap onto a second line:\n%s", m.View())
+	}
+	click(find("order 15"))
+	if m.sel != 15 {
+		t.Fatalf("click on order 15's row selected %d", m.sel)
+	}
+	click(find("19:53:00)"))
+	if m.sel != 14 {
+		t.Fatalf("click on the superseded row's second line selected %d, want 14", m.sel)
+	}
+}
+
+// TestColumnsHoldStill steps through incidents and asserts that nothing
+// moves sideways as values change width: the status line's labels stay in
+// their columns (its numbers right-aligned in their run-wide widths), the
+// header's clock and branch stay put, and every clock that starts a pane
+// row is a whole 12-cell one.
+func TestColumnsHoldStill(t *testing.T) {
+	clock := regexp.MustCompile(`^[0-9]{2}:[0-9]{2}:[0-9]{2}\S*`)
+	for _, id := range []string{"thursday", "christmas-friday", "cashback"} {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := newTest(t, Options{Spec: spec}, 120, 40)
+		cols := map[string]int{}
+		check := func(step string) {
+			lines := strings.Split(ansi.Strip(m.View()), "\n")
+			at := func(line, label string) {
+				i := strings.Index(line, label)
+				if i < 0 {
+					return
+				}
+				c := ansi.StringWidth(line[:i])
+				if was, ok := cols[label]; ok && was != c {
+					t.Errorf("%s after %s: %q moved from column %d to %d:\n%s", id, step, label, was, c, line)
+				}
+				cols[label] = c
+			}
+			at(lines[0], "⎇")
+			at(lines[0], "paused")
+			for _, l := range lines {
+				if strings.HasPrefix(l, "oldest ") {
+					for _, label := range []string{"busy ", "emails ", "effects ", "dups ", "lost ", "DLQ ", "alert · "} {
+						at(l, label)
+					}
+				}
+				for _, seg := range strings.Split(l, " │ ") {
+					f := strings.TrimLeft(seg, " ›")
+					if c := clock.FindString(f); c != "" && len(c) != len("10:00:00.000") {
+						t.Errorf("%s after %s: a pane row starts with the clock %q:\n%s", id, step, c, seg)
+					}
+				}
+			}
+		}
+		check("start")
+		for i := range spec.Bookmarks {
+			m = press(m, "]")
+			check(fmt.Sprintf("bookmark %d", i+1))
+			for j := range 5 {
+				m = press(m, "l")
+				check(fmt.Sprintf("bookmark %d and %d steps", i+1, j+1))
+			}
+		}
+		m = press(m, "G")
+		check("the end")
+	}
+}
+
+// firstBookmark is the key that goes to spec's first bookmark, if it has one.
+func firstBookmark(spec *engine.Spec) string {
+	if len(spec.Bookmarks) > 0 {
+		return "]"
+	}
+	return ""
+}
+
+// TestForkHintOnScreen: at 80×24 the fork form's way out ("enter creates
+// … esc cancels") is on screen for every incident, wherever the focus is.
+func TestForkHintOnScreen(t *testing.T) {
+	for _, id := range incidents.IDs() {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := press(newTest(t, Options{Spec: spec}, 80, 24), keysOf(firstBookmark(spec)+" f")...)
+		for i := range 30 {
+			v := m.View()
+			if !strings.Contains(v, "enter creates") || !strings.Contains(v, "esc cancels") {
+				t.Fatalf("%s, %d rows down: the form's hint is off screen:\n%s", id, i, v)
+			}
+			m = press(m, "down")
+		}
+	}
+}
+
+// TestOwnCopyBadgeYields: under a stage, the "[own copy: F follows]" badge
+// shortens, then goes, rather than push the incident's title off the
+// header at 80 and 60 columns.
+func TestOwnCopyBadgeYields(t *testing.T) {
+	for _, c := range []struct {
+		w     int
+		badge string
+	}{{120, "[own copy: F follows]"}, {80, "[own copy]"}, {60, ""}} {
+		h := newTest(t, Options{Stage: NewStage()}, c.w, 24).mainView().viewHeader()
+		if !strings.HasPrefix(h, "Marlow Books, Thursday") {
+			t.Errorf("%d columns: the title is pushed off: %q", c.w, h)
+		}
+		if c.badge != "" && !strings.Contains(h, c.badge) || c.badge == "" && strings.Contains(h, "[own") {
+			t.Errorf("%d columns: want badge %q: %q", c.w, c.badge, h)
+		}
+		if lipgloss.Width(h) != c.w {
+			t.Errorf("%d columns: header %d wide", c.w, lipgloss.Width(h))
 		}
 	}
 }

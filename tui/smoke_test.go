@@ -95,8 +95,8 @@ func TestPickerOpensFamilies(t *testing.T) {
 		if m.x.Spec.ID != spec.ID {
 			t.Fatalf("picked row %d: got %s, want %s", i, m.x.Spec.ID, spec.ID)
 		}
-		if m.isFamily() != (spec.NewFamily != nil) {
-			t.Fatalf("%s: family %v", spec.ID, m.isFamily())
+		if isFamily(m.x) != (spec.NewFamily != nil) {
+			t.Fatalf("%s: family %v", spec.ID, isFamily(m.x))
 		}
 		m = press(m, "l", "]")
 		_ = m.View()

@@ -87,13 +87,10 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared) (v string, gen uint64, fi
 	// what Update does with a size, without copying the Model
 	mr.m.SetSize(w, h)
 	mr.m.help.Width = w
-	mr.m.refreshQueuePanes(false)
-	mr.m.sizeScreens()
+	mr.m.snap.readQueuePanes(mr.m.x, mr.m.at, mr.m.sel, false)
+	sizeScreens(&mr.m)
 	v = mr.m.View()
-	final = mr.m.wholeChart == nil
-	if !final {
-		_, _, final = mr.m.wholeChart.view()
-	}
+	final = mr.m.charts.filling() == nil // no chart, or one filled in
 	d := drawn{v: v}
 	if !final {
 		d.draft = time.Now()

@@ -25,7 +25,7 @@ func (s *session) Init() tea.Cmd { return s.m.Init() }
 // Update takes a follower's frame in place; everything else goes to the
 // Model.
 func (s *session) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if sm, ok := msg.(stageMsg); ok && s.m.job == nil {
+	if sm, ok := msg.(stageMsg); ok && s.m.jobs.cur == nil {
 		return s, s.m.onStage(sm)
 	}
 	nm, cmd := s.m.Update(msg)

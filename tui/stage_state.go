@@ -245,16 +245,19 @@ func (m *Model) showStage(st StageState, reopen bool) error {
 	m.sel = m.x.Spec.Featured
 	if c.HasSel && c.Sel < int32(max(1, w.Published())) {
 		m.sel = c.Sel
-		if mm, ok := w.Msg(c.Sel); ok {
-			m.selPub.id, m.selPub.at, m.selPub.ok = c.Sel, mm.Published, true
-		}
+		m.snap.noteSel(m.x, c.Sel)
 	}
 	m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
-	m.refreshQueuePanes(false)
+	m.snap.readQueuePanes(m.x, m.at, m.sel, false)
 	if reopen {
 		m.openScreen(st.Screen)
-	} else {
-		m.scrollScreen(st.Screen)
+	}
+	// a scroll only scrolls the open screen
+	switch s := st.Screen; {
+	case s.Kind == "story" && m.state == stateStory:
+		m.story.off = s.Off
+	case s.Kind == "compare" && m.state == stateCompare:
+		m.compare.off = s.Off
 	}
 	// after the screen: a screen's job pauses
 	m.play.on = st.Playing
@@ -267,51 +270,46 @@ func (m *Model) showStage(st StageState, reopen bool) error {
 func (m *Model) openScreen(s StageScreen) {
 	m.state = stateMain
 	m.help.ShowAll = false
-	inline := m.inline
-	m.inline = stageJobWait // the screen's job is waited for: a frame shows it open
-	defer func() { m.inline = inline }()
+	inline := m.jobs.inline
+	m.jobs.inline = stageJobWait // the screen's job is waited for: a frame shows it open
+	defer func() { m.jobs.inline = inline }()
 	switch s.Kind {
 	case "help":
 		m.help.ShowAll = true
 	case "story":
-		m.sel = s.Msg
-		m.openStory()
+		sel, _, ok := storySubject(m.x, m.snap.selectable, s.Msg)
+		if sel != m.sel {
+			m.sel = sel
+			m.snap.readInbox(m.x, sel)
+		}
+		if ok {
+			storyJob(m.x, &m.snap, sel).run(m)
+		}
 	case "compare":
-		m.openCompare()
+		compareJob(m.x, &m.snap, m.sel).run(m)
 	case "exercises":
 		m.exercises.row = s.Row
 		m.openExercises()
 	case "branches":
-		m.openBranches()
+		m.branches, m.state = newBranchList(m.common, m.x), stateBranches
 		m.branches.row = min(s.Row, max(0, len(m.x.Branches())-1))
 	case "code":
 		m.openCode()
 	case "jump":
-		m.openJump()
+		m.jump, m.state = newJumpInput(m.common, m.at), stateJump
 		m.jump.input.SetValue(s.Text)
 	case "picker":
-		m.openPicker()
+		m.picker.show(m.x.Spec.ID)
+		m.state = statePicker
 	case "fork":
-		m.openFork()
+		m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork
 		if s.Fork != nil {
 			restoreFork(&m.fork, *s.Fork)
 		}
 	}
 	m.flash = ""
-	if m.job != nil { // an overrun or a refusal: the main view, then
-		m.cancelJob()
+	if m.jobs.cancel() { // an overrun or a refusal: the main view, then
 		m.state = stateMain
-	}
-	m.scrollScreen(s)
-}
-
-// scrollScreen moves the open screen's scroll offset to s's.
-func (m *Model) scrollScreen(s StageScreen) {
-	switch {
-	case s.Kind == "story" && m.state == stateStory:
-		m.story.off = s.Off
-	case s.Kind == "compare" && m.state == stateCompare:
-		m.compare.off = s.Off
 	}
 }
 
@@ -340,15 +338,4 @@ func (o Options) resumable() (StageState, bool) {
 	}
 	st, gen := o.Stage.State()
 	return st, gen > 0
-}
-
-// resumeStage shows the state on this presenter's session, built on the
-// state's explorer: the moment, the open screen, the play state.
-func (m *Model) resumeStage(st StageState) {
-	if err := m.showStage(st, true); err != nil {
-		m.flash = "the stage could not be shown as it was: " + err.Error()
-	}
-	if m.play.on {
-		m.play.gen++
-	}
 }

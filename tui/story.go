@@ -55,47 +55,44 @@ type storyView struct {
 	family              bool // a family's effects are not emails
 }
 
-func (m *Model) openStory() tea.Cmd {
-	if m.sel < 0 {
-		m.flash = "select a message first (↑/↓, or click one)"
-		return nil
+// storySubject is whose story the story key tells: the selected message
+// sel, or, when it has not been published yet, the first message on
+// screen (ids); ok false when there is none, news why.
+func storySubject(x *engine.Explorer, ids []int32, sel int32) (subject int32, news string, ok bool) {
+	if sel < 0 {
+		return sel, "select a message first (↑/↓, or click one)", false
 	}
-	w := m.x.World()
-	if int(m.sel) >= w.Published() {
-		m.flash = w.MsgName(m.sel) + " has not been published yet: step on, or select another"
-		m.storyFallback()
-		if int(m.sel) >= w.Published() {
-			return nil
-		}
+	w := x.World()
+	if int(sel) < w.Published() {
+		return sel, "", true
 	}
-	// a message's life may run far past the cursor: read it in a job
-	sel, cursor := m.sel, m.x.Pos()
-	pub, hasPub := m.published(sel) // sel >= 0: checked above
+	news = w.MsgName(sel) + " has not been published yet: step on, or select another"
+	if len(ids) == 0 {
+		return sel, news, false
+	}
+	return ids[0], news, int(ids[0]) < w.Published()
+}
+
+// storyJob reads message sel's whole life, which may run far past the
+// cursor, and opens its story; s is the screen's snapshot, for when sel
+// was published.
+func storyJob(x *engine.Explorer, s *snap, sel int32) explorerJob {
+	cursor := x.Pos()
+	pub, hasPub := s.published(x, sel)
 	var evs []engine.Entry
-	return m.startJob("reading "+w.MsgName(sel)+"'s story", 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
+	return explorerJob{label: "reading " + x.World().MsgName(sel) + "'s story", seek: func(x *engine.Explorer) {
 		b := x.Branch()
 		from := int64(0)
 		if hasPub {
 			from = x.PosAtTime(b, pub)
 		}
 		evs = x.History(b, sel, from, func(e *engine.Entry) bool { return true })
-		return x, nil
-	}, func(m *Model) {
+	}, apply: func(m *Model) {
 		w := m.x.World()
 		m.story = storyView{common: m.common, keys: storyKeyMap(), id: sel, events: evs, cursor: cursor,
-			name: w.MsgName(sel), branch: branchPath(m.x.Branch()), clock: max(m.at, w.Now).Short(), family: m.isFamily()}
+			name: w.MsgName(sel), branch: branchPath(m.x.Branch()), clock: max(m.at, w.Now).Short(), family: isFamily(m.x)}
 		m.state = stateStory
-	}, nil)
-}
-
-// storyFallback selects the first message on screen when the selected one
-// does not exist yet.
-func (m *Model) storyFallback() {
-	if len(m.snap.selectable) > 0 {
-		m.sel = m.snap.selectable[0]
-		m.snap.inboxFor = -2
-		m.refreshInbox()
-	}
+	}}
 }
 
 // Update scrolls; esc asks the root to close.
@@ -114,15 +111,6 @@ func (s storyView) Update(msg tea.Msg) (storyView, tea.Cmd) {
 		s.off = min(max(0, 4*len(s.events)), s.off+1) // View clamps: a caption may wrap
 	}
 	return s, nil
-}
-
-func (m *Model) updateStory(k tea.KeyMsg) tea.Cmd {
-	var cmd tea.Cmd
-	m.story, cmd = m.story.Update(k)
-	if m.story.done == closed {
-		m.state = stateMain
-	}
-	return cmd
 }
 
 // View is the story from the scroll offset on.

@@ -11,12 +11,12 @@ import (
 
 // viewTimeline is the lesson's words for this moment, the chart with the
 // cursor on it, and the latest events with their captions.
-func (m Model) viewTimeline(l layout) string {
+func (v mainView) viewTimeline(l layout) string {
 	t := l.timeline
 	words := l.words
-	head, earlier, onMain, text := m.timelineWords()
-	hl, wl := m.timelineLines(head, earlier, onMain, text, t.w)
-	out := []string{fitLine(m.st.PaneTitle.Render("Timeline")+"  "+hl[0], t.w)}
+	head, earlier, onMain, text := v.timelineWords()
+	hl, wl := v.timelineLines(head, earlier, onMain, text, t.w)
+	out := []string{fitLine(v.st.PaneTitle.Render("Timeline")+"  "+hl[0], t.w)}
 	wl = append(hl[1:], wl...)
 	for i := 0; i < words; i++ {
 		s := ""
@@ -28,23 +28,23 @@ func (m Model) viewTimeline(l layout) string {
 		}
 		out = append(out, fitLine(s, t.w))
 	}
-	out = append(out, m.viewChart(l)...)
+	out = append(out, v.viewChart(l)...)
 	rest := t.h - len(out)
 	if rest > 0 {
 		// the newest events that fit, each caption wrapped under itself
 		var lines []string
-		for i := len(m.snap.recent) - 1; i >= 0; i-- {
-			el := m.eventLines(m.snap.recent[i], t.w)
+		for i := len(v.snap.recent) - 1; i >= 0; i-- {
+			el := v.eventLines(v.snap.recent[i], t.w)
 			if len(lines)+len(el) > rest {
 				break
 			}
 			lines = append(el, lines...)
 		}
-		if len(lines) == 0 && len(m.snap.recent) > 0 { // the layout leaves room: never say nothing happened
-			lines = m.eventLines(m.snap.recent[len(m.snap.recent)-1], t.w)[:rest]
+		if len(lines) == 0 && len(v.snap.recent) > 0 { // the layout leaves room: never say nothing happened
+			lines = v.eventLines(v.snap.recent[len(v.snap.recent)-1], t.w)[:rest]
 		}
 		if len(lines) == 0 {
-			lines = append(lines, fitLine(m.st.Dim.Render("nothing has happened yet: space plays, l steps one event"), t.w))
+			lines = append(lines, fitLine(v.st.Dim.Render("nothing has happened yet: space plays, l steps one event"), t.w))
 		}
 		for len(lines) < rest {
 			lines = append([]string{strings.Repeat(" ", t.w)}, lines...)
@@ -58,29 +58,29 @@ func (m Model) viewTimeline(l layout) string {
 // exercise, the bookmark the cursor is at, or the story.
 // A bookmark whose moment comes after the branch parted from main
 // describes main's run: it says so ("on main: …") and is dimmed.
-func (m Model) timelineWords() (head string, earlier, onMain bool, text string) {
-	switch bm, ok := m.currentBookmark(); {
-	case m.exercise != nil:
-		head = "Exercise " + m.exercise.Key + " · c compares with the parent branch, e shows the answer"
-		text = m.exercise.Question
+func (v mainView) timelineWords() (head string, earlier, onMain bool, text string) {
+	switch bm, ok := currentBookmark(v.x.Spec, v.at); {
+	case v.exercise != nil:
+		head = "Exercise " + v.exercise.Key + " · c compares with the parent branch, e shows the answer"
+		text = v.exercise.Question
 	case ok:
 		n := 0
-		for i, b := range m.x.Spec.Bookmarks {
-			if b.At <= m.at {
+		for i, b := range v.x.Spec.Bookmarks {
+			if b.At <= v.at {
 				n = i + 1
 			}
 		}
-		onMain = m.snap.parted != engine.Never && bm.At >= m.snap.parted
+		onMain = v.snap.parted != engine.Never && bm.At >= v.snap.parted
 		title := bm.Title
 		if onMain {
 			title = "on main: " + title
 		}
-		head = fmt.Sprintf("Bookmark %d/%d · %s · %s", n, len(m.x.Spec.Bookmarks), bm.At.Short(), title)
+		head = fmt.Sprintf("Bookmark %d/%d · %s · %s", n, len(v.x.Spec.Bookmarks), bm.At.Short(), title)
 		text = bm.Words
-		earlier = m.at > bm.At+engine.Minute
+		earlier = v.at > bm.At+engine.Minute
 	default:
 		head = "The story · ] jumps to the first beat"
-		text = m.x.Spec.Story
+		text = v.x.Spec.Story
 	}
 	return head, earlier, onMain, text
 }
@@ -91,10 +91,10 @@ const timelineHead = len("Timeline  ")
 // timelineLines is the timeline's heading wrapped after "Timeline  " (its
 // first line, then lines indented under it) and its words wrapped under
 // that, all styled.
-func (m Model) timelineLines(head string, earlier, onMain bool, text string, w int) (hl, wl []string) {
-	hs, ws := m.st.Header, m.st.Words
+func (v mainView) timelineLines(head string, earlier, onMain bool, text string, w int) (hl, wl []string) {
+	hs, ws := v.st.Header, v.st.Words
 	if onMain {
-		hs, ws = m.st.Dim, m.st.Dim
+		hs, ws = v.st.Dim, v.st.Dim
 	}
 	tail := ""
 	if earlier {
@@ -103,7 +103,7 @@ func (m Model) timelineLines(head string, earlier, onMain bool, text string, w i
 	for i, h := range wrap(head+tail, w-timelineHead) {
 		s := hs.Render(h)
 		if earlier && strings.HasSuffix(h, tail) {
-			s = hs.Render(strings.TrimSuffix(h, tail)) + m.st.Dim.Render(tail)
+			s = hs.Render(strings.TrimSuffix(h, tail)) + v.st.Dim.Render(tail)
 		}
 		if i > 0 {
 			s = strings.Repeat(" ", timelineHead) + s
@@ -118,16 +118,16 @@ func (m Model) timelineLines(head string, earlier, onMain bool, text string, w i
 
 // timelineNeed is how many lines under its first the timeline's words
 // take at this width.
-func (m Model) timelineNeed() int {
-	head, earlier, onMain, text := m.timelineWords()
-	hl, wl := m.timelineLines(head, earlier, onMain, text, m.width)
+func (v mainView) timelineNeed() int {
+	head, earlier, onMain, text := v.timelineWords()
+	hl, wl := v.timelineLines(head, earlier, onMain, text, v.width)
 	return len(hl) - 1 + len(wl)
 }
 
 // eventLines is one event wrapped to w cells: its first row as eventLine
 // draws it, the rest of its caption indented under the caption's start.
-func (m Model) eventLines(e engine.Entry, w int) []string {
-	one := m.eventLine(e)
+func (v mainView) eventLines(e engine.Entry, w int) []string {
+	one := v.eventLine(e)
 	if lipgloss.Width(one) <= w {
 		return []string{fitLine(one, w)}
 	}
@@ -138,9 +138,9 @@ func (m Model) eventLines(e engine.Entry, w int) []string {
 	capLines := wrap(e.Caption, w-indent)
 	out := make([]string, len(capLines))
 	for i, c := range capLines {
-		c = m.captionStyle(e, c)
+		c = v.captionStyle(e, c)
 		if i == 0 {
-			out[i] = fitLine(m.eventPrefix(e)+c, w)
+			out[i] = fitLine(v.eventPrefix(e)+c, w)
 		} else {
 			out[i] = fitLine(strings.Repeat(" ", indent)+c, w)
 		}
@@ -149,31 +149,31 @@ func (m Model) eventLines(e engine.Entry, w int) []string {
 }
 
 // eventLine is one timeline row: time, a mark for decisions, the caption.
-func (m Model) eventLine(e engine.Entry) string {
-	return m.eventPrefix(e) + m.captionStyle(e, e.Caption)
+func (v mainView) eventLine(e engine.Entry) string {
+	return v.eventPrefix(e) + v.captionStyle(e, e.Caption)
 }
 
 // eventPrefix is an event row's selection mark, clock and decision mark.
-func (m Model) eventPrefix(e engine.Entry) string {
+func (v mainView) eventPrefix(e engine.Entry) string {
 	mark := "  "
 	if e.Decision != nil {
-		mark = m.st.Decision.Render("◆ ")
+		mark = v.st.Decision.Render("◆ ")
 	}
 	sel := " "
-	if e.Event.Msg == m.sel && m.sel >= 0 {
+	if e.Event.Msg == v.sel && v.sel >= 0 {
 		sel = "›"
 	}
-	return sel + m.st.Dim.Render(e.Event.T.Clock()) + " " + mark
+	return sel + v.st.Dim.Render(e.Event.T.Clock()) + " " + mark
 }
 
 // captionStyle colours (a piece of) e's caption by its kind.
-func (m Model) captionStyle(e engine.Entry, cap string) string {
+func (v mainView) captionStyle(e engine.Entry, cap string) string {
 	switch e.Event.Kind {
 	case engine.EvAckRefused, engine.EvDLQ, engine.EvAlert, engine.EvCrash:
-		return m.st.Bad.Render(cap)
+		return v.st.Bad.Render(cap)
 	case engine.EvEffect:
 		if e.Event.Aux > 1 {
-			return m.st.Warn.Render(cap)
+			return v.st.Warn.Render(cap)
 		}
 	}
 	return cap

@@ -52,33 +52,32 @@ func New(o Options) (Model, error) {
 	}
 	m := newModel(x, r, o, sh)
 	m.openVia = o.OpenVia
-	if resume {
-		m.resumeStage(st)
+	if resume { // the moment, the open screen, the play state
+		if err := m.showStage(st, true); err != nil {
+			m.flash = "the stage could not be shown as it was: " + err.Error()
+		}
+		if m.play.on {
+			m.play.gen++
+		}
 	}
 	if o.Code != "" && o.Opened == nil {
 		if c, err := engine.ParseCode(o.Code); err == nil {
 			o.Opened = &c
 		}
 	}
-	if o.Opened != nil {
-		m.showOpened(*o.Opened)
+	// what a format-2 code says the screen showed beyond its event: the
+	// displayed clock and the selected message
+	if c := o.Opened; c != nil {
+		if c.HasAt && c.At >= m.x.World().Now {
+			m.at = c.At
+		}
+		if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
+			m.sel = c.Sel
+			m.snap.noteSel(m.x, c.Sel)
+		}
+		m.refresh(true)
 	}
 	return m, nil
-}
-
-// showOpened shows what a format-2 code says the screen showed beyond its
-// event: the displayed clock and the selected message.
-func (m *Model) showOpened(c engine.Code) {
-	if c.HasAt && c.At >= m.x.World().Now {
-		m.at = c.At
-	}
-	if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
-		m.sel = c.Sel
-		if mm, ok := m.x.World().Msg(c.Sel); ok {
-			m.selPub.id, m.selPub.at, m.selPub.ok = c.Sel, mm.Published, true
-		}
-	}
-	m.refresh(true)
 }
 
 // openExplorer builds the engine explorer Options name.

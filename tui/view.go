@@ -12,10 +12,11 @@ import (
 
 // View draws the explorer.
 func (m Model) View() string {
+	v := m.mainView()
 	if m.width < minWidth || m.height < minHeight {
-		return m.tooSmall()
+		return v.tooSmall()
 	}
-	l := m.layout()
+	l := v.layout()
 	var body string
 	switch m.state {
 	case stateFork:
@@ -33,79 +34,113 @@ func (m Model) View() string {
 	case statePicker:
 		body = m.picker.View()
 	default:
-		body = m.viewMain(l)
+		body = v.viewMain(l)
 	}
 	if o, ok := m.roomOverlay(m.width, l.body.h); ok { // a follower's question (poll_room.go)
 		body = o
 	}
 	body = fit(body, m.width, l.body.h)
-	parts := []string{m.viewHeader(), body}
-	parts = append(parts, m.newsLines()...)
-	parts = append(parts, m.viewStatus(), fit(m.viewFooter(), m.width, l.footer))
+	parts := []string{v.viewHeader(), body}
+	parts = append(parts, v.newsLines()...)
+	parts = append(parts, v.viewStatus(), fit(v.viewFooter(), m.width, l.footer))
 	return strings.Join(parts, "\n")
 }
 
 // newsLines is the line(s) between the body and the status line: a job's
 // progress, the jump prompt or a flash, wrapped rather than cut; none when
 // there is no news.
-func (m Model) newsLines() []string {
+func (v mainView) newsLines() []string {
 	var s string
 	switch {
-	case m.job != nil:
-		s = m.viewJob()
-	case m.state == stateJump:
-		return []string{m.jump.View()}
-	case m.flash != "":
-		s = m.flash
+	case v.job != nil:
+		s = v.job.view(v.r)
+	case v.state == stateJump:
+		return []string{v.jump.View()}
+	case v.flash != "":
+		s = v.flash
 	default:
 		return nil
 	}
 	var out []string
-	for i, l := range wrap(s, m.width-2) {
+	for i, l := range wrap(s, v.width-2) {
 		p := "» "
 		if i > 0 {
 			p = "  "
 		}
-		out = append(out, fitLine(m.st.Warn.Render(p+l), m.width))
+		out = append(out, fitLine(v.st.Warn.Render(p+l), v.width))
 	}
 	return out
 }
 
 // tooSmall is the one centred line shown below the minimum size.
-func (m Model) tooSmall() string {
-	msg := fmt.Sprintf("inflight needs at least %d×%d (this is %d×%d)", minWidth, minHeight, m.width, m.height)
-	w, h := max(m.width, 1), max(m.height, 1)
+func (v mainView) tooSmall() string {
+	msg := fmt.Sprintf("inflight needs at least %d×%d (this is %d×%d)", minWidth, minHeight, v.width, v.height)
+	w, h := max(v.width, 1), max(v.height, 1)
 	msg = ansi.Truncate(msg, w, "…")
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, msg)
 }
 
-func (m Model) viewHeader() string {
-	w := m.x.World()
-	right := []string{m.st.Clock.Render(headerClock(max(m.at, w.Now))), m.play.paddedLabel(), "⎇ " + m.st.Branch.Render(branchPath(m.x.Branch()))}
+func (v mainView) viewHeader() string {
+	w := v.x.World()
+	right := []string{v.st.Clock.Render(headerClock(max(v.at, w.Now))), v.play.paddedLabel(), "⎇ " + v.st.Branch.Render(branchPath(v.x.Branch()))}
 	switch {
-	case m.presenter:
-		right = append(right, m.st.Badge.Render(" PRESENTER "))
-	case m.follower.on:
-		right = append(right, m.st.Badge.Render(" FOLLOWING "))
-	case m.stage != nil:
-		right = append(right, m.st.Dim.Render("[own copy: F follows]"))
+	case v.presenter:
+		right = append(right, v.st.Badge.Render(" PRESENTER "))
+	case v.following:
+		right = append(right, v.st.Badge.Render(" FOLLOWING "))
+	case v.staged:
+		// the badge gives way to the title: shorter, then gone
+		title := lipgloss.Width(v.x.Spec.Title)
+		for _, b := range []string{"[own copy: F follows]", "[own copy]"} {
+			with := append(right[:len(right):len(right)], v.st.Dim.Render(b))
+			if v.width-lipgloss.Width(strings.Join(with, "  "))-2 >= min(title, headerTitleMin) {
+				right = with
+				break
+			}
+		}
 	}
 	r := strings.Join(right, "  ")
-	room := m.width - lipgloss.Width(r) - 2
+	room := v.width - lipgloss.Width(r) - 2
 	if room < 8 {
-		return fitLine(r, m.width)
+		return fitLine(r, v.width)
 	}
-	left := ansi.Truncate(m.st.Title.Render(m.x.Spec.Title), room, "…")
-	gap := m.width - lipgloss.Width(left) - lipgloss.Width(r)
+	left := ansi.Truncate(v.st.Title.Render(v.x.Spec.Title), room, "…")
+	gap := v.width - lipgloss.Width(left) - lipgloss.Width(r)
 	return left + strings.Repeat(" ", max(1, gap)) + r
 }
 
-// viewStatus is the status line: the figures the lesson argues about.
-func (m Model) viewStatus() string {
-	w, st := m.x.World(), m.st
+// statusWidths are the cells the status line's numbers take, each the
+// widest its figure reaches over the branch's run (read from the whole-run
+// chart; the spec's message count, or the effects' peak, bounds "lost"),
+// so that as a number grows nothing right of it moves.
+type statusWidths struct{ oldest, busy, effects, lost, dlq int }
+
+func (v mainView) statusWidths(w *engine.World) statusWidths {
+	samples := v.chart.samples
+	p := samplePeaks(samples)
+	published := 0
+	for i := range v.x.Spec.Sources {
+		published += v.x.Spec.Sources[i].CountUnder(&w.Knobs)
+	}
+	digits := func(n int64) int { return len(fmt.Sprint(n)) }
+	return statusWidths{
+		oldest:  len("10m02s"), // fmtDur up to 99h59m
+		busy:    digits(int64(len(w.Workers()))),
+		effects: digits(max(int64(p[3]), w.Stats.Effects)),
+		// a family's messages come from no source: its effects' scale then
+		lost: digits(max(int64(published), v.snap.lost, int64(p[3]))),
+		dlq:  digits(max(int64(p[2]), int64(w.DLQLen()))),
+	}
+}
+
+// viewStatus is the status line: the figures the lesson argues about, each
+// number right-aligned in its figure's own width.
+func (v mainView) viewStatus() string {
+	w, st := v.x.World(), v.st
+	sw := v.statusWidths(w)
 	var parts []string
-	oldest := "oldest " + fmtDur(m.snap.oldest)
-	for i, a := range m.x.Spec.Alerts {
+	oldest := fmt.Sprintf("oldest %*s", sw.oldest, fmtDur(v.snap.oldest))
+	for i, a := range v.x.Spec.Alerts {
 		if a.Kind == engine.AlertOldestAge {
 			oldest += "/" + fmtDur(a.Threshold) + " alert"
 			if w.AlertAt[i] >= 0 {
@@ -114,34 +149,34 @@ func (m Model) viewStatus() string {
 		}
 	}
 	parts = append(parts, oldest)
-	if m.snap.fam != nil {
-		parts = append(parts, m.famStatus(w))
+	if v.snap.fam != nil {
+		parts = append(parts, fmt.Sprintf("effects %*d", sw.effects, w.Stats.Effects))
 	} else {
-		parts = append(parts, fmt.Sprintf("busy %d/%d", m.snap.busy, len(w.Workers())))
-		parts = append(parts, fmt.Sprintf("emails %d", w.Stats.Effects))
+		parts = append(parts, fmt.Sprintf("busy %*d/%d", sw.busy, v.snap.busy, len(w.Workers())))
+		parts = append(parts, fmt.Sprintf("emails %*d", sw.effects, w.Stats.Effects))
 	}
-	dup := fmt.Sprintf("dups %d", w.Stats.Duplicates)
+	dup := fmt.Sprintf("dups %*d", sw.effects, w.Stats.Duplicates)
 	if w.Stats.Duplicates > 0 {
 		dup = st.Bad.Render(dup)
 	}
 	parts = append(parts, dup)
-	lost := fmt.Sprintf("lost %d", m.snap.lost)
-	if m.snap.lost > 0 {
+	lost := fmt.Sprintf("lost %*d", sw.lost, v.snap.lost)
+	if v.snap.lost > 0 {
 		lost = st.Bad.Render(lost)
 	}
 	parts = append(parts, lost)
-	dlq := fmt.Sprintf("DLQ %d", w.DLQLen())
+	dlq := fmt.Sprintf("DLQ %*d", sw.dlq, w.DLQLen())
 	if w.DLQLen() > 0 {
 		dlq = st.Warn.Render(dlq)
 	}
 	parts = append(parts, dlq)
 	var firing, would []string
-	for i, a := range m.x.Spec.Alerts {
+	for i, a := range v.x.Spec.Alerts {
 		if w.AlertAt[i] >= 0 {
 			firing = append(firing, a.Name+" "+w.AlertAt[i].Short())
 		}
 	}
-	for i, a := range m.x.Spec.WouldHave {
+	for i, a := range v.x.Spec.WouldHave {
 		if w.WouldAt[i] >= 0 {
 			would = append(would, a.Name+" "+w.WouldAt[i].Short())
 		}
@@ -155,47 +190,47 @@ func (m Model) viewStatus() string {
 		// the alert the lesson says was missing, and when it would have fired
 		parts = append(parts, st.Dim.Render("missing: "+strings.Join(would, ", ")))
 	}
-	return strings.Join(m.packStatus(parts), "\n")
+	return strings.Join(v.packStatus(parts), "\n")
 }
 
 // statusLines is how many lines the status line takes at this width: it
 // wraps between its figures rather than cutting the last ones off.
-func (m Model) statusLines() int { return strings.Count(m.viewStatus(), "\n") + 1 }
+func (v mainView) statusLines() int { return strings.Count(v.viewStatus(), "\n") + 1 }
 
 // packStatus joins the status figures with " · " into as few lines of the
 // screen's width as hold them all, breaking only between figures.
-func (m Model) packStatus(parts []string) []string {
+func (v mainView) packStatus(parts []string) []string {
 	var lines []string
 	cur := ""
 	for _, p := range parts {
 		switch {
 		case cur == "":
 			cur = p
-		case lipgloss.Width(cur)+3+lipgloss.Width(p) <= m.width:
+		case lipgloss.Width(cur)+3+lipgloss.Width(p) <= v.width:
 			cur += " · " + p
 		default:
-			lines = append(lines, fitLine(cur, m.width))
+			lines = append(lines, fitLine(cur, v.width))
 			cur = p
 		}
 	}
-	return append(lines, fitLine(cur, m.width))
+	return append(lines, fitLine(cur, v.width))
 }
 
 // viewFooter is the help bar. When the short help does not fit, it drops
 // keys from its middle, never the last two ("? all keys", "q quit"), so
 // that the way to every key is always on screen.
-func (m Model) viewFooter() string {
-	km := m.activeKeys()
-	if m.help.ShowAll {
-		return m.help.View(km)
+func (v mainView) viewFooter() string {
+	km := v.active
+	if v.help.ShowAll {
+		return v.help.View(km)
 	}
-	h := m.help
+	h := v.help
 	h.Width = 0
 	bs := km.ShortHelp()
-	for len(bs) > 2 && lipgloss.Width(h.ShortHelpView(bs)) > m.width {
+	for len(bs) > 2 && lipgloss.Width(h.ShortHelpView(bs)) > v.width {
 		bs = append(bs[:len(bs)-3:len(bs)-3], bs[len(bs)-2:]...)
 	}
-	h.Width = m.width
+	h.Width = v.width
 	return h.ShortHelpView(bs)
 }
 
@@ -210,15 +245,15 @@ func headerClock(t engine.Time) string {
 }
 
 // viewMain is the four panes over the timeline.
-func (m Model) viewMain(l layout) string {
-	v := m.paneView()
+func (v mainView) viewMain(l layout) string {
+	pv := v.paneView()
 	titles, lines, totals := [numPanes]string{}, [numPanes][]string{}, [numPanes]int{}
 	var boxes [numPanes]string
 	for p := range numPanes {
-		titles[p], lines[p], _, totals[p] = v.pane(p, l.panes[p].w, m.panes[p]+l.panes[p].h)
-		boxes[p] = v.renderPane(titles[p], lines[p], totals[p], l.panes[p].w, l.panes[p].h, m.panes[p])
+		titles[p], lines[p], _, totals[p] = pv.pane(p, l.panes[p].w, v.panes[p]+l.panes[p].h)
+		boxes[p] = pv.renderPane(titles[p], lines[p], totals[p], l.panes[p].w, l.panes[p].h, v.panes[p])
 	}
-	sep := func(h int) string { return m.st.Dim.Render(strings.TrimSuffix(strings.Repeat(" │ \n", h), "\n")) }
+	sep := func(h int) string { return v.st.Dim.Render(strings.TrimSuffix(strings.Repeat(" │ \n", h), "\n")) }
 	var grid string
 	if l.panes[paneDead].y == l.panes[paneQueue].y { // one row of four
 		h := l.panes[0].h
@@ -229,8 +264,8 @@ func (m Model) viewMain(l layout) string {
 			lipgloss.JoinHorizontal(lipgloss.Top, boxes[0], sep(h), boxes[1]),
 			lipgloss.JoinHorizontal(lipgloss.Top, boxes[2], sep(h), boxes[3]))
 	}
-	grid = fit(grid, m.width, l.timeline.y-l.body.y)
-	return grid + "\n" + m.viewTimeline(l)
+	grid = fit(grid, v.width, l.timeline.y-l.body.y)
+	return grid + "\n" + v.viewTimeline(l)
 }
 
 func clampOff(off, n, rows int) int {

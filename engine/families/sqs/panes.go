@@ -188,7 +188,7 @@ func inboxPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 	}
 	title := "Inbox: " + label
 	email := func(e engine.Entry) engine.PaneRow {
-		s := fmt.Sprintf("%s %s", e.Event.T.Short(), w.MsgName(e.Event.Msg))
+		s := fmt.Sprintf("%s %s", e.Event.T.Clock(), w.MsgName(e.Event.Msg)) // one width: the column holds still
 		if e.Event.Aux > 1 {
 			return engine.PaneRow{Msg: -1, Text: fmt.Sprintf("%s COPY %d", s, e.Event.Aux), Bar: -1, Tone: engine.ToneBad}
 		}

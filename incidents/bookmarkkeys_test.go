@@ -1,0 +1,40 @@
+package incidents
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestBookmarkKeysRefused: a bookmark's event: that names no event of the
+// incident (a misspelling), or a message: its sources never publish, is
+// refused at load with the value's line and column, instead of landing
+// silently at the end of its clock.
+func TestBookmarkKeysRefused(t *testing.T) {
+	bm := func(keys string) string {
+		return minimal + "bookmarks:\n  - at: \"10:00:01\"\n    title: t\n" + keys
+	}
+	cases := []struct {
+		name, file, wantPos, wantMsg string
+	}{
+		{"misspelt event", bm("    event: ack_refsed\n"), "tiny.yaml:11:12", `bookmark event "ack_refsed" is not an event of this incident (did you mean "ack_refused"?)`},
+		{"foreign event", bm("    event: clock_step\n"), "tiny.yaml:11:12", `bookmark event "clock_step"`},
+		{"message past the sources", bm("    event: ack\n    message: 3\n"), "tiny.yaml:12:14", "publishes messages 0 to 2"},
+		{"negative message", bm("    event: ack\n    message: -1\n"), "tiny.yaml:12:14", "numbered from 0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("tiny.yaml", []byte(tc.file))
+			var ps Problems
+			if !errors.As(err, &ps) || len(ps) != 1 {
+				t.Fatalf("want one positioned problem, got %v", err)
+			}
+			if got := ps.Error(); !strings.HasPrefix(got, tc.wantPos) || !strings.Contains(got, tc.wantMsg) {
+				t.Fatalf("got %q, want %s … %s", got, tc.wantPos, tc.wantMsg)
+			}
+		})
+	}
+	if _, err := Parse("tiny.yaml", []byte(bm("    event: ack\n    message: 2\n"))); err != nil {
+		t.Fatalf("a bookmark on an event and message the incident has: %v", err)
+	}
+}

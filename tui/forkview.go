@@ -1,0 +1,140 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"inflight/engine"
+)
+
+// View draws the form in its width and height, keeping the focused row
+// in view.
+func (f forkForm) View() string {
+	st := f.st
+	var out []string
+	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", engine.Time(f.at).Short(), f.branch), "")
+	focus := 0
+	cur := func(row int) string {
+		if row == f.row && !f.filters {
+			focus = len(out)
+			return st.Cursor.Render("▶ ")
+		}
+		return "  "
+	}
+	shown := map[int]bool{}
+	for _, r := range f.rows() {
+		shown[r] = true
+	}
+	if f.dec != nil {
+		out = append(out, "The decision at the cursor (event "+fmt.Sprint(f.dec.Event.Pos)+", "+f.dec.Event.T.Short()+"):")
+		for _, l := range wrap(f.dec.DecText, f.width-2) { // what is decided, whole
+			out = append(out, "  "+st.Decision.Render(l))
+		}
+		alts := []string{"as it was"}
+		alts = append(alts, f.labels...)
+		for i := range alts {
+			if i-1 == f.pick {
+				alts[i] = st.Selected.Render("[" + alts[i] + "]")
+			} else {
+				alts[i] = " " + alts[i] + " "
+			}
+		}
+		line := cur(0) + "choose ‹ " + strings.Join(alts, " ") + " ›   ←/→"
+		if f.pick == -2 || f.row == 0 {
+			v := f.decIn.Value()
+			if f.row == 0 {
+				v = f.decIn.View()
+			}
+			line += "  or type: " + v
+		}
+		out = append(out, line)
+		if a := f.allowed(); a != "" {
+			out = append(out, st.Dim.Render("    "+a))
+		}
+	} else {
+		out = append(out, st.Dim.Render("No decision before the cursor yet: change knobs below."))
+	}
+	title := "Knobs from this moment on (type to replace; ←/→ choices; a name filters):"
+	out = append(out, "", title)
+	if f.filters || f.filter.Value() != "" {
+		v := f.filter.Value()
+		if f.filters {
+			v = f.filter.View()
+		}
+		out = append(out, "  filter: "+v+st.Dim.Render("  (esc clears)"))
+	}
+	nw := 0
+	for _, k := range f.knobs {
+		nw = max(nw, len(k.Name))
+	}
+	for i, k := range f.knobs {
+		if !shown[i+1] {
+			continue
+		}
+		if i == f.nfeat && f.nfeat > 0 {
+			out = append(out, st.Dim.Render("  the other knobs:"))
+		}
+		v := f.inputs[i].View()
+		if f.row != i+1 || f.filters {
+			v = f.inputs[i].Value()
+		}
+		ch := " "
+		if strings.TrimSpace(f.inputs[i].Value()) != f.orig[i] {
+			ch = st.Warn.Render("*")
+		}
+		v += strings.Repeat(" ", max(0, 14-ansi.StringWidth(v))) // styled: pad by width
+		out = append(out, fmt.Sprintf("%s%s%-*s %s %s", cur(i+1), ch, nw, k.Name, v, st.Dim.Render(k.Help)))
+	}
+	for _, l := range f.pinsGivingWay() {
+		for _, l := range wrap(l, f.width-4) {
+			out = append(out, st.Warn.Render("  "+l))
+		}
+	}
+	out = append(out, "")
+	out = append(out, cur(len(f.knobs)+1)+"branch name: "+f.name.View())
+	def := f.defaultName(f.changes(), nil, engine.Time(f.at))
+	if o := f.override(); o != nil {
+		def = f.defaultName(f.changes(), o, f.dec.Event.T)
+	}
+	out = append(out, st.Dim.Render("  default: "+def))
+	if f.err != "" {
+		for _, l := range wrap(f.err, f.width-4) { // a refusal names its flag: keep it whole
+			out = append(out, st.Bad.Render("  "+l))
+		}
+	}
+	// the way out is always on screen: the hint is pinned under the rows,
+	// which scroll to keep the focused one in view
+	var hint []string
+	for _, l := range wrap("enter creates the branch and switches to it · ↑/↓ moves · esc cancels", f.width) {
+		hint = append(hint, st.Dim.Render(l))
+	}
+	if len(out)+1+len(hint) <= f.height || f.height <= 0 {
+		return strings.Join(append(append(out, ""), hint...), "\n")
+	}
+	h := max(1, f.height-len(hint))
+	if f.row == len(f.knobs)+1 {
+		focus = len(out) // keep the name and the default in view
+	}
+	rows := strings.Split(window(out, focus, h), "\n")
+	for len(rows) < h {
+		rows = append(rows, "")
+	}
+	return strings.Join(append(rows, hint...), "\n")
+}
+
+// defaultName names a branch by what it changes, the decision by its kind
+// and chosen label: "late_ack=accept @19:52:34".
+func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride, at engine.Time) string {
+	if o == nil {
+		return engine.ForkName(set, nil, at)
+	}
+	kind := f.dec.Decision.Kind.String()
+	if f.dec.Decision.Kind >= engine.FamilyDecision {
+		kind = "decision" // a family's own kind has no engine name
+	}
+	_, label, _, _ := f.decValue()
+	set = append([]engine.Setting{{Knob: kind, Value: label}}, set...)
+	return engine.ForkName(set, nil, at)
+}

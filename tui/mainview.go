@@ -1,0 +1,56 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+
+	"inflight/engine"
+)
+
+// mainView is what the main screen draws from, read from the model once
+// per View (Model.mainView): the header, the panes, the timeline with its
+// chart, the news, the status line and the footer are its methods, pure
+// functions of it that change nothing. The mouse and the layout of the
+// modal screens read the same layout through it.
+type mainView struct {
+	common
+	x        *engine.Explorer
+	snap     *snap
+	at       engine.Time // the displayed moment
+	sel      int32       // the selected message, -1 none
+	exercise *engine.Exercise
+	flash    string
+	state    state
+	jump     jumpInput
+	job      *job
+	help     help.Model
+	active   help.KeyMap // the active screen's keys, for the footer
+	play     player
+	panes    [numPanes]int // the panes' scroll offsets
+
+	// the header's badges
+	presenter, following, staged bool
+
+	chart chartView // the whole-run chart of the branch under the cursor
+}
+
+// chartView is a branch's whole-run chart as far as its pass has got:
+// its samples, the last event once done, and meanwhile where the run is
+// expected to end.
+type chartView struct {
+	samples []engine.Sample
+	end     engine.Time
+	done    bool
+	estEnd  engine.Time
+}
+
+// mainView is the main screen's view state now.
+func (m Model) mainView() mainView {
+	v := mainView{common: m.common, x: m.x, snap: &m.snap, at: m.at, sel: m.sel, exercise: m.exercise,
+		flash: m.flash, state: m.state, jump: m.jump, job: m.jobs.cur, help: m.help, active: m.activeKeys(),
+		play: m.play, panes: m.panes, presenter: m.presenter, following: m.follower.on, staged: m.stage != nil}
+	v.chart = m.charts.view(m.x)
+	return v
+}
+
+// viewHeader is the header line as drawn now (the stage's tests read it).
+func (m Model) viewHeader() string { return m.mainView().viewHeader() }
