@@ -19,11 +19,24 @@ func (w *World) MsgName(id int32) string {
 	return label + " " + strconv.FormatInt(int64(id), 10)
 }
 
+// worker names worker i of the incident's workers section and its box:
+// box by box, "A1", "A2", "B1"… (the queue's workers, or a family's
+// consumers that an incident file places on boxes).
+func (w *World) worker(i int) (name, box string) {
+	per := w.spec.Workers.PerBox
+	box = w.spec.Workers.Boxes[i/per]
+	return box + strconv.Itoa(i%per+1), box
+}
+
+// workerCount is the number of workers the incident places.
+func (w *World) workerCount() int { return len(w.spec.Workers.Boxes) * w.spec.Workers.PerBox }
+
 func (w *World) workerName(i int16) string {
-	if i < 0 || int(i) >= len(w.workers) {
+	if i < 0 || int(i) >= w.workerCount() {
 		return "the broker"
 	}
-	return "worker " + w.workers[i].Name
+	name, _ := w.worker(int(i))
+	return "worker " + name
 }
 
 func secs(d Duration) string {
@@ -167,12 +180,14 @@ func (w *World) DecisionText(d *Decision) string {
 		return fmt.Sprintf("provider latency, %s, delivery %d: %s (could be %s–%s)", name, d.Delivery, secs(Duration(d.Value)), secs(Duration(d.Lo)), secs(Duration(d.Hi)))
 	case DecWorker:
 		var alts []string
-		for i := range w.workers {
+		for i := 0; i < w.workerCount(); i++ {
 			if d.Mask&(1<<uint(i)) != 0 {
-				alts = append(alts, w.workers[i].Name)
+				n, _ := w.worker(i)
+				alts = append(alts, n)
 			}
 		}
-		return fmt.Sprintf("which idle worker takes %s, delivery %d: %s (idle: %s)", name, d.Delivery, w.workers[d.Value].Name, strings.Join(alts, ", "))
+		chosen, _ := w.worker(int(d.Value))
+		return fmt.Sprintf("which idle worker takes %s, delivery %d: %s (idle: %s)", name, d.Delivery, chosen, strings.Join(alts, ", "))
 	case DecLateAck:
 		return fmt.Sprintf("the broker and a late ack for %s: %s (or %s)", name, [2]string{"refuse", "accept"}[d.Value&1], [2]string{"accept", "refuse"}[d.Value&1])
 	case DecBranch:
@@ -196,10 +211,11 @@ func (w *World) DecisionChoices(d *Decision) (values []int64, labels []string) {
 			labels = append(labels, secs(Duration(v)))
 		}
 	case DecWorker:
-		for i := range w.workers {
+		for i := 0; i < w.workerCount(); i++ {
 			if d.Mask&(1<<uint(i)) != 0 {
+				n, _ := w.worker(i)
 				values = append(values, int64(i))
-				labels = append(labels, w.workers[i].Name)
+				labels = append(labels, n)
 			}
 		}
 	case DecLateAck:

@@ -100,8 +100,8 @@ func (m *Model) refresh(full bool) {
 		s.fam, s.panes = &p, &p
 	}
 	s.busy = 0
-	for _, wk := range w.Workers() {
-		if wk.State == engine.WBusy {
+	for _, wk := range sqs.Of(w).Workers() {
+		if wk.State == sqs.WBusy {
 			s.busy++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 // View draws the explorer.
@@ -114,7 +115,7 @@ func (m Model) viewStatus() string {
 	if m.snap.fam != nil {
 		parts = append(parts, m.famStatus(w))
 	} else {
-		parts = append(parts, fmt.Sprintf("busy %d/%d", m.snap.busy, len(w.Workers())))
+		parts = append(parts, fmt.Sprintf("busy %d/%d", m.snap.busy, len(sqs.Of(w).Workers())))
 		parts = append(parts, fmt.Sprintf("emails %d", w.Stats.Effects))
 	}
 	dup := fmt.Sprintf("dups %d", w.Stats.Duplicates)
