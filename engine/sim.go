@@ -22,6 +22,10 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 		return nil, fmt.Errorf("incident %s: %d workers; at most %d", spec.ID, n, maxWorkers)
 	}
 	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
+	w.pinTop = -1
+	for _, p := range spec.Pins {
+		w.pinTop = max(w.pinTop, p.Message)
+	}
 	w.AlertAt = fill(len(spec.Alerts))
 	w.WouldAt = fill(len(spec.WouldHave))
 	w.opDone = make([]bool, len(spec.Operators))
@@ -258,7 +262,7 @@ func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natur
 	d.Index, d.T, d.Kind, d.Msg, d.Worker, d.Delivery = w.Decisions, w.Now, k, msg, int16(wk), delivery
 	d.Value, d.Lo, d.Hi, d.Mask, d.Forced, d.Pos = natural, lo, hi, mask, false, 0
 	w.Decisions++
-	if len(w.spec.Pins) > 0 {
+	if msg <= w.pinTop {
 		if v, ok := w.pinned(k, msg, delivery, lo, hi, mask); ok {
 			d.Value, d.Forced = v, true
 		}

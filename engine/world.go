@@ -135,6 +135,7 @@ type World struct {
 	pending    []Setting // a fork's knob changes, applied at its first step
 	applied    []Setting // the last changes applied, for the knob event's caption
 	override   *DecisionOverride
+	pinTop     int32 // the highest message a pin names, -1 for none: decide's fast path
 	// PinsGaveWay lists the incident's pins that did not hold because their
 	// value lay outside the knobs in force (see pinned)
 	PinsGaveWay []PinGaveWay
