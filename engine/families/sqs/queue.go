@@ -215,12 +215,6 @@ func (q *Family) Panes(w *engine.World) engine.Panes {
 // own cursor (Panes), not through engine.Family.
 func (q *Family) CursorPanes() {}
 
-// Caption: the queue's events are the standard kinds, which the world
-// words itself.
-func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
-	return "", false
-}
-
 // Runs reports whether spec's incident runs the queue.
 func Runs(spec *engine.Spec) bool {
 	w, err := engine.NewWorld(spec, spec.Seed, nil)
