@@ -58,11 +58,11 @@ func (w *World) Caption(e *Event, d *Decision) string {
 	}
 	switch e.Kind {
 	case EvAlert:
-		if e.Aux == 1 {
-			a := w.spec.WouldHave[e.Value]
+		if e.Would() {
+			a := w.spec.WouldHave[e.Alert()]
 			return fmt.Sprintf("a %s alert would fire now — nobody configured one", a.Name)
 		}
-		a := w.spec.Alerts[e.Value]
+		a := w.spec.Alerts[e.Alert()]
 		if a.Kind == AlertOldestAge {
 			return fmt.Sprintf("ALERT %s: the oldest message is over %s old", a.Name, FormatDuration(a.Threshold))
 		}

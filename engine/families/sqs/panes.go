@@ -189,8 +189,8 @@ func inboxPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 	title := "Inbox: " + label
 	email := func(e engine.Entry) engine.PaneRow {
 		s := fmt.Sprintf("%s %s", e.Event.T.Short(), w.MsgName(e.Event.Msg))
-		if e.Event.Aux > 1 {
-			return engine.PaneRow{Msg: -1, Text: fmt.Sprintf("%s COPY %d", s, e.Event.Aux), Bar: -1, Tone: engine.ToneBad}
+		if e.Event.Copy() > 1 {
+			return engine.PaneRow{Msg: -1, Text: fmt.Sprintf("%s COPY %d", s, e.Event.Copy()), Bar: -1, Tone: engine.ToneBad}
 		}
 		return engine.PaneRow{Msg: -1, Text: s, Bar: -1}
 	}
