@@ -19,12 +19,17 @@ func (w *World) MsgName(id int32) string {
 	return label + " " + strconv.FormatInt(int64(id), 10)
 }
 
-func (w *World) workerName(i int16) string {
-	if i < 0 || int(i) >= len(w.workers) {
-		return "the broker"
-	}
-	return "worker " + w.workers[i].Name
+// worker names worker i of the incident's workers section and its box:
+// box by box, "A1", "A2", "B1"… (the queue's workers, or a family's
+// consumers that an incident file places on boxes).
+func (w *World) worker(i int) (name, box string) {
+	per := w.spec.Workers.PerBox
+	box = w.spec.Workers.Boxes[i/per]
+	return box + strconv.Itoa(i%per+1), box
 }
+
+// workerCount is the number of workers the incident places.
+func (w *World) workerCount() int { return len(w.spec.Workers.Boxes) * w.spec.Workers.PerBox }
 
 func secs(d Duration) string {
 	s := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".")
@@ -51,100 +56,17 @@ func (w *World) Caption(e *Event, d *Decision) string {
 			return c
 		}
 	}
-	name := w.MsgName(e.Msg)
-	who := w.workerName(e.Worker)
 	switch e.Kind {
-	case EvPublish:
-		m, _ := w.Msg(e.Msg)
-		if m.Poison {
-			return fmt.Sprintf("%s published by the old producer (missing the new field)", name)
-		}
-		return fmt.Sprintf("%s published", name)
-	case EvStart:
-		return fmt.Sprintf("%d consumers start polling", e.Value)
-	case EvDeliver:
-		s := fmt.Sprintf("%s delivered to %s (%s delivery, lease until %s)", name, who, nth(e.Delivery), Time(e.Value).Short())
-		if e.Delivery > 1 {
-			s += " — a redelivery: a timer expired, nothing failed"
-		}
-		return s
-	case EvEffect:
-		s := fmt.Sprintf("%s calls the provider for %s: the email leaves (answer in %s)", who, name, secs(Duration(e.Value)))
-		if e.Aux > 1 {
-			s += fmt.Sprintf(" — copy %d of the same confirmation", e.Aux)
-		}
-		return s
-	case EvAck:
-		switch e.Aux {
-		case AckLateDeleted:
-			return fmt.Sprintf("late ack for %s accepted: the broker deletes a message whose lease %s no longer holds", name, who)
-		case AckLateNoop:
-			return fmt.Sprintf("late ack for %s accepted, but the message is already gone", name)
-		case AckAlreadySent:
-			return fmt.Sprintf("%s finds sent_at stamped for %s: ack without sending", who, name)
-		case AckBeforeWork:
-			return fmt.Sprintf("%s acks %s before doing the work: the broker forgets it", who, name)
-		case AckGoneNoop:
-			why := ""
-			switch e.Value {
-			case AckAlreadySent:
-				why = " finds sent_at stamped and"
-			case AckBeforeWork:
-				why = " (ack before the work)"
-			}
-			return fmt.Sprintf("%s%s acks %s: DeleteMessage succeeds, but a late ack already deleted it — nothing changes", who, why, name)
-		}
-		return fmt.Sprintf("%s acks %s: deleted", who, name)
-	case EvAckRefused:
-		ago := w.Now - Time(e.Value)
-		return fmt.Sprintf("%s acks %s, refused: the lease it quotes expired %s ago", who, name, secs(ago))
-	case EvLeaseExpired:
-		if e.Aux == 1 {
-			return fmt.Sprintf("%s's delay is over: visible again", name)
-		}
-		return fmt.Sprintf("%s's lease expired with no ack: visible again", name)
-	case EvDLQ:
-		if e.Value > 0 {
-			return fmt.Sprintf("%s moved to the dead letter queue after %d deliveries — its work was done %s", name, e.Delivery, times(e.Value))
-		}
-		return fmt.Sprintf("%s moved to the dead letter queue after %d deliveries", name, e.Delivery)
-	case EvCrash:
-		switch e.Aux {
-		case CrashKeyError:
-			return fmt.Sprintf("%s raises KeyError on %s and dies; restart at %s", who, name, Time(e.Value).Short())
-		case CrashAfterClaim:
-			return fmt.Sprintf("%s dies after claiming %s, before sending; restart at %s", who, name, Time(e.Value).Short())
-		}
-		return fmt.Sprintf("%s dies holding %s", who, name)
-	case EvRestart:
-		return fmt.Sprintf("the supervisor restarts %s", who)
 	case EvAlert:
-		if e.Aux == 1 {
-			a := w.spec.WouldHave[e.Value]
+		if e.Would() {
+			a := w.spec.WouldHave[e.Alert()]
 			return fmt.Sprintf("a %s alert would fire now — nobody configured one", a.Name)
 		}
-		a := w.spec.Alerts[e.Value]
+		a := w.spec.Alerts[e.Alert()]
 		if a.Kind == AlertOldestAge {
 			return fmt.Sprintf("ALERT %s: the oldest message is over %s old", a.Name, FormatDuration(a.Threshold))
 		}
 		return fmt.Sprintf("ALERT %s fires", a.Name)
-	case EvClaim:
-		return fmt.Sprintf("%s writes a claim for %s (sent_at null)", who, name)
-	case EvDefer:
-		return fmt.Sprintf("%s finds a claim %s old for %s: in flight, hands it back until %s", who, secs(Duration(e.Aux)), name, Time(e.Value).Short())
-	case EvStamp:
-		return fmt.Sprintf("the provider answers %s after %s: sent_at stamped", name, secs(Duration(e.Value)))
-	case EvRenew:
-		return fmt.Sprintf("%s extends its lease on %s until %s", who, name, Time(e.Value).Short())
-	case EvWedge:
-		if e.Value == 1 {
-			return fmt.Sprintf("%s's call for %s never returns; its renewal thread will extend the lease forever", who, name)
-		}
-		return fmt.Sprintf("%s's call for %s never returns", who, name)
-	case EvAnswer:
-		return fmt.Sprintf("the provider answers %s after %s", name, secs(Duration(e.Value)))
-	case EvRedrive:
-		return fmt.Sprintf("an operator repairs the %d dead letters and redrives them to the tail of the queue", e.Value)
 	case EvKnob:
 		var parts []string
 		for _, s := range w.applied {
@@ -167,12 +89,14 @@ func (w *World) DecisionText(d *Decision) string {
 		return fmt.Sprintf("provider latency, %s, delivery %d: %s (could be %s–%s)", name, d.Delivery, secs(Duration(d.Value)), secs(Duration(d.Lo)), secs(Duration(d.Hi)))
 	case DecWorker:
 		var alts []string
-		for i := range w.workers {
+		for i := 0; i < w.workerCount(); i++ {
 			if d.Mask&(1<<uint(i)) != 0 {
-				alts = append(alts, w.workers[i].Name)
+				n, _ := w.worker(i)
+				alts = append(alts, n)
 			}
 		}
-		return fmt.Sprintf("which idle worker takes %s, delivery %d: %s (idle: %s)", name, d.Delivery, w.workers[d.Value].Name, strings.Join(alts, ", "))
+		chosen, _ := w.worker(int(d.Value))
+		return fmt.Sprintf("which idle worker takes %s, delivery %d: %s (idle: %s)", name, d.Delivery, chosen, strings.Join(alts, ", "))
 	case DecLateAck:
 		return fmt.Sprintf("the broker and a late ack for %s: %s (or %s)", name, [2]string{"refuse", "accept"}[d.Value&1], [2]string{"accept", "refuse"}[d.Value&1])
 	case DecBranch:
@@ -196,10 +120,11 @@ func (w *World) DecisionChoices(d *Decision) (values []int64, labels []string) {
 			labels = append(labels, secs(Duration(v)))
 		}
 	case DecWorker:
-		for i := range w.workers {
+		for i := 0; i < w.workerCount(); i++ {
 			if d.Mask&(1<<uint(i)) != 0 {
+				n, _ := w.worker(i)
 				values = append(values, int64(i))
-				labels = append(labels, w.workers[i].Name)
+				labels = append(labels, n)
 			}
 		}
 	case DecLateAck:
@@ -227,15 +152,4 @@ func (w *World) DecisionChoices(d *Decision) (values []int64, labels []string) {
 		}
 	}
 	return values, labels
-}
-
-// times says how often: "once", "twice", "3 times".
-func times(n int64) string {
-	switch n {
-	case 1:
-		return "once"
-	case 2:
-		return "twice"
-	}
-	return fmt.Sprintf("%d times", n)
 }

@@ -15,7 +15,7 @@ type Descriptor struct {
 	Doc   string
 	Knobs []KnobDefault
 	// Actions are the operator actions the family carries out (see
-	// OperatorSpec); none of today's families has one.
+	// OperatorSpec and FamilyOperator): the queue's repair_redrive.
 	Actions []OperatorAction
 	New     func(p *Params) Family
 }
@@ -117,11 +117,13 @@ func (d *Descriptor) SetDefaults(p *Params) error {
 
 // Check says whether the descriptor is whole: a name, and knobs the
 // engine knows, once each, with defaults of the knob's type that its own
-// parser takes back unchanged. (New is nil only for the SQS-like queue,
-// whose model is still the world's own.)
+// parser takes back unchanged, and a constructor.
 func (d *Descriptor) Check() error {
 	if d.Name == "" {
 		return fmt.Errorf("a family descriptor needs a name")
+	}
+	if d.New == nil {
+		return fmt.Errorf("family %s: no constructor (New)", d.Name)
 	}
 	if _, err := KnobsNamed(d.KnobNames()); err != nil {
 		return fmt.Errorf("family %s: %v", d.Name, err)

@@ -50,6 +50,5 @@ func (w *World) tableBytes() int64 {
 	return int64(unsafe.Sizeof(*w)) +
 		int64(len(w.msgs.leaves)+len(w.dlq.leaves))*ptr +
 		int64(len(w.heap)+len(w.soon)-w.soonHead)*int64(unsafe.Sizeof(item{})) +
-		int64(w.queue.n)*int64(unsafe.Sizeof(qentry{})) +
-		int64(len(w.leased))*4 + int64(len(w.workers))*int64(unsafe.Sizeof(Worker{}))
+		w.familyBytes()
 }

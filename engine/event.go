@@ -57,7 +57,8 @@ func KindByName(s string) (Kind, bool) {
 // the world "at Pos p" is the state after p events.
 //
 // Value and Aux are two kind-specific operands; the fingerprint covers
-// both. For the queue's kinds:
+// both, and the typed readings below (Until, Latency, AckHow…) name them.
+// For the standard kinds:
 //
 //	kind           Value                           Aux
 //	publish        message's number in its source  0
@@ -90,6 +91,69 @@ type Event struct {
 	Aux      int64 // kind-specific, see the table above
 	Dec      int64 // the decision made here, or -1
 }
+
+// The typed readings of Value and Aux for the standard kinds: captions and
+// screens read these rather than the raw operands. Each says the kinds it
+// is meant for; on another kind it returns that kind's operand unread.
+
+// Until is when a lease ends (deliver, renew) or when a deferred message
+// is visible again (defer).
+func (e *Event) Until() Time { return Time(e.Value) }
+
+// QuotedLease is the end of the expired lease a refused ack quoted
+// (ack_refused).
+func (e *Event) QuotedLease() Time { return Time(e.Value) }
+
+// RestartAt is when a crashed worker comes back (crash).
+func (e *Event) RestartAt() Time { return Time(e.Value) }
+
+// CrashReason is why the worker died, a Crash* constant (crash).
+func (e *Event) CrashReason() int64 { return e.Aux }
+
+// Latency is how long the call the effect started takes (effect), or how
+// long it took (stamp, answer).
+func (e *Event) Latency() Duration { return Duration(e.Value) }
+
+// Copy is how many effects the message has had so far, this one included
+// (effect): 2 and up is a duplicate.
+func (e *Event) Copy() int64 { return e.Aux }
+
+// AckHow is the ack's variant, an Ack* constant (ack).
+func (e *Event) AckHow() int64 { return e.Aux }
+
+// AckMeant is the ack the handler meant when AckHow is AckGoneNoop (ack).
+func (e *Event) AckMeant() int64 { return e.Value }
+
+// WasDeferred reports that the expiring lease was a handler's delay, not
+// a delivery's (lease_expired).
+func (e *Event) WasDeferred() bool { return e.Aux == 1 }
+
+// ClaimAge is the age of the claim the handler found (defer).
+func (e *Event) ClaimAge() Duration { return Duration(e.Aux) }
+
+// Renewing reports that the wedged handler's lease is renewed for ever
+// (wedge).
+func (e *Event) Renewing() bool { return e.Value == 1 }
+
+// EffectsBefore is how many effects a dead-lettered message had (dlq).
+func (e *Event) EffectsBefore() int64 { return e.Value }
+
+// Count is how many: workers started (start), messages redriven (redrive),
+// settings applied (knob).
+func (e *Event) Count() int64 { return e.Value }
+
+// Alert is the alert's index in the incident's Alerts, or in WouldHave
+// when Would (alert).
+func (e *Event) Alert() int { return int(e.Value) }
+
+// Would reports an alert the lesson says was missing (alert).
+func (e *Event) Would() bool { return e.Aux == 1 }
+
+// Operator is the index of the operator who acted (redrive).
+func (e *Event) Operator() int { return int(e.Aux) }
+
+// Number is the message's number in its source (publish).
+func (e *Event) Number() int64 { return e.Value }
 
 // DecisionKind names what was decided.
 type DecisionKind uint8

@@ -94,10 +94,7 @@ func (s *Series) add(w *World) {
 	if s.stride == 0 {
 		s.stride = 1
 	}
-	waiting, taken := w.visible, len(w.leased)
-	if w.fam != nil {
-		waiting, taken = w.fam.Counts(w)
-	}
+	waiting, taken := w.fam.Counts(w)
 	now := Sample{w.Pos, w.Now, int32(waiting), int32(taken), int32(w.dlqLen), w.Stats.Effects}
 	if n := len(s.Samples); n > 0 && w.Pos-s.Samples[n-1].Pos < s.stride {
 		s.Samples[n-1].raise(now)
@@ -987,8 +984,7 @@ func (w *World) ownBytes() int64 {
 	n := int64(unsafe.Sizeof(*w)) +
 		int64(len(w.msgs.leaves)+len(w.dlq.leaves))*ptr +
 		int64(len(w.heap)+len(w.soon)-w.soonHead)*int64(unsafe.Sizeof(item{})) +
-		int64(w.queue.n)*int64(unsafe.Sizeof(qentry{})) +
-		int64(len(w.leased))*4 + int64(len(w.workers))*int64(unsafe.Sizeof(Worker{}))
+		w.familyBytes()
 	for _, l := range w.msgs.leaves {
 		if l != nil && l.owner == w.owner {
 			n += int64(unsafe.Sizeof(*l))

@@ -86,3 +86,7 @@ const (
 	historyQuiet   = 16384
 	historyScanCap = 1 << 20
 )
+
+func (w *World) sourceCount(i int) int {
+	return w.spec.Sources[i].CountUnder(&w.Knobs)
+}

@@ -1,12 +1,9 @@
 package engine
 
-import "fmt"
-
-// Family is the model of an incident whose system is not the SQS-like
-// queue of model.go: a Redis Streams consumer and its wallet, a database
-// with a unique key, an SQS FIFO producer, Kafka producers and consumers.
-// A family owns its system's state (plain data, deep-copied by Clone) and
-// its steps. The world keeps everything shared: the clock, the event queue,
+// Family is the model of an incident's system: the SQS-like queue, a Redis
+// Streams consumer and its wallet, a database with a unique key, an SQS
+// FIFO producer, Kafka producers and consumers. A family owns its
+// system's state (plain data, deep-copied by Clone) and its steps. The world keeps everything shared: the clock, the event queue,
 // the trace and its hash, decisions, the ground truth per message, alerts,
 // checkpoints and forks. Families live in engine/families/<name>, each
 // exporting a Descriptor; the incidents package's registry lists them and
@@ -56,6 +53,46 @@ type FamilyActors interface {
 // action a when its condition first holds.
 type FamilyOperator interface {
 	Operate(w *World, i int, a OperatorAction)
+}
+
+// FamilyKnobs is implemented by a family whose state depends on knobs a
+// fork may change: KnobsChanged runs when the changes take effect, before
+// the knob event (was: the knobs before); KnobsApplied right after it.
+type FamilyKnobs interface {
+	KnobsChanged(w *World, was *Params)
+	KnobsApplied(w *World)
+}
+
+// FamilyGuard is implemented by a family whose messages move only when a
+// step of its own moves them (the queue's dispatch): the settled-state
+// guard. Stranded reports a message that could move now while no step
+// will move it; the world then calls Revive, which schedules the step. A
+// model that never forgets that step never strands anything.
+type FamilyGuard interface {
+	Stranded(w *World) bool
+	Revive(w *World)
+}
+
+// FamilySummary is implemented by a family whose workers the summary
+// reads: Running is the handler time still running at end (for `busy`),
+// the workers wedged and how many of those saw their message delivered
+// again; Stalled words why a settled run still holds messages.
+type FamilySummary interface {
+	Running(w *World, end Time) (busyMs int64, wedged, retried int)
+	Stalled(w *World, st States) string
+}
+
+// FamilyFootprint is implemented by a family whose state is worth counting
+// in a checkpoint's estimated size (see the explorer's memory budget).
+type FamilyFootprint interface {
+	Footprint() int64
+}
+
+// FamilyCursorPanes is implemented by a family whose panes the explorer
+// draws with its own cursor and selection (the queue's sqs.Panes) rather
+// than through Family.Panes; World.Family hides such a family.
+type FamilyCursorPanes interface {
+	CursorPanes()
 }
 
 // FamilyStep is a step a family scheduled: an op of its own and three
@@ -116,8 +153,30 @@ const (
 	ToneNote
 )
 
-// Family returns the world's family, or nil for the SQS-like queue.
-func (w *World) Family() Family { return w.fam }
+// Family returns the world's family when the explorer draws its panes
+// through Family.Panes, or nil for one that draws them with the
+// explorer's cursor (the SQS-like queue: see FamilyCursorPanes).
+func (w *World) Family() Family {
+	if _, ok := w.fam.(FamilyCursorPanes); ok {
+		return nil
+	}
+	return w.fam
+}
+
+// System returns the world's family, whichever it is.
+func (w *World) System() Family { return w.fam }
+
+// Counts are the chart's numbers: messages waiting, and messages taken but
+// not finished (Family.Counts).
+func (w *World) Counts() (waiting, taken int) { return w.fam.Counts(w) }
+
+// familyBytes is what the family adds to a checkpoint's estimated size.
+func (w *World) familyBytes() int64 {
+	if f, ok := w.fam.(FamilyFootprint); ok {
+		return f.Footprint()
+	}
+	return 0
+}
 
 // Schedule queues a family step at t (not before now). A background step
 // does not keep the run alive.
@@ -125,7 +184,16 @@ func (w *World) Schedule(t Time, s FamilyStep, background bool) {
 	if t < w.Now {
 		t = w.Now
 	}
-	w.schedule(item{t: t, op: opFamily, msg: s.Item, who: s.Actor, delivery: s.Gen, fop: s.Op, bg: background})
+	it := item{t: t, op: opFamily, msg: s.Item, who: s.Actor, delivery: s.Gen, fop: s.Op, bg: background}
+	// schedule's body, so the hot path makes one call, not two
+	w.seq++
+	it.seq = w.seq
+	if t == w.Now && !background {
+		w.live++
+		w.soon = append(w.soon, it)
+		return
+	}
+	w.push(it)
 }
 
 // Emit records one event of the family's step (see World.emit).
@@ -152,14 +220,62 @@ func Chance(x uint64, p float64) bool { return chance(x, p) }
 // Seed is the run's seed.
 func (w *World) Seed() uint64 { return w.seed }
 
-// NewMessage publishes a message into the ground truth: the broker (or the
-// family's system) now holds it, it has no effect yet.
+// NewMessage publishes a message into the ground truth: the family's
+// system now holds it, it has no effect yet.
 func (w *World) NewMessage() int32 {
 	id := int32(w.msgs.push(w.owner))
 	*w.msgForWrite(id) = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Status: StHeld}
 	w.Stats.Published++
 	w.ensureAgeCheck()
 	return id
+}
+
+// AddMessage publishes a message from source src into the ground truth
+// and returns its record to place (its status is StHeld): NewMessage
+// without the oldest-age watch, which the caller starts with WatchAge
+// once the step's event is out.
+func (w *World) AddMessage(src uint8, poison bool) (int32, *Msg) {
+	id := int32(w.msgs.push(w.owner))
+	m := w.msgForWrite(id)
+	*m = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Source: src, Poison: poison, Status: StHeld}
+	w.Stats.Published++
+	return id, m
+}
+
+// WatchAge schedules the oldest_age alerts' next check, if any is due.
+func (w *World) WatchAge() { w.ensureAgeCheck() }
+
+// MsgPtr is message id's record for reading only, or nil when the world
+// has finished with it: the hot path's read, without a copy.
+func (w *World) MsgPtr(id int32) *Msg { return w.msgs.ptr(int(id)) }
+
+// MsgForWrite is message id's record, to change: a family writes its own
+// fields (a lease, a receive count) and moves the status between the held
+// ones (StHeld, StVisible, StInFlight); Remove, Done and DeadLetter take it
+// out of the system.
+func (w *World) MsgForWrite(id int32) *Msg { return w.msgForWrite(id) }
+
+// Remove takes message id (m, its record from MsgForWrite) out of the
+// system with status st (StDeleted or StDLQ, the latter without the dead
+// letter queue's bookkeeping: use DeadLetter). It reports false, and
+// changes nothing, for a message the system no longer holds.
+func (w *World) Remove(id int32, m *Msg, st MsgStatus) bool { return w.remove(id, m, st) }
+
+// Release ends one worker's hold on message id (Msg.Holders, which the
+// family counts up when a worker takes it): a deleted message nobody
+// works on any more without an effect is lost from now on.
+func (w *World) Release(id int32) {
+	m := w.msgForWrite(id)
+	m.Holders--
+	if m.Holders == 0 && m.Status == StDeleted && m.Effects == 0 {
+		w.goneWorked-- // nobody will act on it now: lost
+	}
+	w.maybeRetire(id, m)
+}
+
+// DecideAmong is Decide for a choice among the workers in mask (DecWorker).
+func (w *World) DecideAmong(k DecisionKind, msg int32, worker int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
+	return w.decide(k, msg, worker, delivery, natural, lo, hi, mask)
 }
 
 // Effect counts one effect on message id (an email, a credit, a row); a
@@ -219,12 +335,4 @@ func (w *World) kindName(k Kind) string {
 		return w.fam.KindName(k)
 	}
 	return k.String()
-}
-
-// famStep runs a step the family scheduled (opFamily).
-func (w *World) famStep(it *item) {
-	if w.fam == nil {
-		panic(fmt.Sprintf("family step %d in a world without a family", it.fop))
-	}
-	w.fam.Step(w, FamilyStep{Op: it.fop, Item: it.msg, Actor: it.who, Gen: it.delivery})
 }

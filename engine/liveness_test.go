@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 	"inflight/incidents"
 )
 
@@ -26,8 +27,8 @@ func (r *recorder) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	if r.bad == "" && (st.Held+st.Done+st.DLQ+st.Lost != st.Published || st.Held < 0 || st.Done < 0 || st.DLQ < 0 || st.Lost < 0) {
 		r.bad = fmt.Sprintf("event %d (%s at %s): states %+v do not add up", e.Pos, e.Kind, e.T.Short(), st)
 	}
-	if r.bad == "" && w.Family() == nil && st.Held < int64(w.QueueLen()+len(w.Leased())) {
-		r.bad = fmt.Sprintf("event %d: held %d below the broker's %d waiting + %d in flight", e.Pos, st.Held, w.QueueLen(), len(w.Leased()))
+	if q := sqs.Of(w); r.bad == "" && q != nil && st.Held < int64(q.QueueLen()+len(q.Leased())) {
+		r.bad = fmt.Sprintf("event %d: held %d below the broker's %d waiting + %d in flight", e.Pos, st.Held, q.QueueLen(), len(q.Leased()))
 	}
 }
 
@@ -104,17 +105,18 @@ func checkSettled(t *testing.T, q queueRun) {
 	if !q.w.Settled() {
 		return // stopped by the budget
 	}
-	if q.w.QueueLen() == 0 {
+	sq := sqs.Of(q.w)
+	if sq.QueueLen() == 0 {
 		return
 	}
-	for _, wk := range q.w.Workers() {
-		if wk.State != engine.WIdle {
+	for _, wk := range sq.Workers() {
+		if wk.State != sqs.WIdle {
 			continue
 		}
 		// an idle worker beside a visible message: only an ordered queue
 		// whose head is in flight may leave them so
-		if q.w.Knobs.Mode != engine.ModeOrdered || len(q.w.Leased()) == 0 {
-			t.Fatalf("settled with %d messages waiting and worker %s idle", q.w.QueueLen(), wk.Name)
+		if q.w.Knobs.Mode != engine.ModeOrdered || len(sq.Leased()) == 0 {
+			t.Fatalf("settled with %d messages waiting and worker %s idle", sq.QueueLen(), wk.Name)
 		}
 	}
 }

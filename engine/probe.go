@@ -56,7 +56,7 @@ func (p *Probe) Event(w *World, e *Event, d *Decision) {
 			f.DLQAt = e.T
 		}
 	case EvAck:
-		if !NoopAck(e.Aux) {
+		if !NoopAck(e.AckHow()) {
 			f.Gone = e.T
 		}
 	}

@@ -73,18 +73,12 @@ func (w *World) Summarize(traceHash string) Summary {
 	s.MaxOldestAgeS = maxAge.Seconds()
 	busy := w.Stats.BusyMs
 	stuck, retried := 0, 0
-	for _, wk := range w.workers {
-		if wk.State == WBusy {
-			busy += int64(end - wk.Since)
-			if wk.Wedged {
-				stuck++
-				if m, ok := w.Msg(wk.Msg); ok && m.Receives > wk.Delivery {
-					retried++ // delivered again after its handler wedged
-				}
-			}
-		}
+	if fs, ok := w.fam.(FamilySummary); ok {
+		var running int64
+		running, stuck, retried = fs.Running(w, end)
+		busy += running
 	}
-	if span := int64(end-max(w.spec.Workers.Start, w.spec.Start)) * int64(len(w.workers)); span > 0 {
+	if span := int64(end-max(w.spec.Workers.Start, w.spec.Start)) * int64(w.workerCount()); span > 0 {
 		s.Busy = math.Round(float64(busy)/float64(span)*10000) / 10000
 	}
 	for i, a := range w.spec.Alerts {
@@ -107,10 +101,8 @@ func (w *World) Summarize(traceHash string) Summary {
 		"wedged_retried":     retried,
 		"last_effect":        w.Stats.LastEffect.Short(),
 	}
-	if w.fam != nil {
-		for k, v := range w.fam.Figures(w) {
-			s.Figures[k] = v
-		}
+	for k, v := range w.fam.Figures(w) {
+		s.Figures[k] = v
 	}
 	s.Unfinished = w.unfinished(st)
 	s.PinsGaveWay = append([]PinGaveWay(nil), w.PinsGaveWay...)
@@ -135,39 +127,10 @@ func (w *World) unfinished(st States) string {
 		}
 		return fmt.Sprintf("%d %ss", n, label)
 	}
-	if w.fam != nil {
-		return fmt.Sprintf("stopped with work left: %s still held", many(st.Held))
+	if fs, ok := w.fam.(FamilySummary); ok {
+		return fs.Stalled(w, st)
 	}
-	wedged, started := 0, 0
-	for _, wk := range w.workers {
-		if wk.State != WOff {
-			started++
-		}
-		if wk.State == WBusy && wk.Wedged {
-			wedged++
-		}
-	}
-	waiting := int64(w.visible)
-	inFlight := st.Held - waiting
-	switch {
-	case started == 0:
-		return fmt.Sprintf("stalled: no consumer, %s waiting", many(waiting))
-	case wedged == len(w.workers):
-		return fmt.Sprintf("stalled: %d of %d workers wedged, %s waiting, %d in flight", wedged, len(w.workers), many(waiting), inFlight)
-	}
-	if w.Knobs.Mode == ModeOrdered {
-		for i := 0; i < w.queue.len(); i++ {
-			q := w.queue.at(i)
-			if m := w.msgs.ptr(int(q.id)); m != nil && m.QSeq == q.qseq && m.Held() {
-				if m.Status == StInFlight && m.Holder >= 0 && w.workers[m.Holder].Wedged {
-					return fmt.Sprintf("stalled: the ordered queue's head (%s %d) is held by wedged worker %s, %s waiting behind it",
-						label, q.id, w.workers[m.Holder].Name, many(waiting))
-				}
-				break
-			}
-		}
-	}
-	return fmt.Sprintf("stalled: %d of %d workers wedged, %s waiting, %d in flight", wedged, len(w.workers), many(waiting), inFlight)
+	return fmt.Sprintf("stopped with work left: %s still held", many(st.Held))
 }
 
 // hashSink feeds a compact binary form of every event to SHA-256: the
@@ -274,8 +237,8 @@ func (w *World) Line(e *Event, d *Decision) TraceLine {
 		if name := fa.ActorName(w, e); name != "" {
 			l.Actor = name
 		}
-	} else if e.Worker >= 0 && int(e.Worker) < len(w.workers) {
-		l.Actor = w.workers[e.Worker].Name
+	} else if e.Worker >= 0 && int(e.Worker) < w.workerCount() {
+		l.Actor, _ = w.worker(int(e.Worker))
 	} else if e.Kind == EvRedrive || e.Kind == EvKnob {
 		l.Actor = "operator"
 	}

@@ -15,32 +15,27 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
-	for _, box := range spec.Workers.Boxes {
-		for i := 1; i <= spec.Workers.PerBox; i++ {
-			w.workers = append(w.workers, Worker{Name: fmt.Sprintf("%s%d", box, i), Box: box, Msg: -1, CallEnd: Never})
-		}
+	if spec.NewFamily == nil {
+		return nil, fmt.Errorf("incident %s: no system to run (Spec.NewFamily)", spec.ID)
 	}
-	if len(w.workers) > 64 {
-		return nil, fmt.Errorf("incident %s: %d workers; at most 64", spec.ID, len(w.workers))
+	if n := len(spec.Workers.Boxes) * spec.Workers.PerBox; n > maxWorkers {
+		return nil, fmt.Errorf("incident %s: %d workers; at most %d", spec.ID, n, maxWorkers)
+	}
+	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
+	w.pinTop = -1
+	for _, p := range spec.Pins {
+		w.pinTop = max(w.pinTop, p.Message)
 	}
 	w.AlertAt = fill(len(spec.Alerts))
 	w.WouldAt = fill(len(spec.WouldHave))
 	w.opDone = make([]bool, len(spec.Operators))
-	w.srcSent = make([]int, len(spec.Sources))
-	if spec.NewFamily != nil {
-		w.fam = spec.NewFamily(&w.Knobs)
-		w.fam.Start(w)
-		return w, nil
-	}
-	w.schedule(item{t: max(spec.Workers.Start, spec.Start), op: opStartWorkers})
-	for i := range spec.Sources {
-		if w.sourceCount(i) > 0 {
-			w.schedule(item{t: spec.Sources[i].Start, op: opPublish, who: int16(i)})
-		}
-	}
+	w.fam = spec.NewFamily(&w.Knobs)
+	w.fam.Start(w)
 	return w, nil
 }
+
+// maxWorkers is what a decision's worker mask holds.
+const maxWorkers = 64
 
 // CheckSettings is the one check of knob changes against an incident: each
 // value parses and sits with the others (Params.Apply, applied to the
@@ -69,10 +64,6 @@ func fill(n int) []Time {
 		out[i] = -1
 	}
 	return out
-}
-
-func (w *World) sourceCount(i int) int {
-	return w.spec.Sources[i].CountUnder(&w.Knobs)
 }
 
 // ScheduleKnobs queues knob changes for time at, ahead of every other step
@@ -178,8 +169,8 @@ func (w *World) pop() item {
 // NextTime is when the next scheduled step runs, or Never when settled.
 func (w *World) NextTime() Time {
 	if w.live == 0 {
-		if !w.dispatchOn && w.deliverable() {
-			return w.Now // the settled-state guard dispatches (see revive)
+		if w.stranded() {
+			return w.Now // the settled-state guard moves it (see revive)
 		}
 		return Never
 	}
@@ -225,30 +216,8 @@ func (w *World) RunTo(sink Sink, n int64) bool {
 
 func (w *World) run(it *item) {
 	switch it.op {
-	case opPublish:
-		w.publish(int(it.who), int(it.msg))
-	case opStartWorkers:
-		w.startWorkers()
-	case opDispatch:
-		w.dispatch()
-	case opHandle:
-		w.handle(int(it.who))
-	case opWork:
-		w.work(int(it.who))
-	case opSend:
-		w.send(int(it.who))
-	case opCallReturn:
-		w.callReturn(int(it.who))
-	case opAck:
-		w.ack(int(it.who), it.msg == 1)
-	case opLeaseExpire:
-		w.leaseExpire(it.msg, it.delivery)
-	case opRestart:
-		w.restart(int(it.who))
-	case opCrashAfterClaim:
-		w.crash(int(it.who), CrashAfterClaim)
-	case opRenew:
-		w.renew(int(it.who), it.msg, it.delivery)
+	case opFamily:
+		w.fam.Step(w, FamilyStep{Op: it.fop, Item: it.msg, Actor: it.who, Gen: it.delivery})
 	case opAgeCheck:
 		w.ageCheck()
 	case opOperator:
@@ -257,8 +226,6 @@ func (w *World) run(it *item) {
 		w.applyKnobs()
 	case opAlert:
 		w.fireAlert(int(it.who), it.delivery == 1)
-	case opFamily:
-		w.famStep(it)
 	}
 }
 
@@ -295,7 +262,7 @@ func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natur
 	d.Index, d.T, d.Kind, d.Msg, d.Worker, d.Delivery = w.Decisions, w.Now, k, msg, int16(wk), delivery
 	d.Value, d.Lo, d.Hi, d.Mask, d.Forced, d.Pos = natural, lo, hi, mask, false, 0
 	w.Decisions++
-	if len(w.spec.Pins) > 0 {
+	if msg <= w.pinTop {
 		if v, ok := w.pinned(k, msg, delivery, lo, hi, mask); ok {
 			d.Value, d.Forced = v, true
 		}
@@ -327,8 +294,8 @@ func (w *World) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64,
 			w.gaveWay(p, lo, hi)
 			continue
 		}
-		for i := range w.workers {
-			if mask&(1<<uint(i)) != 0 && w.workers[i].Box == p.Box {
+		for i := 0; i < w.workerCount(); i++ {
+			if _, box := w.worker(i); mask&(1<<uint(i)) != 0 && box == p.Box {
 				return int64(i), true
 			}
 		}

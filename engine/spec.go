@@ -25,8 +25,9 @@ type Spec struct {
 	Operators []OperatorSpec
 	Pins      []Pin
 
-	// NewFamily, when set, makes the incident's system (see Family) from
-	// the knobs; nil runs the SQS-like queue.
+	// NewFamily makes the incident's system (see Family) from the knobs:
+	// a family's Descriptor.New, sqs.New for the SQS-like queue. NewWorld
+	// refuses a spec without one.
 	NewFamily func(p *Params) Family
 	// Knobs lists the knobs this incident reads; --set refuses others.
 	// Empty: the queue's knobs.

@@ -53,39 +53,6 @@ type DeadLetter struct {
 	At        Time
 }
 
-// WorkerState is what a worker process is doing.
-type WorkerState uint8
-
-// The worker states.
-const (
-	WOff  WorkerState = iota // not started yet
-	WIdle                    // polling
-	WBusy                    // running a handler
-	WDead                    // crashed; the supervisor will restart it
-)
-
-func (s WorkerState) String() string {
-	return [...]string{"off", "idle", "busy", "dead"}[s]
-}
-
-// Worker is one single-threaded consumer process.
-type Worker struct {
-	Name     string
-	Box      string
-	State    WorkerState
-	Msg      int32
-	Delivery uint16
-	Since    Time // busy or dead since
-	CallEnd  Time // when its provider call answers, or Never
-	LeaseEnd Time // the expiry its receipt quotes
-	Wedged   bool
-	claimed  bool // this delivery wrote a claim (stamp sent_at on return)
-	// ackBefore: the handler this delivery started with acks before the
-	// work. Chosen at delivery, so a fork that flips the ack knob changes
-	// later deliveries, not this one.
-	ackBefore bool
-}
-
 // Stats are the running counters behind the run summary.
 type Stats struct {
 	Published    int64
@@ -108,20 +75,9 @@ type Stats struct {
 
 type op uint8
 
+// The kernel's own steps; a family's run as opFamily.
 const (
-	opPublish op = iota
-	opStartWorkers
-	opDispatch
-	opHandle
-	opSend
-	opCallReturn
-	opAck
-	opWork
-	opLeaseExpire
-	opRestart
-	opCrashAfterClaim
-	opRenew
-	opAgeCheck
+	opAgeCheck op = iota
 	opOperator
 	opKnobs
 	opAlert
@@ -135,14 +91,11 @@ type item struct {
 	seq uint64
 	op  op
 	bg  bool // background: does not keep the run alive
-	// msg is the message the step is about; opPublish: the message's
-	// number in its source; opAck: 1 for an ack retried after the expiry due at
-	// the same millisecond
-	msg int32
-	// who is the worker, source, alert or operator the step is for
-	who int16
-	// delivery is the delivery a lease or a renewal is for; opAlert: 1 for
-	// an alert the lesson says was missing (spec.WouldHave)
+	// msg, who and delivery: opFamily: the step's Item, Actor and Gen;
+	// opAlert and opOperator: who is the alert or operator, and delivery
+	// is 1 for an alert the lesson says was missing (spec.WouldHave)
+	msg      int32
+	who      int16
 	delivery uint16
 	fop      uint8 // a family's own op, for opFamily
 }
@@ -163,15 +116,14 @@ type World struct {
 	soonHead int
 	live     int // scheduled non-background steps
 	msgs     cowVec[Msg]
+	dlq      cowVec[DeadLetter]
 	dlqLen   int
+	// countOnly: keep only counts of dead letters, not the letters. A
+	// headless run that no operator redrives keeps memory flat this way.
+	countOnly bool
 	// deleted messages, those with an effect, and those without one that a
 	// handler is still running on: the counts behind States
 	gone, goneDone, goneWorked int64
-
-	// broker is the SQS-like queue's own state (see broker.go); its
-	// fields and readers are promoted while the queue's model still runs
-	// in the world
-	broker
 
 	Stats      Stats  // the run's counters, behind the summary's figures
 	AlertAt    []Time // per spec.Alerts: first firing, or -1
@@ -183,11 +135,13 @@ type World struct {
 	pending    []Setting // a fork's knob changes, applied at its first step
 	applied    []Setting // the last changes applied, for the knob event's caption
 	override   *DecisionOverride
+	pinTop     int32 // the highest message a pin names, -1 for none: decide's fast path
 	// PinsGaveWay lists the incident's pins that did not hold because their
 	// value lay outside the knobs in force (see pinned)
 	PinsGaveWay []PinGaveWay
 
-	fam Family // nil: the SQS-like queue of model.go
+	fam     Family // the incident's system
+	revived int    // revivals of a stranded family (FamilyGuard): tests assert 0
 
 	fp    uint64 // running fingerprint of the trace
 	owner *token
@@ -207,7 +161,7 @@ func (w *World) Clone() *World {
 	c.soon = append([]item(nil), w.soon[w.soonHead:]...)
 	c.soonHead = 0
 	c.msgs = w.msgs.clone()
-	c.broker = w.broker.clone()
+	c.dlq = w.dlq.clone()
 	c.AlertAt = append([]Time(nil), w.AlertAt...)
 	c.WouldAt = append([]Time(nil), w.WouldAt...)
 	c.opDone = append([]bool(nil), w.opDone...)
@@ -216,9 +170,7 @@ func (w *World) Clone() *World {
 		o := *w.override
 		c.override = &o
 	}
-	if w.fam != nil {
-		c.fam = w.fam.Clone()
-	}
+	c.fam = w.fam.Clone()
 	c.owner = &token{}
 	w.owner = &token{} // the original must now copy shared leaves too
 	return &c
@@ -240,18 +192,6 @@ func (w *World) msgForWrite(id int32) *Msg { return w.msgs.mut(int(id), w.owner)
 // Published is the number of messages published so far.
 func (w *World) Published() int { return w.msgs.n }
 
-// Queue lists up to max waiting message ids in queue order.
-func (w *World) Queue(max int) []int32 {
-	var out []int32
-	for i := 0; i < w.queue.len() && len(out) < max; i++ {
-		q := w.queue.at(i)
-		if m, _ := w.Msg(q.id); m.Status == StVisible && m.QSeq == q.qseq {
-			out = append(out, q.id)
-		}
-	}
-	return out
-}
-
 // DLQLen is the number of messages in the dead letter queue now.
 func (w *World) DLQLen() int { return w.dlqLen }
 
@@ -264,7 +204,7 @@ func (w *World) Fingerprint() uint64 { return w.fp }
 
 // Settled reports whether nothing but background steps remain and no
 // message can move again.
-func (w *World) Settled() bool { return w.live == 0 && (w.dispatchOn || !w.deliverable()) }
+func (w *World) Settled() bool { return w.live == 0 && !w.stranded() }
 
 // States counts the published messages by where each one is now. Every
 // message is in exactly one state, so Held + Done + DLQ + Lost ==
@@ -272,7 +212,7 @@ func (w *World) Settled() bool { return w.live == 0 && (w.dispatchOn || !w.deliv
 // read these counts, and no caller recomputes them.
 type States struct {
 	Published int64
-	// Held: waiting or in flight. The broker (or a family's system) still
+	// Held: waiting or in flight. The family's system still
 	// holds it, or a handler is still running on it after an ack before
 	// the work: someone may yet act on it.
 	Held int64

@@ -73,6 +73,7 @@ func (r *reader) build(f *file) *engine.Spec {
 		r.at("$", "%v", err) // a bug in the queue's descriptor
 	}
 	if fam == nil {
+		s.NewFamily = sqs.Descriptor.New
 		s.Knobs = sqs.Descriptor.KnobNames()
 	}
 	var set []engine.Setting

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 	"inflight/incidents"
 )
 
@@ -26,7 +27,7 @@ func bigSpec(tb testing.TB) *engine.Spec {
 // bigModel is the explorer at 200×60 with about 10,000 messages queued.
 func bigModel(tb testing.TB) Model {
 	m := newTest(tb, Options{Spec: bigSpec(tb)}, 200, 60)
-	for m.x.World().QueueLen() < 10_000 {
+	for sqs.Of(m.x.World()).QueueLen() < 10_000 {
 		m.x.Step(1000)
 		if m.x.AtEnd() {
 			tb.Fatal("the big run ended before 10,000 were queued")
@@ -39,7 +40,7 @@ func bigModel(tb testing.TB) Model {
 
 func BenchmarkView200x60Queue10k(b *testing.B) {
 	m := bigModel(b)
-	b.Logf("queue %d, in flight %d, pos %d", m.x.World().QueueLen(), len(m.x.World().Leased()), m.x.Pos())
+	b.Logf("queue %d, in flight %d, pos %d", sqs.Of(m.x.World()).QueueLen(), len(sqs.Of(m.x.World()).Leased()), m.x.Pos())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = m.View()

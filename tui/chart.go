@@ -75,11 +75,8 @@ func (v mainView) viewChart(l layout) []string {
 	cur := int(int64(v.at-t0) * int64(n) / int64(t1-t0+1))
 	cur = max(0, min(cur, n-1))
 	w := v.x.World()
-	now := [4]int64{int64(w.QueueLen()), int64(len(w.Leased())), int64(w.DLQLen()), w.Stats.Effects}
-	if f := w.Family(); f != nil {
-		waiting, taken := f.Counts(w)
-		now[0], now[1] = int64(waiting), int64(taken)
-	}
+	waiting, taken := w.Counts()
+	now := [4]int64{int64(waiting), int64(taken), int64(w.DLQLen()), w.Stats.Effects}
 	names := v.seriesNames()
 	var out []string
 	for i := range cols {

@@ -107,11 +107,8 @@ func TestPickerParsesOnce(t *testing.T) {
 type peakSink struct{ p [4]float64 }
 
 func (s *peakSink) Event(w *engine.World, _ *engine.Event, _ *engine.Decision) {
-	v := [4]float64{float64(w.QueueLen()), float64(len(w.Leased())), float64(w.DLQLen()), float64(w.Stats.Effects)}
-	if f := w.Family(); f != nil {
-		waiting, taken := f.Counts(w)
-		v[0], v[1] = float64(waiting), float64(taken)
-	}
+	waiting, taken := w.Counts()
+	v := [4]float64{float64(waiting), float64(taken), float64(w.DLQLen()), float64(w.Stats.Effects)}
 	for i := range v {
 		s.p[i] = max(s.p[i], v[i])
 	}

@@ -110,8 +110,8 @@ func (s *snap) read(x *engine.Explorer, at engine.Time, sel int32, playing, full
 		s.fam, s.panes = &p, &p
 	}
 	s.busy = 0
-	for _, wk := range w.Workers() {
-		if wk.State == engine.WBusy {
+	for _, wk := range sqs.Of(w).Workers() {
+		if wk.State == sqs.WBusy {
 			s.busy++
 		}
 	}

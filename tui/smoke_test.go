@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"inflight/engine/families/sqs"
 	"inflight/incidents"
 )
 
@@ -74,7 +75,7 @@ func TestEveryIncident(t *testing.T) {
 			look("share code")
 			m = press(m, "esc")
 			m.refresh(true)
-			if got, want := m.snap.fam != nil, spec.NewFamily != nil; got != want {
+			if got, want := m.snap.fam != nil, !sqs.Runs(spec); got != want {
 				t.Fatalf("family panes %v for a spec with family %v", got, want)
 			}
 		})
@@ -95,7 +96,7 @@ func TestPickerOpensFamilies(t *testing.T) {
 		if m.x.Spec.ID != spec.ID {
 			t.Fatalf("picked row %d: got %s, want %s", i, m.x.Spec.ID, spec.ID)
 		}
-		if isFamily(m.x) != (spec.NewFamily != nil) {
+		if isFamily(m.x) != !sqs.Runs(spec) {
 			t.Fatalf("%s: family %v", spec.ID, isFamily(m.x))
 		}
 		m = press(m, "l", "]")

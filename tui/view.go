@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 // View draws the explorer.
@@ -123,9 +124,13 @@ func (v mainView) statusWidths(w *engine.World) statusWidths {
 		published += v.x.Spec.Sources[i].CountUnder(&w.Knobs)
 	}
 	digits := func(n int64) int { return len(fmt.Sprint(n)) }
+	workers := 0
+	if q := sqs.Of(w); q != nil {
+		workers = len(q.Workers())
+	}
 	return statusWidths{
 		oldest:  len("10m02s"), // fmtDur up to 99h59m
-		busy:    digits(int64(len(w.Workers()))),
+		busy:    digits(int64(workers)),
 		effects: digits(max(int64(p[3]), w.Stats.Effects)),
 		// a family's messages come from no source: its effects' scale then
 		lost: digits(max(int64(published), v.snap.lost, int64(p[3]))),
@@ -152,7 +157,7 @@ func (v mainView) viewStatus() string {
 	if v.snap.fam != nil {
 		parts = append(parts, fmt.Sprintf("effects %*d", sw.effects, w.Stats.Effects))
 	} else {
-		parts = append(parts, fmt.Sprintf("busy %*d/%d", sw.busy, v.snap.busy, len(w.Workers())))
+		parts = append(parts, fmt.Sprintf("busy %*d/%d", sw.busy, v.snap.busy, len(sqs.Of(w).Workers())))
 		parts = append(parts, fmt.Sprintf("emails %*d", sw.effects, w.Stats.Effects))
 	}
 	dup := fmt.Sprintf("dups %*d", sw.effects, w.Stats.Duplicates)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 // A message's state as the checker's own tally has it, from the events
@@ -64,7 +65,7 @@ type Checker struct {
 
 // NewChecker makes a checker for a run of spec.
 func NewChecker(spec *engine.Spec) *Checker {
-	c := &Checker{spec: spec, queue: spec.NewFamily == nil, lastT: spec.Start}
+	c := &Checker{spec: spec, queue: sqs.Runs(spec), lastT: spec.Start}
 	for _, k := range engine.KnobsFor(spec) {
 		if k.Name == "orders" || k.Name == "events" {
 			c.capKnob = k.Name
@@ -342,10 +343,11 @@ func (c *Checker) crossCheck(w *engine.World, e *engine.Event, m *tally) {
 		}
 		return
 	}
-	if got := int64(w.QueueLen()); got != c.n[sWaiting] {
+	q := sqs.Of(w)
+	if got := int64(q.QueueLen()); got != c.n[sWaiting] {
 		c.fail(e, "the engine has %d waiting, the events %d", got, c.n[sWaiting])
 	}
-	if got := int64(len(w.Leased())); got != c.n[sInFlight] {
+	if got := int64(len(q.Leased())); got != c.n[sInFlight] {
 		c.fail(e, "the engine has %d in flight, the events %d", got, c.n[sInFlight])
 	}
 	if got := int64(w.Published()); got != c.published {
@@ -545,11 +547,11 @@ func (c *Checker) liveness(w *engine.World, k Counts, stall string) {
 	}
 	idle, wedged := 0, 0
 	holder := map[int32]bool{}
-	for _, wk := range w.Workers() {
+	for _, wk := range sqs.Of(w).Workers() {
 		switch {
-		case wk.State == engine.WIdle:
+		case wk.State == sqs.WIdle:
 			idle++
-		case wk.State == engine.WBusy && wk.Wedged:
+		case wk.State == sqs.WBusy && wk.Wedged:
 			wedged++
 			holder[wk.Msg] = true
 		}
@@ -560,7 +562,7 @@ func (c *Checker) liveness(w *engine.World, k Counts, stall string) {
 			c.fail(nil, "settled with %d waiting and %d idle workers (stall note: %q)", c.n[sWaiting], idle, stall)
 		}
 	}
-	for _, id := range w.Leased() {
+	for _, id := range sqs.Of(w).Leased() {
 		if !holder[id] {
 			c.fail(nil, "settled with message %d in flight and no wedged worker holding it", id)
 			break

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 	"inflight/incidents"
 )
 
@@ -27,7 +28,7 @@ var (
 // run in parallel. -short runs an eighth.
 func casesFor(spec *engine.Spec) int {
 	n := 200
-	if spec.NewFamily == nil {
+	if sqs.Runs(spec) {
 		n = 1000
 	}
 	n *= max(*scale, 1)

@@ -84,7 +84,7 @@ func BenchHeadless(b *testing.B, spec *engine.Spec, seed uint64, ok func(engine.
 // BenchClone measures one copy of the family's state at clock at: what a
 // checkpoint or a fork costs.
 func BenchClone(b *testing.B, spec *engine.Spec, seed uint64, at string) {
-	f := WorldAt(b, spec, seed, nil, at).Family()
+	f := WorldAt(b, spec, seed, nil, at).System()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = f.Clone()
@@ -231,7 +231,7 @@ func Play(t testing.TB, spec *engine.Spec, seed uint64, set []engine.Setting, f 
 	if eff := st.Done + st.DLQEffected + st.HeldEffected; eff != w.Stats.Effected {
 		t.Errorf("%s: %d messages with an effect by state, %d by the world's count", spec.ID, eff, w.Stats.Effected)
 	}
-	if waiting, taken := w.Family().Counts(w); st.Held == 0 && (waiting != 0 || taken != 0) {
+	if waiting, taken := w.Counts(); st.Held == 0 && (waiting != 0 || taken != 0) {
 		t.Errorf("%s: nothing held, yet the family counts %d waiting and %d taken", spec.ID, waiting, taken)
 	}
 	return r

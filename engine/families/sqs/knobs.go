@@ -4,9 +4,8 @@
 // workers on boxes and a provider behind them.
 //
 // The package holds the queue's descriptor (the knobs it reads, typed,
-// with their defaults) and its panes (Panes, in the shape of a family's).
-// Its model still runs inside engine.World (engine/model.go); the
-// descriptor's New is nil until the model moves here.
+// with their defaults), its model (model.go), captions and panes (Panes,
+// drawn with the explorer's cursor).
 package sqs
 
 import "inflight/engine"
@@ -33,4 +32,5 @@ var Descriptor = engine.Descriptor{
 		engine.Dur("restart_after", 0),
 	},
 	Actions: engine.QueueActions,
+	New:     New,
 }

@@ -38,14 +38,14 @@ func Panes(w *engine.World, c Cursor) engine.Panes {
 // the ones handed back with a delay. Each row: id, age, deliveries so far,
 // remaining delay.
 func queuePane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
-	queue := w.Queue(ListCap)
+	queue := Of(w).Queue(w, ListCap)
 	var delayed []int32
-	for _, id := range w.Leased() {
+	for _, id := range Of(w).Leased() {
 		if mm, ok := w.Msg(id); ok && mm.Deferred {
 			delayed = append(delayed, id)
 		}
 	}
-	title := fmt.Sprintf("Queue %d", w.QueueLen())
+	title := fmt.Sprintf("Queue %d", Of(w).QueueLen())
 	if n := len(delayed); n > 0 {
 		title += fmt.Sprintf(" +%d delayed", n)
 	}
@@ -78,16 +78,16 @@ func queuePane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 // the lease's expiry; then the workers still running a handler on a
 // message whose lease has already passed to somebody else — superseded.
 func flightPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
-	workers := w.Workers()
+	workers := Of(w).Workers()
 	var leased []int32
-	for _, id := range w.Leased() {
+	for _, id := range Of(w).Leased() {
 		if mm, ok := w.Msg(id); !ok || !mm.Deferred {
 			leased = append(leased, id)
 		}
 	}
 	var stale []int
 	for i, wk := range workers {
-		if wk.State != engine.WBusy {
+		if wk.State != WBusy {
 			continue
 		}
 		if mm, ok := w.Msg(wk.Msg); !ok || mm.Holder != int16(i) || mm.Status != engine.StInFlight {
@@ -128,9 +128,9 @@ func flightPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 		idle, off := 0, 0
 		for _, wk := range workers {
 			switch wk.State {
-			case engine.WIdle:
+			case WIdle:
 				idle++
-			case engine.WOff:
+			case WOff:
 				off++
 			}
 		}
@@ -189,8 +189,8 @@ func inboxPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 	title := "Inbox: " + label
 	email := func(e engine.Entry) engine.PaneRow {
 		s := fmt.Sprintf("%s %s", e.Event.T.Clock(), w.MsgName(e.Event.Msg)) // one width: the column holds still
-		if e.Event.Aux > 1 {
-			return engine.PaneRow{Msg: -1, Text: fmt.Sprintf("%s COPY %d", s, e.Event.Aux), Bar: -1, Tone: engine.ToneBad}
+		if e.Event.Copy() > 1 {
+			return engine.PaneRow{Msg: -1, Text: fmt.Sprintf("%s COPY %d", s, e.Event.Copy()), Bar: -1, Tone: engine.ToneBad}
 		}
 		return engine.PaneRow{Msg: -1, Text: s, Bar: -1}
 	}

@@ -19,8 +19,8 @@ func TestPanes(t *testing.T) {
 	if !strings.HasPrefix(p.QueueTitle, "Queue ") || !strings.HasPrefix(p.InFlightTitle, "In flight ") {
 		t.Fatalf("titles %q, %q", p.QueueTitle, p.InFlightTitle)
 	}
-	if want := min(w.QueueLen(), sqs.ListCap); len(p.Queue) < want {
-		t.Fatalf("%d queue rows for %d waiting", len(p.Queue), w.QueueLen())
+	if want := min(sqs.Of(w).QueueLen(), sqs.ListCap); len(p.Queue) < want {
+		t.Fatalf("%d queue rows for %d waiting", len(p.Queue), sqs.Of(w).QueueLen())
 	}
 	leases := 0
 	for _, r := range p.InFlight {
@@ -31,8 +31,8 @@ func TestPanes(t *testing.T) {
 			}
 		}
 	}
-	if leases == 0 || leases > len(w.Leased()) {
-		t.Fatalf("%d lease rows for %d leased", leases, len(w.Leased()))
+	if leases == 0 || leases > len(sqs.Of(w).Leased()) {
+		t.Fatalf("%d lease rows for %d leased", leases, len(sqs.Of(w).Leased()))
 	}
 	if p.InboxTitle != "Inbox: "+w.MsgName(0) {
 		t.Fatalf("inbox title %q", p.InboxTitle)

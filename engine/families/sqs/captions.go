@@ -1,0 +1,130 @@
+package sqs
+
+import (
+	"fmt"
+	"strings"
+
+	"inflight/engine"
+)
+
+// Caption tells one of the queue's events in the lesson's words; the world
+// words alerts and knob changes itself.
+func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
+	name := w.MsgName(e.Msg)
+	who := "the broker"
+	if e.Worker >= 0 && int(e.Worker) < len(q.workers) {
+		who = "worker " + q.workers[e.Worker].Name
+	}
+	switch e.Kind {
+	case engine.EvPublish:
+		m, _ := w.Msg(e.Msg)
+		if m.Poison {
+			return fmt.Sprintf("%s published by the old producer (missing the new field)", name), true
+		}
+		return fmt.Sprintf("%s published", name), true
+	case engine.EvStart:
+		return fmt.Sprintf("%d consumers start polling", e.Count()), true
+	case engine.EvDeliver:
+		s := fmt.Sprintf("%s delivered to %s (%s delivery, lease until %s)", name, who, nth(e.Delivery), e.Until().Short())
+		if e.Delivery > 1 {
+			s += " — a redelivery: a timer expired, nothing failed"
+		}
+		return s, true
+	case engine.EvEffect:
+		s := fmt.Sprintf("%s calls the provider for %s: the email leaves (answer in %s)", who, name, secs(e.Latency()))
+		if e.Copy() > 1 {
+			s += fmt.Sprintf(" — copy %d of the same confirmation", e.Copy())
+		}
+		return s, true
+	case engine.EvAck:
+		switch e.AckHow() {
+		case engine.AckLateDeleted:
+			return fmt.Sprintf("late ack for %s accepted: the broker deletes a message whose lease %s no longer holds", name, who), true
+		case engine.AckLateNoop:
+			return fmt.Sprintf("late ack for %s accepted, but the message is already gone", name), true
+		case engine.AckAlreadySent:
+			return fmt.Sprintf("%s finds sent_at stamped for %s: ack without sending", who, name), true
+		case engine.AckBeforeWork:
+			return fmt.Sprintf("%s acks %s before doing the work: the broker forgets it", who, name), true
+		case engine.AckGoneNoop:
+			why := ""
+			switch e.AckMeant() {
+			case engine.AckAlreadySent:
+				why = " finds sent_at stamped and"
+			case engine.AckBeforeWork:
+				why = " (ack before the work)"
+			}
+			return fmt.Sprintf("%s%s acks %s: DeleteMessage succeeds, but a late ack already deleted it — nothing changes", who, why, name), true
+		}
+		return fmt.Sprintf("%s acks %s: deleted", who, name), true
+	case engine.EvAckRefused:
+		ago := w.Now - e.QuotedLease()
+		return fmt.Sprintf("%s acks %s, refused: the lease it quotes expired %s ago", who, name, secs(ago)), true
+	case engine.EvLeaseExpired:
+		if e.WasDeferred() {
+			return fmt.Sprintf("%s's delay is over: visible again", name), true
+		}
+		return fmt.Sprintf("%s's lease expired with no ack: visible again", name), true
+	case engine.EvDLQ:
+		if e.EffectsBefore() > 0 {
+			return fmt.Sprintf("%s moved to the dead letter queue after %d deliveries — its work was done %s", name, e.Delivery, times(e.EffectsBefore())), true
+		}
+		return fmt.Sprintf("%s moved to the dead letter queue after %d deliveries", name, e.Delivery), true
+	case engine.EvCrash:
+		switch e.CrashReason() {
+		case engine.CrashKeyError:
+			return fmt.Sprintf("%s raises KeyError on %s and dies; restart at %s", who, name, e.RestartAt().Short()), true
+		case engine.CrashAfterClaim:
+			return fmt.Sprintf("%s dies after claiming %s, before sending; restart at %s", who, name, e.RestartAt().Short()), true
+		}
+		return fmt.Sprintf("%s dies holding %s", who, name), true
+	case engine.EvRestart:
+		return fmt.Sprintf("the supervisor restarts %s", who), true
+	case engine.EvClaim:
+		return fmt.Sprintf("%s writes a claim for %s (sent_at null)", who, name), true
+	case engine.EvDefer:
+		return fmt.Sprintf("%s finds a claim %s old for %s: in flight, hands it back until %s", who, secs(e.ClaimAge()), name, e.Until().Short()), true
+	case engine.EvStamp:
+		return fmt.Sprintf("the provider answers %s after %s: sent_at stamped", name, secs(e.Latency())), true
+	case engine.EvRenew:
+		return fmt.Sprintf("%s extends its lease on %s until %s", who, name, e.Until().Short()), true
+	case engine.EvWedge:
+		if e.Renewing() {
+			return fmt.Sprintf("%s's call for %s never returns; its renewal thread will extend the lease forever", who, name), true
+		}
+		return fmt.Sprintf("%s's call for %s never returns", who, name), true
+	case engine.EvAnswer:
+		return fmt.Sprintf("the provider answers %s after %s", name, secs(e.Latency())), true
+	case engine.EvRedrive:
+		return fmt.Sprintf("an operator repairs the %d dead letters and redrives them to the tail of the queue", e.Count()), true
+	}
+	return "", false
+}
+
+func secs(d engine.Duration) string {
+	s := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".")
+	return s + " s"
+}
+
+func nth(n uint16) string {
+	switch n {
+	case 1:
+		return "1st"
+	case 2:
+		return "2nd"
+	case 3:
+		return "3rd"
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// times says how often: "once", "twice", "3 times".
+func times(n int64) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}

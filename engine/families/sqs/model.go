@@ -1,0 +1,494 @@
+package sqs
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"inflight/engine"
+)
+
+// publish publishes source src's k-th message.
+func (q *Family) publish(w *engine.World, src, k int) {
+	q.srcNext[src] = false
+	if k >= q.sourceCount(w, src) {
+		return // a fork lowered the count after this step was scheduled
+	}
+	s := &w.Spec().Sources[src]
+	id, m := w.AddMessage(uint8(src), s.Poison)
+	q.setVisible(id, m)
+	q.enqueue(id, m)
+	q.srcSent[src] = k + 1
+	if k+1 < q.sourceCount(w, src) {
+		q.srcNext[src] = true
+		schedule(w, s.Start+s.Every*engine.Time(k+1), opPublish, int32(k+1), src, 0)
+	}
+	w.Emit(engine.EvPublish, id, -1, 0, int64(k), 0)
+	q.wake(w)
+	w.WatchAge()
+}
+
+func (q *Family) sourceCount(w *engine.World, i int) int {
+	return w.Spec().Sources[i].CountUnder(&w.Knobs)
+}
+
+func (q *Family) startWorkers(w *engine.World) {
+	for i := range q.workers {
+		if q.workers[i].State == WOff {
+			q.workers[i].State = WIdle
+			q.idle++
+			q.workers[i].Since = w.Now
+		}
+	}
+	w.Emit(engine.EvStart, -1, -1, 0, int64(len(q.workers)), 0)
+	q.wake(w)
+}
+
+// wake asks for a dispatch at the current time: workers poll continuously,
+// so a visible message and an idle worker meet at once.
+func (q *Family) wake(w *engine.World) {
+	if !q.dispatchOn && q.idle > 0 && q.visible > 0 {
+		q.dispatchOn = true
+		schedule(w, w.Now, opDispatch, 0, 0, 0)
+	}
+}
+
+// head returns the next deliverable message, or -1. Standard queues hand
+// out the oldest visible message; an ordered queue only its head, and only
+// while the head is not in flight.
+func (q *Family) head(w *engine.World) int32 {
+	for q.queue.len() > 0 {
+		e := q.queue.at(0)
+		m := w.MsgPtr(e.id)
+		if m != nil && m.QSeq == e.qseq {
+			switch {
+			case m.Status == engine.StVisible:
+				return e.id
+			case m.Status == engine.StInFlight && w.Knobs.Mode == engine.ModeOrdered:
+				return -1
+			}
+		}
+		q.queue.popFront() // stale: delivered, deleted, dead-lettered or requeued
+	}
+	return -1
+}
+
+func (q *Family) dispatch(w *engine.World) {
+	q.dispatchOn = false
+	var mask uint64
+	n := 0
+	for i := range q.workers {
+		if q.workers[i].State == WIdle {
+			mask |= 1 << uint(i)
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	id := q.head(w)
+	if id < 0 {
+		return
+	}
+	m := w.MsgForWrite(id)
+	delivery := m.Receives + 1
+	pick := int(w.Draw(engine.StreamWorker, uint64(id), uint64(delivery)) % uint64(n))
+	natural := -1
+	for i := range q.workers {
+		if mask&(1<<uint(i)) != 0 {
+			if pick == 0 {
+				natural = i
+				break
+			}
+			pick--
+		}
+	}
+	wi := int(w.DecideAmong(engine.DecWorker, id, -1, delivery, int64(natural), 0, int64(len(q.workers)-1), mask))
+	if w.Knobs.Mode == engine.ModeStandard {
+		q.queue.popFront()
+	}
+	q.lease(id, m)
+	m.Receives = delivery
+	m.LeaseAt = w.Now
+	m.Expiry = w.Now + w.Knobs.VisibilityTimeout
+	m.Holder = int16(wi)
+	m.Holders++
+	wk := &q.workers[wi]
+	q.idle--
+	// field by field: the name and box stay, and are not rewritten
+	wk.State, wk.Msg, wk.Delivery, wk.Since, wk.CallEnd, wk.LeaseEnd = WBusy, id, delivery, w.Now, engine.Never, m.Expiry
+	wk.Wedged, wk.claimed, wk.ackBefore = false, false, w.Knobs.Ack == engine.AckBefore
+	w.Stats.Deliveries++
+	schedule(w, m.Expiry, opLeaseExpire, id, 0, delivery)
+	schedule(w, w.Now, opHandle, 0, wi, 0)
+	w.Emit(engine.EvDeliver, id, wi, delivery, int64(m.Expiry), 0)
+	q.wake(w)
+}
+
+func (q *Family) handle(w *engine.World, wi int) {
+	wk := &q.workers[wi]
+	id := wk.Msg
+	switch {
+	case wk.ackBefore:
+		// at-most-once: the broker forgets it before any work is done
+		how, val := int64(engine.AckBeforeWork), int64(0)
+		if q.remove(w, id, w.MsgForWrite(id), engine.StDeleted) {
+			w.Stats.Acks++
+		} else {
+			// a late ack deleted it since this delivery: DeleteMessage
+			// succeeds, changes nothing, and the handler works on
+			how, val = engine.AckGoneNoop, engine.AckBeforeWork
+		}
+		schedule(w, w.Now, opWork, 0, wi, 0)
+		w.Emit(engine.EvAck, id, wi, wk.Delivery, val, how)
+		q.wake(w) // in an ordered queue the next message is now the head
+	case w.Knobs.Claim:
+		q.claimBranch(w, wi)
+	default:
+		q.work(w, wi)
+	}
+}
+
+func (q *Family) work(w *engine.World, wi int) {
+	wk := &q.workers[wi]
+	m := w.MsgPtr(wk.Msg) // held by the worker: never released
+	if m.Poison && !m.Repaired {
+		q.crash(w, wi, engine.CrashKeyError)
+		return
+	}
+	q.send(w, wi)
+}
+
+func (q *Family) claimBranch(w *engine.World, wi int) {
+	wk := &q.workers[wi]
+	id := wk.Msg
+	m := w.MsgForWrite(id)
+	natural := int64(engine.BranchSend)
+	age := w.Now - m.ClaimAt
+	switch {
+	case m.SentAt >= 0:
+		natural = engine.BranchAckOld
+	case m.ClaimAt >= 0 && age < w.Knobs.ClaimWindow:
+		natural = engine.BranchDefer
+	}
+	switch w.Decide(engine.DecBranch, id, wi, wk.Delivery, natural, engine.BranchSend, engine.BranchAckOld) {
+	case engine.BranchDefer:
+		// ChangeMessageVisibility on this receipt: back in ClaimWindow, no ack
+		m.Expiry = w.Now + w.Knobs.ClaimWindow
+		m.Deferred = true
+		m.Holder = -1
+		schedule(w, m.Expiry, opLeaseExpire, id, 0, wk.Delivery)
+		w.Emit(engine.EvDefer, id, wi, wk.Delivery, int64(m.Expiry), int64(age))
+		q.finish(w, wi)
+	case engine.BranchAckOld:
+		q.ackNow(w, wi, engine.AckAlreadySent)
+	default:
+		m.ClaimAt = w.Now
+		wk.claimed = true
+		if w.Knobs.CrashAfterClaim > 0 && id == w.Spec().Featured && wk.Delivery == 1 {
+			schedule(w, w.Now+w.Knobs.CrashAfterClaim, opCrashAfterClaim, 0, wi, 0)
+		} else {
+			schedule(w, w.Now, opSend, 0, wi, 0)
+		}
+		w.Emit(engine.EvClaim, id, wi, wk.Delivery, 0, 0)
+	}
+}
+
+// send calls the provider; the email leaves at the call's start.
+func (q *Family) send(w *engine.World, wi int) {
+	wk := &q.workers[wi]
+	id := wk.Msg
+	lo, hi := int64(w.Knobs.LatencyMin), int64(w.Knobs.LatencyMax)
+	natural := engine.Uniform(w.Draw(engine.StreamLatency, uint64(id), uint64(wk.Delivery)), lo, hi)
+	lat := engine.Duration(w.Decide(engine.DecLatency, id, wi, wk.Delivery, natural, lo, hi))
+	copies := w.Effect(id)
+	wk.CallEnd = w.Now + lat
+	schedule(w, wk.CallEnd, opCallReturn, 0, wi, 0)
+	if w.Knobs.Heartbeat > 0 && !wk.ackBefore {
+		schedule(w, w.Now+w.Knobs.Heartbeat, opRenew, id, wi, wk.Delivery)
+	}
+	w.Emit(engine.EvEffect, id, wi, wk.Delivery, int64(lat), int64(copies))
+}
+
+func (q *Family) callReturn(w *engine.World, wi int) {
+	wk := &q.workers[wi]
+	id := wk.Msg
+	if w.Knobs.WedgeP > 0 {
+		wedged := engine.Chance(w.Draw(engine.StreamWedge, uint64(id), uint64(wk.Delivery)), w.Knobs.WedgeP)
+		if w.Decide(engine.DecWedge, id, wi, wk.Delivery, int64(boolIdx(wedged)), 0, 1) == 1 {
+			wk.Wedged = true
+			wk.CallEnd = engine.Never
+			m := w.MsgForWrite(id)
+			renewing := w.Knobs.Heartbeat > 0 && m.Status == engine.StInFlight && m.Receives == wk.Delivery && w.Now < m.Expiry
+			if renewing {
+				// the renewal thread cannot tell a wedged call from a slow one
+				m.Expiry = engine.Never
+				wk.LeaseEnd = engine.Never
+			}
+			w.Emit(engine.EvWedge, id, wi, wk.Delivery, int64(boolIdx(renewing)), 0)
+			return
+		}
+	}
+	switch {
+	case wk.claimed:
+		m := w.MsgForWrite(id)
+		m.SentAt = w.Now
+		schedule(w, w.Now, opAck, 0, wi, 0)
+		w.Emit(engine.EvStamp, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
+	case wk.ackBefore:
+		w.Emit(engine.EvAnswer, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
+		q.finish(w, wi)
+	default:
+		q.ack(w, wi, false)
+	}
+}
+
+// ack deletes the message if the worker's lease is still current; a late
+// ack is refused or accepted by the broker (the late_ack knob).
+//
+// The tie rule: a lease covers [delivery, expiry), so an ack at the very
+// millisecond its lease expires is late. The expiry runs first (the message
+// is visible again, or dead-lettered at max_receives), whichever step was
+// scheduled first; then the ack meets late_ack.
+func (q *Family) ack(w *engine.World, wi int, again bool) {
+	wk := &q.workers[wi]
+	m := w.MsgPtr(wk.Msg) // held by the worker: never released
+	// A deleted message keeps the receipt it was last delivered with: if
+	// that is this delivery's, still current, the ack is not late (it
+	// becomes engine.AckGoneNoop in ackNow).
+	if (m.Status == engine.StInFlight || m.Status == engine.StDeleted) && m.Receives == wk.Delivery && !m.Deferred {
+		if w.Now < m.Expiry {
+			q.ackNow(w, wi, engine.AckNormal)
+			return
+		}
+		if w.Now == m.Expiry && !again {
+			// the expiry due now has not run yet: let it
+			schedule(w, w.Now, opAck, 1, wi, 0)
+			return
+		}
+	}
+	natural := int64(boolIdx(w.Knobs.LateAckAccept))
+	if w.Decide(engine.DecLateAck, wk.Msg, wi, wk.Delivery, natural, 0, 1) == 1 {
+		if m.Held() {
+			q.ackNow(w, wi, engine.AckLateDeleted)
+		} else {
+			q.ackNow(w, wi, engine.AckLateNoop)
+		}
+		w.Stats.LateAccepted++
+		return
+	}
+	w.Stats.LateRefused++
+	w.Emit(engine.EvAckRefused, wk.Msg, wi, wk.Delivery, int64(wk.LeaseEnd), 0)
+	q.finish(w, wi)
+}
+
+func (q *Family) ackNow(w *engine.World, wi int, how int64) {
+	wk := &q.workers[wi]
+	id := wk.Msg
+	var val int64
+	if how != engine.AckLateNoop {
+		if q.remove(w, id, w.MsgForWrite(id), engine.StDeleted) {
+			w.Stats.Acks++
+		} else {
+			// deleted since this delivery by another worker's late ack
+			how, val = engine.AckGoneNoop, how
+		}
+	}
+	w.Emit(engine.EvAck, id, wi, wk.Delivery, val, how)
+	q.finish(w, wi)
+}
+
+// finish ends the worker's handler: it is idle and polls again.
+func (q *Family) finish(w *engine.World, wi int) {
+	q.release(w, wi)
+	q.workers[wi].State = WIdle
+	q.idle++
+	q.workers[wi].Since = w.Now
+	q.wake(w)
+}
+
+// release ends the worker's hold on its message without deciding what the
+// worker does next.
+func (q *Family) release(w *engine.World, wi int) {
+	wk := &q.workers[wi]
+	w.Stats.BusyMs += int64(w.Now - wk.Since)
+	id := wk.Msg
+	w.Release(id)
+	wk.Msg, wk.Delivery, wk.CallEnd, wk.claimed, wk.Wedged, wk.ackBefore = -1, 0, engine.Never, false, false, false
+}
+
+func (q *Family) crash(w *engine.World, wi int, reason int64) {
+	wk := &q.workers[wi]
+	id, del := wk.Msg, wk.Delivery
+	q.release(w, wi)
+	wk.State = WDead
+	wk.Since = w.Now
+	w.Stats.Crashes++
+	schedule(w, w.Now+w.Knobs.RestartAfter, opRestart, 0, wi, 0)
+	w.Emit(engine.EvCrash, id, wi, del, int64(w.Now+w.Knobs.RestartAfter), reason)
+}
+
+func (q *Family) restart(w *engine.World, wi int) {
+	wk := &q.workers[wi]
+	wk.State = WIdle
+	q.idle++
+	wk.Since = w.Now
+	w.Emit(engine.EvRestart, -1, wi, 0, 0, 0)
+	q.wake(w)
+}
+
+func (q *Family) renew(w *engine.World, wi int, id int32, delivery uint16) {
+	wk := &q.workers[wi]
+	if wk.State != WBusy || wk.Msg != id || wk.Delivery != delivery || wk.Wedged || w.Now >= wk.CallEnd {
+		return
+	}
+	m := w.MsgForWrite(id)
+	if m.Status != engine.StInFlight || m.Receives != delivery || w.Now >= m.Expiry {
+		return // the receipt has expired: ChangeMessageVisibility fails
+	}
+	m.Expiry = w.Now + w.Knobs.VisibilityTimeout
+	wk.LeaseEnd = m.Expiry
+	schedule(w, m.Expiry, opLeaseExpire, id, 0, delivery)
+	schedule(w, w.Now+w.Knobs.Heartbeat, opRenew, id, wi, delivery)
+	w.Emit(engine.EvRenew, id, wi, delivery, int64(m.Expiry), 0)
+}
+
+func (q *Family) leaseExpire(w *engine.World, id int32, delivery uint16) {
+	m := w.MsgPtr(id)
+	if m == nil || m.Status != engine.StInFlight || m.Receives != delivery || m.Expiry != w.Now {
+		return // acked, renewed or superseded since
+	}
+	holder := m.Holder
+	mm := w.MsgForWrite(id)
+	if int(mm.Receives) >= w.Knobs.MaxReceives {
+		q.deadLetter(w, id, mm)
+		return
+	}
+	deferred := mm.Deferred
+	q.unlease(id)
+	q.setVisible(id, mm)
+	if w.Knobs.Mode == engine.ModeStandard {
+		q.enqueue(id, mm)
+	}
+	w.Emit(engine.EvLeaseExpired, id, int(holder), delivery, 0, int64(boolIdx(deferred)))
+	q.wake(w)
+}
+
+// deadLetter moves the message to the dead letter queue (the world keeps
+// the letters and fires the alerts and operators that watch it).
+func (q *Family) deadLetter(w *engine.World, id int32, m *engine.Msg) {
+	if !m.Held() {
+		return // gone already: nothing to move
+	}
+	q.unhold(id, m)
+	w.DeadLetter(id)
+	// in an ordered queue the message behind it is now the head
+	q.wake(w)
+}
+
+// Operate carries out operator i's action: the queue's one is
+// repair_redrive.
+func (q *Family) Operate(w *engine.World, i int, a engine.OperatorAction) {
+	if a != engine.ActionRepairRedrive {
+		panic(fmt.Sprintf("operator %d: action %s in a queue that has none", i, a))
+	}
+	q.repairRedrive(w, i)
+}
+
+// repairRedrive is the queue's repair_redrive: the repair script gives
+// every dead letter its missing field and redrives it to the tail of the
+// queue.
+func (q *Family) repairRedrive(w *engine.World, i int) {
+	n := w.Redrive(func(id int32, m *engine.Msg) {
+		m.Repaired = true
+		m.Receives = 0 // the redrive sends it as a new message
+		q.setVisible(id, m)
+		q.enqueue(id, m)
+	})
+	w.Emit(engine.EvRedrive, -1, -1, 0, int64(n), int64(i))
+	q.wake(w)
+	w.WatchAge()
+}
+
+// rehome gives every message a standard queue holds a place in the ordered
+// queue a fork switches to: the visible ones and the ones in flight (a
+// standard queue keeps no place for those), in the order they last entered
+// the queue. A message in flight at the switch is then the head it was, and
+// nothing published after it overtakes it.
+func (q *Family) rehome(w *engine.World) {
+	type place struct {
+		age uint32 // enqueues since: wraps safely, the queue is far shorter
+		id  int32
+	}
+	var held []place
+	for i := 0; i < q.queue.len(); i++ {
+		e := q.queue.at(i)
+		if m := w.MsgPtr(e.id); m != nil && m.QSeq == e.qseq && m.Status == engine.StVisible {
+			held = append(held, place{q.qseq - m.QSeq, e.id})
+		}
+	}
+	for _, id := range q.leased {
+		held = append(held, place{q.qseq - w.MsgPtr(id).QSeq, id})
+	}
+	slices.SortFunc(held, func(a, b place) int {
+		if a.age != b.age {
+			return cmp.Compare(b.age, a.age)
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	q.queue = deque{}
+	for _, p := range held {
+		q.enqueue(p.id, w.MsgForWrite(p.id))
+	}
+}
+
+// resumeSources restarts a source whose count a fork raised after its
+// publishing had ended: it publishes at its own spacing from the fork on
+// (the slots already past stay empty).
+func (q *Family) resumeSources(w *engine.World) {
+	for i := range w.Spec().Sources {
+		s := &w.Spec().Sources[i]
+		k := q.srcSent[i]
+		if k >= q.sourceCount(w, i) || q.srcNext[i] {
+			continue
+		}
+		if s.Every > 0 && s.Start+s.Every*engine.Time(k) < w.Now {
+			k = int((w.Now - s.Start + s.Every - 1) / s.Every)
+		}
+		if k < q.sourceCount(w, i) {
+			q.srcNext[i] = true
+			schedule(w, max(w.Now, s.Start+s.Every*engine.Time(k)), opPublish, int32(k), i, 0)
+		}
+	}
+}
+
+// deliverable reports whether an idle worker could take a message now,
+// without changing anything (see head).
+func (q *Family) deliverable(w *engine.World) bool {
+	if q.idle == 0 || q.visible == 0 {
+		return false
+	}
+	for i := 0; i < q.queue.len(); i++ {
+		e := q.queue.at(i)
+		m := w.MsgPtr(e.id)
+		if m == nil || m.QSeq != e.qseq {
+			continue
+		}
+		switch {
+		case m.Status == engine.StVisible:
+			return true
+		case m.Status == engine.StInFlight && w.Knobs.Mode == engine.ModeOrdered:
+			return false
+		}
+	}
+	return false
+}
+
+// Stranded is the settled-state rule: a run settles only when no message
+// can move again, so when nothing live is left while a message waits for
+// an idle worker, the world calls Revive. Every move wakes the dispatcher
+// itself; this is the guard that no missing wake can strand a queue.
+func (q *Family) Stranded(w *engine.World) bool { return !q.dispatchOn && q.deliverable(w) }
+
+// Revive dispatches a stranded message.
+func (q *Family) Revive(w *engine.World) { q.wake(w) }

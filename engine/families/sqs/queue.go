@@ -1,0 +1,222 @@
+package sqs
+
+import (
+	"fmt"
+
+	"inflight/engine"
+)
+
+// Family is the queue's own state: the queue and its leases, the workers
+// that poll it and the sources that publish to it. The kernel keeps the
+// ground truth per message (engine.Msg), the dead letters and the counts
+// behind engine.States.
+type Family struct {
+	queue   deque   // standard: visible ids; ordered: every held id in order
+	qseq    uint32  // enqueue stamps handed out
+	leased  []int32 // in-flight ids, for the in-flight pane
+	visible int     // messages in StVisible
+	idle    int     // workers in WIdle
+	workers []Worker
+	srcSent []int  // per source: messages it has published
+	srcNext []bool // per source: its next publish step is scheduled
+	// dispatchOn: a dispatch step is scheduled at the current time
+	dispatchOn bool
+}
+
+// WorkerState is what a worker process is doing.
+type WorkerState uint8
+
+// The worker states.
+const (
+	WOff  WorkerState = iota // not started yet
+	WIdle                    // polling
+	WBusy                    // running a handler
+	WDead                    // crashed; the supervisor will restart it
+)
+
+func (s WorkerState) String() string {
+	return [...]string{"off", "idle", "busy", "dead"}[s]
+}
+
+// Worker is one single-threaded consumer process.
+type Worker struct {
+	Name     string
+	Box      string
+	State    WorkerState
+	Msg      int32
+	Delivery uint16
+	Since    engine.Time // busy or dead since
+	CallEnd  engine.Time // when its provider call answers, or Never
+	LeaseEnd engine.Time // the expiry its receipt quotes
+	Wedged   bool
+	claimed  bool // this delivery wrote a claim (stamp sent_at on return)
+	// ackBefore: the handler this delivery started with acks before the
+	// work. Chosen at delivery, so a fork that flips the ack knob changes
+	// later deliveries, not this one.
+	ackBefore bool
+}
+
+// New makes the queue; Start builds its workers and sources from the
+// incident.
+func New(*engine.Params) engine.Family { return &Family{} }
+
+// Of is the world's queue, or nil when its incident runs another family.
+func Of(w *engine.World) *Family {
+	q, _ := w.System().(*Family)
+	return q
+}
+
+// Clone copies the queue for a checkpoint or a fork.
+func (q *Family) Clone() engine.Family {
+	c := *q
+	c.queue = q.queue.clone()
+	c.leased = append([]int32(nil), q.leased...)
+	c.workers = append([]Worker(nil), q.workers...)
+	c.srcSent = append([]int(nil), q.srcSent...)
+	c.srcNext = append([]bool(nil), q.srcNext...)
+	return &c
+}
+
+// The queue's steps.
+const (
+	opPublish uint8 = iota
+	opStartWorkers
+	opDispatch
+	opHandle
+	opSend
+	opCallReturn
+	opAck
+	opWork
+	opLeaseExpire
+	opRestart
+	opCrashAfterClaim
+	opRenew
+)
+
+// schedule queues a step; seq is the world's, so ties run in the order
+// the model scheduled them.
+func schedule(w *engine.World, t engine.Time, op uint8, item int32, actor int, gen uint16) {
+	w.Schedule(t, engine.FamilyStep{Op: op, Item: item, Actor: int16(actor), Gen: gen}, false)
+}
+
+// Start builds the workers, box by box (the world has checked there are
+// at most 64), and schedules their start and every source's first message.
+func (q *Family) Start(w *engine.World) {
+	spec := w.Spec()
+	for _, box := range spec.Workers.Boxes {
+		for i := 1; i <= spec.Workers.PerBox; i++ {
+			q.workers = append(q.workers, Worker{Name: fmt.Sprintf("%s%d", box, i), Box: box, Msg: -1, CallEnd: engine.Never})
+		}
+	}
+	q.srcSent = make([]int, len(spec.Sources))
+	q.srcNext = make([]bool, len(spec.Sources))
+	schedule(w, max(spec.Workers.Start, spec.Start), opStartWorkers, 0, 0, 0)
+	for i := range spec.Sources {
+		if q.sourceCount(w, i) > 0 {
+			q.srcNext[i] = true
+			schedule(w, spec.Sources[i].Start, opPublish, 0, i, 0)
+		}
+	}
+}
+
+// Step runs one of the queue's steps.
+func (q *Family) Step(w *engine.World, s engine.FamilyStep) {
+	wi := int(s.Actor)
+	switch s.Op {
+	case opPublish:
+		q.publish(w, wi, int(s.Item))
+	case opStartWorkers:
+		q.startWorkers(w)
+	case opDispatch:
+		q.dispatch(w)
+	case opHandle:
+		q.handle(w, wi)
+	case opWork:
+		q.work(w, wi)
+	case opSend:
+		q.send(w, wi)
+	case opCallReturn:
+		q.callReturn(w, wi)
+	case opAck:
+		q.ack(w, wi, s.Item == 1)
+	case opLeaseExpire:
+		q.leaseExpire(w, s.Item, s.Gen)
+	case opRestart:
+		q.restart(w, wi)
+	case opCrashAfterClaim:
+		q.crash(w, wi, engine.CrashAfterClaim)
+	case opRenew:
+		q.renew(w, wi, s.Item, s.Gen)
+	default:
+		panic(fmt.Sprintf("sqs: unknown step %d", s.Op))
+	}
+}
+
+// Workers lists the workers (read-only); none for another family's world.
+func (q *Family) Workers() []Worker {
+	if q == nil {
+		return nil
+	}
+	return q.workers
+}
+
+// Leased lists the ids of messages in flight (read-only).
+func (q *Family) Leased() []int32 {
+	if q == nil {
+		return nil
+	}
+	return q.leased
+}
+
+// QueueLen is the number of messages waiting in the queue (visible).
+func (q *Family) QueueLen() int {
+	if q == nil {
+		return 0
+	}
+	return q.visible
+}
+
+// Queue lists up to max waiting message ids in queue order.
+func (q *Family) Queue(w *engine.World, max int) []int32 {
+	if q == nil {
+		return nil
+	}
+	var out []int32
+	for i := 0; i < q.queue.len() && len(out) < max; i++ {
+		e := q.queue.at(i)
+		if m, _ := w.Msg(e.id); m.Status == engine.StVisible && m.QSeq == e.qseq {
+			out = append(out, e.id)
+		}
+	}
+	return out
+}
+
+// Counts are the chart's numbers: messages waiting, messages in flight.
+func (q *Family) Counts(*engine.World) (waiting, taken int) { return q.visible, len(q.leased) }
+
+// Figures: the queue's figures are the summary's standard ones (see
+// Summarize).
+func (q *Family) Figures(*engine.World) map[string]any { return nil }
+
+// KindName: the queue emits only the standard kinds.
+func (q *Family) KindName(k engine.Kind) string { return k.String() }
+
+// DecisionText: the queue makes only standard decisions, which the world
+// words itself.
+func (q *Family) DecisionText(w *engine.World, d *engine.Decision) string { return d.Kind.String() }
+
+// Panes words the queue at the world's own clock with nothing selected;
+// the explorer calls Panes with its cursor instead.
+func (q *Family) Panes(w *engine.World) engine.Panes {
+	return Panes(w, Cursor{At: w.Now, Sel: -1})
+}
+
+// CursorPanes tells the world that the explorer draws the queue with its
+// own cursor (Panes), not through engine.Family.
+func (q *Family) CursorPanes() {}
+
+// Runs reports whether spec's incident runs the queue.
+func Runs(spec *engine.Spec) bool {
+	w, err := engine.NewWorld(spec, spec.Seed, nil)
+	return err == nil && Of(w) != nil
+}
