@@ -85,7 +85,18 @@ func (f forkForm) View() string {
 			ch = st.Warn.Render("*")
 		}
 		v += strings.Repeat(" ", max(0, 14-ansi.StringWidth(v))) // styled: pad by width
-		out = append(out, fmt.Sprintf("%s%s%-*s %s %s", cur(i+1), ch, nw, k.Name, v, st.Dim.Render(k.Help)))
+		row := fmt.Sprintf("%s%s%-*s %s ", cur(i+1), ch, nw, k.Name, v)
+		if f.row != i+1 || f.filters || f.width <= 0 {
+			out = append(out, row+st.Dim.Render(k.Help)) // the frame clips it
+			continue
+		}
+		// the focused knob's doc is whole: it wraps under its own column
+		indent := ansi.StringWidth(row)
+		lines := append(wrap(k.Help, max(16, f.width-indent)), "")
+		out = append(out, row+st.Dim.Render(lines[0]))
+		for _, l := range lines[1 : len(lines)-1] {
+			out = append(out, strings.Repeat(" ", indent)+st.Dim.Render(l))
+		}
 	}
 	for _, l := range f.pinsGivingWay() {
 		for _, l := range wrap(l, f.width-4) {
