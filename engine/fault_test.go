@@ -250,12 +250,18 @@ func TestFaultForkRoundTrip(t *testing.T) {
 	if want.DuplicateEffects != 1 {
 		t.Errorf("duplicates %d, want 1 (a crash between the send and the stamp)", want.DuplicateEffects)
 	}
-	// the cheap branch: a checkpoint's world, forced, played headless
-	v := x.WorldAt(main, pass.Pos)
+	// the cheap branch: a checkpoint's world, forced, played headless,
+	// and its code
+	v := x.WorldAt(main, pass.Pos).Clone()
+	at := v.Now
 	if err := v.ForceFaults(pass.Fault); err != nil {
 		t.Fatal(err)
 	}
 	v.RunTo(nil, -1)
+	bc := engine.BranchCode(s, s.Seed, nil, []engine.CodeFork{{Pos: pass.Pos, At: at, Faults: []engine.Fault{pass.Fault}}}, v)
+	if rs, _, err := engine.ReplayCode(s, bc, engine.ReplayOptions{}); err != nil || rs.TraceSHA256 != want.TraceSHA256 {
+		t.Errorf("BranchCode %s: %v, %s; want %s", bc, err, rs.TraceSHA256, want.TraceSHA256)
+	}
 	z, _ := engine.OpenCode(c, s)
 	z.End()
 	if v.Fingerprint() != z.World().Fingerprint() {
