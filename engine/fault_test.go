@@ -351,3 +351,38 @@ func TestForceDecisions(t *testing.T) {
 		t.Errorf("forced latencies at %v: %v", lat, seen)
 	}
 }
+
+// Every fault point of every bundled incident, forced where the unforced
+// run first passes it, fires there and changes the run.
+func TestEveryFaultPointFires(t *testing.T) {
+	for _, s := range incidents.All() {
+		w, _ := engine.NewWorld(s, s.Seed, nil)
+		first := map[string]engine.FaultPass{}
+		var order []string
+		w.ObserveFaults(func(p engine.FaultPass) {
+			if _, ok := first[p.Point]; !ok {
+				first[p.Point] = p
+				order = append(order, p.Point)
+			}
+		})
+		w.RunTo(nil, -1)
+		for _, name := range order {
+			p := first[name]
+			f, _ := engine.NewWorld(s, s.Seed, nil)
+			if err := f.ForceFaults(p.Fault); err != nil {
+				t.Fatal(err)
+			}
+			var fired engine.FaultPass
+			f.ObserveFaults(func(q engine.FaultPass) {
+				if q.Forced {
+					fired = q
+				}
+			})
+			f.RunTo(nil, -1)
+			if fired.Fault != p.Fault || fired.Pos != p.Pos || f.Fingerprint() == w.Fingerprint() {
+				t.Errorf("%s %s: fired %+v (passed %+v); trace changed: %v", s.ID, p.Fault, fired, p, f.Fingerprint() != w.Fingerprint())
+			}
+			t.Logf("%s: %s", s.ID, f.FaultWords(p.Fault, int(p.Actor)))
+		}
+	}
+}
