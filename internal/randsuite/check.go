@@ -244,7 +244,7 @@ func (c *Checker) ack(e *engine.Event, m *tally) {
 		switch {
 		case m.state == sDLQ && !noop:
 			c.fail(e, "an ack deletes a message already in the dead letter queue")
-		case c.queue && noop && c.held(m.state):
+		case c.queue && noop && e.Aux != engine.AckLost && c.held(m.state): // a lost ack leaves it held, rightly
 			c.fail(e, "a no-op late ack for a message the broker still holds (%s)", stateNames[m.state])
 		case c.queue && !noop && m.state == sDeleted:
 			c.fail(e, "acked after it was already deleted")
