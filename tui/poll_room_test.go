@@ -234,3 +234,28 @@ func TestRoomFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestLeavingEndsTheStageWait: a follower's wait on the stage (up to
+// stageWait when nothing moves) ends when its session does, as its wait
+// on the poll does.
+func TestLeavingEndsTheStageWait(t *testing.T) {
+	_, fs, st := room(t, 1, 80, 24)
+	f := fs[0]
+	if _, gen := st.State(); gen == 0 {
+		t.Fatal("nothing on stage: the wait would not block")
+	}
+	_, f.follower.gen = st.State() // shown: the next wait blocks
+	w := f.wait()
+	done := make(chan tea.Msg, 1)
+	go func() { done <- w() }()
+	time.Sleep(50 * time.Millisecond) // let it wait
+	f.Release()
+	select {
+	case msg := <-done:
+		if msg != nil {
+			t.Errorf("the ended session's wait returned %#v", msg)
+		}
+	case <-time.After(stageWait / 2):
+		t.Fatal("Release did not end the session's wait on the stage")
+	}
+}
