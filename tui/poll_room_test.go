@@ -259,3 +259,48 @@ func TestLeavingEndsTheStageWait(t *testing.T) {
 		t.Fatal("Release did not end the session's wait on the stage")
 	}
 }
+
+// TestHiddenQuestionComesBack: while a follower's question is up its help
+// bar shows the question's keys; esc hides it, the help bar then offers A,
+// which shows it again; and the reveal shows it to a follower who hid it,
+// once (hidden after the reveal, it stays hidden).
+func TestHiddenQuestionComesBack(t *testing.T) {
+	pres, fs, _ := room(t, 1, 80, 24)
+	pres = synced(press(pres, "e", "5"))
+	f := synced(fs[0])
+	last := func(v string) string { return v[strings.LastIndexByte(v, '\n')+1:] }
+	frame := strings.Repeat("the stage's line\n", 23) + "the stage's keys"
+	if l := last(f.View()); !strings.Contains(l, "1–3/a–c answer") || !strings.Contains(l, "esc hide") || strings.Contains(l, "play/pause") {
+		t.Errorf("help bar under the question: %q", l)
+	}
+	if v, _ := f.roomFrame(frame); !strings.Contains(last(v), "1–3/a–c answer") {
+		t.Errorf("help bar of the question over the stage's frame: %q", last(v))
+	}
+	f = press(f, "esc")
+	if f.exercises.room.asked() {
+		t.Fatal("esc did not hide the question")
+	}
+	if l := last(f.View()); !strings.Contains(l, "A the question") {
+		t.Errorf("help bar with the question hidden: %q", l)
+	}
+	if v, ok := f.hiddenFrame(frame); !ok || !strings.Contains(last(v), "A the question") || strings.Count(v, "the stage's line") != 23 {
+		t.Errorf("the stage's frame with the question hidden (%v): help bar %q", ok, last(v))
+	}
+	f = press(f, "A")
+	if !f.exercises.room.asked() {
+		t.Fatal("A did not show the question again")
+	}
+	f = press(f, "esc")
+	pres = press(pres, "enter") // reveal
+	f = synced(f)
+	if !f.exercises.room.asked() || !strings.Contains(f.View(), "answer is b") {
+		t.Fatalf("the reveal did not reach the follower who hid the question:\n%s", f.View())
+	}
+	f = synced(press(f, "esc"))
+	if f.exercises.room.asked() {
+		t.Error("a revealed question hidden again came back")
+	}
+	if _, ok := f.hiddenFrame(frame); !ok {
+		t.Error("no way back to the revealed question")
+	}
+}
