@@ -2,12 +2,15 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
 )
 
 // roomSeat is one session's place in the room under serve: the number the
@@ -242,4 +245,45 @@ func (m Model) hiddenFrame(frame string) (string, bool) {
 		return "", false
 	}
 	return frame[:i+1] + m.ownFooter(), true
+}
+
+// resumeQuestion gives a presenter who comes back the room's open
+// question, as the one who asked it left it: on screen with its live
+// tally, to reveal (enter) or drop (esc). A question the incident on stage
+// does not have is dropped: no one could reveal it.
+func (m *Model) resumeQuestion() {
+	if m.stage == nil || !m.presenter {
+		return
+	}
+	p := m.stage.Poll()
+	rs := p.State()
+	if !rs.Open || rs.Seq == 0 {
+		return
+	}
+	i := -1
+	if rs.Question.Incident == m.x.Spec.ID {
+		i = slices.IndexFunc(m.x.Spec.Exercises, func(ex engine.Exercise) bool { return ex.Key == rs.Question.Key })
+	}
+	if i < 0 {
+		p.Drop(rs.Seq)
+		return
+	}
+	ex := m.x.Spec.Exercises[i]
+	m.openExercises()
+	m.exercises.row = i
+	q := question{on: true, ex: ex, pick: -1, room: true, seq: rs.Seq, keys: questionKeyMap(len(ex.Choices), true)}
+	if rs.Revealed {
+		q.revealed = true
+		q.keys.Choose = binding([]string{"enter", " "}, "enter", "play on to the proof")
+		q.arrived = ex.Proof == nil || m.at >= ex.Proof.At
+	}
+	m.exercises.q, m.exercises.keys = q, q.keys
+	m.exercises.room.state = rs
+	if rs.Revealed {
+		m.exercises.tried[ex.Key] = true
+	}
+	if ex.Changes() {
+		e := ex
+		m.exercise = &e
+	}
 }

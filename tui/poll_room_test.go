@@ -304,3 +304,37 @@ func TestHiddenQuestionComesBack(t *testing.T) {
 		t.Error("no way back to the revealed question")
 	}
 }
+
+// TestPresenterComesBackToTheQuestion: a presenter who reconnects while a
+// question is open finds it on screen with its live tally, and can reveal
+// it — or, another time, drop it.
+func TestPresenterComesBackToTheQuestion(t *testing.T) {
+	for _, reveal := range []bool{true, false} {
+		pres, fs, st := room(t, 2, 80, 24)
+		pres = press(pres, "e", "5")
+		seq := st.Poll().State().Seq
+		fs[0] = press(synced(fs[0]), "b")
+		pres.Release() // the presenter's session ends
+		back := synced(newTest(t, Options{Stage: st, Presenter: true}, 80, 24))
+		q := back.exercises.q
+		if !q.on || !q.room || q.seq != seq || back.state != stateExercises {
+			t.Fatalf("the presenter came back to %+v (state %v)", q, back.state)
+		}
+		v := back.View()
+		if !strings.Contains(v, "Asking the room") || !strings.Contains(v, "1 follower answered · 1 not yet") {
+			t.Fatalf("the question as the presenter finds it:\n%s", v)
+		}
+		if reveal {
+			back = press(back, "enter")
+			if rs := st.Poll().State(); !rs.Revealed || rs.Seq != seq {
+				t.Fatalf("enter did not reveal: %+v", rs)
+			}
+		} else {
+			back = press(back, "esc")
+			if rs := st.Poll().State(); rs.Open {
+				t.Fatalf("esc did not drop the question: %+v", rs)
+			}
+		}
+		back.Release()
+	}
+}
