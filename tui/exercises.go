@@ -494,17 +494,25 @@ func choiceLines(st Styles, choices []string, mine, answer int, revealed bool, t
 		case i == mine:
 			mark = st.Cursor.Render("▶ ")
 		}
-		text := fitLine(c, max(textW, 10))
-		if i == mine {
-			text = st.Selected.Render(text)
+		// a choice too long for its column wraps under itself: its words
+		// are the question's, none cut
+		texts := wrap(c, max(textW, 10))
+		for j, t := range texts {
+			texts[j] = fitLine(t, max(textW, 10))
+			if i == mine {
+				texts[j] = st.Selected.Render(texts[j])
+			}
 		}
-		line := mark + st.Key.Render(fmt.Sprintf("[%c]", 'a'+rune(i))) + " " + text
+		line := mark + st.Key.Render(fmt.Sprintf("[%c]", 'a'+rune(i))) + " " + texts[0]
 		if tally != nil {
 			n := tally[i]
 			bar := strings.Repeat("█", n*barW/most)
 			line += fmt.Sprintf(" %4d ", n) + bar
 		}
 		out = append(out, line)
+		for _, t := range texts[1:] {
+			out = append(out, "      "+t)
+		}
 	}
 	return out
 }
