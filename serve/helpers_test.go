@@ -156,12 +156,13 @@ type term struct {
 	in    io.WriteCloser
 	start time.Time
 
-	mu      sync.Mutex
-	out     []byte
-	errOut  syncBuffer
-	first   time.Duration // from start to the first byte after the query answers
-	done    chan struct{}
-	waitErr error
+	mu       sync.Mutex
+	out      []byte
+	errOut   syncBuffer
+	first    time.Duration // from start to the first byte after the query answers
+	answered bool          // the terminal queries came and were answered
+	done     chan struct{}
+	waitErr  error
 }
 
 var (
@@ -206,29 +207,41 @@ func mustTerm(t testing.TB, c *gossh.Client, w, h int) *term {
 func (tm *term) read(out io.Reader) {
 	defer close(tm.done)
 	buf := make([]byte, 32*1024)
-	answered := false
 	for {
 		n, err := out.Read(buf)
 		if n > 0 {
-			tm.mu.Lock()
-			tm.out = append(tm.out, buf[:n]...)
-			if !answered && bytes.Contains(tm.out, queryDA1) {
-				answered = true
-				reply := "\x1b[?62;22c"
-				if bytes.Contains(tm.out, queryBG) {
-					reply = "\x1b]11;rgb:1010/1010/1010\x07" + reply
-				}
-				tm.out = tm.out[:0]
-				go tm.in.Write([]byte(reply)) //nolint:errcheck
-			} else if answered && tm.first == 0 {
-				tm.first = time.Since(tm.start)
-			}
-			tm.mu.Unlock()
+			tm.take(buf[:n])
 		}
 		if err != nil {
 			tm.waitErr = tm.sess.Wait()
 			return
 		}
+	}
+}
+
+// take keeps what one read brought, answering the terminal queries the
+// first time they come and dropping them (and what came before them).
+func (tm *term) take(b []byte) {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	tm.out = append(tm.out, b...)
+	if i := bytes.Index(tm.out, queryDA1); !tm.answered && i >= 0 {
+		tm.answered = true
+		reply := "\x1b[?62;22c"
+		if bytes.Contains(tm.out, queryBG) {
+			reply = "\x1b]11;rgb:1010/1010/1010\x07" + reply
+		}
+		// What came in the same read after the queries stays: when the
+		// server stopped waiting for the answers before this read (a
+		// loaded machine), it is the first frame, and the explorer does
+		// not draw an unchanged screen again.
+		tm.out = append(tm.out[:0], tm.out[i+len(queryDA1):]...)
+		if len(tm.out) > 0 {
+			tm.first = time.Since(tm.start)
+		}
+		go tm.in.Write([]byte(reply)) //nolint:errcheck
+	} else if tm.answered && tm.first == 0 {
+		tm.first = time.Since(tm.start)
 	}
 }
 

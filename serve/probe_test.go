@@ -218,3 +218,20 @@ func TestDarkColor(t *testing.T) {
 		}
 	}
 }
+
+// TestTermKeepsTheFrameAfterTheQueries: the test terminal keeps a first
+// frame that arrives in the same read as the queries (the server stopped
+// waiting for the answers first, as on a loaded machine): dropping it left
+// TestFiftySessionsStepAndFork's attendees an empty screen, since the
+// explorer does not draw an unchanged screen again.
+func TestTermKeepsTheFrameAfterTheQueries(t *testing.T) {
+	tm := &term{in: nopCloser{io.Discard}, start: time.Now()}
+	tm.take([]byte(ansi.RequestBackgroundColor + ansi.RequestPrimaryDeviceAttributes + "\x1b[?1049hMarlow Books"))
+	if s := tm.screen(); !strings.Contains(s, "Marlow Books") || tm.firstByte() == 0 {
+		t.Errorf("screen %q, first frame at %s", s, tm.firstByte())
+	}
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

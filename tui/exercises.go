@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
 )
@@ -178,7 +179,8 @@ func (l exerciseList) View() string {
 		return l.viewQuestion()
 	}
 	st := l.st
-	out := []string{st.PaneTitle.Render("Check your understanding") + "  press a question's key (or enter) to fork at its moment · a asks one with choices · esc closes", ""}
+	out := heading(st.PaneTitle.Render("Check your understanding"), "press a question's key (or enter) to fork at its moment · a asks one with choices · esc closes", l.width)
+	out = append(out, "")
 	focus := 0
 	for i, ex := range l.exs {
 		mark := "  "
@@ -429,6 +431,20 @@ func (l exerciseList) viewQuestion() string {
 	return window(out, 0, l.height)
 }
 
+// heading is an overlay's title and its line of help: on one line when
+// they fit in width, else the help wrapped under the title, so no word is
+// cut.
+func heading(title, help string, width int) []string {
+	if one := title + "  " + help; lipgloss.Width(one) <= width {
+		return []string{one}
+	}
+	out := []string{title}
+	for _, l := range wrap(help, max(width-2, 20)) {
+		out = append(out, "  "+l)
+	}
+	return out
+}
+
 // hint is a dim line of keys and news, wrapped to the screen.
 func hint(st Styles, s string, width int) []string {
 	var out []string
@@ -478,17 +494,25 @@ func choiceLines(st Styles, choices []string, mine, answer int, revealed bool, t
 		case i == mine:
 			mark = st.Cursor.Render("▶ ")
 		}
-		text := fitLine(c, max(textW, 10))
-		if i == mine {
-			text = st.Selected.Render(text)
+		// a choice too long for its column wraps under itself: its words
+		// are the question's, none cut
+		texts := wrap(c, max(textW, 10))
+		for j, t := range texts {
+			texts[j] = fitLine(t, max(textW, 10))
+			if i == mine {
+				texts[j] = st.Selected.Render(texts[j])
+			}
 		}
-		line := mark + st.Key.Render(fmt.Sprintf("[%c]", 'a'+rune(i))) + " " + text
+		line := mark + st.Key.Render(fmt.Sprintf("[%c]", 'a'+rune(i))) + " " + texts[0]
 		if tally != nil {
 			n := tally[i]
 			bar := strings.Repeat("█", n*barW/most)
 			line += fmt.Sprintf(" %4d ", n) + bar
 		}
 		out = append(out, line)
+		for _, t := range texts[1:] {
+			out = append(out, "      "+t)
+		}
 	}
 	return out
 }

@@ -25,6 +25,7 @@ type follower struct {
 	coloured bool // colours is known
 	draft    bool // the frame was drawn before the chart was ready: fetch again soon
 	fetched  time.Time
+	left     *leaving // closed when the session ends (Release): its wait ends with it
 }
 
 // stageWait bounds one wait on the stage, so a session that quits leaves
@@ -73,22 +74,34 @@ func (m *Model) wait() tea.Cmd {
 	if !m.follower.coloured {
 		m.follower.colours, m.follower.coloured = coloursOf(m.r), true
 	}
-	tag, gen, w, h, c, sh := m.follower.tag, m.follower.gen, m.width, m.height, m.follower.colours, m.shared
+	if m.follower.left == nil { // made before the wait that selects on it, in the Model Release gets
+		m.follower.left = &leaving{c: make(chan struct{})}
+	}
+	tag, gen, w, h, c, sh, left := m.follower.tag, m.follower.gen, m.width, m.height, m.follower.colours, m.shared, m.follower.left
 	next := m.follower.fetched.Truncate(stageBeat).Add(stageBeat)
 	d := stageWait
 	if m.follower.draft {
 		d = draftWait
 	}
 	return func() tea.Msg {
+		t := time.NewTimer(d)
+		defer t.Stop()
 		select {
 		case <-s.Changed(gen):
-		case <-time.After(d):
+		case <-left.c:
+			return nil // the session has ended
+		case <-t.C:
 			if d == stageWait {
 				return stageMsg{tag: tag, gen: gen, timeout: true}
 			}
 		}
 		if d := time.Until(next); d > 0 {
-			time.Sleep(d)
+			t.Reset(d)
+			select {
+			case <-t.C:
+			case <-left.c:
+				return nil
+			}
 		}
 		f, g, final := s.frame(w, h, c, sh)
 		return stageMsg{tag: tag, gen: g, frame: f, w: w, h: h, draft: !final}

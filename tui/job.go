@@ -311,6 +311,9 @@ func (j *job) view(r *lipgloss.Renderer) string {
 // ended.
 func (m Model) Release() {
 	m.leaveRoom() // poll_room.go
+	if m.follower.left != nil {
+		m.follower.left.close() // the wait on the stage ends with the session
+	}
 	m.jobs.cancel()
 	m.charts.stop(m.shared)
 	if m.shared != nil && m.shared.Pool != nil && m.x != nil {

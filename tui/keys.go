@@ -34,9 +34,12 @@ type KeyMap struct {
 	Code      key.Binding
 	Incidents key.Binding
 	Follow    key.Binding
-	Help      key.Binding
-	Close     key.Binding
-	Quit      key.Binding
+	// Question shows again the room's question a follower hid (esc);
+	// enabled only while there is one.
+	Question key.Binding
+	Help     key.Binding
+	Close    key.Binding
+	Quit     key.Binding
 	// ForceQuit quits from every screen, a text input's too; it is in no
 	// help, since Quit names it.
 	ForceQuit key.Binding
@@ -73,6 +76,7 @@ func DefaultKeyMap() KeyMap {
 		Code:      b([]string{"y"}, "y", "share code"),
 		Incidents: b([]string{"i"}, "i", "incidents"),
 		Follow:    b([]string{"F"}, "F", "follow stage"),
+		Question:  key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "the question"), key.WithDisabled()),
 		Help:      b([]string{"?"}, "?", "all keys"),
 		Close:     b([]string{"esc"}, "esc", "close"),
 		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
@@ -82,7 +86,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the help bar: the keys a newcomer needs first.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Play, k.Step, k.Back, k.NextMark, k.NextDec, k.Fork, k.Exercises, k.Help, k.Quit}
+	return []key.Binding{k.Question, k.Play, k.Step, k.Back, k.NextMark, k.NextDec, k.Fork, k.Exercises, k.Help, k.Quit}
 }
 
 // FullHelp is every key, in columns.
@@ -90,7 +94,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Play, k.Faster, k.Slower, k.Step, k.Back, k.Tick, k.TickBack},
 		{k.NextDec, k.PrevDec, k.NextMark, k.PrevMark, k.Start, k.End, k.Jump},
-		{k.Fork, k.Branches, k.NextBr, k.Compare, k.Exercises, k.Follow},
+		{k.Fork, k.Branches, k.NextBr, k.Compare, k.Exercises, k.Follow, k.Question},
 		{k.Up, k.Down, k.Story, k.Code, k.Incidents, k.Help, k.Quit},
 	}
 }

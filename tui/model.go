@@ -462,6 +462,9 @@ func (m *Model) reset() {
 // activeKeys are the keys the help bar shows: the active screen's own, so
 // that it never offers a key the screen does not answer.
 func (m Model) activeKeys() help.KeyMap {
+	if r := m.exercises.room; m.stage != nil && !m.presenter && r.asked() {
+		return roomKeyMap(r.state) // a follower's question is over the screen
+	}
 	switch m.state {
 	case stateFork:
 		return m.fork.keys
@@ -480,5 +483,7 @@ func (m Model) activeKeys() help.KeyMap {
 	case statePicker:
 		return m.picker.keys
 	}
-	return m.keys
+	k := m.keys
+	k.Question.SetEnabled(m.stage != nil && !m.presenter && m.exercises.room.hiddenOpen())
+	return k
 }

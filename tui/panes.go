@@ -84,9 +84,10 @@ func (v paneView) paneHead(title string, total, w, h, off int) (head []string, r
 	return head, rows, offset
 }
 
-// wrapCells word-wraps s to w cells, breaking a word longer than w.
+// wrapCells word-wraps s to w cells, breaking a word longer than w; a
+// number and its unit stay together (wrap).
 func wrapCells(s string, w int) []string {
-	return strings.Split(ansi.Wrap(strings.Join(strings.Fields(s), " "), max(1, w), ""), "\n")
+	return unglue(ansi.Wrap(glueUnits(strings.Join(strings.Fields(s), " ")), max(1, w), ""))
 }
 
 // renderPane draws a titled, scrolled list exactly w×h. lines holds the

@@ -2,12 +2,15 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
 )
 
 // roomSeat is one session's place in the room under serve: the number the
@@ -91,7 +94,11 @@ func (m *Model) onPoll(msg pollMsg) tea.Cmd {
 		// Release will get
 		r.left = &leaving{c: make(chan struct{})}
 	}
+	old := r.state
 	r.state = m.stage.Poll().State()
+	if r.hidden == r.state.Seq && r.state.Revealed && !(old.Seq == r.state.Seq && old.Revealed) {
+		r.hidden = 0 // the reveal reaches a follower who hid the question
+	}
 	r.gen = r.state.Gen
 	if m.presenter {
 		r.gen = r.state.TallyGen
@@ -105,15 +112,50 @@ func (r roomSeat) asked() bool {
 	return r.session != 0 && r.state.Open && r.state.Seq != 0 && r.hidden != r.state.Seq
 }
 
+// hidden reports whether a follower has hidden a question still open
+// (esc): the Question key shows it again.
+func (r roomSeat) hiddenOpen() bool {
+	return r.session != 0 && r.state.Open && r.state.Seq != 0 && r.hidden == r.state.Seq
+}
+
+// roomKeys are the keys of a follower's question overlay, for the footer:
+// a choice answers (until the reveal), esc hides the question.
+type roomKeys struct{ Answer, Hide key.Binding }
+
+func (k roomKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Answer, k.Hide} }
+func (k roomKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+func roomKeyMap(st PollState) roomKeys {
+	k := roomKeys{
+		Answer: binding([]string{"1", "2", "3", "4", "5", "a", "b", "c", "d", "e"}, choiceKeys(len(st.Question.Choices)), "answer"),
+		Hide:   binding([]string{"esc", "q"}, "esc", "hide (A shows it again)"),
+	}
+	if st.Revealed {
+		k.Answer.SetEnabled(false)
+		k.Hide = binding([]string{"esc", "q"}, "esc", "close")
+	}
+	return k
+}
+
 // roomKey answers a follower's key while the question overlay is up: a
 // choice (1–5 or a–e) answers, or changes the answer until the reveal;
-// esc or q closes the overlay; every other key waits for it to close.
+// esc or q hides the overlay; every other key waits for it to close.
+// While a hidden question is open, the Question key shows it again.
 func (m *Model) roomKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	r := &m.exercises.room
-	if m.stage == nil || m.presenter || !r.asked() {
+	if m.stage == nil || m.presenter {
 		return nil, false
 	}
-	if key.Matches(k, binding([]string{"esc", "q"}, "esc", "close")) {
+	show := m.keys.Question
+	show.SetEnabled(true) // the key map's is enabled only for the footer
+	if r.hiddenOpen() && key.Matches(k, show) {
+		r.hidden = 0
+		return nil, true
+	}
+	if !r.asked() {
+		return nil, false
+	}
+	if key.Matches(k, roomKeyMap(r.state).Hide) {
 		r.hidden = r.state.Seq
 		return nil, true
 	}
@@ -170,15 +212,78 @@ func (m Model) roomOverlay(w, h int) (string, bool) {
 
 // roomFrame is a follower's question overlay over a frame drawn for it
 // elsewhere (the stage's shared frame): the frame's header line, then the
-// overlay, at the session's size.
+// overlay and the question's keys, at the session's size.
 func (m Model) roomFrame(frame string) (string, bool) {
 	if m.width < minWidth || m.height < minHeight {
 		return "", false
 	}
-	o, ok := m.roomOverlay(m.width, m.height-headerHeight)
+	o, ok := m.roomOverlay(m.width, m.height-headerHeight-1)
 	if !ok {
 		return "", false
 	}
 	header, _, _ := strings.Cut(frame, "\n")
-	return fitLine(header, m.width) + "\n" + fit(o, m.width, m.height-headerHeight), true
+	return fitLine(header, m.width) + "\n" + fit(o, m.width, m.height-headerHeight-1) + "\n" + m.ownFooter(), true
+}
+
+// ownFooter is the session's own help bar (the shared frame's is every
+// follower's alike), one line wide as the screen.
+func (m Model) ownFooter() string {
+	v := m.mainView()
+	v.help.ShowAll = false
+	return fitLine(v.viewFooter(), m.width)
+}
+
+// hiddenFrame is the stage's frame for a follower who hid the open
+// question: its help bar is the session's own, which says the key that
+// shows the question again.
+func (m Model) hiddenFrame(frame string) (string, bool) {
+	if m.stage == nil || m.presenter || !m.exercises.room.hiddenOpen() {
+		return "", false
+	}
+	i := strings.LastIndexByte(frame, '\n')
+	if i < 0 {
+		return "", false
+	}
+	return frame[:i+1] + m.ownFooter(), true
+}
+
+// resumeQuestion gives a presenter who comes back the room's open
+// question, as the one who asked it left it: on screen with its live
+// tally, to reveal (enter) or drop (esc). A question the incident on stage
+// does not have is dropped: no one could reveal it.
+func (m *Model) resumeQuestion() {
+	if m.stage == nil || !m.presenter {
+		return
+	}
+	p := m.stage.Poll()
+	rs := p.State()
+	if !rs.Open || rs.Seq == 0 {
+		return
+	}
+	i := -1
+	if rs.Question.Incident == m.x.Spec.ID {
+		i = slices.IndexFunc(m.x.Spec.Exercises, func(ex engine.Exercise) bool { return ex.Key == rs.Question.Key })
+	}
+	if i < 0 {
+		p.Drop(rs.Seq)
+		return
+	}
+	ex := m.x.Spec.Exercises[i]
+	m.openExercises()
+	m.exercises.row = i
+	q := question{on: true, ex: ex, pick: -1, room: true, seq: rs.Seq, keys: questionKeyMap(len(ex.Choices), true)}
+	if rs.Revealed {
+		q.revealed = true
+		q.keys.Choose = binding([]string{"enter", " "}, "enter", "play on to the proof")
+		q.arrived = ex.Proof == nil || m.at >= ex.Proof.At
+	}
+	m.exercises.q, m.exercises.keys = q, q.keys
+	m.exercises.room.state = rs
+	if rs.Revealed {
+		m.exercises.tried[ex.Key] = true
+	}
+	if ex.Changes() {
+		e := ex
+		m.exercise = &e
+	}
 }

@@ -234,3 +234,107 @@ func TestRoomFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestLeavingEndsTheStageWait: a follower's wait on the stage (up to
+// stageWait when nothing moves) ends when its session does, as its wait
+// on the poll does.
+func TestLeavingEndsTheStageWait(t *testing.T) {
+	_, fs, st := room(t, 1, 80, 24)
+	f := fs[0]
+	if _, gen := st.State(); gen == 0 {
+		t.Fatal("nothing on stage: the wait would not block")
+	}
+	_, f.follower.gen = st.State() // shown: the next wait blocks
+	w := f.wait()
+	done := make(chan tea.Msg, 1)
+	go func() { done <- w() }()
+	time.Sleep(50 * time.Millisecond) // let it wait
+	f.Release()
+	select {
+	case msg := <-done:
+		if msg != nil {
+			t.Errorf("the ended session's wait returned %#v", msg)
+		}
+	case <-time.After(stageWait / 2):
+		t.Fatal("Release did not end the session's wait on the stage")
+	}
+}
+
+// TestHiddenQuestionComesBack: while a follower's question is up its help
+// bar shows the question's keys; esc hides it, the help bar then offers A,
+// which shows it again; and the reveal shows it to a follower who hid it,
+// once (hidden after the reveal, it stays hidden).
+func TestHiddenQuestionComesBack(t *testing.T) {
+	pres, fs, _ := room(t, 1, 80, 24)
+	pres = synced(press(pres, "e", "5"))
+	f := synced(fs[0])
+	last := func(v string) string { return v[strings.LastIndexByte(v, '\n')+1:] }
+	frame := strings.Repeat("the stage's line\n", 23) + "the stage's keys"
+	if l := last(f.View()); !strings.Contains(l, "1–3/a–c answer") || !strings.Contains(l, "esc hide") || strings.Contains(l, "play/pause") {
+		t.Errorf("help bar under the question: %q", l)
+	}
+	if v, _ := f.roomFrame(frame); !strings.Contains(last(v), "1–3/a–c answer") {
+		t.Errorf("help bar of the question over the stage's frame: %q", last(v))
+	}
+	f = press(f, "esc")
+	if f.exercises.room.asked() {
+		t.Fatal("esc did not hide the question")
+	}
+	if l := last(f.View()); !strings.Contains(l, "A the question") {
+		t.Errorf("help bar with the question hidden: %q", l)
+	}
+	if v, ok := f.hiddenFrame(frame); !ok || !strings.Contains(last(v), "A the question") || strings.Count(v, "the stage's line") != 23 {
+		t.Errorf("the stage's frame with the question hidden (%v): help bar %q", ok, last(v))
+	}
+	f = press(f, "A")
+	if !f.exercises.room.asked() {
+		t.Fatal("A did not show the question again")
+	}
+	f = press(f, "esc")
+	pres = press(pres, "enter") // reveal
+	f = synced(f)
+	if !f.exercises.room.asked() || !strings.Contains(f.View(), "answer is b") {
+		t.Fatalf("the reveal did not reach the follower who hid the question:\n%s", f.View())
+	}
+	f = synced(press(f, "esc"))
+	if f.exercises.room.asked() {
+		t.Error("a revealed question hidden again came back")
+	}
+	if _, ok := f.hiddenFrame(frame); !ok {
+		t.Error("no way back to the revealed question")
+	}
+}
+
+// TestPresenterComesBackToTheQuestion: a presenter who reconnects while a
+// question is open finds it on screen with its live tally, and can reveal
+// it — or, another time, drop it.
+func TestPresenterComesBackToTheQuestion(t *testing.T) {
+	for _, reveal := range []bool{true, false} {
+		pres, fs, st := room(t, 2, 80, 24)
+		pres = press(pres, "e", "5")
+		seq := st.Poll().State().Seq
+		fs[0] = press(synced(fs[0]), "b")
+		pres.Release() // the presenter's session ends
+		back := synced(newTest(t, Options{Stage: st, Presenter: true}, 80, 24))
+		q := back.exercises.q
+		if !q.on || !q.room || q.seq != seq || back.state != stateExercises {
+			t.Fatalf("the presenter came back to %+v (state %v)", q, back.state)
+		}
+		v := back.View()
+		if !strings.Contains(v, "Asking the room") || !strings.Contains(v, "1 follower answered · 1 not yet") {
+			t.Fatalf("the question as the presenter finds it:\n%s", v)
+		}
+		if reveal {
+			back = press(back, "enter")
+			if rs := st.Poll().State(); !rs.Revealed || rs.Seq != seq {
+				t.Fatalf("enter did not reveal: %+v", rs)
+			}
+		} else {
+			back = press(back, "esc")
+			if rs := st.Poll().State(); rs.Open {
+				t.Fatalf("esc did not drop the question: %+v", rs)
+			}
+		}
+		back.Release()
+	}
+}

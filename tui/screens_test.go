@@ -81,6 +81,11 @@ func TestNoCutWords(t *testing.T) {
 					t.Errorf("%s:%d: cut: %q", path, i+1, strings.TrimRight(seg, " "))
 				}
 			}
+			// nor is a text cut before a column of counts (a question's
+			// choice beside the room's tally)
+			if cutBeforeCount.MatchString(l) {
+				t.Errorf("%s:%d: cut before a count: %q", path, i+1, strings.TrimRight(l, " "))
+			}
 		}
 		return nil
 	})
@@ -91,6 +96,8 @@ func TestNoCutWords(t *testing.T) {
 		t.Fatalf("only %d goldens read", n)
 	}
 }
+
+var cutBeforeCount = regexp.MustCompile(`…\s+\d`)
 
 // TestHeaderHoldsStill: the header's clock is whole past 100 h, and the
 // play label takes the same width at every state and speed, so nothing

@@ -39,6 +39,9 @@ func (s *session) View() string {
 		if o, ok := s.m.roomFrame(f); ok { // the room's question over it (poll_room.go)
 			return o
 		}
+		if o, ok := s.m.hiddenFrame(f); ok { // its help bar says how to show it again
+			return o
+		}
 		return f
 	}
 	return s.m.View()

@@ -56,6 +56,7 @@ func New(o Options) (Model, error) {
 		if err := m.showStage(st, true); err != nil {
 			m.flash = "the stage could not be shown as it was: " + err.Error()
 		}
+		m.resumeQuestion() // the room's open question, to reveal or drop
 		if m.play.on {
 			m.play.gen++
 		}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -327,10 +328,26 @@ func fmtDur(d engine.Duration) string {
 	return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
 }
 
-// wrap word-wraps s to w cells.
+// wrap word-wraps s to w cells, a number and its unit ("31 s") kept on
+// one line.
 func wrap(s string, w int) []string {
 	if w < 4 {
 		return []string{s}
 	}
-	return strings.Split(ansi.Wordwrap(strings.Join(strings.Fields(s), " "), w, ""), "\n")
+	return unglue(ansi.Wordwrap(glueUnits(strings.Join(strings.Fields(s), " ")), w, ""))
+}
+
+// numberUnit is a number, the space after it and a unit: the space is one
+// a line may not break at.
+var numberUnit = regexp.MustCompile(`(\d) (ms|s|min|m|h|%|[kKMG]?B)\b`)
+
+const nbsp = "\u00a0"
+
+// glueUnits puts a no-break space (which the ansi wrappers do not break
+// at) between each number and its unit; unglue gives the lines back with
+// plain spaces.
+func glueUnits(s string) string { return numberUnit.ReplaceAllString(s, "$1"+nbsp+"$2") }
+
+func unglue(wrapped string) []string {
+	return strings.Split(strings.ReplaceAll(wrapped, nbsp, " "), "\n")
 }

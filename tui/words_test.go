@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -98,5 +99,27 @@ func TestBookmarkOnMain(t *testing.T) {
 	// on main itself, no bookmark says so
 	if v := viewAfter(t, 120, 40, "]", "]"); strings.Contains(v, "on main:") {
 		t.Fatalf("on main a bookmark says \"on main\":\n%s", v)
+	}
+}
+
+// TestNumberKeepsItsUnit: wrapping never parts a number from its unit
+// ("(could be 31" over "s–40 s)").
+func TestNumberKeepsItsUnit(t *testing.T) {
+	s := "provider latency, order 14, delivery 1: 34 s (could be 31 s–40 s) and 250 ms more"
+	for w := 12; w <= len(s); w++ {
+		for _, lines := range [][]string{wrap(s, w), wrapCells(s, w)} {
+			for i, l := range lines {
+				l = strings.TrimRight(l, " ")
+				if i+1 < len(lines) && regexp.MustCompile(`\d$`).MatchString(l) && regexp.MustCompile(`^ *(s|ms)\b`).MatchString(lines[i+1]) {
+					t.Errorf("width %d: %q / %q", w, l, lines[i+1])
+				}
+				if strings.Contains(l, "\u00a0") {
+					t.Errorf("width %d: a no-break space left in %q", w, l)
+				}
+			}
+			if got := strings.Join(strings.Fields(strings.Join(lines, " ")), " "); got != s {
+				t.Errorf("width %d: words changed: %q", w, got)
+			}
+		}
 	}
 }
