@@ -163,9 +163,19 @@ func (p *Poll) Drop(seq uint64) {
 
 // Here says a follower session is in the room (it counts in "not yet"
 // until it answers); each of its waits on the poll says it again.
-func (p *Poll) Here(session uint64) {
+func (p *Poll) Here(session uint64) { p.HereUntil(session, nil) }
+
+// HereUntil is Here for a session whose end closes left: checked under the
+// poll's lock, so a wait that starts after the session's Gone cannot count
+// it again.
+func (p *Poll) HereUntil(session uint64, left <-chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	select {
+	case <-left:
+		return
+	default:
+	}
 	if session == 0 || session > p.sessions {
 		return
 	}

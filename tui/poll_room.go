@@ -53,7 +53,7 @@ func (m Model) watchPoll() tea.Cmd {
 		}
 		ch := p.TallyChanged(gen)
 		if !presenter {
-			p.Here(session)
+			p.HereUntil(session, left.c)
 			ch = p.Changed(gen)
 		}
 		t := time.NewTimer(pollWait)
