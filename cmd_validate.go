@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -31,9 +34,40 @@ func (o *validateOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, err)
 		return &exitError{code: 1} // said above
 	}
-	if _, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, MaxSteps: 1}); err != nil {
+	sum, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, MaxSteps: 1})
+	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
-	fmt.Fprintf(stdout, "%s: ok (incident %s, %d published figures, %d forks)\n", fs.Arg(0), spec.ID, len(spec.Expect), len(spec.Forks))
+	if err := checkPropertyKeys(spec, sum); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Arg(0), err)
+		return &exitError{code: 1}
+	}
+	props := ""
+	if n := len(spec.Properties); n > 0 {
+		props = fmt.Sprintf(", %d propert%s", n, map[bool]string{true: "y", false: "ies"}[n == 1])
+	}
+	fmt.Fprintf(stdout, "%s: ok (incident %s, %d published figures, %d forks%s)\n", fs.Arg(0), spec.ID, len(spec.Expect), len(spec.Forks), props)
+	return nil
+}
+
+// checkPropertyKeys makes sure every property's checks read a figure the
+// run has (a summary key, figures.NAME or message.N.FIELD): a check of a
+// figure that does not exist could never be broken, and a hunt for it
+// would search for nothing.
+func checkPropertyKeys(spec *engine.Spec, sum engine.Summary) error {
+	flat := sum.Flat()
+	for _, p := range spec.Properties {
+		for _, c := range p.Checks {
+			if _, ok := flat[c.Key]; ok {
+				continue
+			}
+			if parts := strings.Split(c.Key, "."); len(parts) == 3 && parts[0] == "message" && slices.Contains(incidents.MessageFields, parts[2]) {
+				if _, err := strconv.Atoi(parts[1]); err == nil {
+					continue
+				}
+			}
+			return fmt.Errorf("property %s: %q is not a figure this incident's run gives", p.Name, clipArg(c.Key))
+		}
+	}
 	return nil
 }

@@ -143,6 +143,7 @@ type file struct {
 	Expect        entries    `yaml:"expect"`
 	Forks         []fork     `yaml:"forks"`
 	Exercises     []exercise `yaml:"exercises"`
+	Properties    []property `yaml:"properties"`
 }
 
 type source struct {
@@ -443,6 +444,7 @@ func Parse(name string, data []byte) (spec *engine.Spec, err error) {
 	if !r.stopped {
 		spec = r.build(&f)
 		spec.FeaturedKnobs = r.featuredKnobs(spec, f.FeaturedKnobs)
+		spec.Properties = r.properties(f.Properties)
 	}
 	if len(r.probs) > 0 {
 		sort.SliceStable(r.probs, func(i, j int) bool {
