@@ -48,15 +48,27 @@ const CodeFormat = 2
 const maxCodeName = 120
 
 // CodeFork is one fork on the path: at event Pos (or, with Pos -1, at the
-// moment At, as `run --at` does), with knob changes and/or an override.
-// Name is the branch's name when it is not the default (ForkName).
+// moment At, as `run --at` does), with knob changes, an override and/or
+// forced faults. Name is the branch's name when it is not the default
+// (ForkName, or a World's ForkLabel when it forces faults).
+//
+// A forced fault is a field ";fault=POINT:MSG.DELIVERY" of its fork, one
+// per fault, at most MaxCodeFaults a fork:
+//
+//	thursday-fixed@1/p179@19:40:20;fault=after_claim:14.1#end.1dde67ec
+//
+// A code without one is written as it always was.
 type CodeFork struct {
 	Pos      int64
 	At       Time
 	Set      []Setting
 	Override *DecisionOverride
+	Faults   []Fault
 	Name     string
 }
+
+// MaxCodeFaults is the most faults one fork of a share code forces.
+const MaxCodeFaults = 16
 
 // escapeName keeps a fork name's letters, digits and _.:=@- and writes
 // every other byte as %XX: the code stays one line of ASCII without the
@@ -123,6 +135,9 @@ func (c Code) String() string {
 		}
 		if f.Override != nil {
 			fmt.Fprintf(&b, ";d%d=%d", f.Override.Index, f.Override.Value)
+		}
+		for _, ft := range f.Faults {
+			b.WriteString(";fault=" + ft.String())
 		}
 	}
 	if c.Cursor < 0 {
@@ -338,6 +353,17 @@ func ParseCode(s string) (Code, error) {
 			return bad("fork %d: %v", i+1, err)
 		}
 		for _, fld := range fields[1:] {
+			if v, ok := strings.CutPrefix(fld, "fault="); ok {
+				if len(fk.Faults) == MaxCodeFaults {
+					return bad("fork %d: more than %d faults", i+1, MaxCodeFaults)
+				}
+				ft, err := ParseFault(v)
+				if err != nil {
+					return bad("fork %d: %v", i+1, err)
+				}
+				fk.Faults = append(fk.Faults, ft)
+				continue
+			}
 			if len(fld) > 1 && fld[0] == 'd' && !strings.Contains(strings.SplitN(fld, "=", 2)[0], "_") && fld[1] >= '0' && fld[1] <= '9' {
 				k, v, _ := strings.Cut(fld[1:], "=")
 				idx, err1 := strconv.ParseInt(k, 10, 64)
@@ -355,8 +381,8 @@ func ParseCode(s string) (Code, error) {
 		// The explorer's branch path forks at ever later events, and only
 		// `run --at` makes a fork at a clock, as the code's one fork. Any
 		// other order has no single meaning, so it is not a code.
-		if fk.Pos < 0 && (len(parts) > 2 || fk.Override != nil) {
-			return bad("fork %d: a fork at a clock (/@HH:MM) must be the code's only fork and force no decision", i+1)
+		if fk.Pos < 0 && (len(parts) > 2 || fk.Override != nil || len(fk.Faults) > 0) {
+			return bad("fork %d: a fork at a clock (/@HH:MM) must be the code's only fork and force no decision or fault", i+1)
 		}
 		if n := len(c.Forks); n > 0 && fk.Pos < c.Forks[n-1].Pos {
 			return bad("fork %d at event %d comes before fork %d at event %d", i+1, fk.Pos, n, c.Forks[n-1].Pos)
@@ -377,8 +403,8 @@ func fp32(fp uint64) uint32 { return uint32(fp >> 32) }
 func (x *Explorer) Code() Code {
 	c := Code{Incident: x.Spec.ID, Seed: x.Seed, Set: x.Set, Cursor: x.w.Pos, Fingerprint: fp32(x.w.fp)}
 	for _, b := range x.cur.Path()[1:] {
-		f := CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override}
-		if b.Name != ForkName(b.Changes, b.Override, b.ForkAt) {
+		f := CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override, Faults: b.Faults}
+		if b.Name != x.w.ForkLabel(b.Changes, b.Override, b.Faults, b.ForkAt) {
 			f.Name = b.Name
 		}
 		c.Forks = append(c.Forks, f)
@@ -432,9 +458,9 @@ func OpenCode(c Code, spec *Spec, in ...*Within) (*Explorer, error) {
 		}
 		name := f.Name
 		if name == "" {
-			name = ForkName(f.Set, f.Override, f.At)
+			name = x.w.ForkLabel(f.Set, f.Override, f.Faults, f.At)
 		}
-		if _, err := x.Fork(ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override}); err != nil {
+		if _, err := x.Fork(ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults}); err != nil {
 			return nil, fmt.Errorf("share code fork %d: %w", i+1, err)
 		}
 	}
@@ -516,7 +542,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 	clockFork := len(c.Forks) == 1 && c.Forks[0].Pos < 0 // ParseCode allows no other
 	for i, f := range c.Forks {
 		if f.Pos < 0 {
-			if !clockFork || f.Override != nil {
+			if !clockFork || f.Override != nil || len(f.Faults) > 0 {
 				return nil, codeErr("share code fork %d: a fork at a clock must be the code's only fork", i+1)
 			}
 			if len(f.Set) > 0 {
@@ -531,6 +557,9 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 		}
 		if w.Pos != f.Pos {
 			return nil, codeErr("share code fork %d is at event %d, but the run ends at event %d", i+1, f.Pos, w.Pos)
+		}
+		if err := w.ForceFaults(f.Faults...); err != nil {
+			return nil, codeErr("share code fork %d: %v", i+1, err)
 		}
 		if w.Settled() && f.Override == nil {
 			return nil, codeErr("share code fork %d at event %d: the run has ended there, so a change has nothing left to act on", i+1, f.Pos)
@@ -567,8 +596,20 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 }
 
 // ForkName is a branch's default name, from what it changes:
-// "visibility_timeout=60s @19:52".
+// "visibility_timeout=60s @19:52". A branch that forces faults is named by
+// a world's ForkLabel, which words them.
 func ForkName(set []Setting, o *DecisionOverride, at Time) string {
+	return forkName(nil, set, o, nil, at)
+}
+
+// ForkLabel is a branch's default name as ForkName, with each forced fault
+// in the lesson's words: "the worker crashes after its claim on order 14,
+// delivery 1 @19:40". Without faults it is ForkName.
+func (w *World) ForkLabel(set []Setting, o *DecisionOverride, faults []Fault, at Time) string {
+	return forkName(w, set, o, faults, at)
+}
+
+func forkName(w *World, set []Setting, o *DecisionOverride, faults []Fault, at Time) string {
 	var parts []string
 	for _, s := range set {
 		parts = append(parts, s.Knob+"="+s.Value)
@@ -576,8 +617,15 @@ func ForkName(set []Setting, o *DecisionOverride, at Time) string {
 	if o != nil {
 		parts = append(parts, fmt.Sprintf("decision %d=%d", o.Index, o.Value))
 	}
+	for _, f := range faults {
+		parts = append(parts, w.FaultWords(f, -1))
+	}
 	if len(parts) == 0 {
 		parts = append(parts, "copy")
 	}
-	return strings.Join(parts, ",") + " @" + at.Short()
+	sep := ","
+	if len(faults) > 0 {
+		sep = "; " // a fault's words have commas of their own
+	}
+	return strings.Join(parts, sep) + " @" + at.Short()
 }

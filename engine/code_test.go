@@ -53,6 +53,12 @@ func hostileCodes() map[string]string {
 		"empty":                    "",
 		"nothing but separators":   "@#.",
 		"NUL in the middle":        "thursday@1\x00#end.00000000",
+		"17 faults in one fork":    "thursday@1/p1@19:52" + strings.Repeat(";fault=after_claim:14.1", 17) + "#end.00000000",
+		"long fault":               "thursday@1/p1@19:52;fault=after_claim:" + long + ".1#end.00000000",
+		"fault at delivery 0":      "thursday@1/p1@19:52;fault=after_claim:14.0#end.00000000",
+		"fault without delivery":   "thursday@1/p1@19:52;fault=after_claim:14#end.00000000",
+		"fault with a bad point":   "thursday@1/p1@19:52;fault=After-Claim:14.1#end.00000000",
+		"clock fork with a fault":  "thursday@1/@19:52;fault=after_claim:14.1#end.00000000",
 	}
 }
 
@@ -277,6 +283,9 @@ func FuzzShareCode(f *testing.F) {
 		"thursday@7+orders=30/p100@19:52;d12=31000#125.00000000",
 		"thursday@1+orders=10000000#end.00000000",
 		"thursday@1/p5@19:52/p5@19:52;orders=3#5.00000000",
+		"thursday@1/p160@19:51:49.29;fault=after_effect:14.1#end.00000000",
+		"thursday@1/p100@19:52;orders=30;d12=31000;fault=ack_lost:3.2;fault=before_ack:3.1#125.00000000",
+		"thursday@1/p10@19:41;fault=after_lunch:1.1#end.00000000",
 	} {
 		f.Add(s)
 	}

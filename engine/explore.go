@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,7 @@ type Branch struct {
 	ForkAt   Time
 	Changes  []Setting
 	Override *DecisionOverride
+	Faults   []Fault // forced from the fork on
 
 	cps []checkpoint // own checkpoints, ascending pos; cps[0] is the fork point
 	// cpMu serialises clones of the checkpoints, which an explorer and its
@@ -297,6 +299,14 @@ func owner(path []*Branch, pos int64) int {
 
 func (x *Explorer) stateAt(b *Branch, pos int64) *World { return x.walkerAt(b, pos).w }
 
+// WorldAt is a world of its own at event pos of branch b (clipped to the
+// branch's end), played from the nearest checkpoint: the cheap start of a
+// branch nobody needs to see, which a search forces faults and decisions
+// on (World.ForceFaults, ForceDecisions) and plays to its end. Like every
+// Explorer method it is for one goroutine at a time; the world it returns
+// is independent of the explorer and may run on any goroutine.
+func (x *Explorer) WorldAt(b *Branch, pos int64) *World { return x.stateAt(b, pos) }
+
 // Goto moves the cursor to pos on the current branch. Seeking is a
 // checkpoint restore plus a replay of at most Every events.
 func (x *Explorer) Goto(pos int64) {
@@ -539,6 +549,7 @@ type ForkOptions struct {
 	At       Time  // when the knob changes apply (not before the state's clock)
 	Set      []Setting
 	Override *DecisionOverride
+	Faults   []Fault // faults to force (World.ForceFaults)
 }
 
 // Fork makes a branch of the current one and moves the cursor onto it, at
@@ -555,6 +566,9 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	}
 	parent := k.path[k.seg]
 	w := k.w.Clone()
+	if err := w.ForceFaults(o.Faults...); err != nil {
+		return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
+	}
 	if w.Settled() && o.Override == nil {
 		return nil, fmt.Errorf("fork at event %d: the run has ended there, so a change has nothing left to act on", o.Pos)
 	}
@@ -577,11 +591,14 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 		return nil, err
 	}
 	name := o.Name
-	if name == "" {
+	switch {
+	case name == "" && len(o.Faults) > 0:
+		name = w.ForkLabel(o.Set, o.Override, o.Faults, max(o.At, w.Now))
+	case name == "":
 		name = fmt.Sprintf("fork%d", x.nextID)
 	}
 	b := &Branch{ID: x.nextID, Name: name, Parent: parent, ForkPos: o.Pos, ForkAt: max(o.At, w.Now),
-		Changes: append([]Setting(nil), o.Set...), Override: o.Override, frontier: w.Clone(), cpMu: new(sync.Mutex)}
+		Changes: append([]Setting(nil), o.Set...), Override: o.Override, Faults: slices.Clone(o.Faults), frontier: w.Clone(), cpMu: new(sync.Mutex)}
 	b.cps = []checkpoint{{pos: o.Pos, w: w.Clone()}}
 	for _, s := range parent.series.Samples {
 		if s.Pos <= o.Pos {

@@ -81,8 +81,9 @@ func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 	return nil
 }
 
-// Override forces the outcome of decision index in this world's future.
-func (w *World) Override(o DecisionOverride) { w.override = &o }
+// Override forces the outcome of decision index in this world's future
+// (see ForceDecisions for several).
+func (w *World) Override(o DecisionOverride) { w.override, w.overrides = &o, nil }
 
 // --- the event queue: a binary heap ordered by (t, seq) ---
 
@@ -268,7 +269,7 @@ func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natur
 		}
 	}
 	if o := w.override; o != nil && o.Index == d.Index {
-		w.override = nil
+		w.nextOverride()
 		if overrideValid(k, o.Value, lo, hi, mask) {
 			d.Value, d.Forced = o.Value, true
 		}

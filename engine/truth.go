@@ -11,6 +11,9 @@ import "fmt"
 const (
 	CrashKeyError   = 1 // the new consumer raises on an old-format message
 	CrashAfterClaim = 2 // killed a moment after writing its claim
+	// CrashFault and above: a fault a fork forced, CrashFault plus the
+	// index of the family's fault point (FaultPoints)
+	CrashFault = 16
 )
 
 // Ack variants, as EvAck's Aux.
@@ -26,10 +29,14 @@ const (
 	// Value is the ack the handler meant (AckNormal, AckAlreadySent or
 	// AckBeforeWork).
 	AckGoneNoop = 5
+	// AckLost: a forced fault, the ack lost on the way to the broker. The
+	// handler believes it acked; the broker deletes nothing and the lease
+	// runs on. Value is the ack the handler meant.
+	AckLost = 6
 )
 
 // NoopAck reports whether an ack event with this Aux deleted nothing.
-func NoopAck(aux int64) bool { return aux == AckLateNoop || aux == AckGoneNoop }
+func NoopAck(aux int64) bool { return aux == AckLateNoop || aux == AckGoneNoop || aux == AckLost }
 
 // remove takes a message out of its system (acked or dead-lettered),
 // recording the oldest message's age as it goes. It reports false, and

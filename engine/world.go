@@ -135,7 +135,9 @@ type World struct {
 	pending    []Setting // a fork's knob changes, applied at its first step
 	applied    []Setting // the last changes applied, for the knob event's caption
 	override   *DecisionOverride
-	pinTop     int32 // the highest message a pin names, -1 for none: decide's fast path
+	overrides  []DecisionOverride // more forced decisions after override, ascending (ForceDecisions)
+	faults     *faultState        // forced faults and their observer; nil for none (see Fault)
+	pinTop     int32              // the highest message a pin names, -1 for none: decide's fast path
 	// PinsGaveWay lists the incident's pins that did not hold because their
 	// value lay outside the knobs in force (see pinned)
 	PinsGaveWay []PinGaveWay
@@ -170,6 +172,7 @@ func (w *World) Clone() *World {
 		o := *w.override
 		c.override = &o
 	}
+	c.faults = w.cloneFaults()
 	c.fam = w.fam.Clone()
 	c.owner = &token{}
 	w.owner = &token{} // the original must now copy shared leaves too

@@ -390,8 +390,12 @@ func (c *Family) logCredit(r credit) {
 	c.nCredits++
 }
 
-// crashes draws and records this delivery's one crash decision.
-func (c *Family) crashHere(w *engine.World, k int32, count uint16) bool {
+// crashHere draws and records this delivery's one crash decision at fault
+// point fp; a fork that forces the fault forces the decision.
+func (c *Family) crashHere(w *engine.World, k int32, count uint16, fp uint8) bool {
+	if w.Fault(fp, k, -1, count) {
+		return w.ForceDecided(engine.DecCrash, k, -1, count, 0, 1) == 1
+	}
 	natural := int64(0)
 	if engine.Chance(w.Draw(engine.StreamCrash, uint64(k), uint64(count)), w.Knobs.CrashP) {
 		natural = 1
@@ -404,7 +408,7 @@ func (c *Family) crashHere(w *engine.World, k int32, count uint16) bool {
 func (c *Family) commit(w *engine.World) {
 	k := c.batch[c.cur].entry
 	p := &c.pel[c.pelIndex(k)]
-	if c.crashHere(w, k, p.count) {
+	if c.crashHere(w, k, p.count, FaultBetweenWrites) {
 		c.crash(w, k, p.count, CrashBetweenWrites)
 		return
 	}
@@ -421,7 +425,7 @@ func (c *Family) afterWrites(w *engine.World) {
 	if c.skipping {
 		point, how = CrashSkippedNoXAck, ackAfterSkip
 	}
-	if c.crashHere(w, k, p.count) {
+	if c.crashHere(w, k, p.count, FaultAfterCommit) {
 		c.crash(w, k, p.count, point)
 		return
 	}

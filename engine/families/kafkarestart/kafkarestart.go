@@ -389,7 +389,13 @@ func (f *Family) commit(w *engine.World) {
 	if w.Knobs.EmailCrash && f.Crashes == 0 && len(f.Emails) == (f.Batch+1)/2 {
 		natural = 1
 	}
-	if w.Decide(DecConsumerCrash, id, -1, uint16(f.Member), natural, 0, 1) == 1 {
+	var crashed bool
+	if w.Fault(FaultAfterEmail, id, -1, uint16(f.Member)) {
+		crashed = w.ForceDecided(DecConsumerCrash, id, -1, uint16(f.Member), 0, 1) == 1
+	} else {
+		crashed = w.Decide(DecConsumerCrash, id, -1, uint16(f.Member), natural, 0, 1) == 1
+	}
+	if crashed {
 		f.Crashes++
 		w.Count(0, 0, 1)
 		dead := f.Member

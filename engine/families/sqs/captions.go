@@ -46,6 +46,8 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 			return fmt.Sprintf("%s finds sent_at stamped for %s: ack without sending", who, name), true
 		case engine.AckBeforeWork:
 			return fmt.Sprintf("%s acks %s before doing the work: the broker forgets it", who, name), true
+		case engine.AckLost:
+			return fmt.Sprintf("%s acks %s, but the ack is lost on the way to the broker (forced): the lease runs on", who, name), true
 		case engine.AckGoneNoop:
 			why := ""
 			switch e.AckMeant() {
@@ -76,6 +78,9 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 			return fmt.Sprintf("%s raises KeyError on %s and dies; restart at %s", who, name, e.RestartAt().Short()), true
 		case engine.CrashAfterClaim:
 			return fmt.Sprintf("%s dies after claiming %s, before sending; restart at %s", who, name, e.RestartAt().Short()), true
+		}
+		if p := e.CrashReason() - engine.CrashFault; p >= 0 && p < int64(len(faultPoints)) {
+			return fmt.Sprintf(faultPoints[p].Words+" (%s, forced); restart at %s", who, name, e.RestartAt().Short()), true
 		}
 		return fmt.Sprintf("%s dies holding %s", who, name), true
 	case engine.EvRestart:

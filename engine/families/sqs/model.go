@@ -128,6 +128,10 @@ func (q *Family) dispatch(w *engine.World) {
 func (q *Family) handle(w *engine.World, wi int) {
 	wk := &q.workers[wi]
 	id := wk.Msg
+	if w.Fault(FaultAfterReceive, id, wi, wk.Delivery) {
+		q.crash(w, wi, engine.CrashFault+FaultAfterReceive)
+		return
+	}
 	switch {
 	case wk.ackBefore:
 		// at-most-once: the broker forgets it before any work is done
@@ -181,11 +185,17 @@ func (q *Family) claimBranch(w *engine.World, wi int) {
 		w.Emit(engine.EvDefer, id, wi, wk.Delivery, int64(m.Expiry), int64(age))
 		q.finish(w, wi)
 	case engine.BranchAckOld:
+		if w.Fault(FaultBeforeAck, id, wi, wk.Delivery) {
+			q.crash(w, wi, engine.CrashFault+FaultBeforeAck)
+			return
+		}
 		q.ackNow(w, wi, engine.AckAlreadySent)
 	default:
 		m.ClaimAt = w.Now
 		wk.claimed = true
-		if w.Knobs.CrashAfterClaim > 0 && id == w.Spec().Featured && wk.Delivery == 1 {
+		if w.Fault(FaultAfterClaim, id, wi, wk.Delivery) {
+			schedule(w, w.Now, opFaultCrash, FaultAfterClaim, wi, 0)
+		} else if w.Knobs.CrashAfterClaim > 0 && id == w.Spec().Featured && wk.Delivery == 1 {
 			schedule(w, w.Now+w.Knobs.CrashAfterClaim, opCrashAfterClaim, 0, wi, 0)
 		} else {
 			schedule(w, w.Now, opSend, 0, wi, 0)
@@ -203,7 +213,12 @@ func (q *Family) send(w *engine.World, wi int) {
 	lat := engine.Duration(w.Decide(engine.DecLatency, id, wi, wk.Delivery, natural, lo, hi))
 	copies := w.Effect(id)
 	wk.CallEnd = w.Now + lat
-	schedule(w, wk.CallEnd, opCallReturn, 0, wi, 0)
+	if w.Fault(FaultAfterEffect, id, wi, wk.Delivery) {
+		// the worker dies with the call in flight: nobody hears the answer
+		schedule(w, w.Now, opFaultCrash, FaultAfterEffect, wi, 0)
+	} else {
+		schedule(w, wk.CallEnd, opCallReturn, 0, wi, 0)
+	}
 	if w.Knobs.Heartbeat > 0 && !wk.ackBefore {
 		schedule(w, w.Now+w.Knobs.Heartbeat, opRenew, id, wi, wk.Delivery)
 	}
@@ -233,11 +248,17 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 	case wk.claimed:
 		m := w.MsgForWrite(id)
 		m.SentAt = w.Now
-		schedule(w, w.Now, opAck, 0, wi, 0)
+		if w.Fault(FaultAfterStamp, id, wi, wk.Delivery) {
+			schedule(w, w.Now, opFaultCrash, FaultAfterStamp, wi, 0)
+		} else {
+			schedule(w, w.Now, opAck, 0, wi, 0)
+		}
 		w.Emit(engine.EvStamp, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
 	case wk.ackBefore:
 		w.Emit(engine.EvAnswer, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
 		q.finish(w, wi)
+	case w.Fault(FaultBeforeAck, id, wi, wk.Delivery):
+		q.crash(w, wi, engine.CrashFault+FaultBeforeAck)
 	default:
 		q.ack(w, wi, false)
 	}
@@ -286,6 +307,12 @@ func (q *Family) ackNow(w *engine.World, wi int, how int64) {
 	wk := &q.workers[wi]
 	id := wk.Msg
 	var val int64
+	if how != engine.AckLateNoop && w.Fault(FaultAckLost, id, wi, wk.Delivery) {
+		// the handler has acked as far as it knows; the broker never heard
+		w.Emit(engine.EvAck, id, wi, wk.Delivery, how, engine.AckLost)
+		q.finish(w, wi)
+		return
+	}
 	if how != engine.AckLateNoop {
 		if q.remove(w, id, w.MsgForWrite(id), engine.StDeleted) {
 			w.Stats.Acks++

@@ -91,6 +91,7 @@ const (
 	opRestart
 	opCrashAfterClaim
 	opRenew
+	opFaultCrash // a forced fault: Item is the fault point
 )
 
 // schedule queues a step; seq is the world's, so ties run in the order
@@ -147,6 +148,8 @@ func (q *Family) Step(w *engine.World, s engine.FamilyStep) {
 		q.crash(w, wi, engine.CrashAfterClaim)
 	case opRenew:
 		q.renew(w, wi, s.Item, s.Gen)
+	case opFaultCrash:
+		q.crash(w, wi, engine.CrashFault+int64(s.Item))
 	default:
 		panic(fmt.Sprintf("sqs: unknown step %d", s.Op))
 	}

@@ -299,7 +299,13 @@ func (s *Family) ackPoint(w *engine.World, ci int) {
 	if engine.Chance(w.Draw(engine.StreamCrash, uint64(id), uint64(c.delivery)), w.Knobs.CrashP) {
 		natural = 1
 	}
-	if w.Decide(engine.DecCrash, id, ci, c.delivery, natural, 0, 1) == 1 {
+	var crashed bool
+	if w.Fault(FaultAfterCommit, id, ci, c.delivery) {
+		crashed = w.ForceDecided(engine.DecCrash, id, ci, c.delivery, 0, 1) == 1
+	} else {
+		crashed = w.Decide(engine.DecCrash, id, ci, c.delivery, natural, 0, 1) == 1
+	}
+	if crashed {
 		s.crashes++
 		w.Count(0, 0, 1)
 		s.drop(w, ci)

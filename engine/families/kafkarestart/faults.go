@@ -1,0 +1,30 @@
+package kafkarestart
+
+import (
+	"fmt"
+
+	"inflight/engine"
+)
+
+// FaultAfterEmail is the consumer's fault point, the lesson's crash after
+// the email and before the offset commit (email_crash): the record's
+// crash decision, which forcing the fault forces to "crash". Its delivery
+// is the consumer instance (1 for the first mailer, 2 after a restart).
+const FaultAfterEmail = 0
+
+var faultPoints = []engine.FaultPoint{
+	FaultAfterEmail: {Name: "after_email", Words: "%s dies after the email, before committing the offset",
+		Doc: "the email has left, the offset is not committed: the restarted consumer resumes from the last committed offset and emails the record again"},
+}
+
+// FaultPoints lists the consumer's fault point.
+func (f *Family) FaultPoints() []engine.FaultPoint { return faultPoints }
+
+// FaultActor names the consumer instance: the member a fault strikes is
+// the one running.
+func (f *Family) FaultActor(*engine.World, int) string {
+	if f.Member < 1 {
+		return "the consumer"
+	}
+	return fmt.Sprintf("consumer %s", f.memberID(f.Member))
+}
