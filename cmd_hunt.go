@@ -130,7 +130,7 @@ func printHunt(w io.Writer, r *hunt.Result, depth int) error {
 	case r.Unforced:
 		fmt.Fprintf(&b, "broken    by the run as it stands, nothing forced (no search needed)\n")
 	case r.Found:
-		fmt.Fprintf(&b, "broken    by a branch forcing %d decision%s\n", len(r.Forced), plural(len(r.Forced)))
+		fmt.Fprintf(&b, "broken    by a branch forcing %s\n", forcedCount(r.Forced))
 	}
 	for _, c := range r.Broken {
 		fmt.Fprintf(&b, "  check   %s  — got %s\n", c.Check, c.Got)
@@ -158,6 +158,25 @@ func printHunt(w io.Writer, r *hunt.Result, depth int) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// forcedCount words what a branch forces: "1 fault", "2 decisions and 1
+// fault".
+func forcedCount(fs []hunt.Forced) string {
+	faults := 0
+	for _, f := range fs {
+		if f.Fault != nil {
+			faults++
+		}
+	}
+	var parts []string
+	if n := len(fs) - faults; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d decision%s", n, plural(n)))
+	}
+	if faults > 0 {
+		parts = append(parts, fmt.Sprintf("%d fault%s", faults, plural(faults)))
+	}
+	return strings.Join(parts, " and ")
 }
 
 func plural(n int) string {

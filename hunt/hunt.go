@@ -41,7 +41,8 @@ type Progress struct {
 	Depth int // the depth being searched (0: random schedules)
 }
 
-// Forced is one decision a counterexample forces, in the lesson's words.
+// Forced is one decision or fault a counterexample forces, in the
+// lesson's words.
 type Forced struct {
 	Index    int64       `json:"index"`
 	Pos      int64       `json:"event"`
@@ -52,6 +53,8 @@ type Forced struct {
 	Delivery uint16      `json:"delivery"`
 	Value    int64       `json:"value"`
 	Words    string      `json:"words"` // the decision as the timeline says it, with the forced value
+	// Fault is the forced fault ("after_claim:14.1"); nil for a decision.
+	Fault *engine.Fault `json:"fault,omitempty"`
 }
 
 // Result is what a hunt found, or that it found nothing.
@@ -70,16 +73,27 @@ type Result struct {
 	Random    int      `json:"random"`    // random schedules tried
 }
 
-// choice forces decision idx of a line to val.
+// choice forces decision idx of a line to val, or, with fault set, a
+// fault the line passes.
 type choice struct {
 	idx, val int64
+	fault    *engine.Fault
 }
 
-// dec is a decision a line made that a branch may force.
+// dec is a decision a line made, or a fault point it passed (fault set),
+// that a branch may force.
 type dec struct {
-	d   engine.Decision
-	cp  *start // the checkpoint before it (base line only)
-	alt []int64
+	d     engine.Decision // for a fault: Pos, T and Msg only
+	fault *engine.Fault
+	cp    *start // the checkpoint before it (base line only)
+	alt   []int64
+}
+
+func (d *dec) choice(v int64) choice {
+	if d.fault != nil {
+		return choice{fault: d.fault}
+	}
+	return choice{idx: d.d.Index, val: v}
 }
 
 // node is a branch: a checkpoint of the line it leaves, the decisions
@@ -156,7 +170,7 @@ func Hunt(o Options) (*Result, error) {
 	var level []node
 	for _, d := range decs {
 		for _, v := range d.alt {
-			level = append(level, node{from: d.cp, force: []choice{{d.d.Index, v}}})
+			level = append(level, node{from: d.cp, force: []choice{d.choice(v)}})
 		}
 	}
 	res.Depth = 1
@@ -176,19 +190,24 @@ func Hunt(o Options) (*Result, error) {
 		var nextOuts []outcome
 		space := 0
 		res.Depth = depth
-		for _, i := range order {
-			kids := s.expand(level[i], &outs[i])
-			space += len(kids)
-			hit, kouts, done := s.try(kids, depth)
-			if hit >= 0 {
-				return s.found(res, kids[hit], kouts[hit])
-			}
-			if !done {
-				complete = false
-				break
-			}
-			if depth < o.Depth {
-				next, nextOuts = append(next, kids...), append(nextOuts, kouts...)
+		// first every parent's children on a message it already forces
+		// (a second crash of the same order), then all the others
+	passes:
+		for _, same := range []bool{true, false} {
+			for _, i := range order {
+				kids := s.expand(level[i], &outs[i], same)
+				space += len(kids)
+				hit, kouts, done := s.try(kids, depth)
+				if hit >= 0 {
+					return s.found(res, kids[hit], kouts[hit])
+				}
+				if !done {
+					complete = false
+					break passes
+				}
+				if depth < o.Depth {
+					next, nextOuts = append(next, kids...), append(nextOuts, kouts...)
+				}
 			}
 		}
 		res.Exhausted, res.Space = complete, 0
@@ -216,11 +235,20 @@ func (s *searcher) walkBase() []dec {
 	// to keep a checkpoint: a clone before every event would cost more
 	w := s.base.Clone()
 	var decs []dec
+	passed := map[[2]int64]bool{} // a fault point's (event, message): its crash decision is that fault
+	if s.o.Faults {
+		w.ObserveFaults(func(p engine.FaultPass) {
+			if p.T >= s.o.From {
+				decs = append(decs, faultDec(p))
+				passed[[2]int64{p.Pos, int64(p.Msg)}] = true
+			}
+		})
+	}
 	rec := sinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
 		if s.facts && (e.Msg >= 0 || e.Kind == engine.EvRedrive) {
 			s.log = append(s.log, logEvent{e.Pos, *e})
 		}
-		if d == nil || d.T < s.o.From {
+		if d == nil || d.T < s.o.From || passed[[2]int64{d.Pos, int64(d.Msg)}] && d.Value == 0 {
 			return
 		}
 		if alt := s.alternatives(d); len(alt) > 0 {
@@ -239,6 +267,12 @@ func (s *searcher) walkBase() []dec {
 		decs[i].cp = s.cps[len(s.cps)-1]
 	}
 	return decs
+}
+
+// faultDec is a fault point passed, as a choice a branch may force.
+func faultDec(p engine.FaultPass) dec {
+	f := p.Fault
+	return dec{d: engine.Decision{Pos: p.Pos, T: p.T, Msg: p.Msg, Delivery: p.Delivery, Worker: p.Actor}, fault: &f, alt: []int64{1}}
 }
 
 func (s *searcher) baseFacts() *facts {
@@ -364,19 +398,21 @@ func (s *searcher) parallel(n int, f func(i int)) {
 }
 
 // line is a branch being played: its world, its facts, and the forced
-// decisions it still has to make.
+// decisions and faults it still has to make.
 type line struct {
 	s      *searcher
 	n      node
 	w      *engine.World
 	f      *facts
-	k      int
+	decs   []choice // the forced decisions, in index order
+	k      int      // decs made so far
+	faults int      // forced faults not yet fired
 	out    outcome
 	record bool
-	last   int64
 }
 
-// open forks n from its checkpoint, its first forced decision armed.
+// open forks n from its checkpoint, its forced faults and first forced
+// decision armed.
 func (s *searcher) open(n node, record bool) *line {
 	s.mu.Lock()
 	w := n.from.w.Clone()
@@ -390,12 +426,43 @@ func (s *searcher) open(n node, record bool) *line {
 		}
 	}
 	l.out.forced = append(l.out.forced, n.prefix...)
-	l.last = -1
-	if len(n.force) > 0 {
-		w.Override(engine.DecisionOverride{Index: n.force[0].idx, Value: n.force[0].val})
-		l.last = n.force[len(n.force)-1].idx
+	var faults []engine.Fault
+	for _, c := range n.force {
+		if c.fault != nil {
+			faults = append(faults, *c.fault)
+		} else {
+			l.decs = append(l.decs, c)
+		}
+	}
+	if err := w.ForceFaults(faults...); err != nil {
+		l.out.ok = false
+	}
+	l.faults = len(faults)
+	if len(faults) > 0 || (record && s.o.Faults) {
+		w.ObserveFaults(l.fault)
+	}
+	if len(l.decs) > 0 {
+		w.Override(engine.DecisionOverride{Index: l.decs[0].idx, Value: l.decs[0].val})
 	}
 	return l
+}
+
+// settled says every forced decision and fault has been made: what the
+// line does from here is its own, and may be forced by a child.
+func (l *line) settled() bool { return l.k == len(l.decs) && l.faults == 0 }
+
+// fault watches the fault points the line passes: a forced one firing,
+// or, once the line is settled, one a child may force.
+func (l *line) fault(p engine.FaultPass) {
+	switch {
+	case p.Forced:
+		l.faults--
+		f := p.Fault
+		l.out.forced = append(l.out.forced, Forced{Pos: p.Pos, At: p.T, Clock: p.T.Short(), Kind: "fault",
+			Msg: p.Msg, Delivery: p.Delivery, Value: 1, Words: l.w.FaultWords(f, int(p.Actor)), Fault: &f})
+	case l.record && l.settled() && p.T >= l.s.o.From:
+		l.out.decs = append(l.out.decs, faultDec(p))
+	}
 }
 
 // Event is the line's sink: facts, and each forced decision checked as it
@@ -407,18 +474,17 @@ func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	if d == nil {
 		return
 	}
-	n := &l.n
 	switch {
-	case l.k < len(n.force) && d.Index == n.force[l.k].idx:
-		if !d.Forced || d.Value != n.force[l.k].val {
+	case l.k < len(l.decs) && d.Index == l.decs[l.k].idx:
+		if !d.Forced || d.Value != l.decs[l.k].val {
 			l.out.ok = false
 		}
 		l.out.forced = append(l.out.forced, l.s.forced(w, d))
 		l.k++
-		if l.k < len(n.force) {
-			w.Override(engine.DecisionOverride{Index: n.force[l.k].idx, Value: n.force[l.k].val})
+		if l.k < len(l.decs) {
+			w.Override(engine.DecisionOverride{Index: l.decs[l.k].idx, Value: l.decs[l.k].val})
 		}
-	case l.record && d.Index > l.last && d.T >= l.s.o.From:
+	case l.record && l.settled() && d.T >= l.s.o.From && !(d.Forced && d.Value == 1 && d.Kind == engine.DecCrash):
 		if alt := l.s.alternatives(d); len(alt) > 0 {
 			l.out.decs = append(l.out.decs, dec{d: *d, alt: alt})
 		}
@@ -434,7 +500,7 @@ func (s *searcher) play(n node, record bool) outcome {
 	l := s.open(n, record)
 	for l.step() {
 	}
-	if l.k < len(n.force) {
+	if !l.settled() {
 		l.out.ok = false
 	}
 	l.out.sum = l.w.Summarize("")
@@ -442,37 +508,43 @@ func (s *searcher) play(n node, record bool) outcome {
 	return l.out
 }
 
-// expand is p's children: one more forced decision, each forked from a
-// checkpoint of p's own line just before it, those on a message p already
-// forces first.
-func (s *searcher) expand(p node, o *outcome) []node {
+// expand is p's children on a message p already forces (same) or on
+// the others: one more forced decision or fault each, forked from a
+// checkpoint of p's own line just before it.
+func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	if !o.ok || len(o.decs) == 0 {
 		return nil
-	}
-	l := s.open(p, false)
-	cps := make([]*start, len(o.decs))
-	for i := range o.decs {
-		for l.w.Pos < o.decs[i].d.Pos && l.step() {
-		}
-		st := &start{w: l.w.Clone(), pos: l.w.Pos}
-		if l.f != nil {
-			st.facts = l.f.clone()
-		}
-		cps[i] = st
 	}
 	msgs := map[int32]bool{}
 	for _, f := range o.forced {
 		msgs[f.Msg] = true
 	}
+	var which []int
+	for i := range o.decs {
+		if msgs[o.decs[i].d.Msg] == same {
+			which = append(which, i)
+		}
+	}
+	if len(which) == 0 {
+		return nil
+	}
+	l := s.open(p, false)
 	var kids []node
-	for _, same := range []bool{true, false} {
-		for i, d := range o.decs {
-			if msgs[d.d.Msg] != same {
-				continue
+	var prev *start
+	for _, i := range which {
+		d := &o.decs[i]
+		for l.w.Pos < d.d.Pos && l.step() {
+		}
+		st := prev
+		if st == nil || st.pos != l.w.Pos {
+			st = &start{w: l.w.Clone(), pos: l.w.Pos}
+			if l.f != nil {
+				st.facts = l.f.clone()
 			}
-			for _, v := range d.alt {
-				kids = append(kids, node{from: cps[i], prefix: o.forced, force: []choice{{d.d.Index, v}}})
-			}
+			prev = st
+		}
+		for _, v := range d.alt {
+			kids = append(kids, node{from: st, prefix: o.forced, force: []choice{d.choice(v)}})
 		}
 	}
 	return kids
@@ -555,12 +627,16 @@ func (s *searcher) without(n node, o outcome, drop int) (node, outcome, bool) {
 	if cp == nil {
 		return n, o, false
 	}
-	m := node{from: cp, force: []choice{{first.Index, first.Value}}}
+	m := node{from: cp, force: []choice{forcedChoice(first)}}
 	for _, f := range keep[1:] {
+		if f.Fault != nil { // a fault is named by where it strikes: no index to find
+			m.force = append(m.force, forcedChoice(f))
+			continue
+		}
 		out := s.play(m, true)
 		idx := int64(-1)
 		for _, d := range out.decs {
-			if d.d.Kind.String() == f.Kind && d.d.Msg == f.Msg && d.d.Delivery == f.Delivery {
+			if d.fault == nil && d.d.Kind.String() == f.Kind && d.d.Msg == f.Msg && d.d.Delivery == f.Delivery {
 				idx = d.d.Index
 				break
 			}
@@ -568,13 +644,20 @@ func (s *searcher) without(n node, o outcome, drop int) (node, outcome, bool) {
 		if idx < 0 {
 			return n, o, false
 		}
-		m.force = append(m.force, choice{idx, f.Value})
+		m.force = append(m.force, choice{idx: idx, val: f.Value})
 	}
 	out := s.play(m, false)
 	if !out.ok || len(out.broken) == 0 {
 		return n, o, false
 	}
 	return m, out, true
+}
+
+func forcedChoice(f Forced) choice {
+	if f.Fault != nil {
+		return choice{fault: f.Fault}
+	}
+	return choice{idx: f.Index, val: f.Value}
 }
 
 // code is the share code of the branch forcing fs, made as the explorer
@@ -590,8 +673,13 @@ func (s *searcher) code(fs []Forced) string {
 		if i == len(fs)-1 {
 			name = s.o.Property.Name
 		}
-		if _, err := x.Fork(engine.ForkOptions{Name: name, Pos: f.Pos, At: f.At,
-			Override: &engine.DecisionOverride{Index: f.Index, Value: f.Value}}); err != nil {
+		fo := engine.ForkOptions{Name: name, Pos: f.Pos, At: f.At}
+		if f.Fault != nil {
+			fo.Faults = []engine.Fault{*f.Fault}
+		} else {
+			fo.Override = &engine.DecisionOverride{Index: f.Index, Value: f.Value}
+		}
+		if _, err := x.Fork(fo); err != nil {
 			return ""
 		}
 	}
@@ -606,7 +694,7 @@ func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 	n := 0
 	for s.tried < s.o.Budget {
 		d := decs[r.IntN(len(decs))]
-		nd := node{from: d.cp, force: []choice{{d.d.Index, d.alt[r.IntN(len(d.alt))]}}}
+		nd := node{from: d.cp, force: []choice{d.choice(d.alt[r.IntN(len(d.alt))])}}
 		want := 1 + r.IntN(max(1, s.o.Depth+1))
 		var o outcome
 		for {
@@ -622,7 +710,7 @@ func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 				break
 			}
 			c := o.decs[r.IntN(len(o.decs))]
-			nd.force = append(nd.force, choice{c.d.Index, c.alt[r.IntN(len(c.alt))]})
+			nd.force = append(nd.force, c.choice(c.alt[r.IntN(len(c.alt))]))
 		}
 		if s.o.Progress != nil && n%chunk == 0 {
 			s.o.Progress(Progress{Tried: s.tried})
