@@ -117,6 +117,7 @@ type searcher struct {
 	o        Options
 	base     *engine.World // the start, never stepped
 	cps      []*start      // before each forcible decision of the base line
+	decs     []dec         // the base line's forcible decisions and fault points
 	mu       sync.Mutex    // cloning writes the world cloned
 	log      []logEvent    // the base line's message events, for facts at a checkpoint
 	facts    bool
@@ -143,24 +144,13 @@ type outcome struct {
 
 // Hunt searches for a run that breaks o.Property.
 func Hunt(o Options) (*Result, error) {
-	if o.Depth < 1 {
-		o.Depth = 1
-	}
-	if o.Budget < 1 {
-		o.Budget = 1
-	}
-	s := &searcher{o: o, facts: needsFacts(o.Property), workers: o.Workers}
-	if s.workers <= 0 {
-		s.workers = runtime.GOMAXPROCS(0)
-	}
-	w, err := engine.NewWorld(o.Spec, o.Seed, o.Set)
+	s, err := newSearcher(o)
 	if err != nil {
 		return nil, err
 	}
-	s.base = w
-	s.decWorld = w.Clone()
+	o = s.o
+	decs := s.decs
 	res := &Result{Property: o.Property.Name, Words: o.Property.Words}
-	decs := s.walkBase()
 	if b := verdict(s.decWorld, o.Property, &s.baseSum, s.baseFacts()); len(b) > 0 {
 		res.Found, res.Unforced, res.Broken = true, true, b
 		res.Code = s.code(nil)
@@ -226,6 +216,29 @@ func Hunt(o Options) (*Result, error) {
 	}
 	res.Tried = s.tried
 	return res, nil
+}
+
+// newSearcher starts a hunt: the base line played once, its checkpoints
+// kept.
+func newSearcher(o Options) (*searcher, error) {
+	if o.Depth < 1 {
+		o.Depth = 1
+	}
+	if o.Budget < 1 {
+		o.Budget = 1
+	}
+	s := &searcher{o: o, facts: needsFacts(o.Property), workers: o.Workers}
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	w, err := engine.NewWorld(o.Spec, o.Seed, o.Set)
+	if err != nil {
+		return nil, err
+	}
+	s.base = w
+	s.decWorld = w.Clone()
+	s.decs = s.walkBase()
+	return s, nil
 }
 
 // walkBase plays the base line once, keeping a checkpoint before every
@@ -583,10 +596,12 @@ func (s *searcher) byScore(level []node, outs []outcome) []int {
 	return order
 }
 
-// found shrinks a counterexample to the fewest forced decisions that still
-// break the property and words it.
+// found shrinks a counterexample to the fewest forced decisions that
+// still break the property, then moves it to the earliest message it
+// breaks the property on, and words it.
 func (s *searcher) found(res *Result, n node, o outcome) (*Result, error) {
-	n, o = s.shrink(n, o)
+	o = s.shrink(o)
+	o = s.earliest(o)
 	res.Found = true
 	res.Broken = o.broken
 	res.Forced = o.forced
@@ -596,14 +611,14 @@ func (s *searcher) found(res *Result, n node, o outcome) (*Result, error) {
 }
 
 // shrink drops forced decisions one at a time while what remains still
-// breaks the property: a later decision is found again in the shorter
-// line by what it decides about (kind, message, delivery).
-func (s *searcher) shrink(n node, o outcome) (node, outcome) {
-	for len(n.force) > 1 {
+// breaks the property.
+func (s *searcher) shrink(o outcome) outcome {
+	for len(o.forced) > 1 {
 		better := false
-		for drop := range n.force {
-			if m, mo, ok := s.without(n, o, drop); ok {
-				n, o, better = m, mo, true
+		for drop := range o.forced {
+			keep := append(append([]Forced(nil), o.forced[:drop]...), o.forced[drop+1:]...)
+			if mo, ok := s.breaks(keep); ok {
+				o, better = mo, true
 				break
 			}
 		}
@@ -611,46 +626,94 @@ func (s *searcher) shrink(n node, o outcome) (node, outcome) {
 			break
 		}
 	}
-	return n, o
+	return o
 }
 
-// without replays n with forced decision drop left out.
-func (s *searcher) without(n node, o outcome, drop int) (node, outcome, bool) {
-	keep := append(append([]Forced(nil), o.forced[:drop]...), o.forced[drop+1:]...)
-	first := keep[0]
-	var cp *start
-	for _, c := range s.cps {
-		if c.pos == first.Pos {
-			cp = c
+// earliest tries what o forces, all on one message, on each earlier
+// message in turn (the same faults and decisions, the same deliveries),
+// within the budget: the first that breaks the property is the earliest
+// moment it can be broken that way.
+func (s *searcher) earliest(o outcome) outcome {
+	m := o.forced[0].Msg
+	for _, f := range o.forced {
+		if f.Msg != m {
+			return o
 		}
 	}
-	if cp == nil {
-		return n, o, false
+	for e := int32(0); e < m && s.tried < s.o.Budget; e++ {
+		moved := make([]Forced, len(o.forced))
+		for i, f := range o.forced {
+			moved[i] = f
+			moved[i].Msg = e
+			if f.Fault != nil {
+				ft := *f.Fault
+				ft.Msg = e
+				moved[i].Fault = &ft
+			}
+		}
+		if mo, ok := s.breaks(moved); ok {
+			return mo
+		}
 	}
-	m := node{from: cp, force: []choice{forcedChoice(first)}}
-	for _, f := range keep[1:] {
-		if f.Fault != nil { // a fault is named by where it strikes: no index to find
-			m.force = append(m.force, forcedChoice(f))
+	return o
+}
+
+// breaks plays the branch forcing items and says whether it breaks the
+// property, each forced as planned.
+func (s *searcher) breaks(items []Forced) (outcome, bool) {
+	n, ok := s.rebuild(items)
+	if !ok {
+		return outcome{}, false
+	}
+	out := s.play(n, false)
+	s.tried++
+	return out, out.ok && len(out.broken) > 0
+}
+
+// rebuild is the branch forcing items, in the order they happen, forked
+// from the base line's checkpoint before the first: a fault is named by
+// where it strikes; a decision is found again, in the line forced so
+// far, by what it decides about (kind, message, delivery).
+func (s *searcher) rebuild(items []Forced) (node, bool) {
+	var n node
+	for i := range s.decs {
+		if sameChoice(&s.decs[i], items[0]) {
+			n = node{from: s.decs[i].cp, force: []choice{forcedChoice(items[0])}}
+			if items[0].Fault == nil {
+				n.force[0].idx = s.decs[i].d.Index
+			}
+			break
+		}
+	}
+	if n.from == nil {
+		return n, false
+	}
+	for _, f := range items[1:] {
+		if f.Fault != nil {
+			n.force = append(n.force, forcedChoice(f))
 			continue
 		}
-		out := s.play(m, true)
+		out := s.play(n, true)
 		idx := int64(-1)
-		for _, d := range out.decs {
-			if d.fault == nil && d.d.Kind.String() == f.Kind && d.d.Msg == f.Msg && d.d.Delivery == f.Delivery {
-				idx = d.d.Index
+		for i := range out.decs {
+			if sameChoice(&out.decs[i], f) {
+				idx = out.decs[i].d.Index
 				break
 			}
 		}
 		if idx < 0 {
-			return n, o, false
+			return n, false
 		}
-		m.force = append(m.force, choice{idx: idx, val: f.Value})
+		n.force = append(n.force, choice{idx: idx, val: f.Value})
 	}
-	out := s.play(m, false)
-	if !out.ok || len(out.broken) == 0 {
-		return n, o, false
+	return n, true
+}
+
+func sameChoice(d *dec, f Forced) bool {
+	if f.Fault != nil {
+		return d.fault != nil && *d.fault == *f.Fault
 	}
-	return m, out, true
+	return d.fault == nil && d.d.Kind.String() == f.Kind && d.d.Msg == f.Msg && d.d.Delivery == f.Delivery
 }
 
 func forcedChoice(f Forced) choice {

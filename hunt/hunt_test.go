@@ -288,3 +288,32 @@ func TestSameAnswerOnAnyCores(t *testing.T) {
 		t.Errorf("GOMAXPROCS 1:\n%s\nGOMAXPROCS 4:\n%s", a, b)
 	}
 }
+
+// A find is shrunk to the faults that matter, and moved to the earliest
+// order the same faults break the property on.
+func TestShrinkAndEarliest(t *testing.T) {
+	o := options(t, "thursday-fixed", "one-email")
+	s, err := newSearcher(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fault := func(point string, m int32) Forced {
+		return Forced{Msg: m, Delivery: 1, Fault: &engine.Fault{Point: point, Msg: m, Delivery: 1}}
+	}
+	out, ok := s.breaks([]Forced{fault("after_effect", 7), fault("after_receive", 9)})
+	if !ok {
+		t.Fatalf("a crash after order 7's email leaves should break one-email: %+v", out.broken)
+	}
+	got := s.shrink(out)
+	if len(got.forced) != 1 || *got.forced[0].Fault != *fault("after_effect", 7).Fault {
+		t.Errorf("shrunk to %+v, want the crash on order 7 alone", got.forced)
+	}
+	got = s.earliest(got)
+	if len(got.forced) != 1 || *got.forced[0].Fault != *fault("after_effect", 0).Fault {
+		t.Errorf("earliest: %+v, want the same crash on order 0", got.forced)
+	}
+	// a crash right after receiving breaks nothing: it is not kept
+	if _, ok := s.breaks([]Forced{fault("after_receive", 9)}); ok {
+		t.Error("a crash before any work should not break one-email")
+	}
+}
