@@ -421,6 +421,15 @@ func RunCode(spec *Spec, o RunOptions, w *World) Code {
 	return c
 }
 
+// BranchCode is the share code of a branch a search played headless to
+// its end on w (from a world of Explorer.WorldAt or NewWorld, with faults
+// and decisions forced): the code the explorer would give that branch's
+// end had forks made it. Each forced decision needs a fork of its own at
+// the event that carries it (Decision.Pos), as the explorer's do.
+func BranchCode(spec *Spec, seed uint64, set []Setting, forks []CodeFork, w *World) Code {
+	return Code{Incident: spec.ID, Seed: seed, Set: set, Forks: forks, Cursor: -1, Fingerprint: fp32(w.fp)}
+}
+
 // ErrCodeMismatch says a code's fingerprint is not that of the run it
 // names: the code was changed, or this engine plays that run differently.
 var ErrCodeMismatch = errors.New("this code does not match its incident (edited, mistyped, or made by another version of inflight)")

@@ -304,7 +304,11 @@ func (x *Explorer) stateAt(b *Branch, pos int64) *World { return x.walkerAt(b, p
 // branch nobody needs to see, which a search forces faults and decisions
 // on (World.ForceFaults, ForceDecisions) and plays to its end. Like every
 // Explorer method it is for one goroutine at a time; the world it returns
-// is independent of the explorer and may run on any goroutine.
+// is independent of the explorer and may run on any goroutine. For many
+// branches from one moment, take it once and Clone it for each: a clone
+// costs a copy of the event queue, not a replay from a checkpoint. Clone
+// writes the world it copies (see World.Clone), so goroutines sharing one
+// take their clones under a lock, or each clones its own copy first.
 func (x *Explorer) WorldAt(b *Branch, pos int64) *World { return x.stateAt(b, pos) }
 
 // Goto moves the cursor to pos on the current branch. Seeking is a

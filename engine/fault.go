@@ -160,7 +160,9 @@ func (w *World) ForceFaults(fs ...Fault) error {
 		if f.Msg < 0 || f.Delivery == 0 {
 			return fmt.Errorf("fault %s: message %d, delivery %d: want a message from 0 and a delivery from 1", f.Point, f.Msg, f.Delivery)
 		}
-		keys = append(keys, faultKey{p, f.Msg, f.Delivery})
+		if k := (faultKey{p, f.Msg, f.Delivery}); !slices.Contains(keys, k) && (w.faults == nil || !slices.Contains(w.faults.forced, k)) {
+			keys = append(keys, k)
+		}
 	}
 	st := &faultState{}
 	if w.faults != nil {

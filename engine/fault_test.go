@@ -250,12 +250,18 @@ func TestFaultForkRoundTrip(t *testing.T) {
 	if want.DuplicateEffects != 1 {
 		t.Errorf("duplicates %d, want 1 (a crash between the send and the stamp)", want.DuplicateEffects)
 	}
-	// the cheap branch: a checkpoint's world, forced, played headless
-	v := x.WorldAt(main, pass.Pos)
+	// the cheap branch: a checkpoint's world, forced, played headless,
+	// and its code
+	v := x.WorldAt(main, pass.Pos).Clone()
+	at := v.Now
 	if err := v.ForceFaults(pass.Fault); err != nil {
 		t.Fatal(err)
 	}
 	v.RunTo(nil, -1)
+	bc := engine.BranchCode(s, s.Seed, nil, []engine.CodeFork{{Pos: pass.Pos, At: at, Faults: []engine.Fault{pass.Fault}}}, v)
+	if rs, _, err := engine.ReplayCode(s, bc, engine.ReplayOptions{}); err != nil || rs.TraceSHA256 != want.TraceSHA256 {
+		t.Errorf("BranchCode %s: %v, %s; want %s", bc, err, rs.TraceSHA256, want.TraceSHA256)
+	}
 	z, _ := engine.OpenCode(c, s)
 	z.End()
 	if v.Fingerprint() != z.World().Fingerprint() {
@@ -343,5 +349,40 @@ func TestForceDecisions(t *testing.T) {
 	}), 400)
 	if !seen[lat[0]] || !seen[lat[1]] {
 		t.Errorf("forced latencies at %v: %v", lat, seen)
+	}
+}
+
+// Every fault point of every bundled incident, forced where the unforced
+// run first passes it, fires there and changes the run.
+func TestEveryFaultPointFires(t *testing.T) {
+	for _, s := range incidents.All() {
+		w, _ := engine.NewWorld(s, s.Seed, nil)
+		first := map[string]engine.FaultPass{}
+		var order []string
+		w.ObserveFaults(func(p engine.FaultPass) {
+			if _, ok := first[p.Point]; !ok {
+				first[p.Point] = p
+				order = append(order, p.Point)
+			}
+		})
+		w.RunTo(nil, -1)
+		for _, name := range order {
+			p := first[name]
+			f, _ := engine.NewWorld(s, s.Seed, nil)
+			if err := f.ForceFaults(p.Fault); err != nil {
+				t.Fatal(err)
+			}
+			var fired engine.FaultPass
+			f.ObserveFaults(func(q engine.FaultPass) {
+				if q.Forced {
+					fired = q
+				}
+			})
+			f.RunTo(nil, -1)
+			if fired.Fault != p.Fault || fired.Pos != p.Pos || f.Fingerprint() == w.Fingerprint() {
+				t.Errorf("%s %s: fired %+v (passed %+v); trace changed: %v", s.ID, p.Fault, fired, p, f.Fingerprint() != w.Fingerprint())
+			}
+			t.Logf("%s: %s", s.ID, f.FaultWords(p.Fault, int(p.Actor)))
+		}
 	}
 }

@@ -16,7 +16,7 @@ var faultPoints = []engine.FaultPoint{
 	FaultAfterCommit: {Name: "after_commit", Words: "%s crashes after the wallet COMMIT, before XACK",
 		Doc: "after the handler's writes (or a skip), before XACK: the entry stays pending and is re-read after the restart; without dedupe it is credited again"},
 	FaultBetweenWrites: {Name: "between_writes", Words: "%s crashes between SADD processed and the wallet COMMIT",
-		Doc: "dedupe_store=separate only: the processed record is in Redis, the credit never committed; the redelivery skips it and the credit is lost"},
+		Doc: "dedupe=separate only: the processed record is in Redis, the credit never committed; the redelivery skips it and the credit is lost"},
 }
 
 // FaultPoints lists the consumer's fault points.

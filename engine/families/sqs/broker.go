@@ -9,14 +9,14 @@ import (
 
 // setVisible, lease and unlease keep the visible count and the leased
 // list, so that the panes' counts cost O(1).
-func (q *Family) setVisible(w *engine.World, id int32, m *engine.Msg) {
+func (q *Family) setVisible(id int32, m *engine.Msg) {
 	m.Status = engine.StVisible
 	m.Holder = -1
 	m.Deferred = false
 	q.visible++
 }
 
-func (q *Family) lease(w *engine.World, id int32, m *engine.Msg) {
+func (q *Family) lease(id int32, m *engine.Msg) {
 	if m.Status == engine.StVisible {
 		q.visible--
 	}
@@ -24,7 +24,7 @@ func (q *Family) lease(w *engine.World, id int32, m *engine.Msg) {
 	q.leased = append(q.leased, id)
 }
 
-func (q *Family) unlease(w *engine.World, id int32) {
+func (q *Family) unlease(id int32) {
 	for i, x := range q.leased {
 		if x == id {
 			q.leased = append(q.leased[:i], q.leased[i+1:]...)
@@ -35,7 +35,7 @@ func (q *Family) unlease(w *engine.World, id int32) {
 
 // enqueue stamps the message with a world-unique sequence, so any entry an
 // earlier enqueue left in the ring no longer matches it.
-func (q *Family) enqueue(w *engine.World, id int32, m *engine.Msg) {
+func (q *Family) enqueue(id int32, m *engine.Msg) {
 	q.qseq++
 	m.QSeq = q.qseq
 	q.queue.pushBack(qentry{id, m.QSeq})
@@ -48,7 +48,7 @@ func (q *Family) unhold(id int32, m *engine.Msg) {
 	case engine.StVisible:
 		q.visible--
 	case engine.StInFlight:
-		q.unlease(nil, id)
+		q.unlease(id)
 	}
 }
 

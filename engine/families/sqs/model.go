@@ -16,8 +16,8 @@ func (q *Family) publish(w *engine.World, src, k int) {
 	}
 	s := &w.Spec().Sources[src]
 	id, m := w.AddMessage(uint8(src), s.Poison)
-	q.setVisible(w, id, m)
-	q.enqueue(w, id, m)
+	q.setVisible(id, m)
+	q.enqueue(id, m)
 	q.srcSent[src] = k + 1
 	if k+1 < q.sourceCount(w, src) {
 		q.srcNext[src] = true
@@ -107,7 +107,7 @@ func (q *Family) dispatch(w *engine.World) {
 	if w.Knobs.Mode == engine.ModeStandard {
 		q.queue.popFront()
 	}
-	q.lease(w, id, m)
+	q.lease(id, m)
 	m.Receives = delivery
 	m.LeaseAt = w.Now
 	m.Expiry = w.Now + w.Knobs.VisibilityTimeout
@@ -392,10 +392,10 @@ func (q *Family) leaseExpire(w *engine.World, id int32, delivery uint16) {
 		return
 	}
 	deferred := mm.Deferred
-	q.unlease(w, id)
-	q.setVisible(w, id, mm)
+	q.unlease(id)
+	q.setVisible(id, mm)
 	if w.Knobs.Mode == engine.ModeStandard {
-		q.enqueue(w, id, mm)
+		q.enqueue(id, mm)
 	}
 	w.Emit(engine.EvLeaseExpired, id, int(holder), delivery, 0, int64(boolIdx(deferred)))
 	q.wake(w)
@@ -429,8 +429,8 @@ func (q *Family) repairRedrive(w *engine.World, i int) {
 	n := w.Redrive(func(id int32, m *engine.Msg) {
 		m.Repaired = true
 		m.Receives = 0 // the redrive sends it as a new message
-		q.setVisible(w, id, m)
-		q.enqueue(w, id, m)
+		q.setVisible(id, m)
+		q.enqueue(id, m)
 	})
 	w.Emit(engine.EvRedrive, -1, -1, 0, int64(n), int64(i))
 	q.wake(w)
@@ -465,7 +465,7 @@ func (q *Family) rehome(w *engine.World) {
 	})
 	q.queue = deque{}
 	for _, p := range held {
-		q.enqueue(w, p.id, w.MsgForWrite(p.id))
+		q.enqueue(p.id, w.MsgForWrite(p.id))
 	}
 }
 
