@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -54,5 +56,30 @@ func TestHuntSameOnAnyCores(t *testing.T) {
 	}
 	if one, four := at(1), at(4); one != four {
 		t.Errorf("GOMAXPROCS 1:\n%s\nGOMAXPROCS 4:\n%s", one, four)
+	}
+}
+
+// validate refuses a property whose check reads a figure the run does not
+// give: a hunt for it could never find anything.
+func TestValidateChecksPropertyFigures(t *testing.T) {
+	data, err := os.ReadFile("incidents/thursday-fixed.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(data), "      dlq: 0\n", "      figures.nonesuch: 0\n", 1)
+	if bad == string(data) {
+		t.Fatal("thursday-fixed.yaml has no dlq: 0 check to replace")
+	}
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI("validate", path)
+	if code != 1 || !strings.Contains(errOut, `property dlq-empty: "figures.nonesuch" is not a figure this incident's run gives`) {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	out, _, code := runCLI("validate", "incidents/thursday-fixed.yaml")
+	if code != 0 || !strings.HasSuffix(out, "2 forks, 3 properties)\n") {
+		t.Errorf("exit %d, stdout %q", code, out)
 	}
 }
