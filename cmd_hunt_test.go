@@ -35,6 +35,7 @@ func TestHuntExitCodes(t *testing.T) {
 		{[]string{"hunt", "thursday-fixed", "--property", "one-email", "--depth", "0"}, `inflight: --depth 0: want 1 to 8`},
 		{[]string{"hunt", "thursday-fixed", "--property", "one-email", "--budget", "0"}, `inflight: --budget 0: want a positive number of branches`},
 		{[]string{"hunt", "thursday-fixed", "--property", "one-email", "--at", "18:00"}, `inflight: --at 18:00 is before the incident starts (19:40:20)`},
+		{[]string{"hunt", "thursday-fixed", "--property", "one-email", "--at", "23:00"}, `inflight: --at 23:00:00 is after the run ends (21:12:00): there is nothing left to force`},
 	} {
 		_, errOut, code := runCLI(c.args...)
 		if code != 2 || strings.TrimSpace(errOut) != c.want {

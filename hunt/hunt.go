@@ -53,8 +53,10 @@ type Forced struct {
 	Delivery uint16      `json:"delivery"`
 	Value    int64       `json:"value"`
 	Words    string      `json:"words"` // the decision as the timeline says it, with the forced value
-	// Fault is the forced fault ("after_claim:14.1"); nil for a decision.
-	Fault *engine.Fault `json:"fault,omitempty"`
+	// Fault is the forced fault; nil for a decision (and Index is -1 for
+	// a fault, which is named by where it strikes, not by an index).
+	Fault     *engine.Fault `json:"-"`
+	FaultCode string        `json:"fault,omitempty"` // as share codes write it: "after_claim:14.1"
 }
 
 // Result is what a hunt found, or that it found nothing.
@@ -122,6 +124,7 @@ type searcher struct {
 	log      []logEvent    // the base line's message events, for facts at a checkpoint
 	facts    bool
 	baseSum  engine.Summary
+	baseEnd  engine.Time
 	maxEv    int64
 	tried    int
 	workers  int
@@ -238,6 +241,9 @@ func newSearcher(o Options) (*searcher, error) {
 	s.base = w
 	s.decWorld = w.Clone()
 	s.decs = s.walkBase()
+	if o.From > 0 && o.From > s.baseEnd {
+		return nil, fmt.Errorf("--at %s is after the run ends (%s): there is nothing left to force", o.From.Short(), s.baseEnd.Short())
+	}
 	return s, nil
 }
 
@@ -271,6 +277,7 @@ func (s *searcher) walkBase() []dec {
 	for w.Step(rec) {
 	}
 	s.baseSum = w.Summarize("")
+	s.baseEnd = w.Stats.LastEvent
 	s.maxEv = 4*w.Pos + 100_000
 	w = s.base.Clone()
 	for i := range decs {
@@ -471,8 +478,8 @@ func (l *line) fault(p engine.FaultPass) {
 	case p.Forced:
 		l.faults--
 		f := p.Fault
-		l.out.forced = append(l.out.forced, Forced{Pos: p.Pos, At: p.T, Clock: p.T.Short(), Kind: "fault",
-			Msg: p.Msg, Delivery: p.Delivery, Value: 1, Words: l.w.FaultWords(f, int(p.Actor)), Fault: &f})
+		l.out.forced = append(l.out.forced, Forced{Index: -1, Pos: p.Pos, At: p.T, Clock: p.T.Short(), Kind: "fault",
+			Msg: p.Msg, Delivery: p.Delivery, Value: 1, Words: l.w.FaultWords(f, int(p.Actor)), Fault: &f, FaultCode: f.String()})
 	case l.record && l.settled() && p.T >= l.s.o.From:
 		l.out.decs = append(l.out.decs, faultDec(p))
 	}
