@@ -169,7 +169,7 @@ func Hunt(o Options) (*Result, error) {
 	res.Depth = 1
 	hit, outs, complete := s.try(level, 1)
 	if hit >= 0 {
-		return s.found(res, level[hit], outs[hit])
+		return s.found(res, outs[hit])
 	}
 	res.Exhausted = complete
 	if complete {
@@ -192,7 +192,7 @@ func Hunt(o Options) (*Result, error) {
 				space += len(kids)
 				hit, kouts, done := s.try(kids, depth)
 				if hit >= 0 {
-					return s.found(res, kids[hit], kouts[hit])
+					return s.found(res, kouts[hit])
 				}
 				if !done {
 					complete = false
@@ -417,164 +417,6 @@ func (s *searcher) parallel(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// line is a branch being played: its world, its facts, and the forced
-// decisions and faults it still has to make.
-type line struct {
-	s      *searcher
-	n      node
-	w      *engine.World
-	f      *facts
-	decs   []choice // the forced decisions, in index order
-	k      int      // decs made so far
-	faults int      // forced faults not yet fired
-	out    outcome
-	record bool
-}
-
-// open forks n from its checkpoint, its forced faults and first forced
-// decision armed.
-func (s *searcher) open(n node, record bool) *line {
-	s.mu.Lock()
-	w := n.from.w.Clone()
-	s.mu.Unlock()
-	l := &line{s: s, n: n, w: w, record: record, out: outcome{ok: true}}
-	if s.facts {
-		if n.from.facts != nil {
-			l.f = n.from.facts.clone()
-		} else {
-			l.f = s.factsAt(n.from.pos)
-		}
-	}
-	l.out.forced = append(l.out.forced, n.prefix...)
-	var faults []engine.Fault
-	for _, c := range n.force {
-		if c.fault != nil {
-			faults = append(faults, *c.fault)
-		} else {
-			l.decs = append(l.decs, c)
-		}
-	}
-	if err := w.ForceFaults(faults...); err != nil {
-		l.out.ok = false
-	}
-	l.faults = len(faults)
-	if len(faults) > 0 || (record && s.o.Faults) {
-		w.ObserveFaults(l.fault)
-	}
-	if len(l.decs) > 0 {
-		w.Override(engine.DecisionOverride{Index: l.decs[0].idx, Value: l.decs[0].val})
-	}
-	return l
-}
-
-// settled says every forced decision and fault has been made: what the
-// line does from here is its own, and may be forced by a child.
-func (l *line) settled() bool { return l.k == len(l.decs) && l.faults == 0 }
-
-// fault watches the fault points the line passes: a forced one firing,
-// or, once the line is settled, one a child may force.
-func (l *line) fault(p engine.FaultPass) {
-	switch {
-	case p.Forced:
-		l.faults--
-		f := p.Fault
-		l.out.forced = append(l.out.forced, Forced{Index: -1, Pos: p.Pos, At: p.T, Clock: p.T.Short(), Kind: "fault",
-			Msg: p.Msg, Delivery: p.Delivery, Value: 1, Words: l.w.FaultWords(f, int(p.Actor)), Fault: &f, FaultCode: f.String()})
-	case l.record && l.settled() && p.T >= l.s.o.From:
-		l.out.decs = append(l.out.decs, faultDec(p))
-	}
-}
-
-// Event is the line's sink: facts, and each forced decision checked as it
-// is made and the next one armed.
-func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
-	if l.f != nil && (e.Msg >= 0 || e.Kind == engine.EvRedrive) {
-		l.f.event(e)
-	}
-	if d == nil {
-		return
-	}
-	switch {
-	case l.k < len(l.decs) && d.Index == l.decs[l.k].idx:
-		if !d.Forced || d.Value != l.decs[l.k].val {
-			l.out.ok = false
-		}
-		l.out.forced = append(l.out.forced, l.s.forced(w, d))
-		l.k++
-		if l.k < len(l.decs) {
-			w.Override(engine.DecisionOverride{Index: l.decs[l.k].idx, Value: l.decs[l.k].val})
-		}
-	case l.record && l.settled() && d.T >= l.s.o.From && !(d.Forced && d.Value == 1 && d.Kind == engine.DecCrash):
-		if alt := l.s.alternatives(d); len(alt) > 0 {
-			l.out.decs = append(l.out.decs, dec{d: *d, alt: alt})
-		}
-	}
-}
-
-// step plays one event; false at the end (or past the events cap).
-func (l *line) step() bool { return l.w.Step(l) && l.w.Pos <= l.s.maxEv }
-
-// play forks n from its checkpoint and plays it to the end; record keeps
-// the forcible decisions made after its last forced one.
-func (s *searcher) play(n node, record bool) outcome {
-	l := s.open(n, record)
-	for l.step() {
-	}
-	if !l.settled() {
-		l.out.ok = false
-	}
-	l.out.sum = l.w.Summarize("")
-	l.out.broken = verdict(l.w, s.o.Property, &l.out.sum, l.f)
-	return l.out
-}
-
-// expand is p's children on a message p already forces (same) or on
-// the others: one more forced decision or fault each, forked from a
-// checkpoint of p's own line just before it.
-func (s *searcher) expand(p node, o *outcome, same bool) []node {
-	if !o.ok || len(o.decs) == 0 {
-		return nil
-	}
-	msgs := map[int32]bool{}
-	for _, f := range o.forced {
-		msgs[f.Msg] = true
-	}
-	var which []int
-	for i := range o.decs {
-		if msgs[o.decs[i].d.Msg] == same {
-			which = append(which, i)
-		}
-	}
-	if len(which) == 0 {
-		return nil
-	}
-	l := s.open(p, false)
-	var kids []node
-	var prev *start
-	for _, i := range which {
-		d := &o.decs[i]
-		for l.w.Pos < d.d.Pos && l.step() {
-		}
-		st := prev
-		if st == nil || st.pos != l.w.Pos {
-			st = &start{w: l.w.Clone(), pos: l.w.Pos}
-			if l.f != nil {
-				st.facts = l.f.clone()
-			}
-			prev = st
-		}
-		for _, v := range d.alt {
-			kids = append(kids, node{from: st, prefix: o.forced, force: []choice{d.choice(v)}})
-		}
-	}
-	return kids
-}
-
-func (s *searcher) forced(w *engine.World, d *engine.Decision) Forced {
-	return Forced{Index: d.Index, Pos: d.Pos, At: d.T, Clock: d.T.Short(), Kind: d.Kind.String(),
-		Msg: d.Msg, Delivery: d.Delivery, Value: d.Value, Words: w.DecisionText(d)}
-}
-
 // score is how near a branch came to breaking the property: how far it
 // moved the figures a violation needs (deliveries, dead letters,
 // duplicates, losses) from the base line's. Deeper search starts from the
@@ -603,159 +445,6 @@ func (s *searcher) byScore(level []node, outs []outcome) []int {
 	return order
 }
 
-// found shrinks a counterexample to the fewest forced decisions that
-// still break the property, then moves it to the earliest message it
-// breaks the property on, and words it.
-func (s *searcher) found(res *Result, n node, o outcome) (*Result, error) {
-	o = s.shrink(o)
-	o = s.earliest(o)
-	res.Found = true
-	res.Broken = o.broken
-	res.Forced = o.forced
-	res.Tried = s.tried
-	res.Code = s.code(o.forced)
-	return res, nil
-}
-
-// shrink drops forced decisions one at a time while what remains still
-// breaks the property.
-func (s *searcher) shrink(o outcome) outcome {
-	for len(o.forced) > 1 {
-		better := false
-		for drop := range o.forced {
-			keep := append(append([]Forced(nil), o.forced[:drop]...), o.forced[drop+1:]...)
-			if mo, ok := s.breaks(keep); ok {
-				o, better = mo, true
-				break
-			}
-		}
-		if !better {
-			break
-		}
-	}
-	return o
-}
-
-// earliest tries what o forces, all on one message, on each earlier
-// message in turn (the same faults and decisions, the same deliveries),
-// within the budget: the first that breaks the property is the earliest
-// moment it can be broken that way.
-func (s *searcher) earliest(o outcome) outcome {
-	m := o.forced[0].Msg
-	for _, f := range o.forced {
-		if f.Msg != m {
-			return o
-		}
-	}
-	for e := int32(0); e < m && s.tried < s.o.Budget; e++ {
-		moved := make([]Forced, len(o.forced))
-		for i, f := range o.forced {
-			moved[i] = f
-			moved[i].Msg = e
-			if f.Fault != nil {
-				ft := *f.Fault
-				ft.Msg = e
-				moved[i].Fault = &ft
-			}
-		}
-		if mo, ok := s.breaks(moved); ok {
-			return mo
-		}
-	}
-	return o
-}
-
-// breaks plays the branch forcing items and says whether it breaks the
-// property, each forced as planned.
-func (s *searcher) breaks(items []Forced) (outcome, bool) {
-	n, ok := s.rebuild(items)
-	if !ok {
-		return outcome{}, false
-	}
-	out := s.play(n, false)
-	s.tried++
-	return out, out.ok && len(out.broken) > 0
-}
-
-// rebuild is the branch forcing items, in the order they happen, forked
-// from the base line's checkpoint before the first: a fault is named by
-// where it strikes; a decision is found again, in the line forced so
-// far, by what it decides about (kind, message, delivery).
-func (s *searcher) rebuild(items []Forced) (node, bool) {
-	var n node
-	for i := range s.decs {
-		if sameChoice(&s.decs[i], items[0]) {
-			n = node{from: s.decs[i].cp, force: []choice{forcedChoice(items[0])}}
-			if items[0].Fault == nil {
-				n.force[0].idx = s.decs[i].d.Index
-			}
-			break
-		}
-	}
-	if n.from == nil {
-		return n, false
-	}
-	for _, f := range items[1:] {
-		if f.Fault != nil {
-			n.force = append(n.force, forcedChoice(f))
-			continue
-		}
-		out := s.play(n, true)
-		idx := int64(-1)
-		for i := range out.decs {
-			if sameChoice(&out.decs[i], f) {
-				idx = out.decs[i].d.Index
-				break
-			}
-		}
-		if idx < 0 {
-			return n, false
-		}
-		n.force = append(n.force, choice{idx: idx, val: f.Value})
-	}
-	return n, true
-}
-
-func sameChoice(d *dec, f Forced) bool {
-	if f.Fault != nil {
-		return d.fault != nil && *d.fault == *f.Fault
-	}
-	return d.fault == nil && d.d.Kind.String() == f.Kind && d.d.Msg == f.Msg && d.d.Delivery == f.Delivery
-}
-
-func forcedChoice(f Forced) choice {
-	if f.Fault != nil {
-		return choice{fault: f.Fault}
-	}
-	return choice{idx: f.Index, val: f.Value}
-}
-
-// code is the share code of the branch forcing fs, made as the explorer
-// makes it: a fork per forced decision, each of the one before.
-func (s *searcher) code(fs []Forced) string {
-	x, err := engine.NewExplorer(s.o.Spec, s.o.Seed, s.o.Set)
-	if err != nil {
-		return ""
-	}
-	for i, f := range fs {
-		x.Goto(f.Pos)
-		name := ""
-		if i == len(fs)-1 {
-			name = s.o.Property.Name
-		}
-		fo := engine.ForkOptions{Name: name, Pos: f.Pos, At: f.At}
-		if f.Fault != nil {
-			fo.Faults = []engine.Fault{*f.Fault}
-		} else {
-			fo.Override = &engine.DecisionOverride{Index: f.Index, Value: f.Value}
-		}
-		if _, err := x.Fork(fo); err != nil {
-			return ""
-		}
-	}
-	return x.Code().String()
-}
-
 // random plays seeded random schedules until the budget is spent: a
 // random forcible decision of the base line, then up to Depth of them,
 // each drawn from the line the one before made.
@@ -773,7 +462,7 @@ func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 			n++
 			if o.ok && len(o.broken) > 0 {
 				res.Random = n
-				r, _ := s.found(res, nd, o)
+				r, _ := s.found(res, o)
 				return r, n
 			}
 			if len(nd.force) >= want || len(o.decs) == 0 || s.tried >= s.o.Budget {
@@ -788,6 +477,3 @@ func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 	}
 	return nil, n
 }
-
-// String words a forced decision for a report line.
-func (f Forced) String() string { return fmt.Sprintf("%s  %s", f.Clock, f.Words) }
