@@ -254,20 +254,18 @@ func (s *searcher) walkBase() []dec {
 	// to keep a checkpoint: a clone before every event would cost more
 	w := s.base.Clone()
 	var decs []dec
-	passed := map[[2]int64]bool{} // a fault point's (event, message): its crash decision is that fault
-	if s.o.Faults {
-		w.ObserveFaults(func(p engine.FaultPass) {
-			if p.T >= s.o.From {
-				decs = append(decs, faultDec(p))
-				passed[[2]int64{p.Pos, int64(p.Msg)}] = true
-			}
-		})
-	}
+	passed := map[passKey]bool{}
+	w.ObserveFaults(func(p engine.FaultPass) {
+		passed[passKey{p.Pos, p.Msg}] = true
+		if s.o.Faults && p.T >= s.o.From {
+			decs = append(decs, faultDec(p))
+		}
+	})
 	rec := sinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
 		if s.facts && (e.Msg >= 0 || e.Kind == engine.EvRedrive) {
 			s.log = append(s.log, logEvent{e.Pos, *e})
 		}
-		if d == nil || d.T < s.o.From || passed[[2]int64{d.Pos, int64(d.Msg)}] && d.Value == 0 {
+		if d == nil || d.T < s.o.From || s.faultsOwn(d, passed) {
 			return
 		}
 		if alt := s.alternatives(d); len(alt) > 0 {
@@ -287,6 +285,23 @@ func (s *searcher) walkBase() []dec {
 		decs[i].cp = s.cps[len(s.cps)-1]
 	}
 	return decs
+}
+
+// passKey is where a fault point was passed: the event and the message.
+type passKey struct {
+	pos int64
+	msg int32
+}
+
+// faultsOwn says whether d is the crash draw a fault point makes
+// (cashback's crash between COMMIT and XACK, kafka-restart's): a yes/no
+// decision at the step that passed the point. With faults on, forcing the
+// fault is forcing it to crash, so only a crash the run drew itself is
+// left to force the other way; with faults off, neither. A latency or a
+// worker chosen at the same step is not the fault's.
+func (s *searcher) faultsOwn(d *engine.Decision, passed map[passKey]bool) bool {
+	crash := d.Kind == engine.DecCrash || d.Kind >= engine.FamilyDecision && d.Lo == 0 && d.Hi == 1
+	return crash && passed[passKey{d.Pos, d.Msg}] && (!s.o.Faults || d.Value == 0 || d.Forced)
 }
 
 // faultDec is a fault point passed, as a choice a branch may force.

@@ -14,6 +14,7 @@ type line struct {
 	faults int      // forced faults not yet fired
 	out    outcome
 	record bool
+	passed map[passKey]bool // fault points passed, while recording
 }
 
 // open forks n from its checkpoint, its forced faults and first forced
@@ -43,7 +44,7 @@ func (s *searcher) open(n node, record bool) *line {
 		l.out.ok = false
 	}
 	l.faults = len(faults)
-	if len(faults) > 0 || (record && s.o.Faults) {
+	if len(faults) > 0 || record {
 		w.ObserveFaults(l.fault)
 	}
 	if len(l.decs) > 0 {
@@ -65,8 +66,14 @@ func (l *line) fault(p engine.FaultPass) {
 		f := p.Fault
 		l.out.forced = append(l.out.forced, Forced{Index: -1, Pos: p.Pos, At: p.T, Clock: p.T.Short(), Kind: "fault",
 			Msg: p.Msg, Delivery: p.Delivery, Value: 1, Words: l.w.FaultWords(f, int(p.Actor)), Fault: &f, FaultCode: f.String()})
-	case l.record && l.settled() && p.T >= l.s.o.From:
+	case l.record && l.settled() && p.T >= l.s.o.From && l.s.o.Faults:
 		l.out.decs = append(l.out.decs, faultDec(p))
+	}
+	if l.record {
+		if l.passed == nil {
+			l.passed = map[passKey]bool{}
+		}
+		l.passed[passKey{p.Pos, p.Msg}] = true
 	}
 }
 
@@ -89,7 +96,7 @@ func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 		if l.k < len(l.decs) {
 			w.Override(engine.DecisionOverride{Index: l.decs[l.k].idx, Value: l.decs[l.k].val})
 		}
-	case l.record && l.settled() && d.T >= l.s.o.From && !(d.Forced && d.Value == 1 && d.Kind == engine.DecCrash):
+	case l.record && l.settled() && d.T >= l.s.o.From && !l.s.faultsOwn(d, l.passed):
 		if alt := l.s.alternatives(d); len(alt) > 0 {
 			l.out.decs = append(l.out.decs, dec{d: *d, alt: alt})
 		}
