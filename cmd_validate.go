@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -31,8 +34,13 @@ func (o *validateOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, err)
 		return &exitError{code: 1} // said above
 	}
-	if _, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, MaxSteps: 1}); err != nil {
+	sum, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, MaxSteps: 1})
+	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
+	if err := checkPropertyKeys(spec, sum); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Arg(0), err)
+		return &exitError{code: 1}
 	}
 	// questions (exercises with choices) were checked by Load: two to
 	// five choices, the answer among them, the bookmark one of the
@@ -43,10 +51,36 @@ func (o *validateOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error
 			questions++
 		}
 	}
-	qs := ""
+	more := ""
 	if questions > 0 {
-		qs = fmt.Sprintf(", %d questions", questions)
+		more = fmt.Sprintf(", %d question%s", questions, plural(questions))
 	}
-	fmt.Fprintf(stdout, "%s: ok (incident %s, %d published figures, %d forks%s)\n", fs.Arg(0), spec.ID, len(spec.Expect), len(spec.Forks), qs)
+	if n := len(spec.Properties); n > 0 {
+		more += fmt.Sprintf(", %d propert%s", n, map[bool]string{true: "y", false: "ies"}[n == 1])
+	}
+	fmt.Fprintf(stdout, "%s: ok (incident %s, %d published figure%s, %d fork%s%s)\n", fs.Arg(0), spec.ID,
+		len(spec.Expect), plural(len(spec.Expect)), len(spec.Forks), plural(len(spec.Forks)), more)
+	return nil
+}
+
+// checkPropertyKeys makes sure every property's checks read a figure the
+// run has (a summary key, figures.NAME or message.N.FIELD): a check of a
+// figure that does not exist could never be broken, and a hunt for it
+// would search for nothing.
+func checkPropertyKeys(spec *engine.Spec, sum engine.Summary) error {
+	flat := sum.Flat()
+	for _, p := range spec.Properties {
+		for _, c := range p.Checks {
+			if _, ok := flat[c.Key]; ok {
+				continue
+			}
+			if parts := strings.Split(c.Key, "."); len(parts) == 3 && parts[0] == "message" && slices.Contains(incidents.MessageFields, parts[2]) {
+				if _, err := strconv.Atoi(parts[1]); err == nil {
+					continue
+				}
+			}
+			return fmt.Errorf("property %s: %q is not a figure this incident's run gives", p.Name, clipArg(c.Key))
+		}
+	}
 	return nil
 }

@@ -11,8 +11,13 @@ import (
 // refuses a wrong one at its line and column.
 func TestValidateQuestions(t *testing.T) {
 	out, errOut, code := runCLI("validate", "incidents/thursday.yaml")
-	if code != 0 || !strings.Contains(out, ", 2 questions)") {
+	if code != 0 || !strings.Contains(out, ", 2 questions, 3 properties)") {
 		t.Fatalf("validate thursday: %d %q %q", code, out, errOut)
+	}
+	// one of a thing is not "1 forks" or "1 questions"
+	out, errOut, code = runCLI("validate", "incidents/christmas-friday.yaml")
+	if code != 0 || !strings.Contains(out, "9 published figures, 1 fork, 1 question, 2 properties)") {
+		t.Fatalf("validate christmas-friday: %d %q %q", code, out, errOut)
 	}
 	data, err := os.ReadFile("incidents/thursday.yaml")
 	if err != nil {

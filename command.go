@@ -40,7 +40,7 @@ type flagErrorer interface {
 // has no name on the command line.
 var commands = []*command{
 	&exploreCommand, &openCommand, &listCommand, &runCommand, &sweepCommand,
-	&checkCommand, &validateCommand, &serveCommand, &verifyCommand,
+	&checkCommand, &validateCommand, &huntCommand, &serveCommand, &verifyCommand,
 }
 
 var defaultCommand = commands[0]

@@ -37,6 +37,21 @@ type Spec struct {
 	Expect    []Expectation
 	Forks     []ForkSpec
 	Exercises []Exercise
+	// Properties are the promises the lesson says the system keeps or
+	// breaks, for `hunt` to search for a run that breaks one.
+	Properties []Property
+}
+
+// Property is one promise: a short name, the words a person would say
+// ("every order gets exactly one email"), and its checks, all of which a
+// run must pass to keep it. Checks read the summary as Expect does;
+// Every are checks on each message's facts (Key: "effects",
+// "deliveries", "dlq"), all messages' at once.
+type Property struct {
+	Name   string
+	Words  string
+	Checks []Expectation
+	Every  []Expectation
 }
 
 // Source publishes Count messages at Start + Every×k; a source with

@@ -143,6 +143,7 @@ type file struct {
 	Expect        entries    `yaml:"expect"`
 	Forks         []fork     `yaml:"forks"`
 	Exercises     []exercise `yaml:"exercises"`
+	Properties    []property `yaml:"properties"`
 }
 
 type source struct {
@@ -454,6 +455,7 @@ func Parse(name string, data []byte) (spec *engine.Spec, err error) {
 			r.bookmarkKeys(spec)
 		}
 		r.questions(spec, f.Exercises)
+		spec.Properties = r.properties(f.Properties)
 	}
 	if len(r.probs) > 0 {
 		sort.SliceStable(r.probs, func(i, j int) bool {

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"inflight/engine"
+	"inflight/hunt"
+	"inflight/incidents"
+)
+
+var huntCommand = command{
+	name:     "hunt",
+	synopsis: "inflight hunt ID --property NAME [flags]",
+	summary:  "search decisions and faults for a run that breaks a property",
+	help: `Usage of inflight hunt ID --property NAME:
+Forces every single decision and fault in turn (depth 1), then pairs and
+deeper within --budget branches, then seeded random schedules, looking
+for a run that breaks the incident's property NAME. Exit 1 when one is
+found (its share code reproduces it), 0 when none is, 2 on bad input.
+`,
+	options: func() options { return &huntOptions{} },
+}
+
+type huntOptions struct {
+	runFlags
+	property  string
+	depth     int
+	budget    int
+	faults    string
+	decisions string
+}
+
+func (o *huntOptions) flags(fs *pflag.FlagSet) {
+	o.runFlags.add(fs)
+	fs.StringVar(&o.property, "property", "", "the property to break (the incident's properties: section)")
+	fs.IntVar(&o.depth, "depth", 2, "force at most this many decisions in one branch")
+	fs.IntVar(&o.budget, "budget", 20000, "try at most this many branches")
+	fs.StringVar(&o.faults, "faults", "on", "force crashes and wedged calls too: on or off")
+	fs.StringVar(&o.decisions, "decisions", "env", "which decisions: env (faults, workers, latencies) or all (the handler's and broker's too)")
+}
+
+func (o *huntOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
+	id, err := oneArg(fs)
+	if err != nil {
+		return err
+	}
+	if id == "" && o.file == "" {
+		return usageErr("hunt: which incident? (incidents: %s)", strings.Join(incidents.IDs(), ", "))
+	}
+	spec, seed, set, err := o.resolve(fs, id)
+	if err != nil {
+		return err
+	}
+	at, _, err := o.check(spec)
+	if err != nil {
+		return err
+	}
+	prop, err := propertyOf(spec, o.property)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.depth < 1 || o.depth > 8:
+		return usageErr("--depth %d: want 1 to 8", o.depth)
+	case o.budget < 1:
+		return usageErr("--budget %d: want a positive number of branches", o.budget)
+	case o.faults != "on" && o.faults != "off":
+		return usageErr("--faults %q: want on or off", o.faults)
+	case o.decisions != "env" && o.decisions != "all":
+		return usageErr("--decisions %q: want env or all", o.decisions)
+	}
+	opts := hunt.Options{Spec: spec, Seed: seed, Set: set, From: at, Property: prop,
+		Depth: o.depth, Budget: o.budget, Faults: o.faults == "on", All: o.decisions == "all"}
+	var prog *progressLine
+	if o.format == "text" {
+		prog = &progressLine{w: stderr, start: time.Now()}
+		opts.Progress = prog.update
+	}
+	res, err := hunt.Hunt(opts)
+	prog.done()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if o.format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else if err := printHunt(stdout, res, o.depth); err != nil {
+		return err
+	}
+	if res.Found {
+		return &exitError{code: 1} // the report said it
+	}
+	return nil
+}
+
+// propertyOf finds the incident's property called name; a missing or
+// unknown name is a usage error listing the ones it has.
+func propertyOf(spec *engine.Spec, name string) (*engine.Property, error) {
+	var names []string
+	for i := range spec.Properties {
+		if spec.Properties[i].Name == name {
+			return &spec.Properties[i], nil
+		}
+		names = append(names, spec.Properties[i].Name)
+	}
+	have := spec.ID + " names none"
+	if len(names) > 0 {
+		have = spec.ID + "'s properties: " + strings.Join(names, ", ")
+	}
+	if name == "" {
+		return nil, usageErr("hunt: which --property? (%s)", have)
+	}
+	return nil, usageErr("--property %q: no such property (%s)", clipArg(name), have)
+}
+
+// printHunt words a hunt's answer.
+func printHunt(w io.Writer, r *hunt.Result, depth int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "property  %s: %s\n", r.Property, r.Words)
+	switch {
+	case r.Unforced:
+		fmt.Fprintf(&b, "broken    by the run as it stands, nothing forced (no search needed)\n")
+	case r.Found:
+		fmt.Fprintf(&b, "broken    by a branch forcing %s\n", forcedCount(r.Forced))
+	}
+	for _, c := range r.Broken {
+		fmt.Fprintf(&b, "  check   %s  — got %s\n", c.Check, c.Got)
+	}
+	for _, f := range r.Forced {
+		fmt.Fprintf(&b, "  forced  %s  %s\n", f.Clock, f.Words)
+	}
+	if r.Code != "" {
+		fmt.Fprintf(&b, "code      %s\n", r.Code)
+	}
+	space := ""
+	switch {
+	case r.Found:
+	case r.Exhausted:
+		space = fmt.Sprintf("; the depth-%d space (%d branches) was exhausted", r.Depth, r.Space)
+	default:
+		space = fmt.Sprintf("; the budget ran out before the depth-%d space was exhausted", r.Depth)
+	}
+	if r.Random > 0 {
+		space += fmt.Sprintf("; %d random schedule%s", r.Random, plural(r.Random))
+	}
+	fmt.Fprintf(&b, "branches  %d tried%s\n", r.Tried, space)
+	if !r.Found {
+		fmt.Fprintf(&b, "not found: no branch up to depth %d breaks %s\n", depth, r.Property)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// forcedCount words what a branch forces: "1 fault", "2 decisions and 1
+// fault".
+func forcedCount(fs []hunt.Forced) string {
+	faults := 0
+	for _, f := range fs {
+		if f.Fault != nil {
+			faults++
+		}
+	}
+	var parts []string
+	if n := len(fs) - faults; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d decision%s", n, plural(n)))
+	}
+	if faults > 0 {
+		parts = append(parts, fmt.Sprintf("%d fault%s", faults, plural(faults)))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// progressLine is hunt's progress on stderr, once the hunt has taken
+// more than a second: branches tried and branches per second.
+type progressLine struct {
+	w     io.Writer
+	start time.Time
+	last  time.Time
+	shown bool
+}
+
+func (p *progressLine) update(pr hunt.Progress) {
+	now := time.Now()
+	if now.Sub(p.start) < time.Second || now.Sub(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last = now
+	rate := float64(pr.Tried) / now.Sub(p.start).Seconds()
+	at := fmt.Sprintf("depth %d", pr.Depth)
+	if pr.Depth == 0 {
+		at = "random schedules"
+	}
+	fmt.Fprintf(p.w, "\rhunt: %d branches, %.0f/s, %s ", pr.Tried, rate, at)
+	p.shown = true
+}
+
+func (p *progressLine) done() {
+	if p != nil && p.shown {
+		fmt.Fprintln(p.w)
+	}
+}

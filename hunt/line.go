@@ -1,0 +1,168 @@
+package hunt
+
+import "inflight/engine"
+
+// line is a branch being played: its world, its facts, and the forced
+// decisions and faults it still has to make.
+type line struct {
+	s      *searcher
+	n      node
+	w      *engine.World
+	f      *facts
+	decs   []choice // the forced decisions, in index order
+	k      int      // decs made so far
+	faults int      // forced faults not yet fired
+	out    outcome
+	record bool
+	passed map[passKey]bool // fault points passed, while recording
+}
+
+// open forks n from its checkpoint, its forced faults and first forced
+// decision armed.
+func (s *searcher) open(n node, record bool) *line {
+	s.mu.Lock()
+	w := n.from.w.Clone()
+	s.mu.Unlock()
+	l := &line{s: s, n: n, w: w, record: record, out: outcome{ok: true}}
+	if s.facts {
+		if n.from.facts != nil {
+			l.f = n.from.facts.clone()
+		} else {
+			l.f = s.factsAt(n.from.pos)
+		}
+	}
+	l.out.forced = append(l.out.forced, n.prefix...)
+	var faults []engine.Fault
+	for _, c := range n.force {
+		if c.fault != nil {
+			faults = append(faults, *c.fault)
+		} else {
+			l.decs = append(l.decs, c)
+		}
+	}
+	if err := w.ForceFaults(faults...); err != nil {
+		l.out.ok = false
+	}
+	l.faults = len(faults)
+	if len(faults) > 0 || record {
+		w.ObserveFaults(l.fault)
+	}
+	if len(l.decs) > 0 {
+		w.Override(engine.DecisionOverride{Index: l.decs[0].idx, Value: l.decs[0].val})
+	}
+	return l
+}
+
+// settled says every forced decision and fault has been made: what the
+// line does from here is its own, and may be forced by a child.
+func (l *line) settled() bool { return l.k == len(l.decs) && l.faults == 0 }
+
+// fault watches the fault points the line passes: a forced one firing,
+// or, once the line is settled, one a child may force.
+func (l *line) fault(p engine.FaultPass) {
+	switch {
+	case p.Forced:
+		l.faults--
+		f := p.Fault
+		l.out.forced = append(l.out.forced, Forced{Index: -1, Pos: p.Pos, At: p.T, Clock: p.T.Short(), Kind: "fault",
+			Msg: p.Msg, Delivery: p.Delivery, Value: 1, Words: l.w.FaultWords(f, int(p.Actor)), Fault: &f, FaultCode: f.String()})
+	case l.record && l.settled() && p.T >= l.s.o.From && l.s.o.Faults:
+		l.out.decs = append(l.out.decs, faultDec(p))
+	}
+	if l.record {
+		if l.passed == nil {
+			l.passed = map[passKey]bool{}
+		}
+		l.passed[passKey{p.Pos, p.Msg}] = true
+	}
+}
+
+// Event is the line's sink: facts, and each forced decision checked as it
+// is made and the next one armed.
+func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
+	if l.f != nil && (e.Msg >= 0 || e.Kind == engine.EvRedrive) {
+		l.f.event(e)
+	}
+	if d == nil {
+		return
+	}
+	switch {
+	case l.k < len(l.decs) && d.Index == l.decs[l.k].idx:
+		if !d.Forced || d.Value != l.decs[l.k].val {
+			l.out.ok = false
+		}
+		l.out.forced = append(l.out.forced, l.s.forced(w, d))
+		l.k++
+		if l.k < len(l.decs) {
+			w.Override(engine.DecisionOverride{Index: l.decs[l.k].idx, Value: l.decs[l.k].val})
+		}
+	case l.record && l.settled() && d.T >= l.s.o.From && !l.s.faultsOwn(d, l.passed):
+		if alt := l.s.alternatives(d); len(alt) > 0 {
+			l.out.decs = append(l.out.decs, dec{d: *d, alt: alt})
+		}
+	}
+}
+
+// step plays one event; false at the end (or past the events cap).
+func (l *line) step() bool { return l.w.Step(l) && l.w.Pos <= l.s.maxEv }
+
+// play forks n from its checkpoint and plays it to the end; record keeps
+// the forcible decisions made after its last forced one.
+func (s *searcher) play(n node, record bool) outcome {
+	l := s.open(n, record)
+	for l.step() {
+	}
+	if !l.settled() {
+		l.out.ok = false
+	}
+	l.out.sum = l.w.Summarize("")
+	l.out.broken = verdict(l.w, s.o.Property, &l.out.sum, l.f)
+	return l.out
+}
+
+// expand is p's children on a message p already forces (same) or on
+// the others: one more forced decision or fault each, forked from a
+// checkpoint of p's own line just before it.
+func (s *searcher) expand(p node, o *outcome, same bool) []node {
+	if !o.ok || len(o.decs) == 0 {
+		return nil
+	}
+	msgs := map[int32]bool{}
+	for _, f := range o.forced {
+		msgs[f.Msg] = true
+	}
+	var which []int
+	for i := range o.decs {
+		if msgs[o.decs[i].d.Msg] == same {
+			which = append(which, i)
+		}
+	}
+	if len(which) == 0 {
+		return nil
+	}
+	l := s.open(p, false)
+	var kids []node
+	var prev *start
+	for _, i := range which {
+		d := &o.decs[i]
+		for l.w.Pos < d.d.Pos && l.step() {
+		}
+		st := prev
+		if st == nil || st.pos != l.w.Pos {
+			st = &start{w: l.w.Clone(), pos: l.w.Pos}
+			if l.f != nil {
+				st.facts = l.f.clone()
+			}
+			prev = st
+		}
+		for _, v := range d.alt {
+			kids = append(kids, node{from: st, prefix: o.forced, force: []choice{d.choice(v)}})
+		}
+	}
+	return kids
+}
+
+func (s *searcher) forced(w *engine.World, d *engine.Decision) Forced {
+	return Forced{Index: d.Index, Pos: d.Pos, At: d.T, Clock: d.T.Short(), Kind: d.Kind.String(),
+		Msg: d.Msg, Delivery: d.Delivery, Value: d.Value, Words: w.DecisionText(d)}
+}
