@@ -171,6 +171,7 @@ func (w *World) Clone() *World {
 		c.override = &o
 	}
 	c.fam = w.fam.Clone()
+	c.bindKnobs()
 	c.owner = &token{}
 	w.owner = &token{} // the original must now copy shared leaves too
 	return &c

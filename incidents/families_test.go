@@ -11,14 +11,22 @@ import (
 
 // TestFamilyDescriptors checks every registered family's descriptor: its
 // knobs exist, once each, and its defaults are of the knob's type and read
-// back unchanged; the registry is sorted and names each family once.
+// back unchanged; a knob name two families declare has one type and doc;
+// the registry is sorted and names each family once.
 func TestFamilyDescriptors(t *testing.T) {
 	names := familyNames()
 	if !sort.StringsAreSorted(names) {
 		t.Errorf("registry not sorted: %v", names)
 	}
 	seen := map[string]bool{}
+	knobs := map[string]*engine.Knob{} // a knob two families declare reads the same in both
 	for _, d := range families {
+		for _, k := range d.Knobs.List {
+			if o := knobs[k.Name]; o != nil && (o.Type != k.Type || o.Help != k.Help || strings.Join(o.Choices, ",") != strings.Join(k.Choices, ",")) {
+				t.Errorf("family %s: knob %s differs from another family's (%s %q %v, there %s %q %v)", d.Name, k.Name, k.Type, k.Help, k.Choices, o.Type, o.Help, o.Choices)
+			}
+			knobs[k.Name] = k
+		}
 		if err := d.Check(); err != nil {
 			t.Error(err)
 		}

@@ -11,6 +11,7 @@ import (
 // ground truth per message (engine.Msg), the dead letters and the counts
 // behind engine.States.
 type Family struct {
+	k       *Knobs  // the knobs in force (BindKnobs)
 	queue   deque   // standard: visible ids; ordered: every held id in order
 	qseq    uint32  // enqueue stamps handed out
 	leased  []int32 // in-flight ids, for the in-flight pane
@@ -59,6 +60,9 @@ type Worker struct {
 // New makes the queue; Start builds its workers and sources from the
 // incident.
 func New(*engine.Params) engine.Family { return &Family{} }
+
+// BindKnobs keeps the knobs in force at hand (engine.KnobBinder).
+func (q *Family) BindKnobs(p *engine.Params) { q.k = KnobsOf(p) }
 
 // Of is the world's queue, or nil when its incident runs another family.
 func Of(w *engine.World) *Family {
