@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 // TestFamilyDescriptors checks every registered family's descriptor: its
@@ -60,5 +61,28 @@ func TestOperatorActionsAreDeclared(t *testing.T) {
 	}
 	if _, err := Parse("tiny.yaml", []byte(minimal+"alerts:\n  - {name: a, kind: loud}\n")); err == nil || !strings.Contains(err.Error(), `alert kind "loud": want oldest_age or dlq_nonempty`) {
 		t.Errorf("unknown alert kind: %v", err)
+	}
+}
+
+// The queue is in the registry like the others: `family: sqs` runs it as
+// a file without the key does, and the unknown-family error names it.
+func TestQueueIsAFamily(t *testing.T) {
+	plain, err := Parse("tiny.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, err := Parse("tiny.yaml", []byte(minimal+"family: sqs\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(plain.Knobs, ",") != strings.Join(named.Knobs, ",") || strings.Join(named.Knobs, ",") != strings.Join(sqs.Descriptor.KnobNames(), ",") {
+		t.Errorf("knobs: %v and %v", plain.Knobs, named.Knobs)
+	}
+	if pd, nd := plain.Params.Diff(&named.Params), named.Params.Diff(&plain.Params); len(pd)+len(nd) > 0 {
+		t.Errorf("family: sqs changes the knobs: %v %v", pd, nd)
+	}
+	_, err = Parse("tiny.yaml", []byte(minimal+"family: sq\n"))
+	if err == nil || !strings.Contains(err.Error(), `unknown family "sq" (families: cashback, db-down, fifo-window, galewatch, kafka-restart, ordering, sqs, stagefront)`) {
+		t.Errorf("unknown family: %v", err)
 	}
 }

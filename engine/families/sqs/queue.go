@@ -66,7 +66,7 @@ func (q *Family) BindKnobs(p *engine.Params) { q.k = KnobsOf(p) }
 
 // Of is the world's queue, or nil when its incident runs another family.
 func Of(w *engine.World) *Family {
-	q, _ := w.System().(*Family)
+	q, _ := w.Family().(*Family)
 	return q
 }
 
@@ -214,10 +214,6 @@ func (q *Family) DecisionText(w *engine.World, d *engine.Decision) string { retu
 func (q *Family) Panes(w *engine.World) engine.Panes {
 	return Panes(w, Cursor{At: w.Now, Sel: -1})
 }
-
-// CursorPanes tells the world that the explorer draws the queue with its
-// own cursor (Panes), not through engine.Family.
-func (q *Family) CursorPanes() {}
 
 // Runs reports whether spec's incident runs the queue.
 func Runs(spec *engine.Spec) bool {
