@@ -18,30 +18,50 @@ func TestKnobsNamedRefusesUnknown(t *testing.T) {
 	}
 }
 
-// A descriptor's defaults are typed: a default of the wrong type, or one
-// the knob's parser refuses, fails Check.
+// tickKnobs is a knob struct of a family declared outside the engine.
+type tickKnobs struct {
+	N    int
+	Step engine.Duration
+	P    float64
+}
+
+// A descriptor's defaults are typed: a default its knob's parser refuses,
+// or a knob over another family's struct, fails Check; Params sets the
+// defaults on the family's own struct.
 func TestDescriptorCheck(t *testing.T) {
+	n := engine.IntKnob("n", "ticks", func(k *tickKnobs) *int { return &k.N }, 1, 10, 5)
+	step := engine.SignedDurKnob("step", "a step", func(k *tickKnobs) *engine.Duration { return &k.Step }, -6*engine.Second)
+	prob := engine.ProbKnob("p", "a chance", func(k *tickKnobs) *float64 { return &k.P }, 0.01)
 	ok := engine.Descriptor{Name: "x", New: func(*engine.Params) engine.Family { return nil },
-		Knobs: []engine.KnobDefault{engine.Int("events", 5), engine.Dur("clock_step", -6*engine.Second), engine.Prob("crash_p", 0.01)}}
+		Knobs: engine.KnobsOver[tickKnobs](n, step, prob)}
 	if err := ok.Check(); err != nil {
 		t.Fatal(err)
 	}
-	for _, kd := range []engine.KnobDefault{
-		engine.Dur("events", engine.Second),    // wrong type
-		engine.Choice("dedupe", "maybe"),       // not a choice
-		engine.Int("evnets", 1),                // no such knob
-		engine.Int("max_receives", 0),          // out of range
-		engine.Prob("crash_p", 2),              // not a probability
-		engine.Text("transactional_id", "a b"), // refused by the knob
+	type other struct{ N int }
+	for _, k := range []*engine.Knob{
+		engine.IntKnob("n", "", func(k *tickKnobs) *int { return &k.N }, 1, 10, 0),                      // out of range
+		engine.ProbKnob("p", "", func(k *tickKnobs) *float64 { return &k.P }, 2),                        // not a probability
+		engine.TextKnob("id", "", func(k *tickKnobs) *string { return new(string) }, "a b"),             // refused by the knob
+		engine.ChoiceKnob("c", "", []string{"a", "b"}, func(*tickKnobs) int { return 0 }, nil, "maybe"), // not a choice
+		engine.IntKnob("o", "", func(k *other) *int { return &k.N }, 0, 10, 1),                          // another struct's
+		n, // twice
 	} {
 		d := ok
-		d.Knobs = []engine.KnobDefault{kd}
+		d.Knobs = engine.KnobsOver[tickKnobs](n, k)
 		if err := d.Check(); err == nil {
-			t.Errorf("%+v: Check passed", kd)
+			t.Errorf("%s: Check passed", k.Name)
 		}
 	}
-	var p engine.Params
-	if err := ok.SetDefaults(&p); err != nil || p.Events != 5 || p.ClockStep != -6*engine.Second || p.CrashP != 0.01 {
-		t.Fatalf("SetDefaults: %+v %v", p, err)
+	p, err := ok.Params()
+	if k := engine.KnobsOf[tickKnobs](&p); err != nil || k.N != 5 || k.Step != -6*engine.Second || k.P != 0.01 {
+		t.Fatalf("Params: %+v %v", k, err)
+	}
+	// a copy of a Params does not see a later change to the original
+	q := p
+	if err := p.Apply([]engine.Setting{{Knob: "n", Value: "7"}}); err != nil {
+		t.Fatal(err)
+	}
+	if engine.KnobsOf[tickKnobs](&q).N != 5 || engine.KnobsOf[tickKnobs](&p).N != 7 {
+		t.Fatalf("Apply wrote through a copy: %d %d", engine.KnobsOf[tickKnobs](&q).N, engine.KnobsOf[tickKnobs](&p).N)
 	}
 }

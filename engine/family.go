@@ -88,13 +88,6 @@ type FamilyFootprint interface {
 	Footprint() int64
 }
 
-// FamilyCursorPanes is implemented by a family whose panes the explorer
-// draws with its own cursor and selection (the queue's sqs.Panes) rather
-// than through Family.Panes; World.Family hides such a family.
-type FamilyCursorPanes interface {
-	CursorPanes()
-}
-
 // FamilyStep is a step a family scheduled: an op of its own and three
 // small operands, each the family's to interpret.
 type FamilyStep struct {
@@ -153,18 +146,9 @@ const (
 	ToneNote
 )
 
-// Family returns the world's family when the explorer draws its panes
-// through Family.Panes, or nil for one that draws them with the
-// explorer's cursor (the SQS-like queue: see FamilyCursorPanes).
-func (w *World) Family() Family {
-	if _, ok := w.fam.(FamilyCursorPanes); ok {
-		return nil
-	}
-	return w.fam
-}
-
-// System returns the world's family, whichever it is.
-func (w *World) System() Family { return w.fam }
+// Family returns the world's family: the system its incident runs, the
+// SQS-like queue included.
+func (w *World) Family() Family { return w.fam }
 
 // Counts are the chart's numbers: messages waiting, and messages taken but
 // not finished (Family.Counts).

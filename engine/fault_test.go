@@ -300,7 +300,7 @@ func TestFaultForcesFamilyCrash(t *testing.T) {
 	if got.Index != plain.Index || got.Value != 1 || !got.Forced || plain.Value != 0 {
 		t.Errorf("forced %+v, unforced %+v", got, plain)
 	}
-	if b, p := w.System().Figures(w)["balance"], pw.System().Figures(pw)["balance"]; fmt.Sprint(b) != fmt.Sprint(p.(int64)+100) {
+	if b, p := w.Family().Figures(w)["balance"], pw.Family().Figures(pw)["balance"]; fmt.Sprint(b) != fmt.Sprint(p.(int64)+100) {
 		t.Errorf("balance %v, unforced %v: want one credit more", b, p)
 	}
 	sf := spec(t, "stagefront")

@@ -8,70 +8,176 @@ import (
 	"strings"
 )
 
-// Mode is the broker's delivery discipline.
-type Mode uint8
+// Params are the knobs in force: the running family's own knob struct
+// (its Descriptor's KnobTable declares it), held without naming a field.
+// A Params is a value: Apply and Knob.Set copy the struct before writing,
+// so a copy of a Params, a checkpoint or a family's cached pointer (see
+// KnobBinder) never sees a later change. The zero Params holds no struct:
+// a knob reads its zero value from it, and a Set makes one.
+type Params struct{ s knobStore }
 
-// The broker modes.
-const (
-	ModeStandard Mode = iota // SQS standard: any visible message to any idle worker
-	ModeOrdered              // one FIFO message group: only the head can be in flight
-)
-
-// AckPlace is where the handler acknowledges: the whole guarantee.
-type AckPlace uint8
-
-// The two places an ack can go.
-const (
-	AckAfter  AckPlace = iota // at-least-once
-	AckBefore                 // at-most-once
-)
-
-// Params are the knobs: every value a user can change with --set, from the
-// start or from a fork onward. Plain data, copied into every checkpoint.
-type Params struct {
-	Orders            int
-	Mode              Mode
-	VisibilityTimeout Duration
-	MaxReceives       int
-	LateAckAccept     bool
-	Ack               AckPlace
-	Claim             bool     // the sent_at claim handler (thursday-fixed)
-	ClaimWindow       Duration // a claim younger than this is "in flight"
-	CrashAfterClaim   Duration // featured order's first worker dies this long after its claim; 0 = off
-	Heartbeat         Duration // renew the lease this often while handling; 0 = off
-	WedgeP            float64  // chance a provider call never returns
-	LatencyMin        Duration
-	LatencyMax        Duration
-	RestartAfter      Duration // supervisor's delay before a dead worker is back
-
-	// Knobs of the other incident families (see Family). Each family's
-	// Descriptor lists the ones it reads, with their defaults; an incident
-	// lists them in Spec.Knobs.
-	Events          int      // cashback: stream entries
-	CrashP          float64  // cashback, stagefront: chance of a crash after commit, before the ack
-	Dedupe          int      // cashback: 0 false, 1 true (same transaction), 2 separate store
-	WriteTimeoutP   float64  // galewatch: chance a write's answer is lost
-	ClockStep       Duration // galewatch: a turbine's clock steps by this at 10:05 (may be negative)
-	ZeroRowsFail    bool     // stagefront: the consumer treats zero rows as failure
-	DedupWindow     Duration // fifo-window: the broker's deduplication interval
-	RetryDeadline   Duration // fifo-window: the producer gives up retrying after this
-	TransactionalID string   // kafka-restart: empty for none
-	Batch           int      // kafka-restart: records in the re-sent batch
-	EmailCrash      bool     // kafka-restart: the consumer crashes before its offset commit
-	KeyNone         bool     // ordering: unkeyed producer instead of key=order_id
-	ConsumerThreads int      // ordering: threads inside one consumer
-	Repartition     int      // ordering: partitions after the mid-run increase (0: none)
-	RetryToTail     bool     // ordering: failed events go to the back of the line
-	Versions        bool     // ordering: ignore events older than the applied version
-	Breaker         bool     // db-down: a circuit breaker pauses consumption
+type knobStore interface {
+	clone() knobStore
+	table() *KnobTable
+	ptr() any
 }
 
-// Knob describes one --set key.
+type store[T any] struct {
+	v T
+	t *KnobTable // nil for a probe made by Set on the zero Params
+}
+
+func (s *store[T]) clone() knobStore  { c := *s; return &c }
+func (s *store[T]) table() *KnobTable { return s.t }
+func (s *store[T]) ptr() any          { return &s.v }
+
+// KnobsOf is the family's knob struct T in p, to read only (write through
+// Apply or Knob.Set). The zero Params reads as T's zero value; a Params of
+// another family's struct is a bug and panics.
+func KnobsOf[T any](p *Params) *T {
+	switch s := p.s.(type) {
+	case *store[T]:
+		return &s.v
+	case nil:
+		return new(T)
+	}
+	panic(fmt.Sprintf("knobs %T read as %T", p.s.ptr(), new(T)))
+}
+
+// MutKnobs is T in p to write: p gets its own copy first, so no other
+// Params sees the change. For building a spec's starting knobs.
+func MutKnobs[T any](p *Params) *T {
+	switch s := p.s.(type) {
+	case *store[T]:
+		c := *s
+		p.s = &c
+		return &c.v
+	case nil:
+		c := &store[T]{}
+		p.s = c
+		return &c.v
+	}
+	panic(fmt.Sprintf("knobs %T written as %T", p.s.ptr(), new(T)))
+}
+
+// Struct is p's knob struct as a pointer (nil for the zero Params), for
+// the optional interfaces the kernel asks of it (KnobCheck, SourceCounter,
+// LatencyRange).
+func (p *Params) Struct() any {
+	if p.s == nil {
+		return nil
+	}
+	return p.s.ptr()
+}
+
+// Knobs are the knobs of p's family, in its order (none for the zero
+// Params).
+func (p *Params) Knobs() []*Knob {
+	if p.s == nil || p.s.table() == nil {
+		return nil
+	}
+	return p.s.table().List
+}
+
+// KnobCheck is implemented by a knob struct whose knobs must sit with each
+// other (the queue's latency_max not below latency_min): Apply calls it
+// after its changes, and it returns a *KnobError.
+type KnobCheck interface{ CheckKnobs() error }
+
+// KnobBinder is implemented by every family that reads knobs: the world
+// hands it the knobs in force when it is made, cloned, and whenever a
+// fork's changes take effect, and the family keeps a typed pointer
+// (KnobsOf) so that a step reads a knob as a field, with no lookup.
+type KnobBinder interface{ BindKnobs(p *Params) }
+
+// KnobTable is a family's knobs over its knob struct: it makes the
+// family's Params. Build it with KnobsOver.
+type KnobTable struct {
+	List  []*Knob // in the family's order
+	fresh func(t *KnobTable) knobStore
+}
+
+// KnobsOver declares a family's knobs over its knob struct T, in the
+// family's order. Each knob's accessors must take a *T (Descriptor.Check
+// runs every one).
+func KnobsOver[T any](ks ...*Knob) *KnobTable {
+	return &KnobTable{List: ks, fresh: func(t *KnobTable) knobStore { return &store[T]{t: t} }}
+}
+
+// Names lists the knobs, in the family's order.
+func (t *KnobTable) Names() []string {
+	out := make([]string, len(t.List))
+	for i, k := range t.List {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// Zero is a Params of the table's struct with every field zero.
+func (t *KnobTable) Zero() Params { return Params{t.fresh(t)} }
+
+// Defaults is a Params of the table's struct with each knob at its
+// default (a Given knob left zero for the incident file to give).
+func (t *KnobTable) Defaults() (Params, error) {
+	p := t.Zero()
+	for _, k := range t.List {
+		if k.given {
+			continue
+		}
+		if err := k.set(&p, k.def); err != nil {
+			return p, fmt.Errorf("default %s=%s: %v", k.Name, k.def, err)
+		}
+	}
+	return p, nil
+}
+
+func (t *KnobTable) lookup(name string) *Knob {
+	for _, k := range t.List {
+		if k.Name == name {
+			return k
+		}
+	}
+	return nil
+}
+
+// KnobType is the type of a knob's value.
+type KnobType uint8
+
+// The knob types.
+const (
+	KnobInt         KnobType = iota // a whole number in a range
+	KnobDuration                    // a duration, like 30s
+	KnobProbability                 // a number between 0 and 1
+	KnobChoice                      // one of Knob.Choices (booleans too)
+	KnobText                        // a short identifier
+)
+
+func (t KnobType) String() string {
+	switch t {
+	case KnobInt:
+		return "int"
+	case KnobDuration:
+		return "duration"
+	case KnobProbability:
+		return "probability"
+	case KnobChoice:
+		return "choice"
+	case KnobText:
+		return "text"
+	}
+	return "unknown"
+}
+
+// Knob describes one --set key of one family: its type, doc, default and
+// accessors over the family's knob struct. Build it with IntKnob, DurKnob,
+// ProbKnob, ChoiceKnob or TextKnob.
 type Knob struct {
 	Name    string
 	Help    string
 	Type    KnobType
 	Choices []string // for enumerations and booleans
+	def     string   // formatted as get formats it
+	given   bool     // no default: the incident file gives the value
 	get     func(*Params) string
 	set     func(*Params, string) error
 }
@@ -83,13 +189,28 @@ func (k *Knob) Get(p *Params) string { return k.get(p) }
 // with others, as Apply does).
 func (k *Knob) Set(p *Params, v string) error { return k.set(p, v) }
 
-func durKnob(name, help string, f func(*Params) *Duration, allowZero bool) *Knob {
-	return durKnobSigned(name, help, f, allowZero, false)
+// Default is the knob's starting value, formatted as Get formats it, and
+// whether the incident file gives it instead.
+func (k *Knob) Default() (v string, given bool) { return k.def, k.given }
+
+// Given marks the knob's starting value as the incident file's (the
+// queue's orders: the count of the source named orders).
+func (k *Knob) Given() *Knob { k.given, k.def = true, ""; return k }
+
+// DurKnob declares a duration knob over T's field f, with its default; a
+// zero duration is refused unless allowZero, a negative one always.
+func DurKnob[T any](name, help string, f func(*T) *Duration, allowZero bool, def Duration) *Knob {
+	return durKnob(name, help, f, allowZero, false, def)
 }
 
-func durKnobSigned(name, help string, f func(*Params) *Duration, allowZero, allowNeg bool) *Knob {
-	return &Knob{Name: name, Help: help, Type: KnobDuration,
-		get: func(p *Params) string { return FormatDuration(*f(p)) },
+// SignedDurKnob is DurKnob for a duration that may be negative.
+func SignedDurKnob[T any](name, help string, f func(*T) *Duration, def Duration) *Knob {
+	return durKnob(name, help, f, true, true, def)
+}
+
+func durKnob[T any](name, help string, f func(*T) *Duration, allowZero, allowNeg bool, def Duration) *Knob {
+	return &Knob{Name: name, Help: help, Type: KnobDuration, def: FormatDuration(def),
+		get: func(p *Params) string { return FormatDuration(*f(KnobsOf[T](p))) },
 		set: func(p *Params, s string) error {
 			d, err := ParseDuration(s, allowNeg)
 			if err != nil {
@@ -98,14 +219,15 @@ func durKnobSigned(name, help string, f func(*Params) *Duration, allowZero, allo
 			if d == 0 && !allowZero {
 				return fmt.Errorf("must be more than 0s")
 			}
-			*f(p) = d
+			*f(MutKnobs[T](p)) = d
 			return nil
 		}}
 }
 
-func intKnob(name, help string, f func(*Params) *int, lo, hi int) *Knob {
-	return &Knob{Name: name, Help: help, Type: KnobInt,
-		get: func(p *Params) string { return strconv.Itoa(*f(p)) },
+// IntKnob declares a whole-number knob in lo…hi over T's field f.
+func IntKnob[T any](name, help string, f func(*T) *int, lo, hi, def int) *Knob {
+	return &Knob{Name: name, Help: help, Type: KnobInt, def: strconv.Itoa(def),
+		get: func(p *Params) string { return strconv.Itoa(*f(KnobsOf[T](p))) },
 		set: func(p *Params, s string) error {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {
@@ -114,18 +236,21 @@ func intKnob(name, help string, f func(*Params) *int, lo, hi int) *Knob {
 			if n < lo || n > hi {
 				return fmt.Errorf("%d is outside %d…%d", n, lo, hi)
 			}
-			*f(p) = n
+			*f(MutKnobs[T](p)) = n
 			return nil
 		}}
 }
 
-func enumKnob(name, help string, choices []string, get func(*Params) int, set func(*Params, int)) *Knob {
-	return &Knob{Name: name, Help: help, Type: KnobChoice, Choices: choices,
-		get: func(p *Params) string { return choices[get(p)] },
+// ChoiceKnob declares a knob that is one of choices, read and written as
+// the choice's index over T (BoolChoice for a bool field); def is one of
+// the choices.
+func ChoiceKnob[T any](name, help string, choices []string, get func(*T) int, set func(*T, int), def string) *Knob {
+	return &Knob{Name: name, Help: help, Type: KnobChoice, Choices: choices, def: def,
+		get: func(p *Params) string { return choices[get(KnobsOf[T](p))] },
 		set: func(p *Params, s string) error {
 			for i, c := range choices {
 				if strings.TrimSpace(s) == c {
-					set(p, i)
+					set(MutKnobs[T](p), i)
 					return nil
 				}
 			}
@@ -133,108 +258,100 @@ func enumKnob(name, help string, choices []string, get func(*Params) int, set fu
 		}}
 }
 
-func boolIdx(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// knobs is built once; it is read-only, so sessions may share it.
-var knobs = []*Knob{
-	intKnob("orders", "messages the main source publishes (same spacing)", func(p *Params) *int { return &p.Orders }, 0, 50_000_000),
-	enumKnob("mode", "standard queue, or one strictly ordered FIFO group", []string{"standard", "ordered"},
-		func(p *Params) int { return int(p.Mode) }, func(p *Params, i int) { p.Mode = Mode(i) }),
-	durKnob("visibility_timeout", "the broker's lease on a delivered message", func(p *Params) *Duration { return &p.VisibilityTimeout }, false),
-	intKnob("max_receives", "deliveries before the broker moves a message to the DLQ", func(p *Params) *int { return &p.MaxReceives }, 1, 1000),
-	enumKnob("late_ack", "what the broker does with an ack quoting an expired lease", []string{"refuse", "accept"},
-		func(p *Params) int { return boolIdx(p.LateAckAccept) }, func(p *Params, i int) { p.LateAckAccept = i == 1 }),
-	enumKnob("ack", "where the handler acks: after the work or before it", []string{"after", "before"},
-		func(p *Params) int { return int(p.Ack) }, func(p *Params, i int) { p.Ack = AckPlace(i) }),
-	enumKnob("claim", "check a sent_at claims table before sending", []string{"false", "true"},
-		func(p *Params) int { return boolIdx(p.Claim) }, func(p *Params, i int) { p.Claim = i == 1 }),
-	durKnob("claim_window", "a claim younger than this is taken to be in flight", func(p *Params) *Duration { return &p.ClaimWindow }, false),
-	durKnob("crash_after_claim", "the featured order's first worker dies this long after its claim (0s: never)", func(p *Params) *Duration { return &p.CrashAfterClaim }, true),
-	durKnob("heartbeat", "renew the lease this often while the handler runs (0s: never)", func(p *Params) *Duration { return &p.Heartbeat }, true),
-	probKnob("wedge_p", "chance that a provider call never returns", func(p *Params) *float64 { return &p.WedgeP }),
-	durKnob("latency_min", "the provider's fastest answer", func(p *Params) *Duration { return &p.LatencyMin }, true),
-	durKnob("latency_max", "the provider's slowest answer", func(p *Params) *Duration { return &p.LatencyMax }, true),
-	durKnob("restart_after", "the supervisor's delay before a dead worker is back", func(p *Params) *Duration { return &p.RestartAfter }, true),
-
-	intKnob("events", "stream entries the producer writes", func(p *Params) *int { return &p.Events }, 0, 10_000_000),
-	probKnob("crash_p", "chance the consumer dies after its commit and before its ack", func(p *Params) *float64 { return &p.CrashP }),
-	enumKnob("dedupe", "a processed-ids table: none, in the same transaction, or in a separate store", []string{"false", "true", "separate"},
-		func(p *Params) int { return p.Dedupe }, func(p *Params, i int) { p.Dedupe = i }),
-	probKnob("write_timeout_p", "chance a write lands but its answer is lost", func(p *Params) *float64 { return &p.WriteTimeoutP }),
-	durKnobSigned("clock_step", "a daemon steps one turbine's clock by this at 10:05 (0s: never)", func(p *Params) *Duration { return &p.ClockStep }, true, true),
-	enumKnob("zero_rows", "what the consumer makes of an update that matched no rows", []string{"success", "failure"},
-		func(p *Params) int { return boolIdx(p.ZeroRowsFail) }, func(p *Params, i int) { p.ZeroRowsFail = i == 1 }),
-	durKnob("dedup_window", "the broker's deduplication interval", func(p *Params) *Duration { return &p.DedupWindow }, true),
-	durKnob("retry_deadline", "the producer stops retrying after this", func(p *Params) *Duration { return &p.RetryDeadline }, true),
-	{Name: "transactional_id", Help: "the producer's transactional.id (empty: none)", Type: KnobText,
-		get: func(p *Params) string { return p.TransactionalID },
-		set: func(p *Params, s string) error {
-			// a whitelist, not a blacklist: the id is shown on screen
-			// and written into share codes
-			if len(s) > 64 || strings.IndexFunc(s, func(r rune) bool {
-				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
-			}) >= 0 {
-				return fmt.Errorf("%q: use letters, digits, '-' and '_' (at most 64)", clip(s))
+// BoolChoice declares a two-choice knob over T's bool field f: choices[1]
+// is true.
+func BoolChoice[T any](name, help string, choices [2]string, f func(*T) *bool, def string) *Knob {
+	return ChoiceKnob(name, help, choices[:],
+		func(k *T) int {
+			if *f(k) {
+				return 1
 			}
-			p.TransactionalID = s
-			return nil
-		}},
-	intKnob("batch", "records in the batch the restarted producer sends again", func(p *Params) *int { return &p.Batch }, 1, 1_000_000),
-	enumKnob("email_crash", "the consumer crashes after its email and before committing its offset", []string{"false", "true"},
-		func(p *Params) int { return boolIdx(p.EmailCrash) }, func(p *Params, i int) { p.EmailCrash = i == 1 }),
-	enumKnob("key", "the producer's message key", []string{"order_id", "none"},
-		func(p *Params) int { return boolIdx(p.KeyNone) }, func(p *Params, i int) { p.KeyNone = i == 1 }),
-	intKnob("consumer_threads", "threads handling records inside one consumer", func(p *Params) *int { return &p.ConsumerThreads }, 1, 64),
-	intKnob("repartition", "partitions after the mid-run increase (0: no increase)", func(p *Params) *int { return &p.Repartition }, 0, 1024),
-	enumKnob("retry", "where a failed event is retried", []string{"in_place", "to_tail"},
-		func(p *Params) int { return boolIdx(p.RetryToTail) }, func(p *Params, i int) { p.RetryToTail = i == 1 }),
-	enumKnob("versions", "ignore events older than the version already applied", []string{"false", "true"},
-		func(p *Params) int { return boolIdx(p.Versions) }, func(p *Params, i int) { p.Versions = i == 1 }),
-	enumKnob("breaker", "a circuit breaker pauses consumption while the database is down", []string{"false", "true"},
-		func(p *Params) int { return boolIdx(p.Breaker) }, func(p *Params, i int) { p.Breaker = i == 1 }),
+			return 0
+		},
+		func(k *T, i int) { *f(k) = i == 1 }, def)
 }
 
-func probKnob(name, help string, f func(*Params) *float64) *Knob {
-	return &Knob{Name: name, Help: help, Type: KnobProbability,
-		get: func(p *Params) string { return strconv.FormatFloat(*f(p), 'g', -1, 64) },
+// ProbKnob declares a probability knob over T's field f.
+func ProbKnob[T any](name, help string, f func(*T) *float64, def float64) *Knob {
+	return &Knob{Name: name, Help: help, Type: KnobProbability, def: strconv.FormatFloat(def, 'g', -1, 64),
+		get: func(p *Params) string { return strconv.FormatFloat(*f(KnobsOf[T](p)), 'g', -1, 64) },
 		set: func(p *Params, s string) error {
 			// NaN passes every comparison's "else": refuse it by name
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
 				return fmt.Errorf("%q is not a probability between 0 and 1", clip(s))
 			}
-			*f(p) = v
+			*f(MutKnobs[T](p)) = v
 			return nil
 		}}
 }
 
-// QueueKnobs are the knobs of the SQS-like queue incidents.
-var QueueKnobs = []string{"orders", "mode", "visibility_timeout", "max_receives", "late_ack", "ack", "claim", "claim_window",
-	"crash_after_claim", "heartbeat", "wedge_p", "latency_min", "latency_max", "restart_after"}
-
-// KnobsFor lists the knobs an incident reads, sorted. Spec.Knobs comes
-// from a family's descriptor, checked when the registry is (see
-// Descriptor.Check), so an unknown name there is a bug: it panics rather
-// than drop the name.
-func KnobsFor(spec *Spec) []*Knob {
-	names := spec.Knobs
-	if len(names) == 0 {
-		names = QueueKnobs
-	}
-	out, err := KnobsNamed(names)
-	if err != nil {
-		panic(fmt.Sprintf("incident %s: %v", spec.ID, err))
-	}
-	return out
+// TextKnob declares a short identifier knob over T's field f: letters,
+// digits, '-' and '_', at most 64 (it is shown on screen and written into
+// share codes).
+func TextKnob[T any](name, help string, f func(*T) *string, def string) *Knob {
+	return &Knob{Name: name, Help: help, Type: KnobText, def: def,
+		get: func(p *Params) string { return *f(KnobsOf[T](p)) },
+		set: func(p *Params, s string) error {
+			// a whitelist, not a blacklist
+			if len(s) > 64 || strings.IndexFunc(s, func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+			}) >= 0 {
+				return fmt.Errorf("%q: use letters, digits, '-' and '_' (at most 64)", clip(s))
+			}
+			*f(MutKnobs[T](p)) = s
+			return nil
+		}}
 }
 
-// KnobsNamed finds the named knobs, sorted by name; a name no knob has is
-// an error.
+// registered are the families the incidents package registers (Register):
+// the knob names --set knows and its error messages list.
+var registered []*Descriptor
+
+// Register makes the families' knobs the ones ParseSetting, LookupKnob
+// and Knobs know, and returns ds. The incidents package calls it once,
+// on its registry literal.
+func Register(ds ...*Descriptor) []*Descriptor {
+	registered = ds
+	return ds
+}
+
+// KnobsFor lists the knobs an incident reads, sorted: those of its
+// family's knob table that Spec.Knobs names (all of them when it names
+// none). Spec.Knobs comes from a family's descriptor, so a name the
+// family does not declare is a bug: it panics rather than drop the name.
+func KnobsFor(spec *Spec) []*Knob {
+	own := spec.Params.Knobs()
+	if len(spec.Knobs) == 0 {
+		return sortKnobs(append([]*Knob(nil), own...))
+	}
+	var out []*Knob
+	for _, n := range spec.Knobs {
+		k := knobIn(own, n)
+		if k == nil {
+			panic(fmt.Sprintf("incident %s: its family has no knob %q", spec.ID, n))
+		}
+		out = append(out, k)
+	}
+	return sortKnobs(out)
+}
+
+func knobIn(ks []*Knob, name string) *Knob {
+	for _, k := range ks {
+		if k.Name == name {
+			return k
+		}
+	}
+	return nil
+}
+
+func sortKnobs(ks []*Knob) []*Knob {
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].Name < ks[j].Name })
+	return ks
+}
+
+// KnobsNamed finds the named knobs among the registered families', sorted
+// by name; a name no knob has is an error.
 func KnobsNamed(names []string) ([]*Knob, error) {
 	var out []*Knob
 	for _, n := range names {
@@ -244,8 +361,7 @@ func KnobsNamed(names []string) ([]*Knob, error) {
 		}
 		out = append(out, k)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return sortKnobs(out), nil
 }
 
 // KnobScopeError is a setting for a knob the incident does not read.
@@ -259,11 +375,7 @@ func (e *KnobScopeError) Unwrap() error { return e.Err }
 func CheckKnobsFor(spec *Spec, set []Setting) error {
 	ks := KnobsFor(spec)
 	for _, s := range set {
-		ok := false
-		for _, k := range ks {
-			ok = ok || k.Name == s.Knob
-		}
-		if !ok {
+		if knobIn(ks, s.Knob) == nil {
 			var names []string
 			for _, k := range ks {
 				names = append(names, k.Name)
@@ -274,11 +386,18 @@ func CheckKnobsFor(spec *Spec, set []Setting) error {
 	return nil
 }
 
-// Knobs lists every knob, sorted by name.
+// Knobs lists the registered families' knobs, one per name (the first
+// family's to declare it), sorted by name.
 func Knobs() []*Knob {
-	out := append([]*Knob(nil), knobs...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	var out []*Knob
+	for _, d := range registered {
+		for _, k := range d.Knobs.List {
+			if knobIn(out, k.Name) == nil {
+				out = append(out, k)
+			}
+		}
+	}
+	return sortKnobs(out)
 }
 
 // KnobNames lists the knob names, sorted, for error messages.
@@ -290,10 +409,10 @@ func KnobNames() []string {
 	return names
 }
 
-// LookupKnob finds a knob by name.
+// LookupKnob finds a knob by name among the registered families'.
 func LookupKnob(name string) (*Knob, bool) {
-	for _, k := range knobs {
-		if k.Name == name {
+	for _, d := range registered {
+		if k := d.Knobs.lookup(name); k != nil {
 			return k, true
 		}
 	}
@@ -301,17 +420,28 @@ func LookupKnob(name string) (*Knob, bool) {
 }
 
 // Apply sets each knob in order on p, naming the knob and value that fail.
+// A knob of another family is checked by its own parser and left out:
+// CheckKnobsFor says it does not apply.
 func (p *Params) Apply(settings []Setting) error {
+	own := p.Knobs()
 	for _, s := range settings {
-		k, ok := LookupKnob(s.Knob)
-		if !ok {
-			return fmt.Errorf("unknown knob %q (knobs: %s)", clip(s.Knob), strings.Join(KnobNames(), ", "))
+		k := knobIn(own, s.Knob)
+		target := p
+		if k == nil {
+			var ok bool
+			if k, ok = LookupKnob(s.Knob); !ok {
+				return fmt.Errorf("unknown knob %q (knobs: %s)", clip(s.Knob), strings.Join(KnobNames(), ", "))
+			}
+			target = &Params{} // a probe
 		}
-		if err := k.set(p, s.Value); err != nil {
+		if err := k.set(target, s.Value); err != nil {
 			return &KnobError{Knob: s.Knob, Err: fmt.Errorf("knob %s=%s: %v", s.Knob, shown(s.Value), err)}
 		}
 	}
-	return p.validate()
+	if c, ok := p.Struct().(KnobCheck); ok {
+		return c.CheckKnobs()
+	}
+	return nil
 }
 
 // KnobError is an Apply error about one knob's value, or about how it sits
@@ -323,14 +453,6 @@ type KnobError struct {
 
 func (e *KnobError) Error() string { return e.Err.Error() }
 func (e *KnobError) Unwrap() error { return e.Err }
-
-func (p *Params) validate() error {
-	if p.LatencyMax < p.LatencyMin {
-		return &KnobError{Knob: "latency_max", Other: "latency_min",
-			Err: fmt.Errorf("latency_max (%s) is below latency_min (%s)", FormatDuration(p.LatencyMax), FormatDuration(p.LatencyMin))}
-	}
-	return nil
-}
 
 // ParseSetting reads "key=value".
 func ParseSetting(s string) (Setting, error) {
@@ -346,10 +468,10 @@ func ParseSetting(s string) (Setting, error) {
 }
 
 // Diff lists the knobs whose values differ between a and b, as settings
-// that turn a into b.
+// that turn a into b: the knobs of b's family, sorted by name.
 func (a *Params) Diff(b *Params) []Setting {
 	var out []Setting
-	for _, k := range Knobs() {
+	for _, k := range sortKnobs(append([]*Knob(nil), b.Knobs()...)) {
 		if va, vb := k.get(a), k.get(b); va != vb {
 			out = append(out, Setting{Knob: k.Name, Value: vb})
 		}

@@ -115,7 +115,7 @@ func checkSettled(t *testing.T, q queueRun) {
 		}
 		// an idle worker beside a visible message: only an ordered queue
 		// whose head is in flight may leave them so
-		if q.w.Knobs.Mode != engine.ModeOrdered || len(sq.Leased()) == 0 {
+		if sqs.KnobsOf(&q.w.Knobs).Mode != sqs.ModeOrdered || len(sq.Leased()) == 0 {
 			t.Fatalf("settled with %d messages waiting and worker %s idle", sq.QueueLen(), wk.Name)
 		}
 	}

@@ -30,6 +30,7 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	w.WouldAt = fill(len(spec.WouldHave))
 	w.opDone = make([]bool, len(spec.Operators))
 	w.fam = spec.NewFamily(&w.Knobs)
+	w.bindKnobs()
 	w.fam.Start(w)
 	return w, nil
 }
@@ -322,13 +323,22 @@ func (w *World) gaveWay(p Pin, lo, hi int64) {
 	w.PinsGaveWay = append(w.PinsGaveWay[:len(w.PinsGaveWay):len(w.PinsGaveWay)], pinGaveWay(w.spec.Label, p, lo, hi))
 }
 
+// LatencyRange is implemented by a knob struct with latency knobs (the
+// queue's latency_min and latency_max), for PinsGivingWay.
+type LatencyRange interface{ Latency() (lo, hi Duration) }
+
 // PinsGivingWay words the latency pins still ahead of w (their delivery
 // not yet made) that knobs p would make give way: the fork form's warning
 // before the branch is made. Other pins depend on the run's state, not
 // on knobs alone, and are said by the run once it meets them.
 func PinsGivingWay(spec *Spec, w *World, p Params) []PinGaveWay {
 	var out []PinGaveWay
-	lo, hi := int64(p.LatencyMin), int64(p.LatencyMax)
+	lr, ok := p.Struct().(LatencyRange)
+	if !ok {
+		return nil // no latency knobs: a latency pin never gives way to them
+	}
+	lmin, lmax := lr.Latency()
+	lo, hi := int64(lmin), int64(lmax)
 	for _, pin := range spec.Pins {
 		if pin.Kind != DecLatency || (pin.Value >= lo && pin.Value <= hi) {
 			continue

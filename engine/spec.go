@@ -18,7 +18,7 @@ type Spec struct {
 	Label         string // what a message is called on screen: "order"
 
 	Sources   []Source
-	Params    Params // knob values at the start
+	Params    Params // knob values at the start: the family's knob struct
 	Workers   WorkerSetup
 	Alerts    []AlertSpec // configured: they fire and appear in `alerts`
 	WouldHave []AlertSpec // what the lesson says was missing
@@ -29,8 +29,8 @@ type Spec struct {
 	// a family's Descriptor.New, sqs.New for the SQS-like queue. NewWorld
 	// refuses a spec without one.
 	NewFamily func(p *Params) Family
-	// Knobs lists the knobs this incident reads; --set refuses others.
-	// Empty: the queue's knobs.
+	// Knobs lists the knobs this incident reads, of its family's (those
+	// of Params); --set refuses others. Empty: all of its family's.
 	Knobs []string
 
 	Bookmarks []Bookmark
@@ -69,10 +69,16 @@ type Source struct {
 // CountUnder is how many messages the source publishes under knobs p.
 func (s *Source) CountUnder(p *Params) int {
 	if s.OrdersKnob {
-		return p.Orders
+		if c, ok := p.Struct().(SourceCounter); ok {
+			return c.SourceCount()
+		}
 	}
 	return s.Count
 }
+
+// SourceCounter is implemented by a knob struct with a knob that is a
+// source's count (the queue's orders, for a source with OrdersKnob).
+type SourceCounter interface{ SourceCount() int }
 
 // WorkerSetup places single-threaded workers on boxes.
 type WorkerSetup struct {

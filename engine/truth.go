@@ -161,6 +161,13 @@ func (w *World) operate(i int) {
 	fo.Operate(w, i, a)
 }
 
+// bindKnobs hands the family the knobs in force (see KnobBinder).
+func (w *World) bindKnobs() {
+	if b, ok := w.fam.(KnobBinder); ok {
+		b.BindKnobs(&w.Knobs)
+	}
+}
+
 func (w *World) applyKnobs() {
 	if len(w.pending) == 0 {
 		return
@@ -168,6 +175,7 @@ func (w *World) applyKnobs() {
 	// validated when scheduled
 	was := w.Knobs
 	_ = w.Knobs.Apply(w.pending)
+	w.bindKnobs()
 	fk, _ := w.fam.(FamilyKnobs)
 	if fk != nil {
 		fk.KnobsChanged(w, &was)
@@ -199,4 +207,11 @@ func (w *World) revive() bool {
 	w.revived++ // a missing wake: tests assert it stays 0
 	w.fam.(FamilyGuard).Revive(w)
 	return w.live > 0
+}
+
+func boolIdx(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -174,6 +174,7 @@ func (w *World) Clone() *World {
 	}
 	c.faults = w.cloneFaults()
 	c.fam = w.fam.Clone()
+	c.bindKnobs()
 	c.owner = &token{}
 	w.owner = &token{} // the original must now copy shared leaves too
 	return &c

@@ -346,6 +346,11 @@ func (s *searcher) forcible(k engine.DecisionKind) bool {
 	return k >= engine.FamilyDecision
 }
 
+// Thresholds is implemented by a family's knob struct whose knobs put
+// edges inside a latency's range (the queue's visibility timeout and claim
+// window): a latency just either side of one is worth trying.
+type Thresholds interface{ Thresholds() []engine.Duration }
+
 // alternatives are the values a branch may force d to, other than the
 // one it took: a latency's ends, middle and the values just either side
 // of each threshold the knobs define inside its range; every other
@@ -357,8 +362,11 @@ func (s *searcher) alternatives(d *engine.Decision) []int64 {
 	var vals []int64
 	if d.Kind == engine.DecLatency {
 		vals = []int64{d.Lo, (d.Lo + d.Hi) / 2, d.Hi}
-		p := s.base.Knobs
-		for _, th := range []engine.Duration{p.VisibilityTimeout, p.ClaimWindow} {
+		var ths []engine.Duration
+		if t, ok := s.base.Knobs.Struct().(Thresholds); ok {
+			ths = t.Thresholds()
+		}
+		for _, th := range ths {
 			t := int64(th)
 			if t > d.Lo && t < d.Hi {
 				vals = append(vals, t-1, t+1)

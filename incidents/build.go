@@ -29,17 +29,27 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	s.Start = r.clock("$.start", f.Start, true)
 
+	// fam is the incident's family other than the queue; an incident
+	// without a `family:` key (or an unknown one, reported) runs the queue
 	var fam *engine.Descriptor
-	if f.Family != "" {
+	queue := f.Family == "" || f.Family == sqs.Descriptor.Name
+	if !queue {
 		var ok bool
 		if fam, ok = family(f.Family); !ok {
 			r.at("$.family", "unknown family %q (families: %s)", f.Family, strings.Join(familyNames(), ", "))
-		} else {
-			s.NewFamily = fam.New
-			s.Knobs = fam.KnobNames()
 		}
 	}
-	if len(f.Sources) == 0 && f.Family == "" {
+	d := &sqs.Descriptor
+	if fam != nil {
+		d = fam
+	}
+	s.NewFamily = d.New
+	s.Knobs = d.KnobNames()
+	var err error
+	if s.Params, err = d.Params(); err != nil {
+		r.at("$", "%v", err) // a bug in the family's descriptor
+	}
+	if len(f.Sources) == 0 && queue {
 		r.at("$", "missing sources: at least one source of messages")
 	}
 	for i, src := range f.Sources {
@@ -61,27 +71,14 @@ func (r *reader) build(f *file) *engine.Spec {
 		// the queue's `orders` knob is the count of the source named orders
 		orders := src.Name == "orders"
 		s.Sources = append(s.Sources, engine.Source{Name: src.Name, Start: start, Every: every, Count: src.Count, Poison: src.Poison, OrdersKnob: orders})
-		if orders {
-			s.Params.Orders = src.Count
+		if orders && fam == nil {
+			engine.MutKnobs[sqs.Knobs](&s.Params).Orders = src.Count
 		}
 	}
 
-	// defaults a file may leave out: every incident starts from the
-	// queue's (families read some of its knobs: max_receives,
-	// visibility_timeout, restart_after); a family's own override them
-	if err := sqs.Descriptor.SetDefaults(&s.Params); err != nil {
-		r.at("$", "%v", err) // a bug in the queue's descriptor
-	}
-	if fam == nil {
-		s.NewFamily = sqs.Descriptor.New
-		s.Knobs = sqs.Descriptor.KnobNames()
-	}
 	var set []engine.Setting
 	where := map[string]string{} // knob → the path that set it
 	if fam != nil {
-		if err := fam.SetDefaults(&s.Params); err != nil {
-			r.at("$.family", "%v", err) // a bug in the family's descriptor
-		}
 		set = append(set, r.settings("$.params", f.Params, s.Knobs, where)...)
 	} else if len(f.Params) > 0 {
 		r.at("$.params", "params is for incidents with a family; the queue's knobs go under broker, handler and provider")
@@ -90,7 +87,7 @@ func (r *reader) build(f *file) *engine.Spec {
 	set = append(set, r.settings("$.handler", f.Handler, knobSections["handler"], where)...)
 	set = append(set, r.settings("$.provider", f.Provider, knobSections["provider"], where)...)
 
-	if f.Family != "" && len(f.Workers.Boxes) == 0 {
+	if !queue && len(f.Workers.Boxes) == 0 {
 		// a family brings its own consumers
 	} else if r.bad["$.workers"] || r.bad["$.workers.boxes"] || r.bad["$.workers.per_box"] {
 		// already reported
@@ -246,9 +243,4 @@ func orList[T fmt.Stringer](choices []T) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-func knobsOf(s *engine.Spec) []string {
-	if len(s.Knobs) > 0 {
-		return s.Knobs
-	}
-	return engine.QueueKnobs
-}
+func knobsOf(s *engine.Spec) []string { return s.Knobs }

@@ -8,22 +8,26 @@ import (
 	"inflight/engine/families/galewatch"
 	"inflight/engine/families/kafkarestart"
 	"inflight/engine/families/ordering"
+	"inflight/engine/families/sqs"
 	"inflight/engine/families/stagefront"
 )
 
 // families is the registry of incident families an incident file can name
 // with `family:`, sorted by name: one line per family, each its package's
-// descriptor (its knobs, their defaults and its constructor). A file's
-// `params:` section overrides the defaults.
-var families = []*engine.Descriptor{
+// descriptor (its knobs, typed, with their defaults, and its constructor).
+// A file's `params:` section overrides the defaults; a file without
+// `family:` runs sqs, the queue. The engine learns the knobs from it
+// (--set and its errors know every family's).
+var families = engine.Register(
 	&cashback.Descriptor,
 	&dbdown.Descriptor,
 	&fifowindow.Descriptor,
 	&galewatch.Descriptor,
 	&kafkarestart.Descriptor,
 	&ordering.Descriptor,
+	&sqs.Descriptor,
 	&stagefront.Descriptor,
-}
+)
 
 // family finds a family by name.
 func family(name string) (*engine.Descriptor, bool) {

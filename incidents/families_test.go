@@ -7,18 +7,27 @@ import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 // TestFamilyDescriptors checks every registered family's descriptor: its
 // knobs exist, once each, and its defaults are of the knob's type and read
-// back unchanged; the registry is sorted and names each family once.
+// back unchanged; a knob name two families declare has one type and doc;
+// the registry is sorted and names each family once.
 func TestFamilyDescriptors(t *testing.T) {
 	names := familyNames()
 	if !sort.StringsAreSorted(names) {
 		t.Errorf("registry not sorted: %v", names)
 	}
 	seen := map[string]bool{}
+	knobs := map[string]*engine.Knob{} // a knob two families declare reads the same in both
 	for _, d := range families {
+		for _, k := range d.Knobs.List {
+			if o := knobs[k.Name]; o != nil && (o.Type != k.Type || o.Help != k.Help || strings.Join(o.Choices, ",") != strings.Join(k.Choices, ",")) {
+				t.Errorf("family %s: knob %s differs from another family's (%s %q %v, there %s %q %v)", d.Name, k.Name, k.Type, k.Help, k.Choices, o.Type, o.Help, o.Choices)
+			}
+			knobs[k.Name] = k
+		}
 		if err := d.Check(); err != nil {
 			t.Error(err)
 		}
@@ -52,5 +61,28 @@ func TestOperatorActionsAreDeclared(t *testing.T) {
 	}
 	if _, err := Parse("tiny.yaml", []byte(minimal+"alerts:\n  - {name: a, kind: loud}\n")); err == nil || !strings.Contains(err.Error(), `alert kind "loud": want oldest_age or dlq_nonempty`) {
 		t.Errorf("unknown alert kind: %v", err)
+	}
+}
+
+// The queue is in the registry like the others: `family: sqs` runs it as
+// a file without the key does, and the unknown-family error names it.
+func TestQueueIsAFamily(t *testing.T) {
+	plain, err := Parse("tiny.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, err := Parse("tiny.yaml", []byte(minimal+"family: sqs\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(plain.Knobs, ",") != strings.Join(named.Knobs, ",") || strings.Join(named.Knobs, ",") != strings.Join(sqs.Descriptor.KnobNames(), ",") {
+		t.Errorf("knobs: %v and %v", plain.Knobs, named.Knobs)
+	}
+	if pd, nd := plain.Params.Diff(&named.Params), named.Params.Diff(&plain.Params); len(pd)+len(nd) > 0 {
+		t.Errorf("family: sqs changes the knobs: %v %v", pd, nd)
+	}
+	_, err = Parse("tiny.yaml", []byte(minimal+"family: sq\n"))
+	if err == nil || !strings.Contains(err.Error(), `unknown family "sq" (families: cashback, db-down, fifo-window, galewatch, kafka-restart, ordering, sqs, stagefront)`) {
+		t.Errorf("unknown family: %v", err)
 	}
 }

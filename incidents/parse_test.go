@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 func TestBundledIncidentsParse(t *testing.T) {
@@ -47,8 +48,8 @@ func TestMinimalFileParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Params.Orders != 3 || s.Params.LatencyMax != 2000 {
-		t.Fatalf("parsed %+v", s.Params)
+	if k := sqs.KnobsOf(&s.Params); k.Orders != 3 || k.LatencyMax != 2000 {
+		t.Fatalf("parsed %+v", k)
 	}
 }
 

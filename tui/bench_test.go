@@ -20,7 +20,7 @@ func bigSpec(tb testing.TB) *engine.Spec {
 	s.Sources = append([]engine.Source(nil), base.Sources...)
 	s.Sources[0].Every = 10 * engine.Millisecond
 	s.Sources[0].Count = 20000
-	s.Params.Orders = 20000
+	engine.MutKnobs[sqs.Knobs](&s.Params).Orders = 20000
 	return &s
 }
 

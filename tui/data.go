@@ -105,8 +105,8 @@ func (s *snap) read(x *engine.Explorer, at engine.Time, sel int32, playing, full
 	s.br, s.pos = x.Branch(), pos
 
 	s.fam = nil
-	if f := w.Family(); f != nil {
-		p := f.Panes(w)
+	if sqs.Of(w) == nil { // the queue's panes take the explorer's cursor
+		p := w.Family().Panes(w)
 		s.fam, s.panes = &p, &p
 	}
 	s.busy = 0

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 // Every incident words its own panes (engine.Panes): a family (a Redis
@@ -17,7 +18,7 @@ import (
 
 // isFamily reports whether the incident under x's cursor is not the
 // SQS-like queue.
-func isFamily(x *engine.Explorer) bool { return x.World().Family() != nil }
+func isFamily(x *engine.Explorer) bool { return sqs.Of(x.World()) == nil }
 
 // famRows is one pane's rows.
 func (v paneView) famRows(p pane) (string, []engine.PaneRow) {

@@ -11,6 +11,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"inflight/engine"
+	"inflight/engine/families/sqs"
 )
 
 func clock(t *testing.T, s string) engine.Time {
@@ -239,8 +240,8 @@ func TestReadmeForkInTenKeys(t *testing.T) {
 	}
 	// the change takes effect with the branch's next event
 	m = press(m, "l", "l")
-	if m.x.World().Knobs.VisibilityTimeout != 60*engine.Second {
-		t.Fatalf("visibility timeout in force %v", m.x.World().Knobs.VisibilityTimeout)
+	if sqs.KnobsOf(&m.x.World().Knobs).VisibilityTimeout != 60*engine.Second {
+		t.Fatalf("visibility timeout in force %v", sqs.KnobsOf(&m.x.World().Knobs).VisibilityTimeout)
 	}
 	// the form on the branch shows the value as written, not 1m0s
 	m = press(m, "f")

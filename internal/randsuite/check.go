@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"inflight/engine"
+	"inflight/engine/families/cashback"
 	"inflight/engine/families/sqs"
 )
 
@@ -140,9 +141,9 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, _ *engine.Decision) {
 		if c.capKnob != "" {
 			c.capped = true
 			if c.capKnob == "orders" {
-				c.cap = int64(w.Knobs.Orders)
+				c.cap = int64(sqs.KnobsOf(&w.Knobs).Orders)
 			} else {
-				c.cap = int64(w.Knobs.Events)
+				c.cap = int64(cashback.KnobsOf(&w.Knobs).Events)
 			}
 		}
 	case engine.EvPublish:
@@ -557,7 +558,7 @@ func (c *Checker) liveness(w *engine.World, k Counts, stall string) {
 		}
 	}
 	if c.n[sWaiting] > 0 && idle > 0 {
-		if stall == "" || w.Knobs.Mode != engine.ModeOrdered {
+		if stall == "" || sqs.KnobsOf(&w.Knobs).Mode != sqs.ModeOrdered {
 			// in a standard queue an idle worker takes any waiting message
 			c.fail(nil, "settled with %d waiting and %d idle workers (stall note: %q)", c.n[sWaiting], idle, stall)
 		}

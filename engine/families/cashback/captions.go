@@ -52,7 +52,7 @@ func (c *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		return fmt.Sprintf("XREADGROUP … > hands %s to consumer-1: it enters the pending list, delivery count 1", ev(k)), true
 	case engine.EvEffect:
 		s := fmt.Sprintf("UPDATE wallet SET balance = balance + 100 for %s, committed: u1 has %s", ev(k), Rupees(e.Value))
-		if w.Knobs.Dedupe == DedupeSame {
+		if c.k.Dedupe == DedupeSame {
 			s = fmt.Sprintf("INSERT INTO processed(%s) and the ₹100 credit commit together: u1 has %s", ev(k), Rupees(e.Value))
 		}
 		if e.Aux > 1 {
@@ -88,7 +88,7 @@ func (c *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case KindBacklogDone:
 		return "XREADGROUP … 0 comes back empty: no pending entries left, back to new ones (>)", true
 	case engine.EvDLQ:
-		return fmt.Sprintf("%s has been delivered more than max_receives (%d) times: consumer-1 XADDs it to %s and XACKs it instead of handling it again", ev(k), w.Knobs.MaxReceives, DeadStream), true
+		return fmt.Sprintf("%s has been delivered more than max_receives (%d) times: consumer-1 XADDs it to %s and XACKs it instead of handling it again", ev(k), c.k.MaxReceives, DeadStream), true
 	case KindCaughtUp:
 		return fmt.Sprintf("XREADGROUP … > has nothing new: all %d events consumed", e.Value), true
 	}

@@ -57,7 +57,7 @@ import (
 	"inflight/engine/redisstream"
 )
 
-// The dedupe knob's values (engine.Params.Dedupe).
+// The dedupe knob's values (Knobs.Dedupe).
 const (
 	DedupeNone     = 0
 	DedupeSame     = 1
@@ -150,6 +150,7 @@ type crashRec struct {
 
 // Family is the cashback system's state: plain data, deep-copied by Clone.
 type Family struct {
+	k        *Knobs // the knobs in force (BindKnobs)
 	s        *redisstream.Stream
 	produced int32          // entries XADDed
 	readNew  int32          // entries handed out by XREADGROUP >
@@ -206,7 +207,7 @@ func step(o op, a int32) engine.FamilyStep { return engine.FamilyStep{Op: uint8(
 
 // Start schedules the producer's first XADD.
 func (c *Family) Start(w *engine.World) {
-	if w.Knobs.Events > 0 {
+	if c.k.Events > 0 {
 		w.Schedule(w.Now, step(opProduce, 0), false)
 		return
 	}
@@ -237,7 +238,7 @@ func (c *Family) Step(w *engine.World, s engine.FamilyStep) {
 }
 
 func (c *Family) produce(w *engine.World, k int32) {
-	if int(k) >= w.Knobs.Events {
+	if int(k) >= c.k.Events {
 		// a fork lowered events after this XADD was due: the producer
 		// stops here and the consumer starts on the stream as it is
 		c.read(w)
@@ -252,7 +253,7 @@ func (c *Family) produce(w *engine.World, k int32) {
 		panic(fmt.Sprintf("cashback: message %d for entry %d", id, k))
 	}
 	c.produced++
-	if int(c.produced) < w.Knobs.Events {
+	if int(c.produced) < c.k.Events {
 		w.Schedule(w.Now+engine.Millisecond, step(opProduce, c.produced), false)
 	} else {
 		// The test's consumer starts on a full stream.
@@ -334,11 +335,11 @@ func (c *Family) handle(w *engine.World) {
 	k := c.batch[c.cur].entry
 	p := &c.pel[c.pelIndex(k)]
 	c.skipping = false
-	if int(p.count) > w.Knobs.MaxReceives {
+	if int(p.count) > c.k.MaxReceives {
 		c.deadLetter(w, k)
 		return
 	}
-	switch w.Knobs.Dedupe {
+	switch c.k.Dedupe {
 	case DedupeSame:
 		if p.db {
 			// INSERT INTO processed fails: IntegrityError, rollback.
@@ -397,7 +398,7 @@ func (c *Family) crashHere(w *engine.World, k int32, count uint16, fp uint8) boo
 		return w.ForceDecided(engine.DecCrash, k, -1, count, 0, 1) == 1
 	}
 	natural := int64(0)
-	if engine.Chance(w.Draw(engine.StreamCrash, uint64(k), uint64(count)), w.Knobs.CrashP) {
+	if engine.Chance(w.Draw(engine.StreamCrash, uint64(k), uint64(count)), c.k.CrashP) {
 		natural = 1
 	}
 	return w.Decide(engine.DecCrash, k, -1, count, natural, 0, 1) == 1
@@ -481,7 +482,7 @@ func (c *Family) crash(w *engine.World, k int32, count uint16, point int64) {
 	c.nCrashes++
 	c.batch, c.cur = c.batch[:0], 0
 	w.Count(0, 0, 1)
-	at := w.Now + w.Knobs.RestartAfter
+	at := w.Now + c.k.RestartAfter
 	w.Schedule(at, step(opRestart, 0), false)
 	w.Emit(engine.EvCrash, k, -1, count, int64(at), point)
 }

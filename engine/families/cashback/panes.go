@@ -15,7 +15,7 @@ func (c *Family) Panes(w *engine.World) engine.Panes {
 		DLQTitle:      fmt.Sprintf("crashes: %d (after commit, before XACK)", c.crashes),
 		InboxTitle:    fmt.Sprintf("wallet u1: %s (expected %s)", Rupees(c.balance), Rupees(int64(c.produced)*Amount)),
 	}
-	if w.Knobs.Dedupe == DedupeSeparate {
+	if c.k.Dedupe == DedupeSeparate {
 		p.DLQTitle = fmt.Sprintf("crashes: %d (between SADD and the wallet commit)", c.crashes)
 	}
 	for k := c.readNew; k < c.produced && len(p.Queue) < 40; k++ {

@@ -142,7 +142,10 @@ type state struct {
 }
 
 // Family is db-down's system.
-type Family struct{ s state }
+type Family struct {
+	s state
+	k *Knobs // the knobs in force (BindKnobs)
+}
 
 // New builds the consumer; the breaker knob is read at each step, so a
 // fork may turn it on or off mid-run.
@@ -234,10 +237,10 @@ func (f *Family) poll(w *engine.World) {
 	if s.busy >= 0 {
 		return
 	}
-	if !w.Knobs.Breaker && s.breaker != closed {
+	if !f.k.Breaker && s.breaker != closed {
 		s.breaker = closed // the breaker was taken out by a fork
 	}
-	if w.Knobs.Breaker && s.breaker == open {
+	if f.k.Breaker && s.breaker == open {
 		return
 	}
 	var id int32
@@ -256,7 +259,7 @@ func (f *Family) poll(w *engine.World) {
 		return
 	}
 	s.busy = id
-	s.probe = w.Knobs.Breaker && s.breaker == halfOpen
+	s.probe = f.k.Breaker && s.breaker == halfOpen
 	if s.probe {
 		s.probes++
 	}
@@ -296,7 +299,7 @@ func (f *Family) finish(w *engine.World, id int32) {
 	s.errors++
 	var next engine.Time
 	var how int64
-	breakerOn := w.Knobs.Breaker
+	breakerOn := f.k.Breaker
 	switch {
 	case breakerOn && probe:
 		how = FailProbe
@@ -378,7 +381,7 @@ func (f *Family) halfOpen(w *engine.World, gen uint16) {
 	if s.breaker != open || gen != s.gen {
 		return
 	}
-	if !w.Knobs.Breaker {
+	if !f.k.Breaker {
 		s.breaker, s.fails = closed, 0
 		w.Emit(KindClosed, -1, 0, 0, 0, 1)
 		f.kick(w)

@@ -16,7 +16,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	if age := w.OldestAge(); age >= engine.Second {
 		p.QueueTitle += " · lag " + span(age) // lag in time: what users feel
 	}
-	if w.Knobs.Breaker && s.breaker == open {
+	if f.k.Breaker && s.breaker == open {
 		p.QueueTitle += " · PAUSED by the breaker"
 	}
 	const maxRows = 200
@@ -42,7 +42,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 
 	// the consumer
 	p.InFlightTitle = "Consumer · no breaker"
-	if w.Knobs.Breaker {
+	if f.k.Breaker {
 		p.InFlightTitle = fmt.Sprintf("Consumer · breaker %s", breakerNames[s.breaker])
 		switch s.breaker {
 		case open:
@@ -60,7 +60,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			mark = "TRIAL"
 		}
 		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: s.busy, Text: fmt.Sprintf("%-10s writing (attempt %d)", w.MsgName(s.busy), s.attempts[s.busy]), Mark: mark, Bar: -1})
-	} else if len(p.InFlight) == 0 || !w.Knobs.Breaker || s.breaker != open {
+	} else if len(p.InFlight) == 0 || !f.k.Breaker || s.breaker != open {
 		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Text: "idle: nothing to take", Bar: -1})
 	}
 	waits := append([]wait(nil), s.waits...)

@@ -84,7 +84,7 @@ func BenchHeadless(b *testing.B, spec *engine.Spec, seed uint64, ok func(engine.
 // BenchClone measures one copy of the family's state at clock at: what a
 // checkpoint or a fork costs.
 func BenchClone(b *testing.B, spec *engine.Spec, seed uint64, at string) {
-	f := WorldAt(b, spec, seed, nil, at).System()
+	f := WorldAt(b, spec, seed, nil, at).Family()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = f.Clone()

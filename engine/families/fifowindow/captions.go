@@ -40,7 +40,7 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case EvAnswerLost:
 		if e.Aux < 0 {
 			return fmt.Sprintf("the answer to %s is lost; the next retry would be past the producer's retry deadline (%s): it gives up",
-				f.attemptName(e.Value), engine.FormatDuration(w.Knobs.RetryDeadline)), true
+				f.attemptName(e.Value), engine.FormatDuration(f.k.RetryDeadline)), true
 		}
 		return fmt.Sprintf("the answer to %s is lost: the producer cannot tell a lost message from a lost answer, and retries at %s",
 			f.attemptName(e.Value), engine.Time(e.Aux).Short()), true
@@ -48,7 +48,7 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		return fmt.Sprintf("the producer gets the answer to %s and stops retrying", f.attemptName(e.Value)), true
 	case EvGiveUp:
 		return fmt.Sprintf("%s is due, but the producer's retry deadline is now %s: it gives up without sending",
-			f.attemptName(e.Value), engine.FormatDuration(w.Knobs.RetryDeadline)), true
+			f.attemptName(e.Value), engine.FormatDuration(f.k.RetryDeadline)), true
 	case engine.EvDeliver:
 		s := fmt.Sprintf("the consumer receives order 0's confirmation request (delivery %d), lease until %s", e.Delivery, engine.Time(e.Value).Short())
 		if e.Delivery > 1 {

@@ -79,6 +79,7 @@ type memo struct {
 // Family is the system's state: the queue, the producer's retry loop, the
 // consumer's current receipt and what reached the customer.
 type Family struct {
+	k          *Knobs // the knobs in force (BindKnobs)
 	Q          *fifo.Queue
 	Window     engine.Duration // the queue's deduplication interval (see rewindow)
 	First      engine.Time     // the first attempt
@@ -130,11 +131,11 @@ func (f *Family) Clone() engine.Family {
 // Start implements engine.Family: the queue is created, the first send is
 // due at once.
 func (f *Family) Start(w *engine.World) {
-	f.Window = w.Knobs.DedupWindow
+	f.Window = f.k.DedupWindow
 	if f.Window <= 0 {
 		f.Window = engine.Millisecond // a queue that remembers nothing
 	}
-	f.Asked = w.Knobs.DedupWindow
+	f.Asked = f.k.DedupWindow
 	f.Q = fifo.New(fifo.Config{DedupInterval: int64(f.Window)})
 	f.First = w.Now
 	w.Schedule(w.Now, engine.FamilyStep{Op: opSend}, false)
@@ -142,7 +143,7 @@ func (f *Family) Start(w *engine.World) {
 
 // Step implements engine.Family.
 func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
-	if w.Knobs.DedupWindow != f.Asked {
+	if f.k.DedupWindow != f.Asked {
 		f.rewindow(w)
 	}
 	switch s.Op {
@@ -160,7 +161,7 @@ func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
 }
 
 func (f *Family) send(w *engine.World, k int) {
-	if k > 0 && Backoff[k] > w.Knobs.RetryDeadline {
+	if k > 0 && Backoff[k] > f.k.RetryDeadline {
 		// scheduled under a later deadline; the knob now says stop
 		f.GaveUp, f.Ended = true, true
 		w.Emit(EvGiveUp, f.Msg, -1, 0, int64(k), 0)
@@ -212,7 +213,7 @@ func (f *Family) answer(w *engine.World, k int) {
 		return
 	}
 	next := k + 1
-	if next < len(Backoff) && Backoff[next] <= w.Knobs.RetryDeadline {
+	if next < len(Backoff) && Backoff[next] <= f.k.RetryDeadline {
 		at := f.First + Backoff[next]
 		w.Schedule(at, engine.FamilyStep{Op: opSend, Item: int32(next)}, false)
 		w.Emit(EvAnswerLost, f.Msg, -1, 0, int64(k), int64(at))
@@ -273,7 +274,7 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 		"accepted":           f.Accepted,
 		"emails":             len(f.Emails),
 		"dedup_window_s":     f.Window.Seconds(),
-		"retry_deadline_s":   w.Knobs.RetryDeadline.Seconds(),
+		"retry_deadline_s":   f.k.RetryDeadline.Seconds(),
 		"producer_gave_up":   f.GaveUp,
 		"window_change_kept": f.Kept,
 	}
@@ -298,8 +299,8 @@ func (f *Family) Counts(w *engine.World) (waiting, taken int) {
 // same observable past. Otherwise (the past would have gone differently)
 // the queue keeps its interval, and Kept says so.
 func (f *Family) rewindow(w *engine.World) {
-	f.Asked = w.Knobs.DedupWindow
-	win := max(w.Knobs.DedupWindow, engine.Millisecond)
+	f.Asked = f.k.DedupWindow
+	win := max(f.k.DedupWindow, engine.Millisecond)
 	q := fifo.New(fifo.Config{DedupInterval: int64(win)})
 	var mem []memo
 	attempt := 0

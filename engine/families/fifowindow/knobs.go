@@ -2,13 +2,27 @@ package fifowindow
 
 import "inflight/engine"
 
+// Knobs are the family's knobs.
+type Knobs struct {
+	DedupWindow   engine.Duration // the broker's deduplication interval
+	RetryDeadline engine.Duration // the producer gives up retrying after this
+}
+
+// KnobsOf is the family's knobs in p, to read.
+func KnobsOf(p *engine.Params) *Knobs { return engine.KnobsOf[Knobs](p) }
+
+// BindKnobs keeps the knobs in force at hand (engine.KnobBinder).
+func (f *Family) BindKnobs(p *engine.Params) { f.k = KnobsOf(p) }
+
 // Descriptor is the family as the incidents registry runs it.
 var Descriptor = engine.Descriptor{
 	Name: "fifo-window",
 	Doc:  "an SQS FIFO producer retries past the broker's deduplication interval",
-	Knobs: []engine.KnobDefault{
-		engine.Dur("dedup_window", 5*engine.Minute),    // SQS FIFO's fixed interval
-		engine.Dur("retry_deadline", 10*engine.Minute), // the producer's own give-up point
-	},
+	Knobs: engine.KnobsOver[Knobs](
+		// SQS FIFO's fixed interval
+		engine.DurKnob("dedup_window", "the broker's deduplication interval", func(k *Knobs) *engine.Duration { return &k.DedupWindow }, true, 5*engine.Minute),
+		// the producer's own give-up point
+		engine.DurKnob("retry_deadline", "the producer stops retrying after this", func(k *Knobs) *engine.Duration { return &k.RetryDeadline }, true, 10*engine.Minute),
+	),
 	New: New,
 }

@@ -39,7 +39,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	if f.Kept {
 		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1, Mark: "KEPT",
 			Text: fmt.Sprintf("dedup_window %s not applied: under it this queue's past sends would have been answered differently; the interval stays %s",
-				engine.FormatDuration(w.Knobs.DedupWindow), engine.FormatDuration(f.Window))})
+				engine.FormatDuration(f.k.DedupWindow), engine.FormatDuration(f.Window))})
 	}
 	for _, m := range f.Memory {
 		row := engine.PaneRow{Msg: f.Msg, Bar: -1}

@@ -28,7 +28,7 @@ func (g *Family) KindName(k engine.Kind) string {
 
 func answer(w *engine.World, d *engine.Decision) string {
 	if d != nil && d.Kind == DecTimeout && d.Value == 1 {
-		if d.T+RetryAfter-readingAt(w.Spec().Start, d.Msg) > w.Knobs.RetryDeadline {
+		if d.T+RetryAfter-readingAt(w.Spec().Start, d.Msg) > KnobsOf(&w.Knobs).RetryDeadline {
 			return " — the write landed, but its answer was lost, and a re-send would be past the turbine's retry deadline: it gives up"
 		}
 		return fmt.Sprintf(" — the write landed, but its answer was lost: the turbine sends it again at %s", (d.T + RetryAfter).Short())

@@ -98,6 +98,7 @@ type note struct {
 
 // Family is the galewatch system's state: plain data, deep-copied by Clone.
 type Family struct {
+	k        *Knobs                // the knobs in force (BindKnobs)
 	curFirst [Turbines]engine.Time // each turbine's current run of stored stamps
 	curN     [Turbines]int32
 	older    []run // runs a turbine left behind (a stepped clock)
@@ -195,7 +196,7 @@ func (g *Family) insert(t int, stamp engine.Time) {
 // lost decides whether this write's answer is lost.
 func (g *Family) lost(w *engine.World, r int32, attempt uint16) bool {
 	natural := int64(0)
-	if engine.Chance(w.Draw(StreamTimeout, uint64(r), uint64(attempt)), w.Knobs.WriteTimeoutP) {
+	if engine.Chance(w.Draw(StreamTimeout, uint64(r), uint64(attempt)), g.k.WriteTimeoutP) {
 		natural = 1
 	}
 	return w.Decide(DecTimeout, r, -1, attempt, natural, 0, 1) == 1
@@ -242,7 +243,7 @@ func (g *Family) settle(w *engine.World, r int32, stamp engine.Time, attempt uin
 	}
 	g.timeouts++
 	at := w.Now + RetryAfter
-	if at-readingAt(w.Spec().Start, r) > w.Knobs.RetryDeadline || attempt == math.MaxUint16 {
+	if at-readingAt(w.Spec().Start, r) > g.k.RetryDeadline || attempt == math.MaxUint16 {
 		// past the turbine's deadline: the reading is let go, at once (its
 		// own step, since this one already has its event)
 		w.Schedule(w.Now, engine.FamilyStep{Op: uint8(opGiveUp), Item: r, Gen: attempt}, false)
@@ -254,7 +255,7 @@ func (g *Family) settle(w *engine.World, r int32, stamp engine.Time, attempt uin
 
 func (g *Family) retry(w *engine.World, r int32, attempt uint16) {
 	x := g.takeRetry(r, attempt)
-	if w.Now-readingAt(w.Spec().Start, r) > w.Knobs.RetryDeadline {
+	if w.Now-readingAt(w.Spec().Start, r) > g.k.RetryDeadline {
 		// a fork lowered the deadline since this re-send was queued
 		g.giveUp(w, r, attempt-1)
 		return
@@ -308,7 +309,7 @@ func (g *Family) takeRetry(r int32, attempt uint16) retry {
 func (g *Family) giveUp(w *engine.World, r int32, attempts uint16) {
 	g.gaveUp++
 	w.Done(r)
-	w.Emit(KindGiveUp, r, -1, attempts, int64(w.Knobs.RetryDeadline), int64(int(r)%Turbines))
+	w.Emit(KindGiveUp, r, -1, attempts, int64(g.k.RetryDeadline), int64(int(r)%Turbines))
 }
 
 func (g *Family) watchWrite(t int, n note, stored bool) {
@@ -321,12 +322,12 @@ func (g *Family) watchWrite(t int, n note, stored bool) {
 }
 
 func (g *Family) clockStep(w *engine.World) {
-	if w.Knobs.ClockStep == 0 {
+	if g.k.ClockStep == 0 {
 		return
 	}
-	g.skew += w.Knobs.ClockStep
+	g.skew += g.k.ClockStep
 	g.stepped = true
-	w.Emit(KindClockStep, -1, -1, 0, int64(w.Knobs.ClockStep), int64(Stepped))
+	w.Emit(KindClockStep, -1, -1, 0, int64(g.k.ClockStep), int64(Stepped))
 }
 
 // Figures: rows stored, retries and what the key did with them, and the
@@ -340,7 +341,7 @@ func (g *Family) Figures(w *engine.World) map[string]any {
 		"timeouts":         g.timeouts,
 		"collisions":       g.collisions,
 		"gave_up":          g.gaveUp,
-		"clock_step":       engine.FormatDuration(w.Knobs.ClockStep),
+		"clock_step":       engine.FormatDuration(g.k.ClockStep),
 	}
 }
 

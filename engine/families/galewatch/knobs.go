@@ -2,24 +2,27 @@ package galewatch
 
 import "inflight/engine"
 
+// Knobs are the family's knobs.
+type Knobs struct {
+	WriteTimeoutP float64         // chance a write's answer is lost
+	ClockStep     engine.Duration // a turbine's clock steps by this at 10:05 (may be negative)
+	RetryDeadline engine.Duration // a turbine gives up re-sending after this
+}
+
+// KnobsOf is the family's knobs in p, to read.
+func KnobsOf(p *engine.Params) *Knobs { return engine.KnobsOf[Knobs](p) }
+
+// BindKnobs keeps the knobs in force at hand (engine.KnobBinder).
+func (g *Family) BindKnobs(p *engine.Params) { g.k = KnobsOf(p) }
+
 // Descriptor is the family as the incidents registry runs it.
 var Descriptor = engine.Descriptor{
 	Name: "galewatch",
 	Doc:  "turbines re-send readings whose answer was lost, with a clock that steps back",
-	Knobs: []engine.KnobDefault{
-		engine.Prob("write_timeout_p", 0.001),
-		engine.Dur("clock_step", -6*engine.Second),
-		engine.Dur("retry_deadline", DefaultRetryDeadline),
-	},
+	Knobs: engine.KnobsOver[Knobs](
+		engine.ProbKnob("write_timeout_p", "chance a write lands but its answer is lost", func(k *Knobs) *float64 { return &k.WriteTimeoutP }, 0.001),
+		engine.SignedDurKnob("clock_step", "a daemon steps one turbine's clock by this at 10:05 (0s: never)", func(k *Knobs) *engine.Duration { return &k.ClockStep }, -6*engine.Second),
+		engine.DurKnob("retry_deadline", "the producer stops retrying after this", func(k *Knobs) *engine.Duration { return &k.RetryDeadline }, true, DefaultRetryDeadline),
+	),
 	New: New,
 }
-
-// Defaults sets the lesson's knobs on p.
-func Defaults(p *engine.Params) {
-	if err := Descriptor.SetDefaults(p); err != nil {
-		panic(err) // checked by the registry's test
-	}
-}
-
-// Knobs are the names of the knobs the family reads, in its order.
-var Knobs = Descriptor.KnobNames()

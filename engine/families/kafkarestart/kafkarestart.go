@@ -79,6 +79,7 @@ const (
 // Family is the system's state: the cluster, the live clients, and what
 // the customer got.
 type Family struct {
+	k        *Knobs // the knobs in force (BindKnobs)
 	C        *kafka.Cluster
 	Prod     *kafka.Producer
 	Instance int           // producer instances started
@@ -192,7 +193,7 @@ func (f *Family) memberID(n int) string { return fmt.Sprintf("mailer-%d", n) }
 
 func (f *Family) initProducer(w *engine.World) {
 	f.Instance++
-	f.Txn = w.Knobs.TransactionalID
+	f.Txn = f.k.TransactionalID
 	openBefore := false
 	if f.Txn != "" {
 		for p := 0; p < Partitions; p++ {
@@ -213,7 +214,7 @@ func (f *Family) initProducer(w *engine.World) {
 	if f.Instance == 1 {
 		// the orders exist once the first instance sends them: a fork
 		// before then decides how many
-		f.Batch = max(w.Knobs.Batch, 1)
+		f.Batch = max(f.k.Batch, 1)
 		for i := 0; i < f.Batch; i++ {
 			w.NewMessage() // order i's confirmation: message i
 		}
@@ -310,7 +311,7 @@ func (f *Family) startConsumer(w *engine.World, restart bool) {
 		Isolation: kafka.ReadCommitted, AutoOffsetReset: kafka.ResetEarliest,
 	})
 	f.Mailer = nil
-	f.MailTxn = w.Knobs.TransactionalID
+	f.MailTxn = f.k.TransactionalID
 	if f.MailTxn != "" {
 		m, err := kafka.NewProducer(f.C, int64(w.Now), kafka.ProducerConfig{TransactionalID: f.MailTxn + "-mailer"})
 		if err != nil {
@@ -386,7 +387,7 @@ func (f *Family) email(w *engine.World) {
 func (f *Family) commit(w *engine.World) {
 	id := order(f.Cur.Record)
 	natural := int64(0)
-	if w.Knobs.EmailCrash && f.Crashes == 0 && len(f.Emails) == (f.Batch+1)/2 {
+	if f.k.EmailCrash && f.Crashes == 0 && len(f.Emails) == (f.Batch+1)/2 {
 		natural = 1
 	}
 	var crashed bool

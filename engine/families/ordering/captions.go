@@ -38,7 +38,7 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	switch e.Kind {
 	case engine.EvPublish:
 		key := fmt.Sprintf("key order-%d", f.MsgOrder[e.Msg])
-		if w.Knobs.KeyNone {
+		if f.k.KeyNone {
 			key = "no key (the sticky partitioner chooses)"
 		}
 		return fmt.Sprintf("%s published, %s → %s-%d offset %d", f.ev(e.Msg), key, Topic, e.Value, e.Aux), true
@@ -50,7 +50,7 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case engine.EvDeliver:
 		off, c, th := unpackDeliver(e.Aux)
 		who := memberID(c)
-		if w.Knobs.ConsumerThreads > 1 || th > 0 {
+		if f.k.ConsumerThreads > 1 || th > 0 {
 			who = fmt.Sprintf("%s thread %d", who, th+1)
 		}
 		s := fmt.Sprintf("%s handles %s from %s-%d offset %d", who, f.ev(e.Msg), Topic, e.Value, off)
@@ -76,7 +76,7 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		if e.Aux&1 == 1 {
 			return fmt.Sprintf("the database call for %s fails; the consumer moves on, and the event goes back at the end of the queue at %s", f.ev(e.Msg), engine.Time(e.Aux>>1).Short()), true
 		}
-		if w.Knobs.ConsumerThreads > 1 {
+		if f.k.ConsumerThreads > 1 {
 			return fmt.Sprintf("the database call for %s fails; its thread retries at %s while the other threads carry on", f.ev(e.Msg), engine.Time(e.Aux>>1).Short()), true
 		}
 		return fmt.Sprintf("the database call for %s fails; the consumer retries it in place at %s, holding the partition", f.ev(e.Msg), engine.Time(e.Aux>>1).Short()), true

@@ -5,7 +5,7 @@ import (
 	"inflight/engine/kafka"
 )
 
-func (f *Family) threadsWanted(w *engine.World) int { return max(1, w.Knobs.ConsumerThreads) }
+func (f *Family) threadsWanted(w *engine.World) int { return max(1, f.k.ConsumerThreads) }
 
 func (f *Family) kickAll(w *engine.World) {
 	for i := range f.Cons {
@@ -123,7 +123,7 @@ func (f *Family) end(w *engine.World, i, th int) {
 	}
 	if w.Decide(DecFail, id, -1, t.Attempt, natural, 0, 1) == 1 {
 		f.Fails++
-		if w.Knobs.RetryToTail {
+		if f.k.RetryToTail {
 			// the consumer moves on; the event goes to the back of the line
 			// once the backoff is over
 			w.Emit(EvFail, id, -1, t.Attempt, int64(t.Rec.TP.Partition), int64(w.Now+RetryBackoff)<<1|1)
@@ -153,7 +153,7 @@ func (f *Family) end(w *engine.World, i, th int) {
 	if late {
 		aux = 1
 	}
-	if w.Knobs.Versions && v <= f.Status[o] {
+	if f.k.Versions && v <= f.Status[o] {
 		f.Ignored++
 		w.Emit(EvStale, id, -1, uint16(n), part, int64(f.Status[o]))
 	} else {

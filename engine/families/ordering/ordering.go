@@ -126,6 +126,7 @@ func (c *consumer) running() int {
 
 // Family is the system's state.
 type Family struct {
+	k    *Knobs // the knobs in force (BindKnobs)
 	C    *kafka.Cluster
 	Prod *kafka.Producer
 	Cons []consumer
@@ -293,7 +294,7 @@ func msgOf(r kafka.Record) int32 {
 func (f *Family) send(w *engine.World, id int32, retry bool) {
 	n := f.C.Partitions(Topic)
 	var rec kafka.Record
-	if !w.Knobs.KeyNone {
+	if !f.k.KeyNone {
 		rec = kafka.Keyed(fmt.Sprintf("order-%d", f.MsgOrder[id]), f.value(id))
 	} else {
 		rec = kafka.Keyed(f.route(w, id, n), f.value(id))
@@ -352,16 +353,16 @@ func (f *Family) routeKey(p, n int) string {
 // --- partitions ---
 
 func (f *Family) repartition(w *engine.World) {
-	if w.Knobs.Repartition <= f.C.Partitions(Topic) {
+	if f.k.Repartition <= f.C.Partitions(Topic) {
 		return
 	}
 	before := f.C.Partitions(Topic)
-	if err := f.C.AddPartitions(Topic, w.Knobs.Repartition); err != nil {
+	if err := f.C.AddPartitions(Topic, f.k.Repartition); err != nil {
 		panic(err)
 	}
-	f.PartsNow = w.Knobs.Repartition
+	f.PartsNow = f.k.Repartition
 	f.RepartTime = w.Now
-	w.Emit(EvRepartition, -1, -1, 0, int64(before), int64(w.Knobs.Repartition))
+	w.Emit(EvRepartition, -1, -1, 0, int64(before), int64(f.k.Repartition))
 	w.Schedule(w.Now+RebalanceDelay, engine.FamilyStep{Op: opRebalance}, false)
 }
 

@@ -73,10 +73,11 @@ func boolIdx(b bool) int {
 // KnobsChanged re-homes the messages a fork's switch to an ordered queue
 // finds, and restarts a source whose count it raised.
 func (q *Family) KnobsChanged(w *engine.World, was *engine.Params) {
-	if was.Mode != w.Knobs.Mode && w.Knobs.Mode == engine.ModeOrdered {
+	old := KnobsOf(was)
+	if old.Mode != q.k.Mode && q.k.Mode == ModeOrdered {
 		q.rehome(w)
 	}
-	if w.Knobs.Orders > was.Orders {
+	if q.k.Orders > old.Orders {
 		q.resumeSources(w)
 	}
 }
@@ -133,7 +134,7 @@ func (q *Family) Stalled(w *engine.World, st engine.States) string {
 	case wedged == len(q.workers):
 		return fmt.Sprintf("stalled: %d of %d workers wedged, %s waiting, %d in flight", wedged, len(q.workers), many(waiting), inFlight)
 	}
-	if w.Knobs.Mode == engine.ModeOrdered {
+	if q.k.Mode == ModeOrdered {
 		for i := 0; i < q.queue.len(); i++ {
 			e := q.queue.at(i)
 			if m := w.MsgPtr(e.id); m != nil && m.QSeq == e.qseq && m.Held() {

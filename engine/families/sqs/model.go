@@ -29,7 +29,11 @@ func (q *Family) publish(w *engine.World, src, k int) {
 }
 
 func (q *Family) sourceCount(w *engine.World, i int) int {
-	return w.Spec().Sources[i].CountUnder(&w.Knobs)
+	// the orders knob read as a field: this runs for every message
+	if s := &w.Spec().Sources[i]; s.OrdersKnob {
+		return q.k.Orders
+	}
+	return w.Spec().Sources[i].Count
 }
 
 func (q *Family) startWorkers(w *engine.World) {
@@ -64,7 +68,7 @@ func (q *Family) head(w *engine.World) int32 {
 			switch {
 			case m.Status == engine.StVisible:
 				return e.id
-			case m.Status == engine.StInFlight && w.Knobs.Mode == engine.ModeOrdered:
+			case m.Status == engine.StInFlight && q.k.Mode == ModeOrdered:
 				return -1
 			}
 		}
@@ -104,20 +108,20 @@ func (q *Family) dispatch(w *engine.World) {
 		}
 	}
 	wi := int(w.DecideAmong(engine.DecWorker, id, -1, delivery, int64(natural), 0, int64(len(q.workers)-1), mask))
-	if w.Knobs.Mode == engine.ModeStandard {
+	if q.k.Mode == ModeStandard {
 		q.queue.popFront()
 	}
 	q.lease(id, m)
 	m.Receives = delivery
 	m.LeaseAt = w.Now
-	m.Expiry = w.Now + w.Knobs.VisibilityTimeout
+	m.Expiry = w.Now + q.k.VisibilityTimeout
 	m.Holder = int16(wi)
 	m.Holders++
 	wk := &q.workers[wi]
 	q.idle--
 	// field by field: the name and box stay, and are not rewritten
 	wk.State, wk.Msg, wk.Delivery, wk.Since, wk.CallEnd, wk.LeaseEnd = WBusy, id, delivery, w.Now, engine.Never, m.Expiry
-	wk.Wedged, wk.claimed, wk.ackBefore = false, false, w.Knobs.Ack == engine.AckBefore
+	wk.Wedged, wk.claimed, wk.ackBefore = false, false, q.k.Ack == AckBefore
 	w.Stats.Deliveries++
 	schedule(w, m.Expiry, opLeaseExpire, id, 0, delivery)
 	schedule(w, w.Now, opHandle, 0, wi, 0)
@@ -146,7 +150,7 @@ func (q *Family) handle(w *engine.World, wi int) {
 		schedule(w, w.Now, opWork, 0, wi, 0)
 		w.Emit(engine.EvAck, id, wi, wk.Delivery, val, how)
 		q.wake(w) // in an ordered queue the next message is now the head
-	case w.Knobs.Claim:
+	case q.k.Claim:
 		q.claimBranch(w, wi)
 	default:
 		q.work(w, wi)
@@ -172,13 +176,13 @@ func (q *Family) claimBranch(w *engine.World, wi int) {
 	switch {
 	case m.SentAt >= 0:
 		natural = engine.BranchAckOld
-	case m.ClaimAt >= 0 && age < w.Knobs.ClaimWindow:
+	case m.ClaimAt >= 0 && age < q.k.ClaimWindow:
 		natural = engine.BranchDefer
 	}
 	switch w.Decide(engine.DecBranch, id, wi, wk.Delivery, natural, engine.BranchSend, engine.BranchAckOld) {
 	case engine.BranchDefer:
 		// ChangeMessageVisibility on this receipt: back in ClaimWindow, no ack
-		m.Expiry = w.Now + w.Knobs.ClaimWindow
+		m.Expiry = w.Now + q.k.ClaimWindow
 		m.Deferred = true
 		m.Holder = -1
 		schedule(w, m.Expiry, opLeaseExpire, id, 0, wk.Delivery)
@@ -195,8 +199,8 @@ func (q *Family) claimBranch(w *engine.World, wi int) {
 		wk.claimed = true
 		if w.Fault(FaultAfterClaim, id, wi, wk.Delivery) {
 			schedule(w, w.Now, opFaultCrash, FaultAfterClaim, wi, 0)
-		} else if w.Knobs.CrashAfterClaim > 0 && id == w.Spec().Featured && wk.Delivery == 1 {
-			schedule(w, w.Now+w.Knobs.CrashAfterClaim, opCrashAfterClaim, 0, wi, 0)
+		} else if q.k.CrashAfterClaim > 0 && id == w.Spec().Featured && wk.Delivery == 1 {
+			schedule(w, w.Now+q.k.CrashAfterClaim, opCrashAfterClaim, 0, wi, 0)
 		} else {
 			schedule(w, w.Now, opSend, 0, wi, 0)
 		}
@@ -208,7 +212,7 @@ func (q *Family) claimBranch(w *engine.World, wi int) {
 func (q *Family) send(w *engine.World, wi int) {
 	wk := &q.workers[wi]
 	id := wk.Msg
-	lo, hi := int64(w.Knobs.LatencyMin), int64(w.Knobs.LatencyMax)
+	lo, hi := int64(q.k.LatencyMin), int64(q.k.LatencyMax)
 	natural := engine.Uniform(w.Draw(engine.StreamLatency, uint64(id), uint64(wk.Delivery)), lo, hi)
 	lat := engine.Duration(w.Decide(engine.DecLatency, id, wi, wk.Delivery, natural, lo, hi))
 	copies := w.Effect(id)
@@ -219,8 +223,8 @@ func (q *Family) send(w *engine.World, wi int) {
 	} else {
 		schedule(w, wk.CallEnd, opCallReturn, 0, wi, 0)
 	}
-	if w.Knobs.Heartbeat > 0 && !wk.ackBefore {
-		schedule(w, w.Now+w.Knobs.Heartbeat, opRenew, id, wi, wk.Delivery)
+	if q.k.Heartbeat > 0 && !wk.ackBefore {
+		schedule(w, w.Now+q.k.Heartbeat, opRenew, id, wi, wk.Delivery)
 	}
 	w.Emit(engine.EvEffect, id, wi, wk.Delivery, int64(lat), int64(copies))
 }
@@ -228,13 +232,13 @@ func (q *Family) send(w *engine.World, wi int) {
 func (q *Family) callReturn(w *engine.World, wi int) {
 	wk := &q.workers[wi]
 	id := wk.Msg
-	if w.Knobs.WedgeP > 0 {
-		wedged := engine.Chance(w.Draw(engine.StreamWedge, uint64(id), uint64(wk.Delivery)), w.Knobs.WedgeP)
+	if q.k.WedgeP > 0 {
+		wedged := engine.Chance(w.Draw(engine.StreamWedge, uint64(id), uint64(wk.Delivery)), q.k.WedgeP)
 		if w.Decide(engine.DecWedge, id, wi, wk.Delivery, int64(boolIdx(wedged)), 0, 1) == 1 {
 			wk.Wedged = true
 			wk.CallEnd = engine.Never
 			m := w.MsgForWrite(id)
-			renewing := w.Knobs.Heartbeat > 0 && m.Status == engine.StInFlight && m.Receives == wk.Delivery && w.Now < m.Expiry
+			renewing := q.k.Heartbeat > 0 && m.Status == engine.StInFlight && m.Receives == wk.Delivery && w.Now < m.Expiry
 			if renewing {
 				// the renewal thread cannot tell a wedged call from a slow one
 				m.Expiry = engine.Never
@@ -288,7 +292,7 @@ func (q *Family) ack(w *engine.World, wi int, again bool) {
 			return
 		}
 	}
-	natural := int64(boolIdx(w.Knobs.LateAckAccept))
+	natural := int64(boolIdx(q.k.LateAckAccept))
 	if w.Decide(engine.DecLateAck, wk.Msg, wi, wk.Delivery, natural, 0, 1) == 1 {
 		if m.Held() {
 			q.ackNow(w, wi, engine.AckLateDeleted)
@@ -351,8 +355,8 @@ func (q *Family) crash(w *engine.World, wi int, reason int64) {
 	wk.State = WDead
 	wk.Since = w.Now
 	w.Stats.Crashes++
-	schedule(w, w.Now+w.Knobs.RestartAfter, opRestart, 0, wi, 0)
-	w.Emit(engine.EvCrash, id, wi, del, int64(w.Now+w.Knobs.RestartAfter), reason)
+	schedule(w, w.Now+q.k.RestartAfter, opRestart, 0, wi, 0)
+	w.Emit(engine.EvCrash, id, wi, del, int64(w.Now+q.k.RestartAfter), reason)
 }
 
 func (q *Family) restart(w *engine.World, wi int) {
@@ -373,10 +377,10 @@ func (q *Family) renew(w *engine.World, wi int, id int32, delivery uint16) {
 	if m.Status != engine.StInFlight || m.Receives != delivery || w.Now >= m.Expiry {
 		return // the receipt has expired: ChangeMessageVisibility fails
 	}
-	m.Expiry = w.Now + w.Knobs.VisibilityTimeout
+	m.Expiry = w.Now + q.k.VisibilityTimeout
 	wk.LeaseEnd = m.Expiry
 	schedule(w, m.Expiry, opLeaseExpire, id, 0, delivery)
-	schedule(w, w.Now+w.Knobs.Heartbeat, opRenew, id, wi, delivery)
+	schedule(w, w.Now+q.k.Heartbeat, opRenew, id, wi, delivery)
 	w.Emit(engine.EvRenew, id, wi, delivery, int64(m.Expiry), 0)
 }
 
@@ -387,14 +391,14 @@ func (q *Family) leaseExpire(w *engine.World, id int32, delivery uint16) {
 	}
 	holder := m.Holder
 	mm := w.MsgForWrite(id)
-	if int(mm.Receives) >= w.Knobs.MaxReceives {
+	if int(mm.Receives) >= q.k.MaxReceives {
 		q.deadLetter(w, id, mm)
 		return
 	}
 	deferred := mm.Deferred
 	q.unlease(id)
 	q.setVisible(id, mm)
-	if w.Knobs.Mode == engine.ModeStandard {
+	if q.k.Mode == ModeStandard {
 		q.enqueue(id, mm)
 	}
 	w.Emit(engine.EvLeaseExpired, id, int(holder), delivery, 0, int64(boolIdx(deferred)))
@@ -504,7 +508,7 @@ func (q *Family) deliverable(w *engine.World) bool {
 		switch {
 		case m.Status == engine.StVisible:
 			return true
-		case m.Status == engine.StInFlight && w.Knobs.Mode == engine.ModeOrdered:
+		case m.Status == engine.StInFlight && q.k.Mode == ModeOrdered:
 			return false
 		}
 	}

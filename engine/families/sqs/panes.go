@@ -98,7 +98,7 @@ func flightPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 	if n := len(stale); n > 0 {
 		title += fmt.Sprintf(" · %d superseded", n)
 	}
-	vt := w.Knobs.VisibilityTimeout
+	vt := KnobsOf(&w.Knobs).VisibilityTimeout
 	var rows []engine.PaneRow
 	for _, id := range leased {
 		mm, _ := w.Msg(id)

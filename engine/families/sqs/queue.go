@@ -11,6 +11,7 @@ import (
 // ground truth per message (engine.Msg), the dead letters and the counts
 // behind engine.States.
 type Family struct {
+	k       *Knobs  // the knobs in force (BindKnobs)
 	queue   deque   // standard: visible ids; ordered: every held id in order
 	qseq    uint32  // enqueue stamps handed out
 	leased  []int32 // in-flight ids, for the in-flight pane
@@ -60,9 +61,12 @@ type Worker struct {
 // incident.
 func New(*engine.Params) engine.Family { return &Family{} }
 
+// BindKnobs keeps the knobs in force at hand (engine.KnobBinder).
+func (q *Family) BindKnobs(p *engine.Params) { q.k = KnobsOf(p) }
+
 // Of is the world's queue, or nil when its incident runs another family.
 func Of(w *engine.World) *Family {
-	q, _ := w.System().(*Family)
+	q, _ := w.Family().(*Family)
 	return q
 }
 
@@ -213,10 +217,6 @@ func (q *Family) DecisionText(w *engine.World, d *engine.Decision) string { retu
 func (q *Family) Panes(w *engine.World) engine.Panes {
 	return Panes(w, Cursor{At: w.Now, Sel: -1})
 }
-
-// CursorPanes tells the world that the explorer draws the queue with its
-// own cursor (Panes), not through engine.Family.
-func (q *Family) CursorPanes() {}
 
 // Runs reports whether spec's incident runs the queue.
 func Runs(spec *engine.Spec) bool {

@@ -11,7 +11,7 @@ import (
 // consumer works on, dead consumers, busy ones (latest delivery first),
 // idle ones — so the rows the story is about are on screen.
 func (s *Family) consumerRows(w *engine.World) []engine.PaneRow {
-	vt := float64(w.Knobs.VisibilityTimeout)
+	vt := float64(s.k.VisibilityTimeout)
 	bar := func(end engine.Time) float64 {
 		if vt <= 0 {
 			return -1

@@ -103,6 +103,7 @@ type note struct {
 
 // Family is the stagefront system's state: plain data, deep-copied by Clone.
 type Family struct {
+	k         *Knobs // the knobs in force (BindKnobs)
 	h         holds
 	pressed   int32   // messages published: holds 0…pressed-1
 	fresh     int32   // the next hold never delivered
@@ -214,8 +215,8 @@ func (s *Family) dispatchOne(w *engine.World) {
 	h.receives++
 	s.inFlight++
 	c := &s.consumers[ci]
-	*c = consumer{state: cBusy, hold: id, delivery: h.receives, leaseEnd: w.Now + w.Knobs.VisibilityTimeout, since: w.Now, zeroFail: w.Knobs.ZeroRowsFail}
-	if w.Knobs.VisibilityTimeout <= Handler+engine.Millisecond {
+	*c = consumer{state: cBusy, hold: id, delivery: h.receives, leaseEnd: w.Now + s.k.VisibilityTimeout, since: w.Now, zeroFail: s.k.ZeroRowsFail}
+	if s.k.VisibilityTimeout <= Handler+engine.Millisecond {
 		// the lease can run out while the update runs
 		c.timed = true
 		w.Schedule(c.leaseEnd, step(opExpire, id, -1, c.delivery), false)
@@ -296,7 +297,7 @@ func (s *Family) ackPoint(w *engine.World, ci int) {
 	c := &s.consumers[ci]
 	id := c.hold
 	natural := int64(0)
-	if engine.Chance(w.Draw(engine.StreamCrash, uint64(id), uint64(c.delivery)), w.Knobs.CrashP) {
+	if engine.Chance(w.Draw(engine.StreamCrash, uint64(id), uint64(c.delivery)), s.k.CrashP) {
 		natural = 1
 	}
 	var crashed bool
@@ -309,7 +310,7 @@ func (s *Family) ackPoint(w *engine.World, ci int) {
 		s.crashes++
 		w.Count(0, 0, 1)
 		s.drop(w, ci)
-		back := w.Now + w.Knobs.RestartAfter
+		back := w.Now + s.k.RestartAfter
 		d := c.delivery
 		*c = consumer{state: cDead, hold: -1, since: w.Now}
 		w.Handling(id, -1)
@@ -345,7 +346,7 @@ func (s *Family) expire(w *engine.World, id int32, d uint16) {
 		return
 	}
 	s.inFlight--
-	if int(h.receives) >= w.Knobs.MaxReceives {
+	if int(h.receives) >= s.k.MaxReceives {
 		h.state = stDLQ
 		s.dlq++
 		if h.sold {
