@@ -249,10 +249,11 @@ func (w *World) WatchAge() { w.ensureAgeCheck() }
 // has finished with it: the hot path's read, without a copy.
 func (w *World) MsgPtr(id int32) *Msg { return w.msgs.ptr(int(id)) }
 
-// MsgForWrite is message id's record, to change: a family writes its own
-// fields (its receive count, its holders) and moves the status between the held
-// ones (StHeld, StVisible, StInFlight); Remove, Done and DeadLetter take it
-// out of the system.
+// MsgForWrite is message id's record, to change: a family counts its
+// deliveries (Receives) and its holders, and moves the status between the
+// held ones (StHeld, StVisible, StInFlight); Remove, Done and DeadLetter
+// take it out of the system. The family's own state per message is its
+// own (see FamilyRecords).
 func (w *World) MsgForWrite(id int32) *Msg { return w.msgForWrite(id) }
 
 // Remove takes message id (m, its record from MsgForWrite) out of the

@@ -64,8 +64,8 @@ func (w *World) Redrive(place func(id int32, m *Msg)) int {
 		if m.Holders == 0 {
 			w.msgs.unretire(int(d.Msg), w.owner)
 			*m = Msg{Published: d.Published, Effects: d.Effects, Source: d.Source, Poison: d.Poison}
-			if r, ok := w.fam.(FamilyRecords); ok {
-				r.Revived(d.Msg)
+			if w.famRecs != nil {
+				w.famRecs.Revived(d.Msg)
 			}
 		}
 		place(d.Msg, m)

@@ -30,6 +30,7 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	w.WouldAt = fill(len(spec.WouldHave))
 	w.opDone = make([]bool, len(spec.Operators))
 	w.fam = spec.NewFamily(&w.Knobs)
+	w.famRecs, _ = w.fam.(FamilyRecords)
 	w.fam.Start(w)
 	return w, nil
 }

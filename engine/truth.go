@@ -72,8 +72,8 @@ func (w *World) countGone(m *Msg, d int64) {
 func (w *World) maybeRetire(id int32, m *Msg) {
 	if m.Holders == 0 && (m.Status == StDeleted || m.Status == StDLQ) {
 		w.msgs.retire(int(id), w.owner)
-		if r, ok := w.fam.(FamilyRecords); ok {
-			r.Retired(id)
+		if w.famRecs != nil {
+			w.famRecs.Retired(id)
 		}
 	}
 }

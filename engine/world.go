@@ -139,8 +139,9 @@ type World struct {
 	// value lay outside the knobs in force (see pinned)
 	PinsGaveWay []PinGaveWay
 
-	fam     Family // the incident's system
-	revived int    // revivals of a stranded family (FamilyGuard): tests assert 0
+	fam     Family        // the incident's system
+	famRecs FamilyRecords // fam, when it keeps a table per message: told of retirements
+	revived int           // revivals of a stranded family (FamilyGuard): tests assert 0
 
 	fp    uint64 // running fingerprint of the trace
 	owner *token
@@ -171,6 +172,7 @@ func (w *World) Clone() *World {
 	}
 	c.faults = w.cloneFaults()
 	c.fam = w.fam.Clone()
+	c.famRecs, _ = c.fam.(FamilyRecords)
 	c.owner = &token{}
 	w.owner = &token{} // the original must now copy shared leaves too
 	return &c
