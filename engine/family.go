@@ -208,7 +208,7 @@ func (w *World) Seed() uint64 { return w.seed }
 // system now holds it, it has no effect yet.
 func (w *World) NewMessage() int32 {
 	id := int32(w.msgs.push(w.owner))
-	*w.msgForWrite(id) = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Status: StHeld}
+	*w.msgForWrite(id) = Msg{Published: w.Now, Status: StHeld}
 	w.Stats.Published++
 	w.ensureAgeCheck()
 	return id
@@ -221,7 +221,7 @@ func (w *World) NewMessage() int32 {
 func (w *World) AddMessage(src uint8, poison bool) (int32, *Msg) {
 	id := int32(w.msgs.push(w.owner))
 	m := w.msgForWrite(id)
-	*m = Msg{Published: w.Now, ClaimAt: -1, SentAt: -1, Holder: -1, Source: src, Poison: poison, Status: StHeld}
+	*m = Msg{Published: w.Now, Source: src, Poison: poison, Status: StHeld}
 	w.Stats.Published++
 	return id, m
 }
@@ -233,10 +233,11 @@ func (w *World) WatchAge() { w.ensureAgeCheck() }
 // has finished with it: the hot path's read, without a copy.
 func (w *World) MsgPtr(id int32) *Msg { return w.msgs.ptr(int(id)) }
 
-// MsgForWrite is message id's record, to change: a family writes its own
-// fields (a lease, a receive count) and moves the status between the held
-// ones (StHeld, StVisible, StInFlight); Remove, Done and DeadLetter take it
-// out of the system.
+// MsgForWrite is message id's record, to change: a family counts its
+// deliveries (Receives) and its holders, and moves the status between the
+// held ones (StHeld, StVisible, StInFlight); Remove, Done and DeadLetter
+// take it out of the system. The family's own state per message is its
+// own (see FamilyRecords).
 func (w *World) MsgForWrite(id int32) *Msg { return w.msgForWrite(id) }
 
 // Remove takes message id (m, its record from MsgForWrite) out of the

@@ -15,7 +15,6 @@ func (w *World) Finish(id int32) {
 		w.Stats.MaxOldestAge = max(w.Stats.MaxOldestAge, w.Now-m.Published)
 	}
 	m.Status = StDeleted
-	m.Holder = -1
 	w.countGone(m, 1)
 }
 

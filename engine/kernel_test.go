@@ -33,4 +33,20 @@ func TestKernelHasNoBroker(t *testing.T) {
 			t.Errorf("World still reads the queue: %s", m)
 		}
 	}
+	// The kernel's record per message is ground truth only: the queue's
+	// lease, claim and place (sqs.Record) are the family's. A time beside
+	// Published would be a broker's timer.
+	lease := []string{"leaseat", "expiry", "claimat", "sentat", "holder", "qseq", "deferred", "receipt", "visibleat"}
+	tm := reflect.TypeOf(engine.Msg{})
+	for i := 0; i < tm.NumField(); i++ {
+		f := tm.Field(i)
+		for _, b := range lease {
+			if strings.ToLower(f.Name) == b {
+				t.Errorf("Msg has the queue's field %s (%s)", f.Name, f.Type)
+			}
+		}
+		if f.Type == reflect.TypeOf(engine.Time(0)) && f.Name != "Published" {
+			t.Errorf("Msg has a timer, %s: a family's state", f.Name)
+		}
+	}
 }

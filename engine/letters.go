@@ -63,7 +63,10 @@ func (w *World) Redrive(place func(id int32, m *Msg)) int {
 		m := w.msgForWrite(d.Msg)
 		if m.Holders == 0 {
 			w.msgs.unretire(int(d.Msg), w.owner)
-			*m = Msg{Published: d.Published, Effects: d.Effects, Source: d.Source, ClaimAt: -1, SentAt: -1, Poison: d.Poison}
+			*m = Msg{Published: d.Published, Effects: d.Effects, Source: d.Source, Poison: d.Poison}
+			if w.famRecs != nil {
+				w.famRecs.Revived(d.Msg)
+			}
 		}
 		place(d.Msg, m)
 		w.oldest = min(w.oldest, int(d.Msg))

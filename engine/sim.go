@@ -31,6 +31,7 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	w.opDone = make([]bool, len(spec.Operators))
 	w.fam = spec.NewFamily(&w.Knobs)
 	w.bindKnobs()
+	w.famRecs, _ = w.fam.(FamilyRecords)
 	w.fam.Start(w)
 	return w, nil
 }

@@ -50,7 +50,6 @@ func (w *World) remove(id int32, m *Msg, st MsgStatus) bool {
 		w.Stats.MaxOldestAge = max(w.Stats.MaxOldestAge, w.Now-m.Published)
 	}
 	m.Status = st
-	m.Holder = -1
 	if st == StDeleted {
 		w.countGone(m, 1)
 	}
@@ -73,6 +72,9 @@ func (w *World) countGone(m *Msg, d int64) {
 func (w *World) maybeRetire(id int32, m *Msg) {
 	if m.Holders == 0 && (m.Status == StDeleted || m.Status == StDLQ) {
 		w.msgs.retire(int(id), w.owner)
+		if w.famRecs != nil {
+			w.famRecs.Retired(id)
+		}
 	}
 }
 

@@ -17,23 +17,20 @@ func (s MsgStatus) String() string {
 	return [...]string{"unpublished", "visible", "in flight", "deleted", "dead letter", "held"}[s]
 }
 
-// Msg is the broker's and the ground truth's record of one message.
+// Msg is the ground truth's record of one message: what happened to it,
+// whatever system carried it. A family's own state per message (a lease,
+// a queue position) lives in the family (see FamilyRecords). Receives,
+// Poison and Repaired are the message's history and payload, which the
+// dead letter record and the fork's pin read.
 type Msg struct {
 	Published Time
-	LeaseAt   Time // when the current lease began
-	Expiry    Time // when the current lease ends
-	ClaimAt   Time // the claims table: -1 when there is no claim
-	SentAt    Time // -1 until stamped
-	Receives  uint16
+	Receives  uint16 // deliveries so far
 	Effects   uint16
 	Holders   uint8 // workers still running a handler on it
 	Status    MsgStatus
 	Source    uint8
-	Poison    bool   // the new handler raises on it
-	Repaired  bool   // an operator added the missing field
-	Deferred  bool   // the current lease was set by the handler, not a delivery
-	Holder    int16  // worker holding the current lease, -1 for none
-	QSeq      uint32 // bumped at each enqueue; older queue entries are stale
+	Poison    bool // the new handler raises on it
+	Repaired  bool // an operator added the missing field
 }
 
 // Held reports whether the broker still holds the message.
@@ -142,8 +139,9 @@ type World struct {
 	// value lay outside the knobs in force (see pinned)
 	PinsGaveWay []PinGaveWay
 
-	fam     Family // the incident's system
-	revived int    // revivals of a stranded family (FamilyGuard): tests assert 0
+	fam     Family        // the incident's system
+	famRecs FamilyRecords // fam, when it keeps a table per message: told of retirements
+	revived int           // revivals of a stranded family (FamilyGuard): tests assert 0
 
 	fp    uint64 // running fingerprint of the trace
 	owner *token
@@ -175,6 +173,7 @@ func (w *World) Clone() *World {
 	c.faults = w.cloneFaults()
 	c.fam = w.fam.Clone()
 	c.bindKnobs()
+	c.famRecs, _ = c.fam.(FamilyRecords)
 	c.owner = &token{}
 	w.owner = &token{} // the original must now copy shared leaves too
 	return &c

@@ -9,10 +9,10 @@ import (
 
 // setVisible, lease and unlease keep the visible count and the leased
 // list, so that the panes' counts cost O(1).
-func (q *Family) setVisible(id int32, m *engine.Msg) {
+func (q *Family) setVisible(m *engine.Msg, r *Record) {
 	m.Status = engine.StVisible
-	m.Holder = -1
-	m.Deferred = false
+	r.Holder = -1
+	r.Deferred = false
 	q.visible++
 }
 
@@ -35,10 +35,48 @@ func (q *Family) unlease(id int32) {
 
 // enqueue stamps the message with a world-unique sequence, so any entry an
 // earlier enqueue left in the ring no longer matches it.
-func (q *Family) enqueue(id int32, m *engine.Msg) {
+func (q *Family) enqueue(id int32, r *Record) {
 	q.qseq++
-	m.QSeq = q.qseq
-	q.queue.pushBack(qentry{id, m.QSeq})
+	r.QSeq = q.qseq
+	q.queue.pushBack(qentry{id, r.QSeq})
+}
+
+// current reports whether queue entry e is its message's latest enqueue,
+// the message not released.
+func (q *Family) current(e qentry) bool {
+	r := q.recs.Ptr(int(e.id))
+	return r != nil && r.QSeq == e.qseq
+}
+
+// rec is message id's record, to change.
+func (q *Family) rec(id int32) *Record { return q.recs.Mut(int(id)) }
+
+// Record reads message id's record; ok is false for an id never published
+// or a message released (as engine.World.Msg).
+func (q *Family) Record(id int32) (Record, bool) {
+	if q == nil || id < 0 || int(id) >= q.recs.Len() {
+		return Record{}, false
+	}
+	return q.recs.At(int(id))
+}
+
+// newRecord starts message id's record as the kernel adds it.
+func (q *Family) newRecord(id int32) *Record {
+	if i := q.recs.Push(); i != int(id) {
+		panic(fmt.Sprintf("sqs: record %d for message %d", i, id))
+	}
+	r := q.rec(id)
+	*r = Record{ClaimAt: -1, SentAt: -1, Holder: -1}
+	return r
+}
+
+// Retired releases message id's record with the kernel's.
+func (q *Family) Retired(id int32) { q.recs.Retire(int(id)) }
+
+// Revived gives message id a fresh record with the kernel's (a redrive).
+func (q *Family) Revived(id int32) {
+	q.recs.Unretire(int(id))
+	*q.rec(id) = Record{ClaimAt: -1, SentAt: -1}
 }
 
 // unhold takes a held message out of the queue's counts, before the world
@@ -60,6 +98,7 @@ func (q *Family) remove(w *engine.World, id int32, m *engine.Msg, st engine.MsgS
 		return false
 	}
 	q.unhold(id, m)
+	q.rec(id).Holder = -1 // before the kernel may release it
 	return w.Remove(id, m, st)
 }
 
@@ -137,10 +176,11 @@ func (q *Family) Stalled(w *engine.World, st engine.States) string {
 	if q.k.Mode == ModeOrdered {
 		for i := 0; i < q.queue.len(); i++ {
 			e := q.queue.at(i)
-			if m := w.MsgPtr(e.id); m != nil && m.QSeq == e.qseq && m.Held() {
-				if m.Status == engine.StInFlight && m.Holder >= 0 && q.workers[m.Holder].Wedged {
+			if m := w.MsgPtr(e.id); m != nil && q.current(e) && m.Held() {
+				r := q.recs.Ptr(int(e.id))
+				if m.Status == engine.StInFlight && r.Holder >= 0 && q.workers[r.Holder].Wedged {
 					return fmt.Sprintf("stalled: the ordered queue's head (%s %d) is held by wedged worker %s, %s waiting behind it",
-						label, e.id, q.workers[m.Holder].Name, many(waiting))
+						label, e.id, q.workers[r.Holder].Name, many(waiting))
 				}
 				break
 			}
@@ -152,5 +192,6 @@ func (q *Family) Stalled(w *engine.World, st engine.States) string {
 // Footprint is what the queue adds to a checkpoint's estimated size.
 func (q *Family) Footprint() int64 {
 	return int64(unsafe.Sizeof(*q)) + int64(q.queue.n)*int64(unsafe.Sizeof(qentry{})) +
-		int64(len(q.leased))*4 + int64(len(q.workers))*int64(unsafe.Sizeof(Worker{}))
+		int64(len(q.leased))*4 + int64(len(q.workers))*int64(unsafe.Sizeof(Worker{})) +
+		q.recs.Footprint()
 }

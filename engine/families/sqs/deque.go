@@ -1,7 +1,7 @@
 package sqs
 
 // deque is a ring of queue entries: the queue's order. An entry is a
-// message id and the message's enqueue stamp (see engine.Msg.QSeq), so an
+// message id and the message's enqueue stamp (see Record.QSeq), so an
 // entry left behind by a message that moved on is recognised as stale.
 type deque struct {
 	buf  []qentry

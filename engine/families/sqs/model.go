@@ -16,8 +16,9 @@ func (q *Family) publish(w *engine.World, src, k int) {
 	}
 	s := &w.Spec().Sources[src]
 	id, m := w.AddMessage(uint8(src), s.Poison)
-	q.setVisible(id, m)
-	q.enqueue(id, m)
+	r := q.newRecord(id)
+	q.setVisible(m, r)
+	q.enqueue(id, r)
 	q.srcSent[src] = k + 1
 	if k+1 < q.sourceCount(w, src) {
 		q.srcNext[src] = true
@@ -64,7 +65,7 @@ func (q *Family) head(w *engine.World) int32 {
 	for q.queue.len() > 0 {
 		e := q.queue.at(0)
 		m := w.MsgPtr(e.id)
-		if m != nil && m.QSeq == e.qseq {
+		if m != nil && q.current(e) {
 			switch {
 			case m.Status == engine.StVisible:
 				return e.id
@@ -113,19 +114,20 @@ func (q *Family) dispatch(w *engine.World) {
 	}
 	q.lease(id, m)
 	m.Receives = delivery
-	m.LeaseAt = w.Now
-	m.Expiry = w.Now + q.k.VisibilityTimeout
-	m.Holder = int16(wi)
 	m.Holders++
+	r := q.rec(id)
+	r.LeaseAt = w.Now
+	r.Expiry = w.Now + q.k.VisibilityTimeout
+	r.Holder = int16(wi)
 	wk := &q.workers[wi]
 	q.idle--
 	// field by field: the name and box stay, and are not rewritten
-	wk.State, wk.Msg, wk.Delivery, wk.Since, wk.CallEnd, wk.LeaseEnd = WBusy, id, delivery, w.Now, engine.Never, m.Expiry
+	wk.State, wk.Msg, wk.Delivery, wk.Since, wk.CallEnd, wk.LeaseEnd = WBusy, id, delivery, w.Now, engine.Never, r.Expiry
 	wk.Wedged, wk.claimed, wk.ackBefore = false, false, q.k.Ack == AckBefore
 	w.Stats.Deliveries++
-	schedule(w, m.Expiry, opLeaseExpire, id, 0, delivery)
+	schedule(w, r.Expiry, opLeaseExpire, id, 0, delivery)
 	schedule(w, w.Now, opHandle, 0, wi, 0)
-	w.Emit(engine.EvDeliver, id, wi, delivery, int64(m.Expiry), 0)
+	w.Emit(engine.EvDeliver, id, wi, delivery, int64(r.Expiry), 0)
 	q.wake(w)
 }
 
@@ -170,23 +172,23 @@ func (q *Family) work(w *engine.World, wi int) {
 func (q *Family) claimBranch(w *engine.World, wi int) {
 	wk := &q.workers[wi]
 	id := wk.Msg
-	m := w.MsgForWrite(id)
+	r := q.rec(id)
 	natural := int64(engine.BranchSend)
-	age := w.Now - m.ClaimAt
+	age := w.Now - r.ClaimAt
 	switch {
-	case m.SentAt >= 0:
+	case r.SentAt >= 0:
 		natural = engine.BranchAckOld
-	case m.ClaimAt >= 0 && age < q.k.ClaimWindow:
+	case r.ClaimAt >= 0 && age < q.k.ClaimWindow:
 		natural = engine.BranchDefer
 	}
 	switch w.Decide(engine.DecBranch, id, wi, wk.Delivery, natural, engine.BranchSend, engine.BranchAckOld) {
 	case engine.BranchDefer:
 		// ChangeMessageVisibility on this receipt: back in ClaimWindow, no ack
-		m.Expiry = w.Now + q.k.ClaimWindow
-		m.Deferred = true
-		m.Holder = -1
-		schedule(w, m.Expiry, opLeaseExpire, id, 0, wk.Delivery)
-		w.Emit(engine.EvDefer, id, wi, wk.Delivery, int64(m.Expiry), int64(age))
+		r.Expiry = w.Now + q.k.ClaimWindow
+		r.Deferred = true
+		r.Holder = -1
+		schedule(w, r.Expiry, opLeaseExpire, id, 0, wk.Delivery)
+		w.Emit(engine.EvDefer, id, wi, wk.Delivery, int64(r.Expiry), int64(age))
 		q.finish(w, wi)
 	case engine.BranchAckOld:
 		if w.Fault(FaultBeforeAck, id, wi, wk.Delivery) {
@@ -195,7 +197,7 @@ func (q *Family) claimBranch(w *engine.World, wi int) {
 		}
 		q.ackNow(w, wi, engine.AckAlreadySent)
 	default:
-		m.ClaimAt = w.Now
+		r.ClaimAt = w.Now
 		wk.claimed = true
 		if w.Fault(FaultAfterClaim, id, wi, wk.Delivery) {
 			schedule(w, w.Now, opFaultCrash, FaultAfterClaim, wi, 0)
@@ -237,11 +239,11 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 		if w.Decide(engine.DecWedge, id, wi, wk.Delivery, int64(boolIdx(wedged)), 0, 1) == 1 {
 			wk.Wedged = true
 			wk.CallEnd = engine.Never
-			m := w.MsgForWrite(id)
-			renewing := q.k.Heartbeat > 0 && m.Status == engine.StInFlight && m.Receives == wk.Delivery && w.Now < m.Expiry
+			m, r := w.MsgPtr(id), q.rec(id) // held by the worker: never released
+			renewing := q.k.Heartbeat > 0 && m.Status == engine.StInFlight && m.Receives == wk.Delivery && w.Now < r.Expiry
 			if renewing {
 				// the renewal thread cannot tell a wedged call from a slow one
-				m.Expiry = engine.Never
+				r.Expiry = engine.Never
 				wk.LeaseEnd = engine.Never
 			}
 			w.Emit(engine.EvWedge, id, wi, wk.Delivery, int64(boolIdx(renewing)), 0)
@@ -250,8 +252,7 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 	}
 	switch {
 	case wk.claimed:
-		m := w.MsgForWrite(id)
-		m.SentAt = w.Now
+		q.rec(id).SentAt = w.Now
 		if w.Fault(FaultAfterStamp, id, wi, wk.Delivery) {
 			schedule(w, w.Now, opFaultCrash, FaultAfterStamp, wi, 0)
 		} else {
@@ -277,16 +278,16 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 // scheduled first; then the ack meets late_ack.
 func (q *Family) ack(w *engine.World, wi int, again bool) {
 	wk := &q.workers[wi]
-	m := w.MsgPtr(wk.Msg) // held by the worker: never released
+	m, r := w.MsgPtr(wk.Msg), q.recs.Ptr(int(wk.Msg)) // held by the worker: never released
 	// A deleted message keeps the receipt it was last delivered with: if
 	// that is this delivery's, still current, the ack is not late (it
 	// becomes engine.AckGoneNoop in ackNow).
-	if (m.Status == engine.StInFlight || m.Status == engine.StDeleted) && m.Receives == wk.Delivery && !m.Deferred {
-		if w.Now < m.Expiry {
+	if (m.Status == engine.StInFlight || m.Status == engine.StDeleted) && m.Receives == wk.Delivery && !r.Deferred {
+		if w.Now < r.Expiry {
 			q.ackNow(w, wi, engine.AckNormal)
 			return
 		}
-		if w.Now == m.Expiry && !again {
+		if w.Now == r.Expiry && !again {
 			// the expiry due now has not run yet: let it
 			schedule(w, w.Now, opAck, 1, wi, 0)
 			return
@@ -373,33 +374,33 @@ func (q *Family) renew(w *engine.World, wi int, id int32, delivery uint16) {
 	if wk.State != WBusy || wk.Msg != id || wk.Delivery != delivery || wk.Wedged || w.Now >= wk.CallEnd {
 		return
 	}
-	m := w.MsgForWrite(id)
-	if m.Status != engine.StInFlight || m.Receives != delivery || w.Now >= m.Expiry {
+	m, r := w.MsgPtr(id), q.rec(id) // held by the worker: never released
+	if m.Status != engine.StInFlight || m.Receives != delivery || w.Now >= r.Expiry {
 		return // the receipt has expired: ChangeMessageVisibility fails
 	}
-	m.Expiry = w.Now + q.k.VisibilityTimeout
-	wk.LeaseEnd = m.Expiry
-	schedule(w, m.Expiry, opLeaseExpire, id, 0, delivery)
+	r.Expiry = w.Now + q.k.VisibilityTimeout
+	wk.LeaseEnd = r.Expiry
+	schedule(w, r.Expiry, opLeaseExpire, id, 0, delivery)
 	schedule(w, w.Now+q.k.Heartbeat, opRenew, id, wi, delivery)
-	w.Emit(engine.EvRenew, id, wi, delivery, int64(m.Expiry), 0)
+	w.Emit(engine.EvRenew, id, wi, delivery, int64(r.Expiry), 0)
 }
 
 func (q *Family) leaseExpire(w *engine.World, id int32, delivery uint16) {
 	m := w.MsgPtr(id)
-	if m == nil || m.Status != engine.StInFlight || m.Receives != delivery || m.Expiry != w.Now {
+	if m == nil || m.Status != engine.StInFlight || m.Receives != delivery || q.recs.Ptr(int(id)).Expiry != w.Now {
 		return // acked, renewed or superseded since
 	}
-	holder := m.Holder
-	mm := w.MsgForWrite(id)
+	mm, r := w.MsgForWrite(id), q.rec(id)
+	holder := r.Holder
 	if int(mm.Receives) >= q.k.MaxReceives {
 		q.deadLetter(w, id, mm)
 		return
 	}
-	deferred := mm.Deferred
+	deferred := r.Deferred
 	q.unlease(id)
-	q.setVisible(id, mm)
+	q.setVisible(mm, r)
 	if q.k.Mode == ModeStandard {
-		q.enqueue(id, mm)
+		q.enqueue(id, r)
 	}
 	w.Emit(engine.EvLeaseExpired, id, int(holder), delivery, 0, int64(boolIdx(deferred)))
 	q.wake(w)
@@ -412,6 +413,7 @@ func (q *Family) deadLetter(w *engine.World, id int32, m *engine.Msg) {
 		return // gone already: nothing to move
 	}
 	q.unhold(id, m)
+	q.rec(id).Holder = -1 // before the kernel may release it
 	w.DeadLetter(id)
 	// in an ordered queue the message behind it is now the head
 	q.wake(w)
@@ -433,8 +435,9 @@ func (q *Family) repairRedrive(w *engine.World, i int) {
 	n := w.Redrive(func(id int32, m *engine.Msg) {
 		m.Repaired = true
 		m.Receives = 0 // the redrive sends it as a new message
-		q.setVisible(id, m)
-		q.enqueue(id, m)
+		r := q.rec(id)
+		q.setVisible(m, r)
+		q.enqueue(id, r)
 	})
 	w.Emit(engine.EvRedrive, -1, -1, 0, int64(n), int64(i))
 	q.wake(w)
@@ -454,12 +457,12 @@ func (q *Family) rehome(w *engine.World) {
 	var held []place
 	for i := 0; i < q.queue.len(); i++ {
 		e := q.queue.at(i)
-		if m := w.MsgPtr(e.id); m != nil && m.QSeq == e.qseq && m.Status == engine.StVisible {
-			held = append(held, place{q.qseq - m.QSeq, e.id})
+		if m := w.MsgPtr(e.id); m != nil && q.current(e) && m.Status == engine.StVisible {
+			held = append(held, place{q.qseq - e.qseq, e.id})
 		}
 	}
 	for _, id := range q.leased {
-		held = append(held, place{q.qseq - w.MsgPtr(id).QSeq, id})
+		held = append(held, place{q.qseq - q.recs.Ptr(int(id)).QSeq, id})
 	}
 	slices.SortFunc(held, func(a, b place) int {
 		if a.age != b.age {
@@ -469,7 +472,7 @@ func (q *Family) rehome(w *engine.World) {
 	})
 	q.queue = deque{}
 	for _, p := range held {
-		q.enqueue(p.id, w.MsgForWrite(p.id))
+		q.enqueue(p.id, q.rec(p.id))
 	}
 }
 
@@ -502,7 +505,7 @@ func (q *Family) deliverable(w *engine.World) bool {
 	for i := 0; i < q.queue.len(); i++ {
 		e := q.queue.at(i)
 		m := w.MsgPtr(e.id)
-		if m == nil || m.QSeq != e.qseq {
+		if m == nil || !q.current(e) {
 			continue
 		}
 		switch {

@@ -38,10 +38,11 @@ func Panes(w *engine.World, c Cursor) engine.Panes {
 // the ones handed back with a delay. Each row: id, age, deliveries so far,
 // remaining delay.
 func queuePane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
-	queue := Of(w).Queue(w, ListCap)
+	q := Of(w)
+	queue := q.Queue(w, ListCap)
 	var delayed []int32
-	for _, id := range Of(w).Leased() {
-		if mm, ok := w.Msg(id); ok && mm.Deferred {
+	for _, id := range q.Leased() {
+		if r, ok := q.Record(id); ok && r.Deferred {
 			delayed = append(delayed, id)
 		}
 	}
@@ -60,7 +61,8 @@ func queuePane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 		b = pad(append(b, (c.At-mm.Published).Brief()...), n, 6)
 		b = append(strconv.AppendUint(append(b, ' '), uint64(mm.Receives), 10), "× recv"...)
 		if delayed {
-			b = append(append(b, " delay "...), (mm.Expiry - c.At).Brief()...)
+			r, _ := q.Record(id)
+			b = append(append(b, " delay "...), (r.Expiry - c.At).Brief()...)
 		}
 		return engine.PaneRow{Msg: id, Text: string(b), Bar: -1}
 	}
@@ -78,10 +80,11 @@ func queuePane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 // the lease's expiry; then the workers still running a handler on a
 // message whose lease has already passed to somebody else — superseded.
 func flightPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
-	workers := Of(w).Workers()
+	q := Of(w)
+	workers := q.Workers()
 	var leased []int32
-	for _, id := range Of(w).Leased() {
-		if mm, ok := w.Msg(id); !ok || !mm.Deferred {
+	for _, id := range q.Leased() {
+		if r, ok := q.Record(id); !ok || !r.Deferred {
 			leased = append(leased, id)
 		}
 	}
@@ -90,7 +93,8 @@ func flightPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 		if wk.State != WBusy {
 			continue
 		}
-		if mm, ok := w.Msg(wk.Msg); !ok || mm.Holder != int16(i) || mm.Status != engine.StInFlight {
+		mm, ok := w.Msg(wk.Msg)
+		if r, _ := q.Record(wk.Msg); !ok || r.Holder != int16(i) || mm.Status != engine.StInFlight {
 			stale = append(stale, i)
 		}
 	}
@@ -102,17 +106,18 @@ func flightPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 	var rows []engine.PaneRow
 	for _, id := range leased {
 		mm, _ := w.Msg(id)
+		r, _ := q.Record(id)
 		who := "?"
-		if h := int(mm.Holder); h >= 0 && h < len(workers) {
+		if h := int(r.Holder); h >= 0 && h < len(workers) {
 			who = workers[h].Name + "@" + workers[h].Box
 		}
-		left := mm.Expiry - c.At
+		left := r.Expiry - c.At
 		rows = append(rows, engine.PaneRow{
 			Msg:  id,
 			Text: fmt.Sprintf("%-8s %-4s #%d ", w.MsgName(id), who, mm.Receives),
 			Bar:  -1,
 			Left: left,
-			Of:   max(vt, mm.Expiry-mm.LeaseAt),
+			Of:   max(vt, r.Expiry-r.LeaseAt),
 			Tail: " " + left.Brief(),
 		})
 	}

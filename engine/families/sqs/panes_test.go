@@ -67,8 +67,8 @@ func TestQueueRowFormat(t *testing.T) {
 	for _, r := range p.Queue {
 		m, _ := w.Msg(r.Msg)
 		want := fmt.Sprintf("%-8s age %-6s %d× recv", w.MsgName(r.Msg), (at - m.Published).Brief(), m.Receives)
-		if m.Deferred {
-			want += " delay " + (m.Expiry - at).Brief()
+		if rec, _ := sqs.Of(w).Record(r.Msg); rec.Deferred {
+			want += " delay " + (rec.Expiry - at).Brief()
 		}
 		if r.Text != want {
 			t.Fatalf("row %q, want %q", r.Text, want)

@@ -9,19 +9,34 @@ import (
 // Family is the queue's own state: the queue and its leases, the workers
 // that poll it and the sources that publish to it. The kernel keeps the
 // ground truth per message (engine.Msg), the dead letters and the counts
-// behind engine.States.
+// behind engine.States; the queue keeps its own record per message beside
+// it (Record).
 type Family struct {
-	k       *Knobs  // the knobs in force (BindKnobs)
-	queue   deque   // standard: visible ids; ordered: every held id in order
-	qseq    uint32  // enqueue stamps handed out
-	leased  []int32 // in-flight ids, for the in-flight pane
-	visible int     // messages in StVisible
-	idle    int     // workers in WIdle
+	k       *Knobs             // the knobs in force (BindKnobs)
+	queue   deque              // standard: visible ids; ordered: every held id in order
+	recs    engine.Vec[Record] // per message id, beside the kernel's engine.Msg
+	qseq    uint32             // enqueue stamps handed out
+	leased  []int32            // in-flight ids, for the in-flight pane
+	visible int                // messages in StVisible
+	idle    int                // workers in WIdle
 	workers []Worker
 	srcSent []int  // per source: messages it has published
 	srcNext []bool // per source: its next publish step is scheduled
 	// dispatchOn: a dispatch step is scheduled at the current time
 	dispatchOn bool
+}
+
+// Record is the queue's own state of one message: its lease, its claim and
+// its place in the queue. Indexed by message id like the kernel's
+// engine.Msg, released and revived with it (engine.FamilyRecords).
+type Record struct {
+	LeaseAt  engine.Time // when the current lease began
+	Expiry   engine.Time // when the current lease ends
+	ClaimAt  engine.Time // the claims table: -1 when there is no claim
+	SentAt   engine.Time // -1 until stamped
+	Holder   int16       // worker holding the current lease, -1 for none
+	QSeq     uint32      // bumped at each enqueue; older queue entries are stale
+	Deferred bool        // the current lease was set by the handler, not a delivery
 }
 
 // WorkerState is what a worker process is doing.
@@ -74,6 +89,7 @@ func Of(w *engine.World) *Family {
 func (q *Family) Clone() engine.Family {
 	c := *q
 	c.queue = q.queue.clone()
+	c.recs = q.recs.Clone()
 	c.leased = append([]int32(nil), q.leased...)
 	c.workers = append([]Worker(nil), q.workers...)
 	c.srcSent = append([]int(nil), q.srcSent...)
@@ -191,7 +207,7 @@ func (q *Family) Queue(w *engine.World, max int) []int32 {
 	var out []int32
 	for i := 0; i < q.queue.len() && len(out) < max; i++ {
 		e := q.queue.at(i)
-		if m, _ := w.Msg(e.id); m.Status == engine.StVisible && m.QSeq == e.qseq {
+		if m, _ := w.Msg(e.id); m.Status == engine.StVisible && q.current(e) {
 			out = append(out, e.id)
 		}
 	}

@@ -81,3 +81,56 @@ func TestOf(t *testing.T) {
 		t.Errorf("db-down: Of %v", q)
 	}
 }
+
+// TestRecordsInStep: the queue's record of a message is released with the
+// kernel's and revived with it by a redrive, in a world and in its clone:
+// a long run keeps no record the kernel has let go, and a message the
+// queue still holds always has its record.
+func TestRecordsInStep(t *testing.T) {
+	check := func(name string, w *engine.World) (released int) {
+		t.Helper()
+		q := sqs.Of(w)
+		for id := int32(0); int(id) < w.Published(); id++ {
+			m, ok := w.Msg(id)
+			r, rok := q.Record(id)
+			if ok != rok {
+				t.Fatalf("%s at %s: message %d kernel record %v, queue record %v", name, w.Now.Short(), id, ok, rok)
+			}
+			if !ok {
+				released++
+				continue
+			}
+			if m.Status == engine.StInFlight && !r.Deferred && r.Holder < 0 {
+				t.Errorf("%s at %s: message %d in flight with no holder", name, w.Now.Short(), id)
+			}
+			if m.Status == engine.StVisible && r.Holder != -1 {
+				t.Errorf("%s at %s: visible message %d held by %d", name, w.Now.Short(), id, r.Holder)
+			}
+		}
+		return released
+	}
+	for _, c := range []struct {
+		id  string
+		set []engine.Setting
+		mid string
+	}{
+		{"thursday", familytest.Set("orders", "3000"), "20:00:00"},
+		{"christmas-friday", nil, "17:49:00"}, // the redrive comes at 17:50
+	} {
+		w := familytest.WorldAt(t, familytest.Incident(t, c.id), 1, c.set, c.mid)
+		check(c.id+" mid", w)
+		cp := w.Clone()
+		for i := 1; w.Step(nil); i++ {
+			if i%997 == 0 {
+				check(c.id, w)
+			}
+		}
+		if n := check(c.id+" end", w); n == 0 {
+			t.Errorf("%s: no record released by the end", c.id)
+		}
+		check(c.id+" checkpoint", cp)
+		for cp.Step(nil) {
+		}
+		check(c.id+" clone's end", cp)
+	}
+}
