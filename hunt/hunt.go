@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"inflight/engine"
@@ -33,12 +34,20 @@ type Options struct {
 	Workers int
 	// Progress, when set, is called after every chunk of branches.
 	Progress func(Progress)
+	// Stop, when set, is asked before every chunk of branches: an error
+	// ends the hunt, and Hunt returns it (the explorer's esc, a server's
+	// wait for a work slot that was cancelled).
+	Stop func() error
 }
 
 // Progress is how far a hunt has got.
 type Progress struct {
 	Tried int // branches played
 	Depth int // the depth being searched (0: random schedules)
+	// Best is the branch so far that moved the figures a violation needs
+	// most, in words ("+2 deliveries, +1 in the DLQ"); empty while none
+	// moved them.
+	Best string
 }
 
 // Forced is one decision or fault a counterexample forces, in the
@@ -127,8 +136,11 @@ type searcher struct {
 	baseEnd  engine.Time
 	maxEv    int64
 	tried    int
+	best     int64  // the highest score a branch has had
+	bestDiff string // its figures, in words
 	workers  int
 	decWorld *engine.World // for DecisionText and DecisionChoices
+	err      error         // Options.Stop's answer that ended the hunt
 }
 
 type logEvent struct {
@@ -168,6 +180,9 @@ func Hunt(o Options) (*Result, error) {
 	}
 	res.Depth = 1
 	hit, outs, complete := s.try(level, 1)
+	if s.err != nil {
+		return nil, s.err
+	}
 	if hit >= 0 {
 		return s.found(res, outs[hit])
 	}
@@ -191,6 +206,9 @@ func Hunt(o Options) (*Result, error) {
 				kids := s.expand(level[i], &outs[i], same)
 				space += len(kids)
 				hit, kouts, done := s.try(kids, depth)
+				if s.err != nil {
+					return nil, s.err
+				}
 				if hit >= 0 {
 					return s.found(res, kouts[hit])
 				}
@@ -211,11 +229,14 @@ func Hunt(o Options) (*Result, error) {
 	}
 	// random schedules until the budget is spent
 	if s.tried < o.Budget && len(decs) > 0 {
-		if r, n := s.random(decs, res); r != nil {
-			return r, nil
-		} else {
-			res.Random = n
+		r, n := s.random(decs, res)
+		if s.err != nil {
+			return nil, s.err
 		}
+		if r != nil {
+			return r, nil
+		}
+		res.Random = n
 	}
 	res.Tried = s.tried
 	return res, nil
@@ -399,19 +420,61 @@ func (s *searcher) try(nodes []node, depth int) (hit int, outs []outcome, comple
 		if end <= at {
 			return -1, outs, false
 		}
+		if s.err = s.stop(); s.err != nil {
+			return -1, outs, false
+		}
 		s.parallel(end-at, func(i int) { outs[at+i] = s.play(nodes[at+i], depth < s.o.Depth) })
 		for i := at; i < end; i++ {
 			if outs[i].ok && len(outs[i].broken) > 0 {
 				s.tried += i - at + 1
 				return i, outs, false
 			}
+			if outs[i].ok {
+				s.nearer(&outs[i])
+			}
 		}
 		s.tried += end - at
 		if s.o.Progress != nil {
-			s.o.Progress(Progress{Tried: s.tried, Depth: depth})
+			s.o.Progress(Progress{Tried: s.tried, Depth: depth, Best: s.bestDiff})
 		}
 	}
 	return -1, outs, true
+}
+
+// stop asks Options.Stop whether to go on.
+func (s *searcher) stop() error {
+	if s.o.Stop == nil {
+		return nil
+	}
+	return s.o.Stop()
+}
+
+// nearer keeps o as the best so far when it moved the figures more than
+// any branch before it.
+func (s *searcher) nearer(o *outcome) {
+	sc := s.score(o)
+	if sc <= s.best {
+		return
+	}
+	s.best = sc
+	a, b := &o.sum, &s.baseSum
+	var parts []string
+	for _, f := range []struct {
+		d    int64
+		name string
+	}{
+		{a.DuplicateEffects - b.DuplicateEffects, "duplicates"},
+		{a.Lost - b.Lost, "lost"},
+		{a.DLQ - b.DLQ, "in the DLQ"},
+		{a.Deliveries - b.Deliveries, "deliveries"},
+		{a.Effects - b.Effects, "effects"},
+		{a.HeldAtEnd - b.HeldAtEnd, "held at the end"},
+	} {
+		if f.d != 0 {
+			parts = append(parts, fmt.Sprintf("%+d %s", f.d, f.name))
+		}
+	}
+	s.bestDiff = strings.Join(parts, ", ")
 }
 
 // parallel runs f(0..n-1) on the searcher's workers.
@@ -473,7 +536,7 @@ func (s *searcher) byScore(level []node, outs []outcome) []int {
 // each drawn from the line the one before made.
 func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 	r := rand.New(rand.NewPCG(s.o.Seed, 0x68756e74)) // "hunt"
-	n := 0
+	n, looked := 0, 0
 	for s.tried < s.o.Budget {
 		d := decs[r.IntN(len(decs))]
 		nd := node{from: d.cp, force: []choice{d.choice(d.alt[r.IntN(len(d.alt))])}}
@@ -494,8 +557,14 @@ func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 			c := o.decs[r.IntN(len(o.decs))]
 			nd.force = append(nd.force, c.choice(c.alt[r.IntN(len(c.alt))]))
 		}
-		if s.o.Progress != nil && n%chunk == 0 {
-			s.o.Progress(Progress{Tried: s.tried})
+		if n-looked >= chunk {
+			looked = n
+			if s.o.Progress != nil {
+				s.o.Progress(Progress{Tried: s.tried, Best: s.bestDiff})
+			}
+			if s.err = s.stop(); s.err != nil {
+				return nil, n
+			}
 		}
 	}
 	return nil, n
