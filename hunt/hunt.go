@@ -8,6 +8,7 @@
 package hunt
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -25,10 +26,14 @@ type Options struct {
 	Set      []engine.Setting // knob changes, from the start
 	From     engine.Time      // decisions before this moment are not forced
 	Property *engine.Property
-	Depth    int  // the most decisions forced in one branch
-	Budget   int  // branches tried at most
-	Faults   bool // force crashes and wedged calls too
-	All      bool // also the handler's and the broker's own decisions
+	Depth    int // the most decisions forced in one branch
+	Budget   int // branches tried at most
+	// Events, when positive, bounds the branches too: no more than
+	// Events / the run's length (a branch plays at most about one run).
+	// The explorer under a server passes the session's event budget.
+	Events int64
+	Faults bool // force crashes and wedged calls too
+	All    bool // also the handler's and the broker's own decisions
 	// Workers is how many goroutines play branches (0: GOMAXPROCS). It
 	// changes how fast, never what is found.
 	Workers int
@@ -38,7 +43,13 @@ type Options struct {
 	// ends the hunt, and Hunt returns it (the explorer's esc, a server's
 	// wait for a work slot that was cancelled).
 	Stop func() error
+	// Cancel, when closed, ends the hunt at the next branch (the rest of
+	// a chunk is skipped): Hunt returns ErrCancelled.
+	Cancel <-chan struct{}
 }
+
+// ErrCancelled is Hunt's error when Options.Cancel was closed.
+var ErrCancelled = errors.New("hunt cancelled")
 
 // Progress is how far a hunt has got.
 type Progress struct {
@@ -134,6 +145,7 @@ type searcher struct {
 	facts    bool
 	baseSum  engine.Summary
 	baseEnd  engine.Time
+	baseLen  int64 // the base line's events
 	maxEv    int64
 	tried    int
 	best     int64  // the highest score a branch has had
@@ -262,6 +274,9 @@ func newSearcher(o Options) (*searcher, error) {
 	s.base = w
 	s.decWorld = w.Clone()
 	s.decs = s.walkBase()
+	if o.Events > 0 {
+		s.o.Budget = int(max(1, min(int64(s.o.Budget), o.Events/max(s.baseLen, 1))))
+	}
 	if o.From > 0 && o.From > s.baseEnd {
 		return nil, fmt.Errorf("--at %s is after the run ends (%s): there is nothing left to force", o.From.Short(), s.baseEnd.Short())
 	}
@@ -297,6 +312,7 @@ func (s *searcher) walkBase() []dec {
 	}
 	s.baseSum = w.Summarize("")
 	s.baseEnd = w.Stats.LastEvent
+	s.baseLen = w.Pos
 	s.maxEv = 4*w.Pos + 100_000
 	w = s.base.Clone()
 	for i := range decs {
@@ -423,7 +439,15 @@ func (s *searcher) try(nodes []node, depth int) (hit int, outs []outcome, comple
 		if s.err = s.stop(); s.err != nil {
 			return -1, outs, false
 		}
-		s.parallel(end-at, func(i int) { outs[at+i] = s.play(nodes[at+i], depth < s.o.Depth) })
+		s.parallel(end-at, func(i int) {
+			if !s.cancelled() {
+				outs[at+i] = s.play(nodes[at+i], depth < s.o.Depth)
+			}
+		})
+		if s.cancelled() {
+			s.err = ErrCancelled
+			return -1, outs, false
+		}
 		for i := at; i < end; i++ {
 			if outs[i].ok && len(outs[i].broken) > 0 {
 				s.tried += i - at + 1
@@ -441,8 +465,21 @@ func (s *searcher) try(nodes []node, depth int) (hit int, outs []outcome, comple
 	return -1, outs, true
 }
 
+// cancelled reports whether Options.Cancel is closed.
+func (s *searcher) cancelled() bool {
+	select {
+	case <-s.o.Cancel:
+		return true
+	default:
+		return false
+	}
+}
+
 // stop asks Options.Stop whether to go on.
 func (s *searcher) stop() error {
+	if s.cancelled() {
+		return ErrCancelled
+	}
 	if s.o.Stop == nil {
 		return nil
 	}
@@ -538,6 +575,10 @@ func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 	r := rand.New(rand.NewPCG(s.o.Seed, 0x68756e74)) // "hunt"
 	n, looked := 0, 0
 	for s.tried < s.o.Budget {
+		if s.cancelled() {
+			s.err = ErrCancelled
+			return nil, n
+		}
 		d := decs[r.IntN(len(decs))]
 		nd := node{from: d.cp, force: []choice{d.choice(d.alt[r.IntN(len(d.alt))])}}
 		want := 1 + r.IntN(max(1, s.o.Depth+1))

@@ -174,18 +174,6 @@ func (h *huntProgress) line(label string) string {
 	return s
 }
 
-// huntBounds is the hunt's budget of branches: the command's default,
-// and under a server no more than the session's event budget plays
-// (each branch plays about one run's worth of events).
-func huntBounds(x *engine.Explorer, root *engine.Branch, events int64) int {
-	b := huntBudget
-	if events > 0 {
-		per := max(x.EstimateLen(root), 1)
-		b = int(max(1, min(int64(b), events/per)))
-	}
-	return b
-}
-
 // startHunt hunts a branch breaking p from the cursor's clock on the
 // incident's own line, as a job: esc cancels it. A counterexample opens
 // as a branch named after p (its forced decisions, one fork each), the
@@ -193,12 +181,13 @@ func huntBounds(x *engine.Explorer, root *engine.Branch, events int64) int {
 func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 	code := m.x.Code()
 	root := m.x.Branches()[0]
-	var events int64
-	if m.shared != nil {
-		events = m.shared.Budget.Events
-	}
+	// the command's bounds, and under a server no more than the
+	// session's event budget
 	o := hunt.Options{Spec: m.x.Spec, Seed: code.Seed, Set: code.Set, From: m.at, Property: p,
-		Depth: huntDepth, Budget: huntBounds(m.x, root, events), Faults: true}
+		Depth: huntDepth, Budget: huntBudget, Faults: true}
+	if m.jobs.slots != nil {
+		o.Events = m.x.Limits().Events
+	}
 	if o.From <= 0 {
 		o.From = 0
 	}
@@ -209,12 +198,8 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 	var res *hunt.Result
 	var pos int64 // where the cursor goes: just past the first violation
 	work := func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error) {
+		o.Cancel = mt.Cancelled()
 		o.Stop = func() error {
-			select {
-			case <-mt.Cancelled():
-				return engine.ErrCancelled
-			default:
-			}
 			if mt.Pace != nil { // a server's work slot, waited for as a long job
 				return mt.Pace()
 			}
@@ -259,7 +244,7 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 		}
 	}
 	fail := func(m *Model, err error) {
-		if errors.Is(err, engine.ErrCancelled) {
+		if errors.Is(err, hunt.ErrCancelled) || errors.Is(err, engine.ErrCancelled) {
 			m.flash = "cancelled: " + label
 			return
 		}

@@ -114,3 +114,24 @@ func TestHuntGolden(t *testing.T) {
 		}
 	}
 }
+
+// Under a server the hunt plays no more than the session's event budget:
+// here forty runs' worth, so forty branches, and the news says nothing
+// broke the property, how many were tried and that the depth-1 space was
+// not exhausted.
+func TestHuntBoundedBySessionBudget(t *testing.T) {
+	spec := specOf(t, "cashback")
+	set := []engine.Setting{{Knob: "dedupe", Value: "true"}}
+	m := newTest(t, Options{Spec: spec, Set: set}, 120, 40)
+	m = press(m, "G") // the run's length
+	b := m.x.Limits()
+	b.Events = 40 * m.x.Pos()
+	m.x.Limit(b, nil)
+	m.jobs.slots = make(chan struct{}, 1) // as under a server
+	m = press(m, "g")
+	m = press(m, "x", "enter")
+	want := "hunt: no branch up to depth 2 breaks balance-exact · 40 branches tried, the budget ran out before the depth-1 space was exhausted"
+	if m.flash != want || len(m.x.Branches()) != 1 {
+		t.Fatalf("flash %q (want %q), %d branches", m.flash, want, len(m.x.Branches()))
+	}
+}
