@@ -8,10 +8,12 @@
 package hunt
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"inflight/engine"
@@ -24,21 +26,39 @@ type Options struct {
 	Set      []engine.Setting // knob changes, from the start
 	From     engine.Time      // decisions before this moment are not forced
 	Property *engine.Property
-	Depth    int  // the most decisions forced in one branch
-	Budget   int  // branches tried at most
-	Faults   bool // force crashes and wedged calls too
-	All      bool // also the handler's and the broker's own decisions
+	Depth    int // the most decisions forced in one branch
+	Budget   int // branches tried at most
+	// Events, when positive, bounds the branches too: no more than
+	// Events / the run's length (a branch plays at most about one run).
+	// The explorer under a server passes the session's event budget.
+	Events int64
+	Faults bool // force crashes and wedged calls too
+	All    bool // also the handler's and the broker's own decisions
 	// Workers is how many goroutines play branches (0: GOMAXPROCS). It
 	// changes how fast, never what is found.
 	Workers int
 	// Progress, when set, is called after every chunk of branches.
 	Progress func(Progress)
+	// Stop, when set, is asked before every chunk of branches: an error
+	// ends the hunt, and Hunt returns it (the explorer's esc, a server's
+	// wait for a work slot that was cancelled).
+	Stop func() error
+	// Cancel, when closed, ends the hunt at the next branch (the rest of
+	// a chunk is skipped): Hunt returns ErrCancelled.
+	Cancel <-chan struct{}
 }
+
+// ErrCancelled is Hunt's error when Options.Cancel was closed.
+var ErrCancelled = errors.New("hunt cancelled")
 
 // Progress is how far a hunt has got.
 type Progress struct {
 	Tried int // branches played
 	Depth int // the depth being searched (0: random schedules)
+	// Best is the branch so far that moved the figures a violation needs
+	// most, in words ("+2 deliveries, +1 in the DLQ"); empty while none
+	// moved them.
+	Best string
 }
 
 // Forced is one decision or fault a counterexample forces, in the
@@ -125,10 +145,14 @@ type searcher struct {
 	facts    bool
 	baseSum  engine.Summary
 	baseEnd  engine.Time
+	baseLen  int64 // the base line's events
 	maxEv    int64
 	tried    int
+	best     int64  // the highest score a branch has had
+	bestDiff string // its figures, in words
 	workers  int
 	decWorld *engine.World // for DecisionText and DecisionChoices
+	err      error         // Options.Stop's answer that ended the hunt
 }
 
 type logEvent struct {
@@ -168,6 +192,9 @@ func Hunt(o Options) (*Result, error) {
 	}
 	res.Depth = 1
 	hit, outs, complete := s.try(level, 1)
+	if s.err != nil {
+		return nil, s.err
+	}
 	if hit >= 0 {
 		return s.found(res, outs[hit])
 	}
@@ -191,6 +218,9 @@ func Hunt(o Options) (*Result, error) {
 				kids := s.expand(level[i], &outs[i], same)
 				space += len(kids)
 				hit, kouts, done := s.try(kids, depth)
+				if s.err != nil {
+					return nil, s.err
+				}
 				if hit >= 0 {
 					return s.found(res, kouts[hit])
 				}
@@ -211,11 +241,14 @@ func Hunt(o Options) (*Result, error) {
 	}
 	// random schedules until the budget is spent
 	if s.tried < o.Budget && len(decs) > 0 {
-		if r, n := s.random(decs, res); r != nil {
-			return r, nil
-		} else {
-			res.Random = n
+		r, n := s.random(decs, res)
+		if s.err != nil {
+			return nil, s.err
 		}
+		if r != nil {
+			return r, nil
+		}
+		res.Random = n
 	}
 	res.Tried = s.tried
 	return res, nil
@@ -241,6 +274,9 @@ func newSearcher(o Options) (*searcher, error) {
 	s.base = w
 	s.decWorld = w.Clone()
 	s.decs = s.walkBase()
+	if o.Events > 0 {
+		s.o.Budget = int(max(1, min(int64(s.o.Budget), o.Events/max(s.baseLen, 1))))
+	}
 	if o.From > 0 && o.From > s.baseEnd {
 		return nil, fmt.Errorf("--at %s is after the run ends (%s): there is nothing left to force", o.From.Short(), s.baseEnd.Short())
 	}
@@ -276,6 +312,7 @@ func (s *searcher) walkBase() []dec {
 	}
 	s.baseSum = w.Summarize("")
 	s.baseEnd = w.Stats.LastEvent
+	s.baseLen = w.Pos
 	s.maxEv = 4*w.Pos + 100_000
 	w = s.base.Clone()
 	for i := range decs {
@@ -399,19 +436,82 @@ func (s *searcher) try(nodes []node, depth int) (hit int, outs []outcome, comple
 		if end <= at {
 			return -1, outs, false
 		}
-		s.parallel(end-at, func(i int) { outs[at+i] = s.play(nodes[at+i], depth < s.o.Depth) })
+		if s.err = s.stop(); s.err != nil {
+			return -1, outs, false
+		}
+		s.parallel(end-at, func(i int) {
+			if !s.cancelled() {
+				outs[at+i] = s.play(nodes[at+i], depth < s.o.Depth)
+			}
+		})
+		if s.cancelled() {
+			s.err = ErrCancelled
+			return -1, outs, false
+		}
 		for i := at; i < end; i++ {
 			if outs[i].ok && len(outs[i].broken) > 0 {
 				s.tried += i - at + 1
 				return i, outs, false
 			}
+			if outs[i].ok {
+				s.nearer(&outs[i])
+			}
 		}
 		s.tried += end - at
 		if s.o.Progress != nil {
-			s.o.Progress(Progress{Tried: s.tried, Depth: depth})
+			s.o.Progress(Progress{Tried: s.tried, Depth: depth, Best: s.bestDiff})
 		}
 	}
 	return -1, outs, true
+}
+
+// cancelled reports whether Options.Cancel is closed.
+func (s *searcher) cancelled() bool {
+	select {
+	case <-s.o.Cancel:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop asks Options.Stop whether to go on.
+func (s *searcher) stop() error {
+	if s.cancelled() {
+		return ErrCancelled
+	}
+	if s.o.Stop == nil {
+		return nil
+	}
+	return s.o.Stop()
+}
+
+// nearer keeps o as the best so far when it moved the figures more than
+// any branch before it.
+func (s *searcher) nearer(o *outcome) {
+	sc := s.score(o)
+	if sc <= s.best {
+		return
+	}
+	s.best = sc
+	a, b := &o.sum, &s.baseSum
+	var parts []string
+	for _, f := range []struct {
+		d    int64
+		name string
+	}{
+		{a.DuplicateEffects - b.DuplicateEffects, "duplicates"},
+		{a.Lost - b.Lost, "lost"},
+		{a.DLQ - b.DLQ, "in the DLQ"},
+		{a.Deliveries - b.Deliveries, "deliveries"},
+		{a.Effects - b.Effects, "effects"},
+		{a.HeldAtEnd - b.HeldAtEnd, "held at the end"},
+	} {
+		if f.d != 0 {
+			parts = append(parts, fmt.Sprintf("%+d %s", f.d, f.name))
+		}
+	}
+	s.bestDiff = strings.Join(parts, ", ")
 }
 
 // parallel runs f(0..n-1) on the searcher's workers.
@@ -473,8 +573,12 @@ func (s *searcher) byScore(level []node, outs []outcome) []int {
 // each drawn from the line the one before made.
 func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 	r := rand.New(rand.NewPCG(s.o.Seed, 0x68756e74)) // "hunt"
-	n := 0
+	n, looked := 0, 0
 	for s.tried < s.o.Budget {
+		if s.cancelled() {
+			s.err = ErrCancelled
+			return nil, n
+		}
 		d := decs[r.IntN(len(decs))]
 		nd := node{from: d.cp, force: []choice{d.choice(d.alt[r.IntN(len(d.alt))])}}
 		want := 1 + r.IntN(max(1, s.o.Depth+1))
@@ -494,8 +598,14 @@ func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 			c := o.decs[r.IntN(len(o.decs))]
 			nd.force = append(nd.force, c.choice(c.alt[r.IntN(len(c.alt))]))
 		}
-		if s.o.Progress != nil && n%chunk == 0 {
-			s.o.Progress(Progress{Tried: s.tried})
+		if n-looked >= chunk {
+			looked = n
+			if s.o.Progress != nil {
+				s.o.Progress(Progress{Tried: s.tried, Best: s.bestDiff})
+			}
+			if s.err = s.stop(); s.err != nil {
+				return nil, n
+			}
 		}
 	}
 	return nil, n

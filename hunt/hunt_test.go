@@ -2,6 +2,7 @@ package hunt
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -315,5 +316,30 @@ func TestShrinkAndEarliest(t *testing.T) {
 	// a crash right after receiving breaks nothing: it is not kept
 	if _, ok := s.breaks([]Forced{fault("after_receive", 9)}); ok {
 		t.Error("a crash before any work should not break one-email")
+	}
+}
+
+// Stop ends a hunt between chunks with its error, and the progress says
+// the best branch so far once one has moved the figures.
+func TestStopEndsTheHunt(t *testing.T) {
+	o := options(t, "thursday-fixed", "dlq-empty")
+	o.Faults, o.Depth, o.Budget = false, 2, 5000
+	stop := errors.New("stop")
+	calls := 0
+	var last Progress
+	o.Progress = func(p Progress) { last = p }
+	o.Stop = func() error {
+		calls++
+		if calls > 3 {
+			return stop
+		}
+		return nil
+	}
+	r, err := Hunt(o)
+	if err != stop || r != nil {
+		t.Fatalf("Hunt = %v, %v; want nil, the Stop's error", r, err)
+	}
+	if last.Tried != 3*chunk {
+		t.Errorf("tried %d before stopping, want %d (three chunks)", last.Tried, 3*chunk)
 	}
 }

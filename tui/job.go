@@ -40,6 +40,11 @@ type job struct {
 	slot    bool         // holds a slot (the working goroutine's)
 	queued  []tea.KeyMsg // keys typed meanwhile, answered when it ends
 	refused string       // a key refused because the queue was full
+
+	// line, when set, is the progress line's text (a hunt's branches),
+	// drawn instead of the events played; such a job needs a work slot
+	// as soon as it runs past the inline wait.
+	line func() string
 }
 
 // maxQueued is how many keys typed during a job wait for it; more are
@@ -73,11 +78,17 @@ type jobRunner struct {
 // finished reports that it ended within it (the caller finishes it now);
 // otherwise it runs on as the current job.
 func (r *jobRunner) start(x *engine.Explorer, label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) (j *job, finished bool) {
+	return r.startLine(x, label, nil, total, work, apply, fail)
+}
+
+// startLine is start with a progress line of the job's own (nil: the
+// events played).
+func (r *jobRunner) startLine(x *engine.Explorer, label string, line func() string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) (j *job, finished bool) {
 	r.cancel()
 	r.seq++
 	c := x.Clone()
 	j = &job{id: r.seq, label: label, meter: engine.NewMeter(), base: x, clone: c, x: c,
-		start: time.Now(), done: make(chan struct{}), apply: apply, fail: fail}
+		start: time.Now(), done: make(chan struct{}), apply: apply, fail: fail, line: line}
 	j.meter.SetTotal(total)
 	j.meter.Pace = r.pacer(j)
 	go j.run(work)
@@ -98,6 +109,18 @@ func (r *jobRunner) start(x *engine.Explorer, label string, total int64, work fu
 func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
 	m.pause()
 	j, finished := m.jobs.start(m.x, label, total, work, apply, fail)
+	if finished {
+		return m.finishJob(j)
+	}
+	return tea.Batch(j.wait(), jobTick(j.id))
+}
+
+// startJobLine is startJob for work that plays worlds of its own (a
+// hunt's branches): line is its progress line, and it calls the meter's
+// Pace between pieces of work.
+func (m *Model) startJobLine(label string, line func() string, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
+	m.pause()
+	j, finished := m.jobs.startLine(m.x, label, line, 0, work, apply, fail)
 	if finished {
 		return m.finishJob(j)
 	}
@@ -143,7 +166,7 @@ func (r *jobRunner) pacer(j *job) func() error {
 	n := 0
 	return func() error {
 		n++
-		if slots != nil && !j.slot && n > slotAfterPaces && time.Since(j.start) > inline {
+		if slots != nil && !j.slot && (n > slotAfterPaces || j.line != nil) && time.Since(j.start) > inline {
 			j.waiting.Store(true)
 			select {
 			case slots <- struct{}{}:
@@ -289,6 +312,8 @@ func (j *job) view(r *lipgloss.Renderer) string {
 	switch {
 	case j.waiting.Load():
 		s = fmt.Sprintf("%s: waiting for a turn (the server runs a few long jobs at a time)", j.label)
+	case j.line != nil:
+		s = j.line()
 	case total > 0:
 		bar := progress.New(progress.WithSolidFill("#5f87d7"), progress.WithoutPercentage(),
 			progress.WithWidth(20), progress.WithColorProfile(r.ColorProfile()))

@@ -27,6 +27,7 @@ type KeyMap struct {
 	Branches  key.Binding
 	NextBr    key.Binding
 	Compare   key.Binding
+	Hunt      key.Binding
 	Exercises key.Binding
 	Up        key.Binding
 	Down      key.Binding
@@ -69,6 +70,7 @@ func DefaultKeyMap() KeyMap {
 		Branches:  b([]string{"b"}, "b", "branches"),
 		NextBr:    b([]string{"tab"}, "tab", "next branch"),
 		Compare:   b([]string{"c"}, "c", "compare"),
+		Hunt:      b([]string{"x"}, "x", "hunt a break"),
 		Exercises: b([]string{"e"}, "e", "exercises"),
 		Up:        b([]string{"k", "up"}, "↑/k", "select prev msg"),
 		Down:      b([]string{"j", "down"}, "↓/j", "select next msg"),
@@ -94,7 +96,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Play, k.Faster, k.Slower, k.Step, k.Back, k.Tick, k.TickBack},
 		{k.NextDec, k.PrevDec, k.NextMark, k.PrevMark, k.Start, k.End, k.Jump},
-		{k.Fork, k.Branches, k.NextBr, k.Compare, k.Exercises, k.Follow, k.Question},
+		{k.Fork, k.Branches, k.NextBr, k.Compare, k.Hunt, k.Exercises, k.Follow, k.Question},
 		{k.Up, k.Down, k.Story, k.Code, k.Incidents, k.Help, k.Quit},
 	}
 }
@@ -105,7 +107,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // detaches onto it.
 func (k KeyMap) movesCursor(msg tea.KeyMsg) bool {
 	for _, b := range []key.Binding{k.Play, k.Step, k.Back, k.Tick, k.TickBack, k.NextDec, k.PrevDec,
-		k.NextMark, k.PrevMark, k.Start, k.End, k.Jump, k.Fork, k.NextBr, k.Exercises, k.Incidents} {
+		k.NextMark, k.PrevMark, k.Start, k.End, k.Jump, k.Fork, k.NextBr, k.Exercises, k.Incidents, k.Hunt} {
 		if key.Matches(msg, b) {
 			return true
 		}

@@ -22,10 +22,11 @@ const (
 	stateJump
 	stateCode
 	statePicker
+	stateHunt
 )
 
 func (s state) String() string {
-	return [...]string{"main", "fork", "branches", "compare", "exercises", "story", "jump", "code", "picker"}[s]
+	return [...]string{"main", "fork", "branches", "compare", "exercises", "story", "jump", "code", "picker", "hunt"}[s]
 }
 
 // Model is the explorer's root model, one per session. It routes keys to
@@ -54,6 +55,7 @@ type Model struct {
 	story     storyView
 	jump      jumpInput
 	picker    picker
+	hunt      huntList         // the properties `x` hunts a break of (hunt.go)
 	exercise  *engine.Exercise // the exercise this branch answers
 
 	stage     *Stage
@@ -212,6 +214,7 @@ func sizeScreens(m *Model) {
 		m.compare.SetSize(b.w, b.h)
 		m.code.SetSize(b.w, b.h)
 		m.picker.SetSize(b.w, b.h)
+		m.hunt.SetSize(b.w, b.h)
 	}
 }
 
@@ -275,6 +278,8 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 		return cmd
 	case statePicker:
 		return m.updatePicker(k)
+	case stateHunt:
+		return m.updateHunt(k)
 	}
 	return m.updateMain(k)
 }
@@ -390,6 +395,9 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Code):
 		m.openCode()
 		return copyCmd(m.r, m.code.code)
+	case key.Matches(k, km.Hunt):
+		m.pause()
+		m.openHunt()
 	case key.Matches(k, km.Incidents):
 		m.pause()
 		m.picker.show(m.x.Spec.ID)
@@ -482,6 +490,8 @@ func (m Model) activeKeys() help.KeyMap {
 		return m.jump.keys
 	case statePicker:
 		return m.picker.keys
+	case stateHunt:
+		return m.hunt.keys
 	}
 	k := m.keys
 	k.Question.SetEnabled(m.stage != nil && !m.presenter && m.exercises.room.hiddenOpen())

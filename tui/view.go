@@ -35,6 +35,8 @@ func (m Model) View() string {
 		body = m.code.View()
 	case statePicker:
 		body = m.picker.View()
+	case stateHunt:
+		body = m.hunt.View()
 	default:
 		body = v.viewMain(l)
 	}

@@ -1,0 +1,323 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/list"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
+	"inflight/hunt"
+)
+
+// The hunt's bounds in the explorer: those of `inflight hunt`'s defaults.
+const (
+	huntDepth  = 2
+	huntBudget = 20000
+)
+
+// huntKeyMap is the property list's keys; the list moves with its own.
+type huntKeyMap struct {
+	Run   key.Binding
+	Close key.Binding
+}
+
+func defaultHuntKeyMap() huntKeyMap {
+	return huntKeyMap{
+		Run:   binding([]string{"enter"}, "enter", "hunt"),
+		Close: binding([]string{"esc", "q", "x"}, "esc", "close"),
+	}
+}
+
+// ShortHelp is the list's keys in one line.
+func (k huntKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Run, k.Close} }
+
+// FullHelp is the list's keys in columns.
+func (k huntKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// huntList chooses which of the incident's properties to hunt a
+// counterexample to from the cursor. The root runs the hunt when done is
+// submitted.
+type huntList struct {
+	common
+	keys huntKeyMap
+	list list.Model
+	made bool // the list was made (the zero list cannot be sized)
+	done outcome
+}
+
+type propertyItem struct{ p *engine.Property }
+
+func (i propertyItem) Title() string       { return i.p.Name }
+func (i propertyItem) Description() string { return i.p.Words }
+func (i propertyItem) FilterValue() string { return i.p.Name + " " + i.p.Words }
+
+// newHuntList lists spec's properties, for a hunt from clock at.
+func newHuntList(c common, spec *engine.Spec, at engine.Time) huntList {
+	d := list.NewDefaultDelegate()
+	d.Styles = c.st.Item
+	var items []list.Item
+	for i := range spec.Properties {
+		items = append(items, propertyItem{&spec.Properties[i]})
+	}
+	l := list.New(items, d, 80, 20)
+	l.Title = fmt.Sprintf("Hunt from %s: which promise to break? · enter hunts · esc closes", at.Short())
+	l.Styles = c.st.List
+	l.SetShowHelp(false)
+	l.SetFilteringEnabled(false)
+	l.SetShowStatusBar(false)
+	h := huntList{common: c, keys: defaultHuntKeyMap(), list: l, made: true}
+	h.SetSize(c.width, c.height)
+	return h
+}
+
+// SetSize is the body's size, between the header and the status line.
+func (h *huntList) SetSize(w, hh int) {
+	h.common.SetSize(w, hh)
+	if !h.made {
+		return
+	}
+	h.list.SetSize(max(w, 1), max(hh, 1))
+}
+
+// Update moves in the list; enter asks the root to hunt the selected
+// property, esc to close.
+func (h huntList) Update(msg tea.Msg) (huntList, tea.Cmd) {
+	h.done = stay
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch {
+		case key.Matches(k, h.keys.Close):
+			h.done = closed
+			return h, nil
+		case key.Matches(k, h.keys.Run):
+			h.done = submitted
+			return h, nil
+		}
+	}
+	var cmd tea.Cmd
+	h.list, cmd = h.list.Update(msg)
+	return h, cmd
+}
+
+// View is the list.
+func (h huntList) View() string { return h.list.View() }
+
+func (h huntList) selected() (*engine.Property, bool) {
+	it, ok := h.list.SelectedItem().(propertyItem)
+	return it.p, ok
+}
+
+// openHunt opens the property list, or says the incident names none.
+func (m *Model) openHunt() {
+	if len(m.x.Spec.Properties) == 0 {
+		m.flash = m.x.Spec.ID + " names no properties: there is no promise to hunt a break of"
+		return
+	}
+	m.hunt, m.state = newHuntList(m.common, m.x.Spec, m.at), stateHunt
+	b := m.mainView().layout().body
+	m.hunt.SetSize(b.w, b.h)
+}
+
+// updateHunt gives the list the key and starts the hunt it asks for.
+func (m *Model) updateHunt(k tea.KeyMsg) tea.Cmd {
+	var cmd tea.Cmd
+	m.hunt, cmd = m.hunt.Update(k)
+	switch m.hunt.done {
+	case closed:
+		m.state = stateMain
+	case submitted:
+		m.state = stateMain
+		if p, ok := m.hunt.selected(); ok {
+			return m.startHunt(p)
+		}
+	}
+	return cmd
+}
+
+// huntProgress is what the hunt's goroutine last said, for the progress
+// line the update loop draws.
+type huntProgress struct {
+	mu    sync.Mutex
+	start time.Time
+	p     hunt.Progress
+}
+
+func (h *huntProgress) set(p hunt.Progress) {
+	h.mu.Lock()
+	h.p = p
+	h.mu.Unlock()
+}
+
+// line is the progress line: branches tried, branches per second, the
+// depth searched and the branch that came nearest so far.
+func (h *huntProgress) line(label string) string {
+	h.mu.Lock()
+	p := h.p
+	h.mu.Unlock()
+	rate := float64(p.Tried) / max(time.Since(h.start).Seconds(), 0.001)
+	at := fmt.Sprintf("depth %d", p.Depth)
+	if p.Depth == 0 {
+		at = "random schedules"
+	}
+	if p.Tried == 0 {
+		at = "playing the run once"
+	}
+	s := fmt.Sprintf("%s: %s tried, %.0f/s, %s", label, plural(p.Tried, "branch", "branches"), rate, at)
+	if p.Best != "" {
+		s += " · best so far " + p.Best
+	}
+	return s
+}
+
+// startHunt hunts a branch breaking p from the cursor's clock on the
+// incident's own line, as a job: esc cancels it. A counterexample opens
+// as a branch named after p (its forced decisions, one fork each), the
+// cursor just past the first violation.
+func (m *Model) startHunt(p *engine.Property) tea.Cmd {
+	code := m.x.Code()
+	root := m.x.Branches()[0]
+	// the command's bounds, and under a server no more than the
+	// session's event budget
+	o := hunt.Options{Spec: m.x.Spec, Seed: code.Seed, Set: code.Set, From: m.at, Property: p,
+		Depth: huntDepth, Budget: huntBudget, Faults: true}
+	if m.jobs.slots != nil {
+		o.Events = m.x.Limits().Events
+	}
+	if o.From <= 0 {
+		o.From = 0
+	}
+	prog := &huntProgress{start: time.Now()}
+	o.Progress = prog.set
+	label := "hunting " + p.Name
+	name := "hunt: " + p.Name
+	var res *hunt.Result
+	var pos int64 // where the cursor goes: just past the first violation
+	work := func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error) {
+		o.Cancel = mt.Cancelled()
+		o.Stop = func() error {
+			if mt.Pace != nil { // a server's work slot, waited for as a long job
+				return mt.Pace()
+			}
+			return nil
+		}
+		r, err := hunt.Hunt(o)
+		if err != nil {
+			return nil, err
+		}
+		res = r
+		if !r.Found || r.Unforced {
+			return x, nil
+		}
+		x.Switch(root)
+		for i, f := range r.Forced {
+			x.Goto(f.Pos)
+			fo := engine.ForkOptions{Name: name, Pos: f.Pos, At: f.At}
+			if i < len(r.Forced)-1 {
+				fo.Name = fmt.Sprintf("%s %d/%d", name, i+1, len(r.Forced))
+			}
+			if f.Fault != nil {
+				fo.Faults = []engine.Fault{*f.Fault}
+			} else {
+				fo.Override = &engine.DecisionOverride{Index: f.Index, Value: f.Value}
+			}
+			if _, err := x.Fork(fo); err != nil {
+				return nil, fmt.Errorf("hunt: the counterexample did not fork: %w", err)
+			}
+		}
+		pos = firstViolation(x, r)
+		x.Goto(pos)
+		return x, nil
+	}
+	apply := func(m *Model) {
+		m.state = stateMain
+		m.at = m.x.World().Now
+		m.flash = huntNews(res)
+		if res.Found && !res.Unforced {
+			if msg := violationMsg(res); msg >= 0 {
+				m.sel = msg
+			}
+		}
+	}
+	fail := func(m *Model, err error) {
+		if errors.Is(err, hunt.ErrCancelled) || errors.Is(err, engine.ErrCancelled) {
+			m.flash = "cancelled: " + label
+			return
+		}
+		m.flash = err.Error()
+	}
+	return m.startJobLine(label, func() string { return prog.line(label) }, work, apply, fail)
+}
+
+// violationMsg is the message a counterexample breaks the property on:
+// the broken check's, else the last forced decision's.
+func violationMsg(r *hunt.Result) int32 {
+	for _, b := range r.Broken {
+		if b.Msg >= 0 {
+			return b.Msg
+		}
+	}
+	if n := len(r.Forced); n > 0 {
+		return r.Forced[n-1].Msg
+	}
+	return -1
+}
+
+// firstViolation is where the counterexample's break shows: just past the
+// message's first effect or dead-lettering after the event of the last
+// forced decision (the duplicate email, the order given up on), else the last
+// fork point.
+func firstViolation(x *engine.Explorer, r *hunt.Result) int64 {
+	last := r.Forced[len(r.Forced)-1].Pos
+	msg := violationMsg(r)
+	if msg < 0 {
+		return last
+	}
+	// the forced event itself may be the effect the fault strikes after
+	hist := x.History(x.Branch(), msg, last, func(e *engine.Entry) bool {
+		return e.Event.Pos > last && (e.Event.Kind == engine.EvEffect || e.Event.Kind == engine.EvDLQ)
+	})
+	if len(hist) == 0 {
+		return last
+	}
+	return hist[0].Event.Pos + 1
+}
+
+// huntNews words a hunt's answer on the news line: the broken check, the
+// forced decisions in the lesson's words and `c`; or that nothing broke
+// it, with the branches tried and whether the depth was exhausted.
+func huntNews(r *hunt.Result) string {
+	var b strings.Builder
+	var got []string
+	for _, c := range r.Broken {
+		got = append(got, c.Got)
+	}
+	switch {
+	case r.Unforced:
+		fmt.Fprintf(&b, "%s is broken by the run as it stands (%s): nothing to search", r.Property, strings.Join(got, "; "))
+	case r.Found:
+		fmt.Fprintf(&b, "hunt: %s broken, %s · forced ", r.Property, strings.Join(got, "; "))
+		for i, f := range r.Forced {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(f.Clock + " " + f.Words)
+		}
+		fmt.Fprintf(&b, " · %s tried · c compares", plural(r.Tried, "branch", "branches"))
+	default:
+		fmt.Fprintf(&b, "hunt: no branch up to depth %d breaks %s · %s tried", huntDepth, r.Property, plural(r.Tried, "branch", "branches"))
+		if r.Exhausted {
+			fmt.Fprintf(&b, ", the depth-%d space (%d) exhausted", r.Depth, r.Space)
+		} else {
+			fmt.Fprintf(&b, ", the budget ran out before the depth-%d space was exhausted", r.Depth)
+		}
+		if r.Random > 0 {
+			fmt.Fprintf(&b, ", %s", plural(r.Random, "random schedule", "random schedules"))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"inflight/engine"
+)
+
+func specOf(t *testing.T, id string) *engine.Spec {
+	t.Helper()
+	s, err := bundledSpec(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// x on thursday-fixed, one-email, enter: the counterexample opens as a
+// branch named after the property, the cursor just past the duplicate
+// email, the forced crash on the news line; c compares it with main.
+func TestHuntOpensCounterexample(t *testing.T) {
+	m := newTest(t, Options{Spec: specOf(t, "thursday-fixed")}, 120, 40)
+	m = press(m, "x")
+	if m.state != stateHunt || !strings.Contains(m.View(), "every order gets exactly one email") {
+		t.Fatalf("x: state %s, no property list:\n%s", m.state, m.View())
+	}
+	m = press(m, "enter") // one-email is the first
+	if got := m.x.Branch().Name; got != "hunt: one-email" {
+		t.Fatalf("branch %q, want hunt: one-email (flash %q)", got, m.flash)
+	}
+	last := m.x.Last(1, func(*engine.Entry) bool { return true })
+	if len(last) != 1 || last[0].Event.Kind != engine.EvEffect || last[0].Event.Msg != m.sel {
+		t.Fatalf("cursor not just past an email of the selected order %d: %+v", m.sel, last)
+	}
+	effects := 0
+	for _, e := range m.x.Events(0, m.x.Pos()) {
+		if e.Event.Kind == engine.EvEffect && e.Event.Msg == m.sel {
+			effects++
+		}
+	}
+	if effects != 2 {
+		t.Errorf("the cursor's order has %d emails by the cursor, want 2 (the duplicate)", effects)
+	}
+	for _, want := range []string{"one-email broken", "forced", "crashes", "c compares"} {
+		if !strings.Contains(m.flash, want) {
+			t.Errorf("flash %q lacks %q", m.flash, want)
+		}
+	}
+	m = press(m, "c")
+	if m.state != stateCompare || !strings.Contains(m.View(), "hunt: one-email") {
+		t.Fatalf("c: state %s:\n%s", m.state, m.View())
+	}
+}
+
+// A hunt for a property that holds (cashback with dedupe, the balance)
+// runs in the background with its progress line; esc stops it and says
+// so, leaving the branch as it was.
+func TestHuntEscCancels(t *testing.T) {
+	m := newTest(t, Options{Spec: specOf(t, "cashback"), Set: []engine.Setting{{Knob: "dedupe", Value: "true"}}}, 120, 40)
+	m.jobs.inline = time.Millisecond
+	br := m.x.Branch()
+	m = press(m, "x")
+	m, _ = send(t, m, "enter")
+	j := m.jobs.cur
+	if j == nil {
+		t.Fatal("the hunt finished inside Update")
+	}
+	waitFor(t, func() bool { return strings.Contains(j.view(m.r), "branches tried") })
+	if v := m.View(); !strings.Contains(v, "hunting balance-exact") || !strings.Contains(v, "/s") || !strings.Contains(v, "esc cancels") {
+		t.Fatalf("no progress line while the hunt runs:\n%s", v)
+	}
+	m, _ = send(t, m, "esc")
+	select {
+	case <-j.done:
+	default:
+		t.Fatal("esc returned before the hunt stopped")
+	}
+	if m.jobs.cur != nil || m.x.Branch() != br || len(m.x.Branches()) != 1 {
+		t.Fatalf("esc: job %v, branch %q, %d branches", m.jobs.cur, m.x.Branch().Name, len(m.x.Branches()))
+	}
+	if !strings.Contains(m.View(), "cancelled: hunting balance-exact") {
+		t.Errorf("the screen does not say the hunt was cancelled:\n%s", m.View())
+	}
+}
+
+// An incident with no properties says so instead of an empty list.
+func TestHuntNoProperties(t *testing.T) {
+	s := *specOf(t, "thursday-fixed")
+	s.Properties = nil
+	m := newTest(t, Options{Spec: &s}, 120, 40)
+	m = press(m, "x")
+	if m.state != stateMain || !strings.Contains(m.flash, "names no properties") {
+		t.Fatalf("state %s, flash %q", m.state, m.flash)
+	}
+}
+
+// TestHuntGolden pins the property list and a counterexample's screen:
+// update with go test ./tui -run TestHuntGolden -update
+func TestHuntGolden(t *testing.T) {
+	o := Options{Spec: specOf(t, "thursday-fixed")}
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		for _, s := range []struct {
+			name string
+			keys []string
+		}{{"list", []string{"x"}}, {"found", []string{"x", "enter"}}} {
+			t.Run(fmt.Sprintf("%dx%d/%s", size[0], size[1], s.name), func(t *testing.T) {
+				golden.RequireEqual(t, []byte(viewAfterOn(t, o, size[0], size[1], s.keys...)))
+			})
+		}
+	}
+}
+
+// Under a server the hunt plays no more than the session's event budget:
+// here forty runs' worth, so forty branches, and the news says nothing
+// broke the property, how many were tried and that the depth-1 space was
+// not exhausted.
+func TestHuntBoundedBySessionBudget(t *testing.T) {
+	spec := specOf(t, "cashback")
+	set := []engine.Setting{{Knob: "dedupe", Value: "true"}}
+	m := newTest(t, Options{Spec: spec, Set: set}, 120, 40)
+	m = press(m, "G") // the run's length
+	b := m.x.Limits()
+	b.Events = 40 * m.x.Pos()
+	m.x.Limit(b, nil)
+	m.jobs.slots = make(chan struct{}, 1) // as under a server
+	m = press(m, "g")
+	m = press(m, "x", "enter")
+	want := "hunt: no branch up to depth 2 breaks balance-exact · 40 branches tried, the budget ran out before the depth-1 space was exhausted"
+	if m.flash != want || len(m.x.Branches()) != 1 {
+		t.Fatalf("flash %q (want %q), %d branches", m.flash, want, len(m.x.Branches()))
+	}
+}
