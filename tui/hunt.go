@@ -118,6 +118,12 @@ func (m *Model) openHunt() {
 		m.flash = m.x.Spec.ID + " names no properties: there is no promise to hunt a break of"
 		return
 	}
+	if m.x.Branch() != m.x.Branches()[0] {
+		// the search plays the incident's own line: on a fork it would
+		// answer for a run that is not the one on screen
+		m.flash = "x hunts the incident's own line (main), not a fork's: b switches to main (inflight hunt ID --set k=v hunts changed knobs)"
+		return
+	}
 	m.hunt, m.state = newHuntList(m.common, m.x.Spec, m.at), stateHunt
 	b := m.mainView().layout().body
 	m.hunt.SetSize(b.w, b.h)

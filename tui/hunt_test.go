@@ -99,6 +99,20 @@ func TestHuntNoProperties(t *testing.T) {
 	}
 }
 
+// TestHuntOnAForkSaysSo: the hunt searches main's line, so on a fork it
+// says so instead of answering for a run that is not on screen.
+func TestHuntOnAForkSaysSo(t *testing.T) {
+	m := newTest(t, Options{Spec: specOf(t, "thursday-fixed")}, 120, 40)
+	m = press(m, "]", "f", "6", "0", "s", "enter")
+	if m.x.Branch() == m.x.Branches()[0] {
+		t.Fatal("the fork was not made")
+	}
+	m = press(m, "x")
+	if m.state != stateMain || !strings.Contains(m.flash, "hunts the incident's own line (main)") {
+		t.Fatalf("state %s, flash %q", m.state, m.flash)
+	}
+}
+
 // TestHuntGolden pins the property list and a counterexample's screen:
 // update with go test ./tui -run TestHuntGolden -update
 func TestHuntGolden(t *testing.T) {
