@@ -31,12 +31,15 @@ func (w *World) worker(i int) (name, box string) {
 // workerCount is the number of workers the incident places.
 func (w *World) workerCount() int { return len(w.spec.Workers.Boxes) * w.spec.Workers.PerBox }
 
-func secs(d Duration) string {
+// FormatSeconds writes a duration in seconds as captions do: "34.963 s",
+// "31 s".
+func FormatSeconds(d Duration) string {
 	s := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".")
 	return s + " s"
 }
 
-func nth(n uint16) string {
+// Ordinal is "1st", "2nd", "3rd", "4th"… (a delivery's number).
+func Ordinal(n uint16) string {
 	switch n {
 	case 1:
 		return "1st"
@@ -86,7 +89,7 @@ func (w *World) DecisionText(d *Decision) string {
 	name := w.MsgName(d.Msg)
 	switch d.Kind {
 	case DecLatency:
-		return fmt.Sprintf("provider latency, %s, delivery %d: %s (could be %s–%s)", name, d.Delivery, secs(Duration(d.Value)), secs(Duration(d.Lo)), secs(Duration(d.Hi)))
+		return fmt.Sprintf("provider latency, %s, delivery %d: %s (could be %s–%s)", name, d.Delivery, FormatSeconds(Duration(d.Value)), FormatSeconds(Duration(d.Lo)), FormatSeconds(Duration(d.Hi)))
 	case DecWorker:
 		var alts []string
 		for i := 0; i < w.workerCount(); i++ {
@@ -117,7 +120,7 @@ func (w *World) DecisionChoices(d *Decision) (values []int64, labels []string) {
 	case DecLatency:
 		for _, v := range []int64{d.Lo, (d.Lo + d.Hi) / 2, d.Hi} {
 			values = append(values, v)
-			labels = append(labels, secs(Duration(v)))
+			labels = append(labels, FormatSeconds(Duration(v)))
 		}
 	case DecWorker:
 		for i := 0; i < w.workerCount(); i++ {

@@ -117,16 +117,7 @@ func (w *World) unfinished(st States) string {
 	if st.Held == 0 || !w.Settled() {
 		return ""
 	}
-	label := w.spec.Label
-	if label == "" {
-		label = "message"
-	}
-	many := func(n int64) string {
-		if n == 1 {
-			return fmt.Sprintf("1 %s", label)
-		}
-		return fmt.Sprintf("%d %ss", n, label)
-	}
+	many := w.spec.Count
 	if fs, ok := w.fam.(FamilySummary); ok {
 		return fs.Stalled(w, st)
 	}
@@ -252,7 +243,7 @@ func (w *World) Line(e *Event, d *Decision) TraceLine {
 		if d.Kind == DecLatency {
 			lo, hi := d.Lo, d.Hi
 			td.Min, td.Max = &lo, &hi
-			td.ChosenLabel = secs(Duration(d.Value))
+			td.ChosenLabel = FormatSeconds(Duration(d.Value))
 		} else {
 			td.Alternatives = vals
 		}

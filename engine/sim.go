@@ -359,7 +359,7 @@ func pinGaveWay(label string, p Pin, lo, hi int64) PinGaveWay {
 	if label == "" {
 		label = "message"
 	}
-	which := nth(uint16(p.Delivery))
+	which := Ordinal(uint16(p.Delivery))
 	if p.Delivery >= 1 && p.Delivery <= 3 {
 		which = [...]string{"first", "second", "third"}[p.Delivery-1]
 	}

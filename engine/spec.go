@@ -1,5 +1,7 @@
 package engine
 
+import "strconv"
+
 // Spec is one incident as the engine runs it: the story's traffic, the
 // broker, workers, handler and dependency, and what the lesson says the
 // run must show. The incidents package builds it from a file; the engine
@@ -301,4 +303,17 @@ func (e *Exercise) SeekProof(x *Explorer) {
 type Setting struct {
 	Knob  string
 	Value string
+}
+
+// Count words n of the incident's messages in its own word: "1 order",
+// "99 orders" ("message" when the file names none).
+func (s *Spec) Count(n int64) string {
+	label := s.Label
+	if label == "" {
+		label = "message"
+	}
+	if n == 1 {
+		return "1 " + label
+	}
+	return strconv.FormatInt(n, 10) + " " + label + "s"
 }

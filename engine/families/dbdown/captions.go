@@ -2,17 +2,9 @@ package dbdown
 
 import (
 	"fmt"
-	"strings"
 
 	"inflight/engine"
 )
-
-// secs is a duration in seconds, to the millisecond and without trailing
-// zeros: "0.05 s", "2 s".
-func secs(d engine.Duration) string {
-	s := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".")
-	return s + " s"
-}
 
 // span is a duration to the second: "9m58s".
 func span(d engine.Duration) string {

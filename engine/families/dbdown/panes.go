@@ -73,7 +73,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 		if len(p.InFlight) >= maxRows {
 			break
 		}
-		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: wt.id, Text: fmt.Sprintf("%-10s in %s", w.MsgName(wt.id), secs(wt.due-w.Now)),
+		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: wt.id, Text: fmt.Sprintf("%-10s in %s", w.MsgName(wt.id), engine.FormatSeconds(wt.due-w.Now)),
 			Mark: fmt.Sprintf("RETRY %d/%d", wt.n, Retries), Bar: float64(wt.due-w.Now) / float64(Backoff(int(wt.n)))})
 	}
 

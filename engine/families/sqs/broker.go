@@ -146,16 +146,7 @@ func (q *Family) Running(w *engine.World, end engine.Time) (busy int64, wedged, 
 // Stalled words why a settled run still holds messages: no consumer, every
 // worker wedged, or an ordered queue's head held by a wedged worker.
 func (q *Family) Stalled(w *engine.World, st engine.States) string {
-	label := w.Spec().Label
-	if label == "" {
-		label = "message"
-	}
-	many := func(n int64) string {
-		if n == 1 {
-			return fmt.Sprintf("1 %s", label)
-		}
-		return fmt.Sprintf("%d %ss", n, label)
-	}
+	many := w.Spec().Count
 	wedged, started := 0, 0
 	for _, wk := range q.workers {
 		if wk.State != WOff {
@@ -179,8 +170,8 @@ func (q *Family) Stalled(w *engine.World, st engine.States) string {
 			if m := w.MsgPtr(e.id); m != nil && q.current(e) && m.Held() {
 				r := q.recs.Ptr(int(e.id))
 				if m.Status == engine.StInFlight && r.Holder >= 0 && q.workers[r.Holder].Wedged {
-					return fmt.Sprintf("stalled: the ordered queue's head (%s %d) is held by wedged worker %s, %s waiting behind it",
-						label, e.id, q.workers[r.Holder].Name, many(waiting))
+					return fmt.Sprintf("stalled: the ordered queue's head (%s) is held by wedged worker %s, %s waiting behind it",
+						w.MsgName(e.id), q.workers[r.Holder].Name, many(waiting))
 				}
 				break
 			}

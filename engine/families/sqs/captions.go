@@ -2,7 +2,6 @@ package sqs
 
 import (
 	"fmt"
-	"strings"
 
 	"inflight/engine"
 )
@@ -25,13 +24,13 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case engine.EvStart:
 		return fmt.Sprintf("%d consumers start polling", e.Count()), true
 	case engine.EvDeliver:
-		s := fmt.Sprintf("%s delivered to %s (%s delivery, lease until %s)", name, who, nth(e.Delivery), e.Until().Short())
+		s := fmt.Sprintf("%s delivered to %s (%s delivery, lease until %s)", name, who, engine.Ordinal(e.Delivery), e.Until().Short())
 		if e.Delivery > 1 {
 			s += " — a redelivery: a timer expired, nothing failed"
 		}
 		return s, true
 	case engine.EvEffect:
-		s := fmt.Sprintf("%s calls the provider for %s: the email leaves (answer in %s)", who, name, secs(e.Latency()))
+		s := fmt.Sprintf("%s calls the provider for %s: the email leaves (answer in %s)", who, name, engine.FormatSeconds(e.Latency()))
 		if e.Copy() > 1 {
 			s += fmt.Sprintf(" — copy %d of the same confirmation", e.Copy())
 		}
@@ -61,7 +60,7 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		return fmt.Sprintf("%s acks %s: deleted", who, name), true
 	case engine.EvAckRefused:
 		ago := w.Now - e.QuotedLease()
-		return fmt.Sprintf("%s acks %s, refused: the lease it quotes expired %s ago", who, name, secs(ago)), true
+		return fmt.Sprintf("%s acks %s, refused: the lease it quotes expired %s ago", who, name, engine.FormatSeconds(ago)), true
 	case engine.EvLeaseExpired:
 		if e.WasDeferred() {
 			return fmt.Sprintf("%s's delay is over: visible again", name), true
@@ -88,9 +87,9 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case engine.EvClaim:
 		return fmt.Sprintf("%s writes a claim for %s (sent_at null)", who, name), true
 	case engine.EvDefer:
-		return fmt.Sprintf("%s finds a claim %s old for %s: in flight, hands it back until %s", who, secs(e.ClaimAge()), name, e.Until().Short()), true
+		return fmt.Sprintf("%s finds a claim %s old for %s: in flight, hands it back until %s", who, engine.FormatSeconds(e.ClaimAge()), name, e.Until().Short()), true
 	case engine.EvStamp:
-		return fmt.Sprintf("the provider answers %s after %s: sent_at stamped", name, secs(e.Latency())), true
+		return fmt.Sprintf("the provider answers %s after %s: sent_at stamped", name, engine.FormatSeconds(e.Latency())), true
 	case engine.EvRenew:
 		return fmt.Sprintf("%s extends its lease on %s until %s", who, name, e.Until().Short()), true
 	case engine.EvWedge:
@@ -99,28 +98,11 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		}
 		return fmt.Sprintf("%s's call for %s never returns", who, name), true
 	case engine.EvAnswer:
-		return fmt.Sprintf("the provider answers %s after %s", name, secs(e.Latency())), true
+		return fmt.Sprintf("the provider answers %s after %s", name, engine.FormatSeconds(e.Latency())), true
 	case engine.EvRedrive:
 		return fmt.Sprintf("an operator repairs the %d dead letters and redrives them to the tail of the queue", e.Count()), true
 	}
 	return "", false
-}
-
-func secs(d engine.Duration) string {
-	s := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".")
-	return s + " s"
-}
-
-func nth(n uint16) string {
-	switch n {
-	case 1:
-		return "1st"
-	case 2:
-		return "2nd"
-	case 3:
-		return "3rd"
-	}
-	return fmt.Sprintf("%dth", n)
 }
 
 // times says how often: "once", "twice", "3 times".
