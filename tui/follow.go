@@ -248,13 +248,7 @@ func (m *Model) leaveStage() {
 	m.reset()
 	// the presenter's clock, when it is ahead of its cursor's event, and
 	// the selected message
-	if c.HasAt && c.At >= m.x.World().Now {
-		m.at = c.At
-	}
-	if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
-		m.sel = c.Sel
-		m.snap.noteSel(m.x, c.Sel)
-	}
+	showMoment(m, &c)
 	m.refresh(true)
 	m.play.speed = speedIndex(st.Speed)
 }

@@ -69,16 +69,23 @@ func New(o Options) (Model, error) {
 	// what a format-2 code says the screen showed beyond its event: the
 	// displayed clock and the selected message
 	if c := o.Opened; c != nil {
-		if c.HasAt && c.At >= m.x.World().Now {
-			m.at = c.At
-		}
-		if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
-			m.sel = c.Sel
-			m.snap.noteSel(m.x, c.Sel)
-		}
+		showMoment(&m, c)
 		m.refresh(true)
 	}
 	return m, nil
+}
+
+// showMoment puts on screen what a format-2 code says was shown beyond its
+// event: the clock, when ahead of the cursor's event, and the selected
+// message.
+func showMoment(m *Model, c *engine.Code) {
+	if c.HasAt && c.At >= m.x.World().Now {
+		m.at = c.At
+	}
+	if c.HasSel && c.Sel < int32(max(1, m.x.World().Published())) {
+		m.sel = c.Sel
+		m.snap.noteSel(m.x, c.Sel)
+	}
 }
 
 // openExplorer builds the engine explorer Options name.
