@@ -21,10 +21,14 @@ import (
 
 // Options are one hunt.
 type Options struct {
-	Spec     *engine.Spec
-	Seed     uint64
-	Set      []engine.Setting // knob changes, from the start
-	From     engine.Time      // decisions before this moment are not forced
+	Spec *engine.Spec
+	Seed uint64
+	Set  []engine.Setting // knob changes, from the start
+	// Forks are the branch hunted: the forks from the incident's own line
+	// to it (a share code's), each applied at its event as the explorer
+	// does. From must not come before the last of them.
+	Forks    []engine.CodeFork
+	From     engine.Time // decisions before this moment are not forced
 	Property *engine.Property
 	Depth    int // the most decisions forced in one branch
 	Budget   int // branches tried at most
@@ -273,7 +277,13 @@ func newSearcher(o Options) (*searcher, error) {
 	}
 	s.base = w
 	s.decWorld = w.Clone()
+	if n := len(o.Forks); n > 0 && o.From < o.Forks[n-1].At {
+		return nil, fmt.Errorf("a hunt on a branch starts at or after its last fork (%s), not %s", o.Forks[n-1].At.Short(), o.From.Short())
+	}
 	s.decs = s.walkBase()
+	if s.err != nil {
+		return nil, s.err
+	}
 	if o.Events > 0 {
 		s.o.Budget = int(max(1, min(int64(s.o.Budget), o.Events/max(s.baseLen, 1))))
 	}
@@ -291,9 +301,15 @@ func (s *searcher) walkBase() []dec {
 	w := s.base.Clone()
 	var decs []dec
 	passed := map[passKey]bool{}
+	// a branch's choices come after its last fork: one at or before it
+	// would fork an earlier line
+	minPos := int64(-1)
+	if n := len(s.o.Forks); n > 0 {
+		minPos = s.o.Forks[n-1].Pos
+	}
 	w.ObserveFaults(func(p engine.FaultPass) {
 		passed[passKey{p.Pos, p.Msg}] = true
-		if s.o.Faults && p.T >= s.o.From {
+		if s.o.Faults && p.T >= s.o.From && p.Pos > minPos {
 			decs = append(decs, faultDec(p))
 		}
 	})
@@ -301,27 +317,52 @@ func (s *searcher) walkBase() []dec {
 		if s.facts && (e.Msg >= 0 || e.Kind == engine.EvRedrive) {
 			s.log = append(s.log, logEvent{e.Pos, *e})
 		}
-		if d == nil || d.T < s.o.From || s.faultsOwn(d, passed) {
+		if d == nil || d.T < s.o.From || d.Pos <= minPos || s.faultsOwn(d, passed) {
 			return
 		}
 		if alt := s.alternatives(d); len(alt) > 0 {
 			decs = append(decs, dec{d: *d, alt: alt})
 		}
 	})
-	for w.Step(rec) {
+	k := 0
+	for s.branchForks(w, &k) && w.Step(rec) {
 	}
 	s.baseSum = w.Summarize("")
 	s.baseEnd = w.Stats.LastEvent
 	s.baseLen = w.Pos
 	s.maxEv = 4*w.Pos + 100_000
 	w = s.base.Clone()
+	k = 0
 	for i := range decs {
-		for w.Pos < decs[i].d.Pos && w.Step(nil) {
+		for w.Pos < decs[i].d.Pos && s.branchForks(w, &k) && w.Step(nil) {
 		}
+		s.branchForks(w, &k)
 		s.cps = append(s.cps, &start{w: w.Clone(), pos: w.Pos})
 		decs[i].cp = s.cps[len(s.cps)-1]
 	}
 	return decs
+}
+
+// branchForks applies the hunted branch's forks due at w's event (from
+// the k-th on), as a share code's replay does; false if one cannot be.
+func (s *searcher) branchForks(w *engine.World, k *int) bool {
+	for ; *k < len(s.o.Forks) && s.o.Forks[*k].Pos <= w.Pos; *k++ {
+		f := s.o.Forks[*k]
+		if err := w.ForceFaults(f.Faults...); err != nil {
+			s.err = err
+			return false
+		}
+		if len(f.Set) > 0 {
+			if err := w.ScheduleKnobs(max(f.At, w.Now), f.Set); err != nil {
+				s.err = err
+				return false
+			}
+		}
+		if f.Override != nil {
+			w.Override(*f.Override)
+		}
+	}
+	return true
 }
 
 // passKey is where a fault point was passed: the event and the message.

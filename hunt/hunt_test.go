@@ -57,6 +57,11 @@ func replay(t *testing.T, spec *engine.Spec, code string) (*engine.Probe, engine
 		if err := w.ForceFaults(f.Faults...); err != nil {
 			t.Fatal(err)
 		}
+		if len(f.Set) > 0 {
+			if err := w.ScheduleKnobs(max(f.At, w.Now), f.Set); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if f.Override != nil {
 			w.Override(*f.Override)
 		}
@@ -341,5 +346,36 @@ func TestStopEndsTheHunt(t *testing.T) {
 	}
 	if last.Tried != 3*chunk {
 		t.Errorf("tried %d before stopping, want %d (three chunks)", last.Tried, 3*chunk)
+	}
+}
+
+// TestHuntOnABranch: a hunt of a branch plays the branch's forks as the
+// explorer does, and its find's code starts with them and reproduces.
+func TestHuntOnABranch(t *testing.T) {
+	o := options(t, "thursday-fixed", "one-email")
+	x, err := engine.NewExplorer(o.Spec, o.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, _ := engine.ParseClock("19:45:00")
+	pos := x.PosAtTime(x.Branch(), at)
+	x.Goto(pos)
+	set, _ := engine.ParseSetting("visibility_timeout=60s")
+	if _, err := x.Fork(engine.ForkOptions{Name: "long lease", Pos: pos, At: x.World().Now, Set: []engine.Setting{set}}); err != nil {
+		t.Fatal(err)
+	}
+	o.Forks, o.From = x.Code().Forks, x.World().Now
+	r := hunt(t, o)
+	if !r.Found || r.Unforced {
+		t.Fatalf("want a find on the branch: %+v", r)
+	}
+	if !strings.Contains(r.Code, "visibility_timeout=60s") || !strings.Contains(r.Code, "long%20lease") && !strings.Contains(r.Code, "long lease") {
+		t.Errorf("code %q does not start with the hunted branch", r.Code)
+	}
+	reproduces(t, o, r)
+	// before the branch's own fork is another line
+	o.From = o.Forks[0].At - 1
+	if _, err := Hunt(o); err == nil || !strings.Contains(err.Error(), "starts at or after its last fork") {
+		t.Errorf("a hunt before the fork: %v", err)
 	}
 }

@@ -118,10 +118,10 @@ func (m *Model) openHunt() {
 		m.flash = m.x.Spec.ID + " names no properties: there is no promise to hunt a break of"
 		return
 	}
-	if m.x.Branch() != m.x.Branches()[0] {
-		// the search plays the incident's own line: on a fork it would
-		// answer for a run that is not the one on screen
-		m.flash = "x hunts the incident's own line (main), not a fork's: b switches to main (inflight hunt ID --set k=v hunts changed knobs)"
+	if c := m.x.Code(); len(c.Forks) > 0 && m.at < c.Forks[len(c.Forks)-1].At {
+		// the search plays the branch from its start with its forks: a
+		// moment before its own fork belongs to another line
+		m.flash = "a hunt on this branch starts at or after its fork (" + c.Forks[len(c.Forks)-1].At.Short() + "): move past it"
 		return
 	}
 	m.hunt, m.state = newHuntList(m.common, m.x.Spec, m.at), stateHunt
@@ -181,15 +181,15 @@ func (h *huntProgress) line(label string) string {
 }
 
 // startHunt hunts a branch breaking p from the cursor's clock on the
-// incident's own line, as a job: esc cancels it. A counterexample opens
+// branch on screen, as a job: esc cancels it. A counterexample opens
 // as a branch named after p (its forced decisions, one fork each), the
 // cursor just past the first violation.
 func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 	code := m.x.Code()
-	root := m.x.Branches()[0]
 	// the command's bounds, and under a server no more than the
 	// session's event budget
-	o := hunt.Options{Spec: m.x.Spec, Seed: code.Seed, Set: code.Set, From: m.at, Property: p,
+	cur := m.x.Branch()
+	o := hunt.Options{Spec: m.x.Spec, Seed: code.Seed, Set: code.Set, Forks: code.Forks, From: m.at, Property: p,
 		Depth: huntDepth, Budget: huntBudget, Faults: true}
 	if m.jobs.slots != nil {
 		o.Events = m.x.Limits().Events
@@ -219,7 +219,7 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 		if !r.Found || r.Unforced {
 			return x, nil
 		}
-		x.Switch(root)
+		x.Switch(cur) // the counterexample forks the branch hunted
 		for i, f := range r.Forced {
 			x.Goto(f.Pos)
 			fo := engine.ForkOptions{Name: name, Pos: f.Pos, At: f.At}

@@ -99,17 +99,38 @@ func TestHuntNoProperties(t *testing.T) {
 	}
 }
 
-// TestHuntOnAForkSaysSo: the hunt searches main's line, so on a fork it
-// says so instead of answering for a run that is not on screen.
-func TestHuntOnAForkSaysSo(t *testing.T) {
+// TestHuntOnAFork: on a fork, x hunts that branch (its forks applied as
+// the explorer applies them) and the counterexample forks it; before the
+// fork's own moment it says to move past it.
+func TestHuntOnAFork(t *testing.T) {
 	m := newTest(t, Options{Spec: specOf(t, "thursday-fixed")}, 120, 40)
 	m = press(m, "]", "f", "6", "0", "s", "enter")
-	if m.x.Branch() == m.x.Branches()[0] {
+	fork := m.x.Branch()
+	if fork == m.x.Branches()[0] {
 		t.Fatal("the fork was not made")
 	}
-	m = press(m, "x")
-	if m.state != stateMain || !strings.Contains(m.flash, "hunts the incident's own line (main)") {
+	m = press(m, "g", "x") // the start: before the fork's moment
+	if m.state != stateMain || !strings.Contains(m.flash, "starts at or after its fork") {
 		t.Fatalf("state %s, flash %q", m.state, m.flash)
+	}
+	m = press(m, "]", "l", "x", "enter")
+	b := m.x.Branch()
+	if b.Name != "hunt: one-email" || b.Parent == nil || b.Parent.Name != fork.Name {
+		t.Fatalf("branch %q, want hunt: one-email forked from %q; flash %q", b.Name, fork.Name, m.flash)
+	}
+	// the found branch breaks the property on the fork's run: its code,
+	// reopened, shows the order with other than one email
+	c := m.x.Code()
+	if len(c.Forks) < 2 || !strings.Contains(c.String(), "crash_after_claim=60s") {
+		t.Fatalf("code %s does not carry the hunted fork", c)
+	}
+	ox, err := engine.OpenCode(c, m.x.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ox.End()
+	if e := ox.World().MsgPtr(m.sel).Effects; e == 1 {
+		t.Errorf("order %d got one email on the found branch; the hunt said it breaks one-email (flash %q)", m.sel, m.flash)
 	}
 }
 
