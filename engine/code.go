@@ -456,22 +456,8 @@ func OpenCode(c Code, spec *Spec, in ...*Within) (*Explorer, error) {
 	if err := x.within(in); err != nil {
 		return nil, err
 	}
-	for i, f := range c.Forks {
-		pos := f.Pos
-		if pos < 0 {
-			pos = x.PosAtTime(x.cur, f.At)
-		}
-		x.Goto(pos)
-		if x.Pos() != pos {
-			return nil, fmt.Errorf("share code fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
-		}
-		name := f.Name
-		if name == "" {
-			name = x.w.ForkLabel(f.Set, f.Override, f.Faults, f.At)
-		}
-		if _, err := x.Fork(ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults}); err != nil {
-			return nil, fmt.Errorf("share code fork %d: %w", i+1, err)
-		}
+	if err := x.ForkPath(c.Forks); err != nil {
+		return nil, err
 	}
 	if c.Cursor < 0 {
 		x.End()
@@ -485,6 +471,30 @@ func OpenCode(c Code, spec *Spec, in ...*Within) (*Explorer, error) {
 		return nil, ErrCodeMismatch
 	}
 	return x, nil
+}
+
+// ForkPath makes a code's forks, each of the one before, from the
+// current branch: the branch a share code names. A fork at a clock is
+// placed at the event the clock falls on.
+func (x *Explorer) ForkPath(forks []CodeFork) error {
+	for i, f := range forks {
+		pos := f.Pos
+		if pos < 0 {
+			pos = x.PosAtTime(x.cur, f.At)
+		}
+		x.Goto(pos)
+		if x.Pos() != pos {
+			return fmt.Errorf("share code fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
+		}
+		name := f.Name
+		if name == "" {
+			name = x.w.ForkLabel(f.Set, f.Override, f.Faults, f.At)
+		}
+		if _, err := x.Fork(ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults}); err != nil {
+			return fmt.Errorf("share code fork %d: %w", i+1, err)
+		}
+	}
+	return nil
 }
 
 // ReplayOptions configure ReplayCode.

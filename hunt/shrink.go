@@ -136,16 +136,8 @@ func (s *searcher) code(fs []Forced) string {
 	if err != nil {
 		return ""
 	}
-	for _, f := range s.o.Forks { // the hunted branch first
-		pos := f.Pos
-		if pos < 0 { // a fork at a clock, as engine.OpenCode places it
-			pos = x.PosAtTime(x.Branch(), f.At)
-		}
-		x.Goto(pos)
-		fo := engine.ForkOptions{Name: f.Name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults}
-		if _, err := x.Fork(fo); err != nil {
-			return ""
-		}
+	if err := x.ForkPath(s.o.Forks); err != nil { // the hunted branch first
+		return ""
 	}
 	for i, f := range fs {
 		x.Goto(f.Pos)
