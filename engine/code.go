@@ -473,6 +473,27 @@ func OpenCode(c Code, spec *Spec, in ...*Within) (*Explorer, error) {
 	return x, nil
 }
 
+// ApplyFork makes a code's fork on a world standing at the fork's event,
+// as a replay does: its faults forced, its knob changes queued for its
+// clock, its decision override armed.
+func (w *World) ApplyFork(f CodeFork) error {
+	if err := w.ForceFaults(f.Faults...); err != nil {
+		return err
+	}
+	if len(f.Set) > 0 {
+		if err := w.ScheduleKnobs(max(f.At, w.Now), f.Set); err != nil {
+			return err
+		}
+	}
+	if f.Override != nil {
+		if err := checkOverride(w, *f.Override); err != nil {
+			return err
+		}
+		w.Override(*f.Override)
+	}
+	return nil
+}
+
 // ForkPath makes a code's forks, each of the one before, from the
 // current branch: the branch a share code names. A fork at a clock is
 // placed at the event the clock falls on.
@@ -577,22 +598,11 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 		if w.Pos != f.Pos {
 			return nil, codeErr("share code fork %d is at event %d, but the run ends at event %d", i+1, f.Pos, w.Pos)
 		}
-		if err := w.ForceFaults(f.Faults...); err != nil {
-			return nil, codeErr("share code fork %d: %v", i+1, err)
-		}
 		if w.Settled() && f.Override == nil {
 			return nil, codeErr("share code fork %d at event %d: the run has ended there, so a change has nothing left to act on", i+1, f.Pos)
 		}
-		if len(f.Set) > 0 {
-			if err := w.ScheduleKnobs(max(f.At, w.Now), f.Set); err != nil {
-				return nil, codeErr("share code fork %d: %v", i+1, err)
-			}
-		}
-		if f.Override != nil {
-			if err := checkOverride(w, *f.Override); err != nil {
-				return nil, codeErr("share code fork %d at event %d: %v", i+1, f.Pos, err)
-			}
-			w.Override(*f.Override)
+		if err := w.ApplyFork(f); err != nil {
+			return nil, codeErr("share code fork %d at event %d: %v", i+1, f.Pos, err)
 		}
 	}
 	if c.Cursor >= 0 {

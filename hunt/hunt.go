@@ -347,19 +347,9 @@ func (s *searcher) walkBase() []dec {
 // the k-th on), as a share code's replay does; false if one cannot be.
 func (s *searcher) branchForks(w *engine.World, k *int) bool {
 	for ; *k < len(s.o.Forks) && s.o.Forks[*k].Pos <= w.Pos; *k++ {
-		f := s.o.Forks[*k]
-		if err := w.ForceFaults(f.Faults...); err != nil {
+		if err := w.ApplyFork(s.o.Forks[*k]); err != nil {
 			s.err = err
 			return false
-		}
-		if len(f.Set) > 0 {
-			if err := w.ScheduleKnobs(max(f.At, w.Now), f.Set); err != nil {
-				s.err = err
-				return false
-			}
-		}
-		if f.Override != nil {
-			w.Override(*f.Override)
 		}
 	}
 	return true
