@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -29,16 +30,40 @@ type Poll struct {
 	wakeGen, wakeTally chan struct{}
 
 	now func() time.Time // the wall clock; tests set their own
+
+	// Under serve --stage the question is the room's across processes:
+	// link carries this process's questions and answers, and room is
+	// the tally every process's answers make, as the link last heard it.
+	link StageLink
+	room roomTally
+}
+
+// roomTally is question seq's answers counted over every process, and the
+// followers of the other processes who have not answered.
+type roomTally struct {
+	seq      uint64 // 0: none heard
+	tally    []int
+	answered int
+	others   int
+}
+
+// PollShared is the question as it travels between processes: everything
+// but the answers, which each process counts into the room's tally.
+type PollShared struct {
+	Seq      uint64       `json:"seq"`
+	Open     bool         `json:"open,omitempty"`
+	Revealed bool         `json:"revealed,omitempty"`
+	Question PollQuestion `json:"question"`
 }
 
 // PollQuestion is what followers see of a question: the answer's index is
 // -1 in a PollState until the presenter reveals it.
 type PollQuestion struct {
-	Incident string
-	Key      string
-	Text     string
-	Choices  []string
-	Answer   int
+	Incident string   `json:"incident"`
+	Key      string   `json:"key"`
+	Text     string   `json:"text"`
+	Choices  []string `json:"choices"`
+	Answer   int      `json:"answer"`
 }
 
 // PollState is one consistent reading of the poll.
@@ -102,12 +127,99 @@ func (p *Poll) moved(question bool) {
 func (p *Poll) Ask(q PollQuestion) uint64 {
 	q.Choices = append([]string(nil), q.Choices...)
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.seq++
 	p.q, p.open, p.revealed = q, true, false
 	clear(p.answers)
 	p.moved(true)
-	return p.seq
+	seq := p.seq
+	p.share()
+	return seq
+}
+
+// share unlocks p.mu and hands the question to the link.
+func (p *Poll) share() {
+	sh, l := p.shared(), p.link
+	p.mu.Unlock()
+	if l != nil {
+		l.Question(sh)
+	}
+}
+
+// shared is the question as it travels; p.mu is held.
+func (p *Poll) shared() PollShared {
+	q := p.q
+	q.Choices = append([]string(nil), q.Choices...)
+	return PollShared{Seq: p.seq, Open: p.open, Revealed: p.revealed, Question: q}
+}
+
+// Receive takes the question as another process's presenter left it:
+// asked, revealed or dropped. A question older than the one here is
+// dropped (the link may deliver the latest state after a newer message).
+func (p *Poll) Receive(q PollShared) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if q.Seq < p.seq || q.Seq == p.seq && p.shared().equal(q) {
+		return
+	}
+	if q.Seq != p.seq || !q.Open {
+		clear(p.answers)
+	}
+	q.Question.Choices = append([]string(nil), q.Question.Choices...)
+	p.seq, p.q, p.open, p.revealed = q.Seq, q.Question, q.Open, q.Revealed
+	p.moved(true)
+}
+
+func (a PollShared) equal(b PollShared) bool {
+	return a.Seq == b.Seq && a.Open == b.Open && a.Revealed == b.Revealed &&
+		a.Question.Incident == b.Question.Incident && a.Question.Key == b.Question.Key &&
+		a.Question.Text == b.Question.Text && a.Question.Answer == b.Question.Answer &&
+		slices.Equal(a.Question.Choices, b.Question.Choices)
+}
+
+// Shared is the question as it travels between processes.
+func (p *Poll) Shared() PollShared {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.shared()
+}
+
+// SetRoom takes question seq's tally over every process (answers per
+// choice) and how many followers of the other processes have not
+// answered; State reports them instead of this process's own counts.
+func (p *Poll) SetRoom(seq uint64, tally []int, others int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, c := range tally {
+		n += c
+	}
+	r := roomTally{seq: seq, tally: append([]int(nil), tally...), answered: n, others: others}
+	if slices.Equal(r.tally, p.room.tally) && r.seq == p.room.seq && r.others == p.room.others {
+		return
+	}
+	p.room = r
+	p.moved(false)
+}
+
+// Waiting is how many followers of this process are present and have not
+// answered the question up (the link tells the others).
+func (p *Poll) Waiting() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.prune()
+	return p.waiting()
+}
+
+// waiting counts this process's followers who have not answered; p.mu is
+// held.
+func (p *Poll) waiting() int {
+	n := 0
+	for s := range p.present {
+		if _, ok := p.answers[s]; !ok {
+			n++
+		}
+	}
+	return n
 }
 
 // Answer records session's choice for question seq, replacing its earlier
@@ -115,17 +227,24 @@ func (p *Poll) Ask(q PollQuestion) uint64 {
 // revealed, a choice out of range, and a session past the bound.
 func (p *Poll) Answer(seq, session uint64, choice int) bool {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if !p.open || p.revealed || seq != p.seq || session == 0 || session > p.sessions || choice < 0 || choice >= len(p.q.Choices) {
+		p.mu.Unlock()
 		return false
 	}
 	if old, ok := p.answers[session]; ok && old == choice {
+		p.mu.Unlock()
 		return true
 	} else if !ok && len(p.answers) >= maxPollSessions {
+		p.mu.Unlock()
 		return false
 	}
 	p.answers[session] = choice
 	p.moved(false)
+	l := p.link
+	p.mu.Unlock()
+	if l != nil {
+		l.Answer(seq, session, choice)
+	}
 	return true
 }
 
@@ -143,22 +262,26 @@ func (p *Poll) Mine(seq, session uint64) (int, bool) {
 // Reveal shows question seq's answer to the room; answers close.
 func (p *Poll) Reveal(seq uint64) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if seq == p.seq && p.open && !p.revealed {
-		p.revealed = true
-		p.moved(true)
+	if seq != p.seq || !p.open || p.revealed {
+		p.mu.Unlock()
+		return
 	}
+	p.revealed = true
+	p.moved(true)
+	p.share()
 }
 
 // Drop takes question seq down: followers' overlays close.
 func (p *Poll) Drop(seq uint64) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if seq == p.seq && p.open {
-		p.open = false
-		clear(p.answers)
-		p.moved(true)
+	if seq != p.seq || !p.open {
+		p.mu.Unlock()
+		return
 	}
+	p.open = false
+	clear(p.answers)
+	p.moved(true)
+	p.share()
 }
 
 // Here says a follower session is in the room (it counts in "not yet"
@@ -224,10 +347,12 @@ func (p *Poll) State() PollState {
 		st.Tally[c]++
 	}
 	st.Answered = len(p.answers)
-	for s := range p.present {
-		if _, ok := p.answers[s]; !ok {
-			st.Waiting++
-		}
+	st.Waiting = p.waiting()
+	if p.link != nil && p.room.seq == p.seq && len(p.room.tally) == len(st.Tally) {
+		// every process's answers, as the link last counted them
+		copy(st.Tally, p.room.tally)
+		st.Answered = p.room.answered
+		st.Waiting += p.room.others
 	}
 	return st
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"reflect"
 	"sync"
+	"time"
 )
 
 // Stage is presenter mode's shared state: the presenter's session
@@ -10,21 +11,51 @@ import (
 // the generation to move and show the frame the stage draws for their
 // terminal. The state, not the presenter's session, is the stage: a
 // presenter who reconnects resumes it, and it is plain data, so that it
-// can be carried between processes. The SSH server makes one Stage per
-// server and hands it to every session; it is safe for concurrent use.
+// can be carried between processes (a StageLink). The SSH server makes
+// one Stage per server and hands it to every session; it is safe for
+// concurrent use.
 type Stage struct {
 	mu        sync.Mutex
 	state     StageState
 	gen       uint64
 	wake      chan struct{} // closed and replaced when gen moves
 	presenter int           // presenter sessions connected
+	link      StageLink     // nil: the stage lives in this process only
+	offset    time.Duration // the stage's clock less this process's
 
 	frames frames // the followers' frames, drawn once per state, size and colours
 	poll   *Poll  // the room's question (poll.go)
 }
 
+// StageLink carries one process's stage to the others of a workshop
+// (serve --stage) and theirs to it. The stage calls it outside its lock,
+// after the change is on stage here, so a link may call back; its methods
+// must not block (the latest state wins).
+type StageLink interface {
+	// Publish carries a state this process put on stage: its presenter's,
+	// or its presenter arriving or leaving.
+	Publish(StageState)
+	// Question carries the room's question as this process's presenter
+	// asked, revealed or dropped it.
+	Question(PollShared)
+	// Answer carries a follower's answer here to question seq, counted
+	// with every process's.
+	Answer(seq, session uint64, choice int)
+}
+
 // NewStage returns an empty stage: no presenter has published yet.
 func NewStage() *Stage { return &Stage{wake: make(chan struct{})} }
+
+// Link makes l carry the stage between processes. Call it before the
+// stage is used.
+func (s *Stage) Link(l StageLink) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.link = l
+	if s.poll != nil {
+		s.poll.link = l
+	}
+}
 
 // Poll is the room's question, which the presenter asks and followers
 // answer (made on first use).
@@ -33,6 +64,7 @@ func (s *Stage) Poll() *Poll {
 	defer s.mu.Unlock()
 	if s.poll == nil {
 		s.poll = NewPoll()
+		s.poll.link = s.link
 	}
 	return s.poll
 }
@@ -41,13 +73,68 @@ func (s *Stage) Poll() *Poll {
 // already on stage does nothing, so followers are not woken for nothing.
 func (s *Stage) Publish(st StageState) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	st.Away = s.state.Away // presence is the server's to say (Arrive, Leave)
+	st.Offline = s.state.Offline
+	if s.gen > 0 && reflect.DeepEqual(st, s.state) {
+		s.mu.Unlock()
+		return
+	}
+	s.state = st
+	s.bump()
+	s.carry()
+}
+
+// carry unlocks s.mu and hands the state on stage to the link.
+func (s *Stage) carry() {
+	st, l := s.state, s.link
+	s.mu.Unlock()
+	if l != nil {
+		l.Publish(st)
+	}
+}
+
+// Receive puts on stage a state another process published (its presence
+// included); the link is not told again.
+func (s *Stage) Receive(st StageState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st.Offline = s.state.Offline
+	if s.presenter > 0 {
+		st.Away = false // a presenter is here, whatever the other process says
+	}
 	if s.gen > 0 && reflect.DeepEqual(st, s.state) {
 		return
 	}
 	s.state = st
 	s.bump()
+}
+
+// SetOnline says whether the link that carries the stage is connected;
+// while it is not, followers are told so and the stage stays as it was.
+func (s *Stage) SetOnline(ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state.Offline != !ok {
+		s.state.Offline = !ok
+		if s.gen > 0 {
+			s.bump()
+		}
+	}
+}
+
+// SetClockOffset sets the stage's clock to this process's plus d (the
+// link measures it against the clock every process shares).
+func (s *Stage) SetClockOffset(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offset = d
+}
+
+// Now is the stage's clock, which paces a playing stage on every process.
+func (s *Stage) Now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Now().Add(s.offset)
 }
 
 // bump moves the generation and wakes every follower; s.mu is held.
@@ -78,27 +165,61 @@ func (s *Stage) Changed(gen uint64) <-chan struct{} {
 	return s.wake
 }
 
+// Presenting says a presenter session is connected to this process.
+func (s *Stage) Presenting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.presenter > 0
+}
+
 // Arrive notes a presenter session starting: the stage is no longer away.
 func (s *Stage) Arrive() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.presenter++
-	if s.state.Away {
-		s.state.Away = false
-		s.bump()
+	if !s.state.Away {
+		s.mu.Unlock()
+		return
 	}
+	s.state.Away = false
+	s.bump()
+	s.carry()
 }
 
 // Leave notes a presenter session ending. When the last one goes the
 // stage stays where it was and says the presenter is away.
 func (s *Stage) Leave() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.presenter--
-	if s.presenter == 0 && s.gen > 0 && !s.state.Away {
-		s.state.Away = true
-		s.bump()
+	if s.presenter != 0 || s.gen == 0 || s.state.Away {
+		s.mu.Unlock()
+		return
 	}
+	s.away()
+	s.carry()
+}
+
+// Lost says the process that held the presenter has gone silent (the
+// link heard nothing from it): the stage shows the presenter away and
+// stays where it was. Nothing is carried: the others hear the same
+// silence.
+func (s *Stage) Lost() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.presenter == 0 && s.gen > 0 && !s.state.Away {
+		s.away()
+	}
+}
+
+// away marks the presenter away and stops a clocked stage where it is
+// now; s.mu is held.
+func (s *Stage) away() {
+	s.state.Away = true
+	if c := s.state.Clock; c != nil && c.Until == 0 {
+		stopped := *c
+		stopped.Until = time.Now().Add(s.offset).UnixMilli()
+		s.state.Clock = &stopped
+	}
+	s.bump()
 }
 
 // Close gives back the memory the followers' frames hold.

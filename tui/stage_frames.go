@@ -162,7 +162,10 @@ func (mr *mirror) sync(st StageState, gen uint64, c colours, sh *Shared) error {
 		return err
 	}
 	mr.m.flash = ""
-	if st.Away {
+	switch {
+	case st.Offline:
+		mr.m.flash = "stage connection lost, reconnecting: the stage stays where it was until it is back"
+	case st.Away:
 		mr.m.flash = "the presenter is away: the stage stays where they left it"
 	}
 	mr.gen, mr.scr, mr.code = gen, st.Screen, st.Code

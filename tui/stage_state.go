@@ -26,6 +26,24 @@ type StageState struct {
 	// Question is the room's open question, when the presenter asks one:
 	// its slot in the state, kept by the poll.
 	Question string `json:"question,omitempty"`
+	// Clock, while the stage plays at a set speed, anchors play to the
+	// stage's clock (Stage.Now) instead of any process's timer: the moment
+	// shown at stage time t is the code's clock plus Speed × (t − Wall),
+	// so followers on every process show the same moment without the
+	// presenter publishing every frame.
+	Clock *StageClock `json:"clock,omitempty"`
+	// Offline says this process has lost the connection that carries the
+	// stage between processes (serve --stage): it is this process's to
+	// say, never carried.
+	Offline bool `json:"-"`
+}
+
+// StageClock is a playing stage's anchor on the stage's clock.
+type StageClock struct {
+	Wall int64 `json:"wall"` // the stage clock (Unix ms) at which the code's moment held
+	// Until is the stage clock (Unix ms) at which play stopped without a
+	// pause (the presenter went away); 0 while it plays.
+	Until int64 `json:"until,omitempty"`
 }
 
 // StageScreen is the screen open over the main view and its small
