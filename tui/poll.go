@@ -189,6 +189,9 @@ func (p *Poll) Shared() PollShared {
 func (p *Poll) SetRoom(seq uint64, tally []int, others int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if seq < p.seq { // a late tally of a question gone by
+		return
+	}
 	n := 0
 	for _, c := range tally {
 		n += c

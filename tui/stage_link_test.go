@@ -1,0 +1,151 @@
+package tui
+
+import (
+	"slices"
+	"sync"
+	"testing"
+)
+
+// fakeLink records what a stage hands its link.
+type fakeLink struct {
+	mu        sync.Mutex
+	states    []StageState
+	questions []PollShared
+	answers   [][3]uint64
+}
+
+func (l *fakeLink) Publish(st StageState) {
+	l.mu.Lock()
+	l.states = append(l.states, st)
+	l.mu.Unlock()
+}
+func (l *fakeLink) Question(q PollShared) {
+	l.mu.Lock()
+	l.questions = append(l.questions, q)
+	l.mu.Unlock()
+}
+func (l *fakeLink) Answer(seq, session uint64, choice int) {
+	l.mu.Lock()
+	l.answers = append(l.answers, [3]uint64{seq, session, uint64(choice)})
+	l.mu.Unlock()
+}
+
+func TestStageCarriesItsOwnChangesOnly(t *testing.T) {
+	s, l := NewStage(), &fakeLink{}
+	s.Link(l)
+	s.Arrive()
+	s.Publish(StageState{Code: "a"})
+	s.Publish(StageState{Code: "a"}) // no change: nothing carried
+	s.Receive(StageState{Code: "b", Away: true})
+	if st, gen := s.State(); st.Code != "b" || st.Away || gen != 2 {
+		t.Fatalf("received %+v gen %d: a presenter here is not away", st, gen)
+	}
+	s.Leave()
+	if len(l.states) != 2 || l.states[0].Code != "a" || l.states[1].Code != "b" || !l.states[1].Away {
+		t.Fatalf("carried %+v, want a, then b away (the presenter leaving)", l.states)
+	}
+	s.Arrive()
+	if len(l.states) != 3 || l.states[2].Away {
+		t.Fatalf("the presenter's return was not carried: %+v", l.states)
+	}
+}
+
+func TestStageOfflineAndLost(t *testing.T) {
+	s := NewStage()
+	s.SetOnline(false) // before anything is on stage: nothing to wake
+	if _, gen := s.State(); gen != 0 {
+		t.Fatal("going offline before a state put one on stage")
+	}
+	s.Receive(StageState{Code: "a", Playing: true, Speed: 10, Clock: &StageClock{Wall: 1000}})
+	if st, _ := s.State(); !st.Offline {
+		t.Fatal("a received state cleared this process's offline flag")
+	}
+	s.SetOnline(true)
+	_, gen := s.State()
+	s.Lost()
+	st, gen2 := s.State()
+	if !st.Away || gen2 != gen+1 || st.Clock == nil || st.Clock.Until < st.Clock.Wall {
+		t.Fatalf("lost: %+v %+v gen %d→%d; want away and the clock stopped", st, st.Clock, gen, gen2)
+	}
+	s.Lost() // already away
+	if _, gen3 := s.State(); gen3 != gen2 {
+		t.Fatal("Lost twice moved the stage twice")
+	}
+	s.Arrive()
+	s.Lost() // a presenter here is not lost
+	if st, _ := s.State(); st.Away {
+		t.Fatal("Lost with a presenter connected here")
+	}
+}
+
+func TestOfflineStageSaysSo(t *testing.T) {
+	s := NewStage()
+	p := newTest(t, Options{Stage: s, Presenter: true}, 120, 40)
+	p = press(p, "]")
+	f := newTest(t, Options{Stage: s, Follow: true}, 100, 30)
+	f, wait := sync1(t, f, f.Init())
+	if contains(followerView(f), "connection lost") {
+		t.Fatal("said lost while online")
+	}
+	s.SetOnline(false)
+	f, wait = sync1(t, f, wait)
+	if !contains(followerView(f), "stage connection lost, reconnecting") {
+		t.Fatalf("an offline stage does not say so:\n%s", followerView(f))
+	}
+	s.SetOnline(true)
+	f, _ = sync1(t, f, wait)
+	if contains(followerView(f), "connection lost") {
+		t.Fatalf("still says lost once back:\n%s", followerView(f))
+	}
+	f.Release()
+	p.Release()
+}
+
+func TestPollCarriesAndTakesTheRoom(t *testing.T) {
+	s, l := NewStage(), &fakeLink{}
+	s.Link(l)
+	p := s.Poll()
+	q := PollQuestion{Incident: "thursday", Key: "5", Text: "?", Choices: []string{"x", "y", "z"}, Answer: 1}
+	seq := p.Ask(q)
+	me := p.Session()
+	p.Here(me)
+	if !p.Answer(seq, me, 2) || !p.Answer(seq, me, 2) {
+		t.Fatal("answer refused")
+	}
+	p.Reveal(seq)
+	if len(l.questions) != 2 || !l.questions[1].Revealed || l.questions[0].Question.Answer != 1 {
+		t.Fatalf("questions carried: %+v", l.questions)
+	}
+	if len(l.answers) != 1 || l.answers[0] != [3]uint64{seq, me, 2} {
+		t.Fatalf("answers carried: %+v (the same answer twice is carried once)", l.answers)
+	}
+	// another process's newer question replaces this one; an older one does not
+	p.Receive(PollShared{Seq: seq + 1, Open: true, Question: q})
+	if st := p.State(); st.Seq != seq+1 || st.Revealed || st.Answered != 0 || st.Question.Answer != -1 {
+		t.Fatalf("received question: %+v", st)
+	}
+	p.Receive(PollShared{Seq: seq, Open: true, Revealed: true, Question: q})
+	if st := p.State(); st.Seq != seq+1 || st.Revealed {
+		t.Fatalf("an older question replaced the newer: %+v", st)
+	}
+	if !p.Answer(seq+1, me, 0) {
+		t.Fatal("answer to the received question refused")
+	}
+	if w := p.Waiting(); w != 0 {
+		t.Fatalf("waiting %d after answering", w)
+	}
+	// the room's tally, every process's, stands in for this one's
+	p.SetRoom(seq+1, []int{4, 1, 0}, 7)
+	st := p.State()
+	if !slices.Equal(st.Tally, []int{4, 1, 0}) || st.Answered != 5 || st.Waiting != 7 {
+		t.Fatalf("room tally not used: %+v", st)
+	}
+	p.SetRoom(seq, []int{9, 9, 9}, 1) // an old question's tally is not this one's
+	if st := p.State(); st.Answered != 5 {
+		t.Fatalf("an old question's tally is shown: %+v", st)
+	}
+	// the next question asked here follows the received numbering
+	if next := p.Ask(q); next != seq+2 {
+		t.Fatalf("asked %d after receiving %d", next, seq+1)
+	}
+}
