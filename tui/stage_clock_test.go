@@ -201,6 +201,38 @@ func TestStageClockTwoProcesses(t *testing.T) {
 	if late != first+5*stageBeat.Milliseconds() {
 		t.Fatalf("a late follower got the beat %d", late-first)
 	}
+
+	// a follower on each, their stage clocks agreeing, wakes on the
+	// clock's beats with nothing new received, and a beat's frame is the
+	// same on both
+	b.SetClockOffset(2500 * time.Millisecond)
+	fa := newTest(t, Options{Stage: a, Follow: true}, 100, 30)
+	fb := newTest(t, Options{Stage: b, Follow: true}, 100, 30)
+	defer fa.Release()
+	defer fb.Release()
+	fa, wa := sync1(t, fa, fa.Init())
+	fb, wb := sync1(t, fb, fb.Init())
+	compared := 0
+	for range 3 {
+		ba, bb := fa.follower.beat, fb.follower.beat
+		fa, wa = sync1(t, fa, wa)
+		fb, wb = sync1(t, fb, wb)
+		if fa.follower.beat <= ba || fb.follower.beat <= bb || fa.follower.gen != fb.follower.gen {
+			t.Fatalf("the followers did not move on the beat: %d→%d, %d→%d", ba, fa.follower.beat, bb, fb.follower.beat)
+		}
+		for _, f := range []Model{fa, fb} {
+			other, _, _, _ := a.frame(100, 30, f.follower.colours, sh, f.follower.beat)
+			if f.follower.beat != a.frames.at { // a is on a later beat already
+				continue
+			}
+			if compared++; body(followerView(f)) != body(other) {
+				t.Fatalf("beat %d: the two processes' followers differ", f.follower.beat)
+			}
+		}
+	}
+	if compared < 3 {
+		t.Fatalf("only %d beats compared", compared)
+	}
 }
 
 // While the presenter plays at a set speed nothing is published: the
@@ -342,5 +374,25 @@ func TestStageClockResumes(t *testing.T) {
 	q = tick(q)
 	if q.at <= want {
 		t.Fatal("the resumed presenter does not play on")
+	}
+}
+
+// Play that reaches the branch's end pauses there and says so on stage,
+// unclocked, however far past the end the stage's clock has run.
+func TestStageClockEnd(t *testing.T) {
+	s := NewStage()
+	p := onStage(t, s, 7)
+	defer p.Release()
+	_, _, gen := clocked(t, s)
+	s.SetClockOffset(24 * time.Hour) // a day on: past any end
+	for n := 0; p.play.on; n++ {
+		if n == 10_000 {
+			t.Fatal("play never reached the end")
+		}
+		p = tick(p)
+	}
+	st, g := s.State()
+	if !p.x.AtEnd() || st.Playing || st.Clock != nil || g != gen+1 || st.Code != p.shareCode() {
+		t.Fatalf("at the end (%v): playing %v, clock %v, %d publishes, %s not %s", p.x.AtEnd(), st.Playing, st.Clock, g-gen, st.Code, p.shareCode())
 	}
 }
