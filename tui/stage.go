@@ -110,15 +110,22 @@ func (s *Stage) Receive(st StageState) {
 }
 
 // SetOnline says whether the link that carries the stage is connected;
-// while it is not, followers are told so and the stage stays as it was.
+// while it is not, followers are told so and the stage stays as it was:
+// a stage playing on its clock stops where it is (what the presenter does
+// meanwhile is unknown here), unless the presenter is this process's.
+// The link puts the stage's latest state on when it is back.
 func (s *Stage) SetOnline(ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state.Offline != !ok {
-		s.state.Offline = !ok
-		if s.gen > 0 {
-			s.bump()
-		}
+	if s.state.Offline == !ok {
+		return
+	}
+	s.state.Offline = !ok
+	if !ok && s.presenter == 0 {
+		s.stop()
+	}
+	if s.gen > 0 {
+		s.bump()
 	}
 }
 
@@ -214,12 +221,18 @@ func (s *Stage) Lost() {
 // now; s.mu is held.
 func (s *Stage) away() {
 	s.state.Away = true
+	s.stop()
+	s.bump()
+}
+
+// stop stops a stage playing on its clock at the clock's now; s.mu is
+// held.
+func (s *Stage) stop() {
 	if c := s.state.Clock; c != nil && c.Until == 0 {
 		stopped := *c
 		stopped.Until = time.Now().Add(s.offset).UnixMilli()
 		s.state.Clock = &stopped
 	}
-	s.bump()
 }
 
 // Close gives back the memory the followers' frames hold.

@@ -61,6 +61,15 @@ func TestStageOfflineAndLost(t *testing.T) {
 		t.Fatal("a received state cleared this process's offline flag")
 	}
 	s.SetOnline(true)
+	s.SetOnline(false) // playing on the clock, no presenter here: it stops
+	if st, _ := s.State(); st.Clock.Until == 0 {
+		t.Fatal("an offline stage without its presenter here plays on")
+	}
+	s.Receive(StageState{Code: "a", Playing: true, Speed: 10, Clock: &StageClock{Wall: 1000}}) // the latest, once back
+	s.SetOnline(true)
+	if st, _ := s.State(); st.Clock.Until != 0 || st.Offline {
+		t.Fatalf("the latest state after the outage did not play on: %+v", st.Clock)
+	}
 	_, gen := s.State()
 	s.Lost()
 	st, gen2 := s.State()
@@ -75,6 +84,11 @@ func TestStageOfflineAndLost(t *testing.T) {
 	s.Lost() // a presenter here is not lost
 	if st, _ := s.State(); st.Away {
 		t.Fatal("Lost with a presenter connected here")
+	}
+	s.Publish(StageState{Code: "b", Playing: true, Speed: 10, Clock: &StageClock{Wall: 2000}})
+	s.SetOnline(false) // this process's presenter plays on
+	if st, _ := s.State(); st.Clock.Until != 0 || !st.Offline {
+		t.Fatalf("the presenter's own stage stopped offline: %+v", st.Clock)
 	}
 }
 

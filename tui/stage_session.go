@@ -3,8 +3,8 @@ package tui
 import tea "github.com/charmbracelet/bubbletea"
 
 // session is the explorer as a server runs it for one SSH session: the
-// Model behind a pointer, so that a follower's frames (twenty a second
-// while the presenter plays, in every follower) neither copy the Model
+// Model behind a pointer, so that a follower's frames (ten a second
+// while the stage plays, in every follower) neither copy the Model
 // nor redraw it: the stage's shared frame is taken as it is.
 type session struct{ m Model }
 
