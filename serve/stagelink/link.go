@@ -6,7 +6,9 @@
 // Layout for key NAME: NAME:state and NAME:question hold the latest state
 // and question; NAME:events carries state, question, tally and beat
 // messages; NAME:answers:SEQ (PROC:SESSION → choice) and NAME:tally:SEQ
-// (choice → count) are kept by one script, with a day's TTL.
+// (choice → count) are kept by one script, with a day's TTL. Redis's
+// channels are not per database, so in a database other than 0 the
+// channel is NAME:events:DB: two halls on /1 and /2 stay apart.
 package stagelink
 
 import (
@@ -92,8 +94,12 @@ type Link struct {
 // keys are the Redis names under the URL's key NAME.
 type keys struct{ name, state, question, events string }
 
-func newKeys(name string) keys {
-	return keys{name: name, state: name + ":state", question: name + ":question", events: name + ":events"}
+func newKeys(name string, db int) keys {
+	k := keys{name: name, state: name + ":state", question: name + ":question", events: name + ":events"}
+	if db != 0 {
+		k.events += ":" + strconv.Itoa(db)
+	}
+	return k
 }
 
 func (k keys) answers(seq uint64) string { return k.name + ":answers:" + strconv.FormatUint(seq, 10) }
@@ -178,7 +184,7 @@ func Open(u URL, stage *tui.Stage, opt Options) *Link {
 	l := &Link{
 		url: u, stage: stage, poll: stage.Poll(), rdb: redis.NewClient(ro), log: logger,
 		proc: hex.EncodeToString(id[:]),
-		keys: newKeys(u.Key),
+		keys: newKeys(u.Key, u.DB),
 		done: make(chan struct{}), wake: make(chan struct{}, 1),
 		out:   outbox{answers: map[uint64]int{}, unsent: map[uint64]bool{}},
 		beats: map[string]beat{},
@@ -397,11 +403,17 @@ func (l *Link) syncClock(ctx context.Context) error {
 			return err
 		}
 		if rtt := t1.Sub(t0); rtt < best {
-			best, off = rtt, at.Sub(t0.Add(rtt/2))
+			best, off = rtt, clockOffset(t0, t1, at)
 		}
 	}
 	l.stage.SetClockOffset(off)
 	return nil
+}
+
+// clockOffset is how far ahead of this process's clock a clock read as
+// at between sent and received is, taking the read at the midpoint.
+func clockOffset(sent, received, at time.Time) time.Duration {
+	return at.Sub(sent.Add(received.Sub(sent) / 2))
 }
 
 // catchUp, on each connection: a process whose presenter is here is the
@@ -604,7 +616,10 @@ func (l *Link) sendBeat(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	return l.op(ctx, func(ctx context.Context) error { return l.rdb.Publish(ctx, l.keys.events, b).Err() })
+	// A beat's deadline is its period: a Redis that hangs shows within two.
+	ctx, cancel := context.WithTimeout(ctx, beatEvery)
+	defer cancel()
+	return l.rdb.Publish(ctx, l.keys.events, b).Err()
 }
 
 // apply takes one message of another process's (or the tally, whoever

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -252,5 +253,90 @@ func TestTLSWithPassword(t *testing.T) {
 	}
 	if !strings.Contains(untrusted.log.String(), "certificate") {
 		t.Errorf("the untrusted link's log does not say why:\n%s", untrusted.log.String())
+	}
+}
+
+func TestRedisDownAtStart(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	r.kill()
+	a := openProc(t, redisURL(r), Options{})
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "alone"})
+	time.Sleep(time.Second) // several attempts, with backoff
+	if a.online() || a.code() != "alone" {
+		t.Fatalf("with no Redis: online %v, code %q; want offline, serving its own stage", a.online(), a.code())
+	}
+	if n := strings.Count(a.log.String(), "stage connection lost"); n != 1 {
+		t.Errorf("%d losses logged over several attempts, want 1:\n%s", n, a.log.String())
+	}
+	r.restart()
+	waitFor(t, 5*time.Second, "online once Redis is up", a.online)
+	b := openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "B catches up with what A published before Redis was up", func() bool { return b.code() == "alone" })
+}
+
+// Messages are bounded and versioned: a state too big is not sent (and
+// says so), and what another process cannot read is dropped with a line
+// in the log, leaving the stage as it was.
+func TestMessagesBoundedAndVersioned(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "small"})
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "small" })
+
+	a.stage.Publish(tui.StageState{Code: strings.Repeat("x", maxMessage)})
+	waitFor(t, time.Second, "A says the state is too big", func() bool { return strings.Contains(a.log.String(), "too big") })
+
+	raw := openRaw(t, r)
+	defer raw.Close()
+	for _, m := range []string{
+		strings.Repeat(" ", maxMessage+1),
+		`{"v":2,"proc":"ff","kind":"state","rev":9,"state":{"code":"future","speed":0,"screen":{}}}`,
+		`{"v":1,"proc":"ff","kind":"state","rev":9,"state":`,
+	} {
+		if err := raw.Publish(t.Context(), "test:events", m).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.stage.Publish(tui.StageState{Code: "after"})
+	waitFor(t, time.Second, "B follows what comes after", func() bool { return b.code() == "after" })
+	if !strings.Contains(b.log.String(), "stage message refused") {
+		t.Errorf("B did not log the refused messages:\n%s", b.log.String())
+	}
+}
+
+// A Redis that hangs (stopped, not dead: no error, no answer) is noticed
+// by the beat's deadline.
+func TestRedisHangs(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a := openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "online", a.online)
+	syscall.Kill(r.cmd.Process.Pid, syscall.SIGSTOP)
+	defer syscall.Kill(r.cmd.Process.Pid, syscall.SIGCONT)
+	took := waitFor(t, 3*time.Second, "offline with Redis stopped", func() bool { return !a.online() })
+	t.Logf("offline %s after Redis stopped", took)
+	syscall.Kill(r.cmd.Process.Pid, syscall.SIGCONT)
+	waitFor(t, 6*time.Second, "online once Redis goes on", a.online)
+}
+
+// Two workshops on one Redis in different databases do not hear each
+// other: Redis's channels are not per database.
+func TestDatabasesApart(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a := openProc(t, "redis://"+r.addr()+"/1", Options{})
+	b := openProc(t, "redis://"+r.addr()+"/2", Options{})
+	c := openProc(t, "redis://"+r.addr()+"/1", Options{})
+	waitFor(t, 5*time.Second, "online", func() bool { return a.online() && b.online() && c.online() })
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "hall-1"})
+	waitFor(t, time.Second, "the same database follows", func() bool { return c.code() == "hall-1" })
+	if _, gen := b.stage.State(); gen != 0 {
+		t.Errorf("database 2 heard database 1: %q", b.code())
 	}
 }
