@@ -19,6 +19,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"strconv"
@@ -253,13 +254,14 @@ func (l *Link) run() {
 	defer close(l.done)
 	backoff := minBackoff
 	for {
+		start := time.Now()
 		up, err := l.session()
 		if l.ctx.Err() != nil {
 			return
 		}
 		l.setOnline(false, err)
-		if up {
-			backoff = minBackoff
+		if up && time.Since(start) > 10*maxBackoff {
+			backoff = minBackoff // a connection that lasted; one that flaps backs off
 		}
 		select {
 		case <-l.ctx.Done():
@@ -560,13 +562,30 @@ func (l *Link) setAndPublish(ctx context.Context, key string, e envelope) error 
 		return nil
 	}
 	return l.op(ctx, func(ctx context.Context) error {
-		_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		cmds, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			p.Set(ctx, key, b, 0)
 			p.Publish(ctx, l.keys.events, b)
 			return nil
 		})
-		return err
+		return l.broken(cmds, err)
 	})
+}
+
+// broken sorts a pipeline's failure: a connection's is returned (the
+// session ends and connects again); a command Redis refused is logged and
+// dropped, since sending it again would be refused again.
+func (l *Link) broken(cmds []redis.Cmder, err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, c := range cmds {
+		var refused redis.Error
+		if e := c.Err(); e != nil && (!errors.As(e, &refused) || redis.HasErrorPrefix(e, "NOSCRIPT")) {
+			return e
+		}
+	}
+	l.warn("stage: Redis refused a command", "err", err)
+	return nil
 }
 
 // encode marshals e, refusing (and logging) one over maxMessage: the
@@ -599,14 +618,14 @@ func (l *Link) sendAnswers(ctx context.Context, seq uint64, answers map[uint64]i
 	ks := []string{l.keys.answers(seq), l.keys.tally(seq)}
 	ttl := int(answersTTL / time.Second)
 	return l.op(ctx, func(ctx context.Context) error {
-		_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		cmds, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for s, c := range answers {
 				answerScript.EvalSha(ctx, p, ks, l.proc+":"+strconv.FormatUint(s, 10), c, n, ttl,
 					l.keys.events, l.proc, strconv.FormatUint(seq, 10))
 			}
 			return nil
 		})
-		return err
+		return l.broken(cmds, err)
 	})
 }
 

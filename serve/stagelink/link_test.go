@@ -157,6 +157,14 @@ func TestAnswersCountedOverProcesses(t *testing.T) {
 	waitFor(t, time.Second, "B's tally is the room's too", func() bool {
 		return slices.Equal(pb.State().Tally, []int{1, 1, 1})
 	})
+
+	// An answer the script refuses (the poll never sends one) is logged
+	// and dropped; the connection stays.
+	a.link.Answer(seq, 99, 7)
+	waitFor(t, time.Second, "the refusal logged", func() bool { return strings.Contains(a.log.String(), "refused") })
+	if !a.online() || strings.Count(a.log.String(), "stage connected") != 1 {
+		t.Errorf("a refused answer cost the connection:\n%s", a.log.String())
+	}
 }
 
 func TestRedisDownAndBack(t *testing.T) {
