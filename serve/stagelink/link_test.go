@@ -127,6 +127,19 @@ func TestLateProcessCatchesUp(t *testing.T) {
 	if sh := b.stage.Poll().Shared(); sh.Seq != q || !sh.Open || sh.Question.Text != "why?" {
 		t.Errorf("B's question %+v: want A's, seq %d", sh, q)
 	}
+
+	// A process whose presenter arrived before it connected, and has
+	// published nothing, is no authority yet: it catches up too.
+	u, _ := ParseURL(redisURL(r))
+	c := tui.NewStage()
+	defer c.Close()
+	c.Arrive()
+	cl := Open(u, c, Options{Logger: log.New(&syncBuf{})})
+	defer cl.Close()
+	waitFor(t, 5*time.Second, "C catches up with its presenter here", func() bool {
+		st, _ := c.State()
+		return st.Code == "late"
+	})
 }
 
 func TestAnswersCountedOverProcesses(t *testing.T) {
