@@ -99,12 +99,15 @@ type outbox struct {
 	unsent   map[uint64]bool
 }
 
+// beat is what another process said of itself in its last beat.
 type beat struct {
 	at         time.Time
 	waiting    int
 	presenting bool
 }
 
+// seenState is the last state applied, by its sender and number: the
+// key read on connecting may hold one already heard.
 type seenState struct {
 	proc string
 	rev  uint64
@@ -118,6 +121,8 @@ func Open(u URL, stage *tui.Stage, opt Options) *Link {
 	if logger == nil {
 		logger = log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "stage"})
 	}
+	// RESP2, no CLIENT SETINFO, no maintenance handshake: any Redis 5+
+	// answers without a warning in its log.
 	ro := &redis.Options{
 		Addr: u.Addr(), Username: u.Username, Password: u.Password, DB: u.DB,
 		Protocol: 2, DisableIdentity: true,
