@@ -177,6 +177,9 @@ func (mr *mirror) sync(st StageState, gen uint64, at int64, c colours, sh *Share
 	if err := mr.m.showStage(st, reopen, at); err != nil {
 		return err
 	}
+	if st.Away || st.Clock != nil && st.Clock.Until != 0 {
+		mr.m.play.on = false // stopped where it was: the header must not say it plays
+	}
 	mr.m.flash = ""
 	switch {
 	case st.Offline:

@@ -107,9 +107,20 @@ func TestOfflineStageSaysSo(t *testing.T) {
 		t.Fatalf("an offline stage does not say so:\n%s", followerView(f))
 	}
 	s.SetOnline(true)
-	f, _ = sync1(t, f, wait)
+	f, wait = sync1(t, f, wait)
 	if contains(followerView(f), "connection lost") {
 		t.Fatalf("still says lost once back:\n%s", followerView(f))
+	}
+	// a stage stopped while it played (its presenter gone) says paused
+	p = press(p, "space")
+	f, wait = sync1(t, f, wait)
+	if !contains(followerView(f), "▶ playing") {
+		t.Fatalf("the follower does not show the stage playing:\n%s", followerView(f))
+	}
+	s.Lost()
+	f, _ = sync1(t, f, wait)
+	if !contains(followerView(f), "presenter is away") || !contains(followerView(f), "⏸ paused") {
+		t.Fatalf("a stopped stage is not shown paused:\n%s", followerView(f))
 	}
 	f.Release()
 	p.Release()
