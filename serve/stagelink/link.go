@@ -3,6 +3,11 @@
 // question go out on a channel and into keys that a late or reconnecting
 // process reads, and the answers of every process are counted in Redis.
 //
+// A Redis that wants a password gets it in the URL
+// (redis://:PASSWORD@HOST…) or, kept off the command line that `ps`
+// shows, from the environment variable INFLIGHT_STAGE_PASSWORD when the
+// URL has none (ParseURLEnv); both at once is refused.
+//
 // Layout for key NAME: NAME:state and NAME:question hold the latest state
 // and question; NAME:events carries state, question, tally and beat
 // messages; NAME:answers:SEQ (PROC:SESSION → choice) and NAME:tally:SEQ

@@ -256,6 +256,21 @@ func TestTLSWithPassword(t *testing.T) {
 	a.stage.Publish(tui.StageState{Code: "tls"})
 	waitFor(t, time.Second, "B follows over TLS", func() bool { return b.code() == "tls" })
 
+	// The password from the environment (serve --stage without one in
+	// the URL) connects as well.
+	u, err := ParseURLEnv("rediss://"+r.addr()+"/0?key=test", func(k string) string {
+		if k == PasswordEnv {
+			return pass
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := openProc(t, u.Secret(), Options{RootCAs: pool})
+	waitFor(t, 5*time.Second, "the password from the environment connects", c.online)
+	waitFor(t, time.Second, "C follows", func() bool { return c.code() == "tls" })
+
 	// An untrusted certificate and a wrong password both stay offline,
 	// and say so without the password.
 	untrusted := openProc(t, good, Options{})
@@ -267,7 +282,7 @@ func TestTLSWithPassword(t *testing.T) {
 	if untrusted.online() || wrong.online() {
 		t.Error("a link without the CA or with a wrong password is online")
 	}
-	for _, p := range []*proc{a, b, untrusted, wrong} {
+	for _, p := range []*proc{a, b, c, untrusted, wrong} {
 		if l := p.log.String(); strings.Contains(l, "s3cret") || strings.Contains(l, "nope") {
 			t.Errorf("the log shows a password:\n%s", l)
 		}
