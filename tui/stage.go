@@ -65,6 +65,7 @@ func (s *Stage) Poll() *Poll {
 	if s.poll == nil {
 		s.poll = NewPoll()
 		s.poll.link = s.link
+		s.poll.offline = s.state.Offline
 	}
 	return s.poll
 }
@@ -113,7 +114,8 @@ func (s *Stage) Receive(st StageState) {
 // while it is not, followers are told so and the stage stays as it was:
 // a stage playing on its clock stops where it is (what the presenter does
 // meanwhile is unknown here), unless the presenter is this process's.
-// The link puts the stage's latest state on when it is back.
+// The link puts the stage's latest state on when it is back. The poll is
+// told too: offline, its tally is this process's only.
 func (s *Stage) SetOnline(ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -121,6 +123,9 @@ func (s *Stage) SetOnline(ok bool) {
 		return
 	}
 	s.state.Offline = !ok
+	if s.poll != nil {
+		s.poll.SetOnline(ok) // lock order: the stage's, then the poll's
+	}
 	if !ok && s.presenter == 0 {
 		s.stop()
 	}

@@ -163,3 +163,50 @@ func TestPollCarriesAndTakesTheRoom(t *testing.T) {
 		t.Fatalf("asked %d after receiving %d", next, seq+1)
 	}
 }
+
+// Offline, the presenter's tally is this process's own answers, said to
+// be so, including those its followers give meanwhile; back online, the
+// room's again.
+func TestPollOfflineCountsThisServer(t *testing.T) {
+	s, l := NewStage(), &fakeLink{}
+	s.Link(l)
+	s.Receive(StageState{Code: "a"})
+	p := s.Poll()
+	q := PollQuestion{Incident: "thursday", Key: "5", Text: "?", Choices: []string{"x", "y", "z"}, Answer: 1}
+	seq := p.Ask(q)
+	me, other, late := p.Session(), p.Session(), p.Session()
+	for _, f := range []uint64{me, other, late} {
+		p.Here(f)
+	}
+	p.Answer(seq, me, 0)
+	p.SetRoom(seq, []int{4, 1, 0}, 7) // the room's, this process's answer among them
+	if st := p.State(); st.Offline || st.Answered != 5 {
+		t.Fatalf("online: %+v, want the room's tally", st)
+	}
+	gen := p.State().TallyGen
+	s.SetOnline(false)
+	select {
+	case <-p.TallyChanged(gen):
+	default:
+		t.Fatal("going offline did not wake the presenter's wait on the tally")
+	}
+	p.Answer(seq, me, 2)    // changes its mind during the outage
+	p.Answer(seq, other, 1) // answers during the outage
+	st := p.State()
+	if !st.Offline || !slices.Equal(st.Tally, []int{0, 1, 1}) || st.Answered != 2 || st.Waiting != 1 {
+		t.Fatalf("offline: %+v; want this server's own counts (0 1 1, 2 answered, 1 not yet), said to be so", st)
+	}
+	gen = st.TallyGen
+	s.SetOnline(true)
+	if st := p.State(); st.Offline || st.Answered != 5 || st.TallyGen == gen {
+		t.Fatalf("back online: %+v; want the room's tally (until the link hears a new one), the wait woken", st)
+	}
+
+	// a poll made while the stage is offline starts offline
+	s2 := NewStage()
+	s2.Link(&fakeLink{})
+	s2.SetOnline(false)
+	if st := s2.Poll().State(); !st.Offline {
+		t.Fatal("a poll made on an offline stage is online")
+	}
+}
