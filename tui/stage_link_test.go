@@ -2,6 +2,7 @@ package tui
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -209,4 +210,37 @@ func TestPollOfflineCountsThisServer(t *testing.T) {
 	if st := s2.Poll().State(); !st.Offline {
 		t.Fatal("a poll made on an offline stage is online")
 	}
+}
+
+// The presenter is told when the stage's link is down (followers on the
+// other servers no longer see the stage, the tally is this server's),
+// and no longer once it is back.
+func TestPresenterToldTheLinkIsDown(t *testing.T) {
+	pres, _, st := room(t, 0, 100, 30)
+	st.Link(&fakeLink{})
+	const lost = "stage connection lost: other servers' followers do not see this"
+	if v := pres.View(); strings.Contains(v, "connection lost") {
+		t.Fatalf("online, the presenter is told it is lost:\n%s", v)
+	}
+	st.SetOnline(false)
+	select {
+	case <-st.Poll().TallyChanged(pres.exercises.room.gen):
+	default:
+		t.Fatal("the presenter's wait on the poll was not woken")
+	}
+	pres = synced(pres)
+	if v := strings.Join(strings.Fields(pres.View()), " "); !strings.Contains(v, lost) || strings.Contains(v, "this server only") {
+		t.Fatalf("offline, the presenter is not told (or told of a tally with no question up):\n%s", v)
+	}
+	pres = press(pres, "e", "5") // asks the room
+	pres = synced(pres)
+	if v := pres.View(); !strings.Contains(strings.Join(strings.Fields(v), " "), "the tally counts this server only") {
+		t.Fatalf("with a question up, the presenter is not told whose tally it sees:\n%s", v)
+	}
+	st.SetOnline(true)
+	pres = synced(pres)
+	if v := pres.View(); strings.Contains(v, "connection lost") || strings.Contains(v, "this server only") {
+		t.Fatalf("back online, the presenter is still told it is lost:\n%s", v)
+	}
+	pres.Release()
 }
