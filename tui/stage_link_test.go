@@ -244,3 +244,19 @@ func TestPresenterToldTheLinkIsDown(t *testing.T) {
 	}
 	pres.Release()
 }
+
+// A state whose presenter is gone goes on away and stopped in one step
+// (never present for a moment); with a presenter here it plays on.
+func TestStageReceiveLost(t *testing.T) {
+	s := NewStage()
+	s.ReceiveLost(StageState{Code: "a", Playing: true, Speed: 10, Clock: &StageClock{Wall: 1000}})
+	st, gen := s.State()
+	if !st.Away || st.Clock.Until < st.Clock.Wall || gen != 1 {
+		t.Fatalf("received lost: %+v %+v gen %d; want away, the clock stopped, in one move", st, st.Clock, gen)
+	}
+	s.Arrive()
+	s.ReceiveLost(StageState{Code: "b", Playing: true, Speed: 10, Clock: &StageClock{Wall: 2000}})
+	if st, _ := s.State(); st.Away || st.Clock.Until != 0 {
+		t.Fatalf("with a presenter here: %+v %+v; want present, playing", st, st.Clock)
+	}
+}
