@@ -65,7 +65,7 @@ func (o *serveOptions) flags(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.serverMB, "server-max-memory-mb", serve.DefaultServerMaxMemory>>20, "memory (MB) all attendees' explorers may take together")
 	fs.Int64Var(&o.sessEvents, "session-max-events", serve.DefaultSessionMaxEvents, "events one attendee's branch may run to; a bigger fork is refused")
 	fs.Int64Var(&o.sessMB, "session-max-memory-mb", serve.DefaultSessionMaxMemory>>20, "memory (MB) one attendee's explorer may take")
-	fs.StringVar(&o.stage, "stage", "", "share the stage with other serve processes through the Redis at `URL`: redis://[:PASSWORD@]HOST:PORT/DB[?key=NAME], rediss:// for TLS")
+	fs.StringVar(&o.stage, "stage", "", "share the stage with other serve processes through the Redis at `URL`: redis://[:PASSWORD@]HOST:PORT/DB[?key=NAME], rediss:// for TLS; the password may come from $"+stagelink.PasswordEnv+" instead, which ps does not show")
 }
 
 // serveUsage is a usage error of serve's, exit 2.
@@ -104,8 +104,13 @@ func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if err := checkListenAddr(o.listen); err != nil {
 		return serveUsage("--listen %q: %v", clipArg(o.listen), err)
 	}
-	if _, err := stagelink.ParseURL(o.stage); o.stage != "" && err != nil {
-		return serveUsage("--stage: %v", err) // the error never quotes the password
+	stage := ""
+	if o.stage != "" {
+		u, err := stagelink.ParseURLEnv(o.stage, os.Getenv)
+		if err != nil {
+			return serveUsage("--stage: %v", err) // the error never quotes the password
+		}
+		stage = u.Secret() // the variable's password with it, inside the process only
 	}
 	idle := o.idle
 	if idle == 0 {
@@ -135,7 +140,7 @@ func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		SessionMaxMemory: o.sessMB << 20,
 		ServerMaxMemory:  o.serverMB << 20,
 		Jobs:             o.jobs,
-		Stage:            o.stage,
+		Stage:            stage,
 	})
 	var kerr *serve.KeyFileError
 	switch {

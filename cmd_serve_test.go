@@ -6,9 +6,11 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +18,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"inflight/serve/stagelink"
 )
 
 // serve checks every flag before it writes anything: a bad one leaves no
@@ -218,4 +222,80 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// --stage's password from $INFLIGHT_STAGE_PASSWORD, kept off the command
+// line: refused beside a password in the URL (naming both, quoting
+// neither), and otherwise what serve says to Redis, which a fake Redis
+// here reads off the wire.
+func TestServeStagePasswordFromEnv(t *testing.T) {
+	t.Setenv(stagelink.PasswordEnv, "hunter3")
+	dir := t.TempDir()
+	fake, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	said := make(chan []string, 1)
+	go func() {
+		c, err := fake.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		said <- readCommand(bufio.NewReader(c))
+	}()
+	cmd := inflight(t, "serve", "--listen", "127.0.0.1:0", "--host-key", filepath.Join(dir, "key"),
+		"--stage", "redis://"+fake.Addr().String()+"/0")
+	var logs lockedBuffer
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	select {
+	case args := <-said:
+		if i := slices.IndexFunc(args, func(a string) bool { return strings.EqualFold(a, "AUTH") }); i < 0 || !slices.Contains(args[i:], "hunter3") {
+			t.Fatalf("serve's first command to Redis: %q; want AUTH with the variable's password", args)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("serve did not connect to the fake Redis; its log:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), "hunter3") {
+		t.Errorf("the log shows the password:\n%s", logs.String())
+	}
+
+	var out, errb bytes.Buffer
+	code := run([]string{"serve", "--stage", "redis://:hunter2@h:6379/0", "--host-key", filepath.Join(dir, "key")}, &out, &errb)
+	if msg := errb.String(); code != 2 || !strings.Contains(msg, "--stage") || !strings.Contains(msg, "URL") ||
+		!strings.Contains(msg, stagelink.PasswordEnv) || strings.Contains(msg, "hunter") {
+		t.Errorf("a password in the URL and in %s: exit %d, stderr %q", stagelink.PasswordEnv, code, msg)
+	}
+}
+
+// readCommand reads one RESP command (an array of bulk strings); nil if
+// it is not one.
+func readCommand(r *bufio.Reader) []string {
+	line := func() string {
+		s, _ := r.ReadString('\n')
+		return strings.TrimRight(s, "\r\n")
+	}
+	var n int
+	if _, err := fmt.Sscanf(line(), "*%d", &n); err != nil || n > 16 {
+		return nil
+	}
+	args := make([]string, 0, n)
+	for range n {
+		var size int
+		if _, err := fmt.Sscanf(line(), "$%d", &size); err != nil || size > 1<<10 {
+			return nil
+		}
+		b := make([]byte, size+2)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil
+		}
+		args = append(args, string(b[:size]))
+	}
+	return args
 }

@@ -46,10 +46,29 @@ type chartView struct {
 // mainView is the main screen's view state now.
 func (m Model) mainView() mainView {
 	v := mainView{common: m.common, x: m.x, snap: &m.snap, at: m.at, sel: m.sel, exercise: m.exercise,
-		flash: m.flash, state: m.state, jump: m.jump, job: m.jobs.cur, help: m.help, active: m.activeKeys(),
+		flash: m.presenterFlash(), state: m.state, jump: m.jump, job: m.jobs.cur, help: m.help, active: m.activeKeys(),
 		play: m.play, panes: m.panes, presenter: m.presenter, following: m.follower.on, staged: m.stage != nil}
 	v.chart = m.charts.view(m.x)
 	return v
+}
+
+// presenterFlash is the flash, ahead of which a presenter whose stage has
+// lost its link is told that followers on other servers no longer see
+// the stage (it comes with the poll's state, which wakes the presenter
+// when the link goes and comes back).
+func (m Model) presenterFlash() string {
+	rs := m.exercises.room.state
+	if !m.presenter || !rs.Offline {
+		return m.flash
+	}
+	s := "stage connection lost: other servers' followers do not see this"
+	if rs.Open && !rs.Revealed {
+		s += " · the tally counts this server only"
+	}
+	if m.flash != "" {
+		s += " · " + m.flash
+	}
+	return s
 }
 
 // viewHeader is the header line as drawn now (the stage's tests read it).

@@ -36,6 +36,9 @@ type Poll struct {
 	// the tally every process's answers make, as the link last heard it.
 	link StageLink
 	room roomTally
+	// offline: the link is down (Stage.SetOnline), so room is stale and
+	// State counts this process's answers only.
+	offline bool
 }
 
 // roomTally is question seq's answers counted over every process, and the
@@ -77,6 +80,9 @@ type PollState struct {
 	Waiting  int    // followers present who have not answered
 	Gen      uint64 // the question's generation
 	TallyGen uint64 // the tally's
+	// Offline says the link to the other processes is down: Tally,
+	// Answered and Waiting count this server's followers only.
+	Offline bool
 }
 
 const (
@@ -201,6 +207,19 @@ func (p *Poll) SetRoom(seq uint64, tally []int, others int) {
 		return
 	}
 	p.room = r
+	p.moved(false)
+}
+
+// SetOnline says whether the link that carries the room's tally is
+// connected (the stage tells its poll); the presenter's wait wakes, as
+// what State counts changes.
+func (p *Poll) SetOnline(ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.offline == !ok {
+		return
+	}
+	p.offline = !ok
 	p.moved(false)
 }
 
@@ -351,7 +370,15 @@ func (p *Poll) State() PollState {
 	}
 	st.Answered = len(p.answers)
 	st.Waiting = p.waiting()
-	if p.link != nil && p.room.seq == p.seq && len(p.room.tally) == len(st.Tally) {
+	// Offline, the counts are this process's own, and say so. The room's
+	// tally as last heard plus the answers given here since would look
+	// more complete but can be wrong: a follower who answered before the
+	// outage and changes its mind during it would count twice, an answer
+	// sent just before it whose tally never came back not at all, and the
+	// other processes' answers meanwhile are unknown either way. This
+	// process's own counts are exact for what they claim.
+	st.Offline = p.offline
+	if p.link != nil && !p.offline && p.room.seq == p.seq && len(p.room.tally) == len(st.Tally) {
 		// every process's answers, as the link last counted them
 		copy(st.Tally, p.room.tally)
 		st.Answered = p.room.answered

@@ -65,6 +65,7 @@ func (s *Stage) Poll() *Poll {
 	if s.poll == nil {
 		s.poll = NewPoll()
 		s.poll.link = s.link
+		s.poll.offline = s.state.Offline
 	}
 	return s.poll
 }
@@ -95,12 +96,24 @@ func (s *Stage) carry() {
 
 // Receive puts on stage a state another process published (its presence
 // included); the link is not told again.
-func (s *Stage) Receive(st StageState) {
+func (s *Stage) Receive(st StageState) { s.receive(st, false) }
+
+// ReceiveLost is Receive for a state whose presenter is known to be gone
+// (a process catching up finds no presenter present): it goes on stage
+// as Lost leaves one, away and stopped where the clock says, so that it
+// is never shown present for a moment. A presenter here is not away.
+func (s *Stage) ReceiveLost(st StageState) { s.receive(st, true) }
+
+func (s *Stage) receive(st StageState, lost bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st.Offline = s.state.Offline
-	if s.presenter > 0 {
+	switch {
+	case s.presenter > 0:
 		st.Away = false // a presenter is here, whatever the other process says
+	case lost:
+		st.Away = true
+		st.Clock = s.stopped(st.Clock)
 	}
 	if s.gen > 0 && reflect.DeepEqual(st, s.state) {
 		return
@@ -113,7 +126,8 @@ func (s *Stage) Receive(st StageState) {
 // while it is not, followers are told so and the stage stays as it was:
 // a stage playing on its clock stops where it is (what the presenter does
 // meanwhile is unknown here), unless the presenter is this process's.
-// The link puts the stage's latest state on when it is back.
+// The link puts the stage's latest state on when it is back. The poll is
+// told too: offline, its tally is this process's only.
 func (s *Stage) SetOnline(ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -121,6 +135,9 @@ func (s *Stage) SetOnline(ok bool) {
 		return
 	}
 	s.state.Offline = !ok
+	if s.poll != nil {
+		s.poll.SetOnline(ok) // lock order: the stage's, then the poll's
+	}
 	if !ok && s.presenter == 0 {
 		s.stop()
 	}
@@ -227,12 +244,17 @@ func (s *Stage) away() {
 
 // stop stops a stage playing on its clock at the clock's now; s.mu is
 // held.
-func (s *Stage) stop() {
-	if c := s.state.Clock; c != nil && c.Until == 0 {
-		stopped := *c
-		stopped.Until = time.Now().Add(s.offset).UnixMilli()
-		s.state.Clock = &stopped
+func (s *Stage) stop() { s.state.Clock = s.stopped(s.state.Clock) }
+
+// stopped is clock c stopped at the stage clock's now, if it runs; s.mu
+// is held.
+func (s *Stage) stopped(c *StageClock) *StageClock {
+	if c == nil || c.Until != 0 {
+		return c
 	}
+	st := *c
+	st.Until = time.Now().Add(s.offset).UnixMilli()
+	return &st
 }
 
 // Close gives back the memory the followers' frames hold.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -172,5 +173,101 @@ func TestPollCarriesAndTakesTheRoom(t *testing.T) {
 	// the next question asked here follows the received numbering
 	if next := p.Ask(q); next != seq+2 {
 		t.Fatalf("asked %d after receiving %d", next, seq+1)
+	}
+}
+
+// Offline, the presenter's tally is this process's own answers, said to
+// be so, including those its followers give meanwhile; back online, the
+// room's again.
+func TestPollOfflineCountsThisServer(t *testing.T) {
+	s, l := NewStage(), &fakeLink{}
+	s.Link(l)
+	s.Receive(StageState{Code: "a"})
+	p := s.Poll()
+	q := PollQuestion{Incident: "thursday", Key: "5", Text: "?", Choices: []string{"x", "y", "z"}, Answer: 1}
+	seq := p.Ask(q)
+	me, other, late := p.Session(), p.Session(), p.Session()
+	for _, f := range []uint64{me, other, late} {
+		p.Here(f)
+	}
+	p.Answer(seq, me, 0)
+	p.SetRoom(seq, []int{4, 1, 0}, 7) // the room's, this process's answer among them
+	if st := p.State(); st.Offline || st.Answered != 5 {
+		t.Fatalf("online: %+v, want the room's tally", st)
+	}
+	gen := p.State().TallyGen
+	s.SetOnline(false)
+	select {
+	case <-p.TallyChanged(gen):
+	default:
+		t.Fatal("going offline did not wake the presenter's wait on the tally")
+	}
+	p.Answer(seq, me, 2)    // changes its mind during the outage
+	p.Answer(seq, other, 1) // answers during the outage
+	st := p.State()
+	if !st.Offline || !slices.Equal(st.Tally, []int{0, 1, 1}) || st.Answered != 2 || st.Waiting != 1 {
+		t.Fatalf("offline: %+v; want this server's own counts (0 1 1, 2 answered, 1 not yet), said to be so", st)
+	}
+	gen = st.TallyGen
+	s.SetOnline(true)
+	if st := p.State(); st.Offline || st.Answered != 5 || st.TallyGen == gen {
+		t.Fatalf("back online: %+v; want the room's tally (until the link hears a new one), the wait woken", st)
+	}
+
+	// a poll made while the stage is offline starts offline
+	s2 := NewStage()
+	s2.Link(&fakeLink{})
+	s2.SetOnline(false)
+	if st := s2.Poll().State(); !st.Offline {
+		t.Fatal("a poll made on an offline stage is online")
+	}
+}
+
+// The presenter is told when the stage's link is down (followers on the
+// other servers no longer see the stage, the tally is this server's),
+// and no longer once it is back.
+func TestPresenterToldTheLinkIsDown(t *testing.T) {
+	pres, _, st := room(t, 0, 100, 30)
+	st.Link(&fakeLink{})
+	const lost = "stage connection lost: other servers' followers do not see this"
+	if v := pres.View(); strings.Contains(v, "connection lost") {
+		t.Fatalf("online, the presenter is told it is lost:\n%s", v)
+	}
+	st.SetOnline(false)
+	select {
+	case <-st.Poll().TallyChanged(pres.exercises.room.gen):
+	default:
+		t.Fatal("the presenter's wait on the poll was not woken")
+	}
+	pres = synced(pres)
+	if v := strings.Join(strings.Fields(pres.View()), " "); !strings.Contains(v, lost) || strings.Contains(v, "this server only") {
+		t.Fatalf("offline, the presenter is not told (or told of a tally with no question up):\n%s", v)
+	}
+	pres = press(pres, "e", "5") // asks the room
+	pres = synced(pres)
+	if v := pres.View(); !strings.Contains(strings.Join(strings.Fields(v), " "), "the tally counts this server only") {
+		t.Fatalf("with a question up, the presenter is not told whose tally it sees:\n%s", v)
+	}
+	st.SetOnline(true)
+	pres = synced(pres)
+	if v := pres.View(); strings.Contains(v, "connection lost") || strings.Contains(v, "this server only") {
+		t.Fatalf("back online, the presenter is still told it is lost:\n%s", v)
+	}
+	pres.Release()
+}
+
+// A state whose presenter is gone goes on away and stopped in one step
+// (never present for a moment); with a presenter here it plays on.
+func TestStageReceiveLost(t *testing.T) {
+	s := NewStage()
+	s.ReceiveLost(StageState{Code: "a", Playing: true, Speed: 10, Clock: &StageClock{Wall: 1000}})
+	st, gen := s.State()
+	if !st.Away || st.Clock.Until < st.Clock.Wall || gen != 1 {
+		t.Fatalf("received lost: %+v %+v gen %d; want away, the clock stopped, in one move", st, st.Clock, gen)
+	}
+	s.Arrive()
+	s.ReceiveLost(StageState{Code: "b", Playing: true, Speed: 10, Clock: &StageClock{Wall: 2000}})
+	if st, _ := s.State(); st.Away || st.Clock.Until != 0 {
+		t.Fatalf("with a presenter here: %+v %+v; want present, playing", st, st.Clock)
 	}
 }

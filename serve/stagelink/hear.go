@@ -2,7 +2,6 @@ package stagelink
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -18,25 +17,16 @@ func (l *Link) listen(ctx context.Context, ps *redis.PubSub) error {
 			return err
 		}
 		if m, ok := m.(*redis.Message); ok {
-			l.apply([]byte(m.Payload), false)
+			l.apply([]byte(m.Payload))
 		}
 	}
 }
 
-// apply takes one message of another process's (or the tally, whoever
-// caused it); stored says it was read from a key rather than heard.
-func (l *Link) apply(b []byte, stored bool) {
-	if len(b) > maxMessage {
-		l.warn("stage message refused: too big", "bytes", len(b), "max", maxMessage)
-		return
-	}
-	var e envelope
-	if err := json.Unmarshal(b, &e); err != nil {
-		l.warn("stage message refused", "err", err)
-		return
-	}
-	if e.V != version {
-		l.warn("stage message refused: another version", "version", e.V, "want", version)
+// apply takes one message heard from another process (or the tally,
+// whoever caused it).
+func (l *Link) apply(b []byte) {
+	e, ok := l.decode(b)
+	if !ok {
 		return
 	}
 	if e.Kind == "tally" {
@@ -50,23 +40,29 @@ func (l *Link) apply(b []byte, stored bool) {
 	}
 	now := time.Now()
 	l.mu.Lock()
-	if e.Proc == l.presenter && !stored {
+	if e.Proc == l.presenter {
 		l.heardAt = now
 	}
 	switch {
 	case e.Kind == "beat" && e.Beat != nil:
 		l.beats[e.Proc] = beat{at: now, waiting: e.Beat.Waiting, presenting: e.Beat.Presenting}
 		l.followPresenter(e.Proc, e.Beat.Presenting, now)
+		last := l.last
 		l.mu.Unlock()
+		// A presenter present again (its process was silent a while, or
+		// the key said none when this one caught up) puts the state it
+		// left present back on: its clock shows where the stage is now.
+		if e.Beat.Presenting && last != nil && !last.Away {
+			if st, _ := l.stage.State(); st.Away {
+				l.stage.Receive(*last)
+			}
+		}
 	case e.Kind == "state" && e.State != nil:
-		// The key read on connecting may hold the state last heard: it goes
-		// on again (the stage stopped its clock while offline); an older
-		// one does not.
-		if e.Proc == l.seen.proc && (e.Rev < l.seen.rev || e.Rev == l.seen.rev && !stored) {
+		if e.Proc == l.seen.proc && e.Rev <= l.seen.rev {
 			l.mu.Unlock()
 			return
 		}
-		l.seen = seenState{e.Proc, e.Rev}
+		l.seen, l.last = seenState{e.Proc, e.Rev}, e.State
 		l.followPresenter(e.Proc, !e.State.Away, now)
 		l.mu.Unlock()
 		l.stage.Receive(*e.State)
@@ -76,6 +72,32 @@ func (l *Link) apply(b []byte, stored bool) {
 		l.refreshRoom()
 	default:
 		l.mu.Unlock()
+	}
+}
+
+// catchUpState applies the state read from NAME:state on connecting, with
+// the process NAME:presenter names ("" none).
+// The key read may hold the state last heard: it goes on again (the
+// stage stopped its clock while offline) if the presenter is present; an
+// older one does not. With no presenter present the stage is away at
+// once, as Lost leaves it: the state's sender never said so if it died.
+func (l *Link) catchUpState(e envelope, present string) {
+	l.mu.Lock()
+	if e.Proc == l.seen.proc && e.Rev < l.seen.rev {
+		l.mu.Unlock()
+		return
+	}
+	again := e.Proc == l.seen.proc && e.Rev == l.seen.rev
+	l.seen, l.last = seenState{e.Proc, e.Rev}, e.State
+	l.mu.Unlock()
+	away := e.State.Away || present == ""
+	switch {
+	case !away:
+		l.stage.Receive(*e.State)
+	case again:
+		l.stage.Lost() // it stays where it stopped
+	default:
+		l.stage.ReceiveLost(*e.State)
 	}
 }
 

@@ -3,12 +3,21 @@
 // question go out on a channel and into keys that a late or reconnecting
 // process reads, and the answers of every process are counted in Redis.
 //
+// A Redis that wants a password gets it in the URL
+// (redis://:PASSWORD@HOST…) or, kept off the command line that `ps`
+// shows, from the environment variable INFLIGHT_STAGE_PASSWORD when the
+// URL has none (ParseURLEnv); both at once is refused.
+//
 // Layout for key NAME: NAME:state and NAME:question hold the latest state
-// and question; NAME:events carries state, question, tally and beat
-// messages; NAME:answers:SEQ (PROC:SESSION → choice) and NAME:tally:SEQ
-// (choice → count) are kept by one script, with a day's TTL. Redis's
-// channels are not per database, so in a database other than 0 the
-// channel is NAME:events:DB: two halls on /1 and /2 stay apart.
+// and question; NAME:presenter names the process a presenter is
+// connected to, set with each of its beats to expire when they stop and
+// deleted when the presenter leaves, so that a process catching up knows
+// whether the state it reads has a presenter behind it; NAME:events
+// carries state, question, tally and beat messages; NAME:answers:SEQ
+// (PROC:SESSION → choice) and NAME:tally:SEQ (choice → count) are kept by
+// one script, with a day's TTL. Redis's channels are not per database,
+// so in a database other than 0 the channel is NAME:events:DB: two halls
+// on /1 and /2 stay apart.
 package stagelink
 
 import (
@@ -35,6 +44,7 @@ const (
 
 	beatEvery  = time.Second
 	silentFor  = 3 * time.Second // no beat for this long: that process is gone
+	presentFor = silentFor       // NAME:presenter's life, renewed with each beat
 	watchEvery = 250 * time.Millisecond
 	clockEvery = 10 * time.Second
 	opTimeout  = 2 * time.Second
@@ -83,6 +93,8 @@ type Link struct {
 	presenter string          // the process the presenter's state came from
 	heardAt   time.Time       // when presenter last spoke
 	seen      seenState       // the last state applied
+	last      *tui.StageState // and that state, as its sender sent it
+	holding   bool            // NAME:presenter may be this process's
 	tallySeq  uint64
 	tally     []int
 	warnedAt  time.Time // bad messages are logged at most every few seconds
@@ -276,7 +288,10 @@ func (l *Link) session() (up bool, err error) {
 			// Closing: what waits (a presenter's leaving) goes out if it can.
 			fctx, fcancel := context.WithTimeout(context.Background(), opTimeout)
 			defer fcancel()
-			return true, l.send(fctx)
+			if err := l.send(fctx); err != nil {
+				return true, err
+			}
+			return true, l.release(fctx)
 		case err := <-listened:
 			listening = false
 			return true, err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/redis/go-redis/v9"
 
 	"inflight/tui"
 )
@@ -256,6 +257,21 @@ func TestTLSWithPassword(t *testing.T) {
 	a.stage.Publish(tui.StageState{Code: "tls"})
 	waitFor(t, time.Second, "B follows over TLS", func() bool { return b.code() == "tls" })
 
+	// The password from the environment (serve --stage without one in
+	// the URL) connects as well.
+	u, err := ParseURLEnv("rediss://"+r.addr()+"/0?key=test", func(k string) string {
+		if k == PasswordEnv {
+			return pass
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := openProc(t, u.Secret(), Options{RootCAs: pool})
+	waitFor(t, 5*time.Second, "the password from the environment connects", c.online)
+	waitFor(t, time.Second, "C follows", func() bool { return c.code() == "tls" })
+
 	// An untrusted certificate and a wrong password both stay offline,
 	// and say so without the password.
 	untrusted := openProc(t, good, Options{})
@@ -267,7 +283,7 @@ func TestTLSWithPassword(t *testing.T) {
 	if untrusted.online() || wrong.online() {
 		t.Error("a link without the CA or with a wrong password is online")
 	}
-	for _, p := range []*proc{a, b, untrusted, wrong} {
+	for _, p := range []*proc{a, b, c, untrusted, wrong} {
 		if l := p.log.String(); strings.Contains(l, "s3cret") || strings.Contains(l, "nope") {
 			t.Errorf("the log shows a password:\n%s", l)
 		}
@@ -376,23 +392,7 @@ func TestReconnectPutsTheLatestStateOnAgain(t *testing.T) {
 
 	raw := openRaw(t, r)
 	defer raw.Close()
-	list, err := raw.ClientList(t.Context()).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	killed := 0
-	for _, line := range strings.Split(list, "\n") {
-		if !strings.Contains(line, " name=inflight-stage-"+b.link.proc+" ") {
-			continue
-		}
-		id := strings.TrimPrefix(strings.Fields(line)[0], "id=")
-		if err := raw.Do(t.Context(), "CLIENT", "KILL", "ID", id).Err(); err == nil {
-			killed++
-		}
-	}
-	if killed == 0 {
-		t.Fatalf("no connection of B's in CLIENT LIST:\n%s", list)
-	}
+	b.cut(t, raw)
 	waitFor(t, 2*time.Second, "B offline", func() bool { return !b.online() })
 	waitFor(t, 5*time.Second, "B online again", b.online)
 	waitFor(t, time.Second, "B's stage plays on", func() bool {
@@ -402,4 +402,114 @@ func TestReconnectPutsTheLatestStateOnAgain(t *testing.T) {
 	if !a.online() || strings.Count(a.log.String(), "stage connected") != 1 {
 		t.Errorf("A was disturbed:\n%s", a.log.String())
 	}
+}
+
+// cut kills p's connections to Redis, as a network blip would: p
+// reconnects.
+func (p *proc) cut(t *testing.T, raw *redis.Client) {
+	t.Helper()
+	list, err := raw.ClientList(t.Context()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := 0
+	for _, line := range strings.Split(list, "\n") {
+		if !strings.Contains(line, " name=inflight-stage-"+p.link.proc+" ") {
+			continue
+		}
+		id := strings.TrimPrefix(strings.Fields(line)[0], "id=")
+		if err := raw.Do(t.Context(), "CLIENT", "KILL", "ID", id).Err(); err == nil {
+			killed++
+		}
+	}
+	if killed == 0 {
+		t.Fatalf("no connection of %s's in CLIENT LIST:\n%s", p.link.proc, list)
+	}
+}
+
+// die ends p's link as a killed process would: nothing more reaches
+// Redis, not even a farewell.
+func (p *proc) die() {
+	p.link.rdb.Close()
+	p.link.Close()
+}
+
+// A presenter's process that dies without a word leaves its state in
+// Redis saying the presenter is there. A process that starts late, and
+// one that reconnects once the presenter is lost, must not put the
+// presenter on as present, not even until the silence shows.
+func TestNoPresenterFlickerAfterItsProcessDied(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	raw := openRaw(t, r)
+	defer raw.Close()
+	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "c", Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "c" })
+	waitFor(t, 2*time.Second, "A's presence in Redis", func() bool {
+		return raw.Get(t.Context(), "test:presenter").Val() == a.link.proc
+	})
+
+	a.die()
+	waitFor(t, 5*time.Second, "B's stage away", func() bool {
+		st, _ := b.stage.State()
+		return st.Away
+	})
+	waitFor(t, time.Second, "A's presence expired", func() bool {
+		return raw.Exists(t.Context(), "test:presenter").Val() == 0
+	})
+
+	b.cut(t, raw)
+	c := openProc(t, redisURL(r), Options{})
+	for end := time.Now().Add(silentFor + 500*time.Millisecond); time.Now().Before(end); {
+		for name, p := range map[string]*proc{"B": b, "C": c} {
+			if st, gen := p.stage.State(); gen > 0 && !st.Away {
+				t.Fatalf("%s shows the dead process's presenter present: %+v", name, st)
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !b.online() || strings.Count(b.log.String(), "stage connected") != 2 {
+		t.Fatalf("B did not reconnect:\n%s", b.log.String())
+	}
+	st, _ := c.stage.State()
+	if !c.online() || st.Code != "c" || st.Clock == nil || st.Clock.Until == 0 {
+		t.Fatalf("C did not catch up with the stage, stopped: %+v %+v", st, st.Clock)
+	}
+}
+
+// NAME:presenter follows the presenter: set while one is connected,
+// gone as soon as it leaves; a process that catches up while the key is
+// missing (Redis lost it, say) shows the presenter present again at its
+// process's next beat.
+func TestPresenceKeyFollowsThePresenter(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	raw := openRaw(t, r)
+	defer raw.Close()
+	a := openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "A online", a.online)
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "p"})
+	present := func() bool { return raw.Get(t.Context(), "test:presenter").Val() == a.link.proc }
+	waitFor(t, time.Second, "A's presence set with its state", present)
+	if ttl := raw.PTTL(t.Context(), "test:presenter").Val(); ttl <= 0 || ttl > presentFor {
+		t.Errorf("the presence key lives %s, want at most %s", ttl, presentFor)
+	}
+	a.stage.Leave()
+	took := waitFor(t, time.Second, "A's presence gone on leaving", func() bool {
+		return raw.Exists(t.Context(), "test:presenter").Val() == 0
+	})
+	t.Logf("presence gone %s after the presenter left", took)
+	a.stage.Arrive()
+	waitFor(t, time.Second, "A's presence back", present)
+
+	raw.Del(t.Context(), "test:presenter")
+	b := openProc(t, redisURL(r), Options{})
+	waitFor(t, 3*time.Second, "B shows the presenter present", func() bool {
+		st, _ := b.stage.State()
+		return st.Code == "p" && !st.Away
+	})
 }

@@ -11,10 +11,10 @@ import (
 )
 
 // keys are the Redis names under the URL's key NAME.
-type keys struct{ name, state, question, events string }
+type keys struct{ name, state, question, presenter, events string }
 
 func newKeys(name string, db int) keys {
-	k := keys{name: name, state: name + ":state", question: name + ":question", events: name + ":events"}
+	k := keys{name: name, state: name + ":state", question: name + ":question", presenter: name + ":presenter", events: name + ":events"}
 	if db != 0 {
 		k.events += ":" + strconv.Itoa(db)
 	}
@@ -54,6 +54,30 @@ type beatMsg struct {
 var answerSrc string
 
 var answerScript = redis.NewScript(answerSrc)
+
+// releaseSrc deletes NAME:presenter if this process (ARGV[1]) holds it:
+// the presenter may already have arrived on another. It runs rarely (a
+// presenter leaving), so it is sent whole rather than loaded.
+const releaseSrc = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
+
+// decode reads a message, refusing (and logging) what no process of
+// this version could have sent.
+func (l *Link) decode(b []byte) (envelope, bool) {
+	var e envelope
+	if len(b) > maxMessage {
+		l.warn("stage message refused: too big", "bytes", len(b), "max", maxMessage)
+		return e, false
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		l.warn("stage message refused", "err", err)
+		return e, false
+	}
+	if e.V != version {
+		l.warn("stage message refused: another version", "version", e.V, "want", version)
+		return e, false
+	}
+	return e, true
+}
 
 // encode marshals e, refusing (and logging) one over maxMessage: the
 // others would refuse it too.

@@ -17,7 +17,9 @@ import (
 // Either way it reads the current tally and sends every answer given here
 // again (Redis may have restarted empty).
 func (l *Link) catchUp(ctx context.Context) error {
-	if st, gen := l.stage.State(); l.stage.Presenting() && gen > 0 {
+	st, gen := l.stage.State()
+	authority := l.stage.Presenting() && gen > 0
+	if authority {
 		sh := l.poll.Shared()
 		l.mu.Lock()
 		if l.out.state == nil {
@@ -27,29 +29,8 @@ func (l *Link) catchUp(ctx context.Context) error {
 			l.out.question = &sh
 		}
 		l.mu.Unlock()
-	} else {
-		var gets []redis.Cmder
-		err := l.op(ctx, func(ctx context.Context) error {
-			var err error
-			gets, err = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-				p.Get(ctx, l.keys.question)
-				p.Get(ctx, l.keys.state)
-				return nil
-			})
-			return err
-		})
-		for _, c := range gets {
-			b, err := c.(*redis.StringCmd).Bytes()
-			switch {
-			case err == nil:
-				l.apply(b, true)
-			case err != redis.Nil: // nil: nothing published yet
-				return err
-			}
-		}
-		if err != nil && err != redis.Nil {
-			return err
-		}
+	} else if err := l.readStage(ctx); err != nil {
+		return err
 	}
 	if err := l.readTally(ctx); err != nil {
 		return err
@@ -58,11 +39,56 @@ func (l *Link) catchUp(ctx context.Context) error {
 	for s := range l.out.answers {
 		l.out.unsent[s] = true
 	}
-	if l.presenter != "" {
+	if l.presenter != "" && authority {
 		l.heardAt = time.Now() // the outage was ours, not its silence
 	}
 	l.mu.Unlock()
 	l.poke()
+	return nil
+}
+
+// readStage reads the question, whether a presenter is present and
+// where, and the state, and puts them on here. The presenter's process
+// is watched from when NAME:presenter was last set: a process that died
+// just before is lost when its key expires, as the others find.
+func (l *Link) readStage(ctx context.Context) error {
+	var (
+		q, st, who *redis.StringCmd
+		ttl        *redis.DurationCmd
+	)
+	err := l.op(ctx, func(ctx context.Context) error {
+		_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			q, st = p.Get(ctx, l.keys.question), p.Get(ctx, l.keys.state)
+			who, ttl = p.Get(ctx, l.keys.presenter), p.PTTL(ctx, l.keys.presenter)
+			return nil
+		})
+		return err
+	})
+	if err != nil && err != redis.Nil { // nil: nothing published yet
+		return err
+	}
+	if b, err := q.Bytes(); err == nil {
+		l.apply(b)
+	}
+	present := who.Val()
+	left := ttl.Val() // negative: no key (or it expired in between)
+	if left <= 0 || present == l.proc && !l.stage.Presenting() {
+		present = "" // (this process knows its own presenter has gone)
+	}
+	l.mu.Lock()
+	l.presenter = present
+	if present == l.proc {
+		l.presenter = "" // its own beats are not heard, and need not be
+	}
+	if present != "" {
+		l.heardAt = time.Now().Add(min(left-presentFor, 0))
+	}
+	l.mu.Unlock()
+	if b, err := st.Bytes(); err == nil {
+		if e, ok := l.decode(b); ok && e.Kind == "state" && e.State != nil && e.Proc != l.proc {
+			l.catchUpState(e, present)
+		}
+	}
 	return nil
 }
 
@@ -143,30 +169,54 @@ func (l *Link) sendState(ctx context.Context, st *tui.StageState) error {
 	l.rev++
 	e := envelope{V: version, Proc: l.proc, Kind: "state", Rev: l.rev, State: st}
 	l.mu.Unlock()
-	return l.setAndPublish(ctx, l.keys.state, e)
+	// The presence key goes with the state, so that a presenter's arriving
+	// or leaving is in Redis as soon as the state that says so.
+	return l.setAndPublish(ctx, l.keys.state, e, l.presence(ctx, l.stage.Presenting()))
 }
 
 func (l *Link) sendQuestion(ctx context.Context, q *tui.PollShared) error {
 	if q == nil {
 		return nil
 	}
-	return l.setAndPublish(ctx, l.keys.question, envelope{V: version, Proc: l.proc, Kind: "question", Question: q})
+	return l.setAndPublish(ctx, l.keys.question, envelope{V: version, Proc: l.proc, Kind: "question", Question: q}, nil)
 }
 
-// setAndPublish keeps e as the latest of its kind and tells the others.
-func (l *Link) setAndPublish(ctx context.Context, key string, e envelope) error {
+// setAndPublish keeps e as the latest of its kind and tells the others,
+// after the commands of also (nil: none).
+func (l *Link) setAndPublish(ctx context.Context, key string, e envelope, also func(redis.Pipeliner)) error {
 	b, ok := l.encode(e)
 	if !ok {
 		return nil
 	}
 	return l.op(ctx, func(ctx context.Context) error {
 		cmds, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			if also != nil {
+				also(p)
+			}
 			p.Set(ctx, key, b, 0)
 			p.Publish(ctx, l.keys.events, b)
 			return nil
 		})
 		return l.broken(cmds, err)
 	})
+}
+
+// presence is the commands that keep NAME:presenter: set to this process
+// for presentFor while its presenter is connected, deleted once it is
+// not (if no other process has taken it meanwhile). Nil when there is
+// nothing to say.
+func (l *Link) presence(ctx context.Context, presenting bool) func(redis.Pipeliner) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case presenting:
+		l.holding = true // as soon as it may be set: a failed send releases it later
+		return func(p redis.Pipeliner) { p.Set(ctx, l.keys.presenter, l.proc, presentFor) }
+	case l.holding:
+		l.holding = false // a release that fails leaves the key to expire
+		return func(p redis.Pipeliner) { p.Eval(ctx, releaseSrc, []string{l.keys.presenter}, l.proc) }
+	}
+	return nil
 }
 
 // broken sorts a pipeline's failure: a connection's is returned (the
@@ -212,14 +262,38 @@ func (l *Link) sendAnswers(ctx context.Context, seq uint64, answers map[uint64]i
 	})
 }
 
+// sendBeat says this process is here, with its not-yet count and whether
+// a presenter is connected, and keeps NAME:presenter with it.
 func (l *Link) sendBeat(ctx context.Context) error {
+	presenting := l.stage.Presenting()
 	b, ok := l.encode(envelope{V: version, Proc: l.proc, Kind: "beat",
-		Beat: &beatMsg{Waiting: l.poll.Waiting(), Presenting: l.stage.Presenting()}})
+		Beat: &beatMsg{Waiting: l.poll.Waiting(), Presenting: presenting}})
 	if !ok {
 		return nil
 	}
 	// A beat's deadline is its period: a Redis that hangs shows within two.
 	ctx, cancel := context.WithTimeout(ctx, beatEvery)
 	defer cancel()
-	return l.rdb.Publish(ctx, l.keys.events, b).Err()
+	also := l.presence(ctx, presenting)
+	cmds, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		if also != nil {
+			also(p)
+		}
+		p.Publish(ctx, l.keys.events, b)
+		return nil
+	})
+	return l.broken(cmds, err)
+}
+
+// release, as the process closes, deletes NAME:presenter if it holds it:
+// its presenter cannot be connected any more.
+func (l *Link) release(ctx context.Context) error {
+	l.mu.Lock()
+	held := l.holding
+	l.holding = false
+	l.mu.Unlock()
+	if !held {
+		return nil
+	}
+	return l.rdb.Eval(ctx, releaseSrc, []string{l.keys.presenter}, l.proc).Err()
 }

@@ -23,6 +23,11 @@ type URL struct {
 // DefaultKey is the key prefix when the URL names none.
 const DefaultKey = "inflight"
 
+// PasswordEnv names the environment variable that gives the password
+// when the URL has none: `ps` shows a command line to every user of the
+// machine, a process's environment only to its owner and root.
+const PasswordEnv = "INFLIGHT_STAGE_PASSWORD"
+
 const (
 	maxURL  = 2048
 	maxKey  = 64
@@ -83,6 +88,26 @@ func ParseURL(s string) (URL, error) {
 		return u, err
 	}
 	return u, u.options(query)
+}
+
+// ParseURLEnv is ParseURL taking the password from getenv(PasswordEnv)
+// when the URL has none. A URL with a password while the variable is set
+// too is refused, naming both: one of them is stale, and which one is
+// not for the link to guess.
+func ParseURLEnv(s string, getenv func(string) string) (URL, error) {
+	u, err := ParseURL(s)
+	if err != nil {
+		return u, err
+	}
+	env := getenv(PasswordEnv)
+	switch {
+	case env == "":
+	case u.Password != "":
+		return URL{}, bad("password", "given both in the URL and in %s: give it in one place (the variable keeps it out of ps)", PasswordEnv)
+	default:
+		u.Password = env
+	}
+	return u, nil
 }
 
 // userinfo reads USER:PASSWORD or :PASSWORD, percent-escaped.
@@ -224,6 +249,20 @@ func (u URL) String() string {
 		b.WriteString("?key=" + u.Key)
 	}
 	return b.String()
+}
+
+// Secret is the URL with its password, as ParseURL reads it back: for
+// handing on inside the process (serve.Config.Stage), never for a log.
+func (u URL) Secret() string {
+	if u.Password == "" {
+		return u.String()
+	}
+	_, rest, _ := strings.Cut(u.String(), "@")
+	scheme := "redis://"
+	if u.TLS {
+		scheme = "rediss://"
+	}
+	return scheme + escapeUser(u.Username) + ":" + escapeUser(u.Password) + "@" + rest
 }
 
 // escapeUser %-escapes all but the unreserved characters, so that a

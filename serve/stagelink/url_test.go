@@ -117,3 +117,47 @@ func FuzzParseStageURL(f *testing.F) {
 		}
 	})
 }
+
+// The password from the environment: used when the URL has none, refused
+// beside one (naming both, quoting neither); Secret reads back whole.
+func TestParseURLEnv(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == PasswordEnv {
+				return v
+			}
+			return ""
+		}
+	}
+	u, err := ParseURLEnv("rediss://h:1/2?key=k", env("from/env@x"))
+	if err != nil || u.Password != "from/env@x" || u.Username != "" || u.Host != "h" {
+		t.Fatalf("the variable's password not taken: %+v, %v", u, err)
+	}
+	if strings.Contains(u.String(), "from") {
+		t.Errorf("String shows the variable's password: %q", u.String())
+	}
+	if again, err := ParseURL(u.Secret()); err != nil || again != u {
+		t.Errorf("Secret %q reads back as %+v, %v; want %+v", u.Secret(), again, err, u)
+	}
+	if u, err := ParseURLEnv("redis://:inurl@h:1", env("")); err != nil || u.Password != "inurl" {
+		t.Errorf("an empty variable changed the URL's password: %+v, %v", u, err)
+	}
+	_, err = ParseURLEnv("redis://:hunter2@h:1", env("hunter3"))
+	var ue *URLError
+	if !errors.As(err, &ue) || ue.Part != "password" || !strings.Contains(err.Error(), PasswordEnv) ||
+		!strings.Contains(err.Error(), "URL") || strings.Contains(err.Error(), "hunter") {
+		t.Errorf("a password in both places: %v; want a password error naming the URL and %s, quoting neither", err, PasswordEnv)
+	}
+	if _, err := ParseURLEnv("redis://h:0", env("hunter3")); !errors.As(err, &ue) || ue.Part != "port" {
+		t.Errorf("a bad URL with the variable set: %v; want the URL's error", err)
+	}
+	for _, s := range []string{"redis://u%3Ax:p%40%2F%25ss@[::1]:7/3?key=a", "redis://:%C3%A9t%C3%A9@h", "rediss://h:1/0"} {
+		u, err := ParseURL(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, err := ParseURL(u.Secret()); err != nil || again != u {
+			t.Errorf("ParseURL(%q).Secret() = %q reads back as %+v, %v", s, u.Secret(), again, err)
+		}
+	}
+}
