@@ -159,7 +159,8 @@ func runChildServer() int {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	s, err := New(Config{HostKeyPath: os.Getenv(childEnv), MaxSessions: 100000, PresenterKeys: os.Getenv(childPresentersEnv)})
+	s, err := New(Config{HostKeyPath: os.Getenv(childEnv), MaxSessions: 100000, PresenterKeys: os.Getenv(childPresentersEnv),
+		Stage: os.Getenv(childStageEnv)})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -16,8 +16,11 @@ import (
 )
 
 // childPresentersEnv gives the child server of the load tests its
-// presenter keys file.
-const childPresentersEnv = "INFLIGHT_SERVE_CHILD_PRESENTERS"
+// presenter keys file, and childStageEnv its --stage URL.
+const (
+	childPresentersEnv = "INFLIGHT_SERVE_CHILD_PRESENTERS"
+	childStageEnv      = "INFLIGHT_SERVE_CHILD_STAGE"
+)
 
 // child is a workshop server in a process of its own, so that its CPU
 // time is measured apart from the clients'.
@@ -28,10 +31,13 @@ type child struct {
 	addr  string
 }
 
-func startChild(t *testing.T, presenters string) *child {
+// startChild starts a child server with presenters as its presenter keys
+// file and, when stage is not "", its stage carried through that Redis.
+func startChild(t *testing.T, presenters, stage string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+filepath.Join(t.TempDir(), "host"), childPresentersEnv+"="+presenters)
+	cmd.Env = append(os.Environ(), childEnv+"="+filepath.Join(t.TempDir(), "host"),
+		childPresentersEnv+"="+presenters, childStageEnv+"="+stage)
 	stdin, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard // one log line per connect: 200 of them
@@ -121,7 +127,7 @@ func TestStageLoad(t *testing.T) {
 	}
 	const measure = 10 * time.Second
 	pk := newKey(t)
-	c := startChild(t, writeKeys(t, pk))
+	c := startChild(t, writeKeys(t, pk), "")
 	title, _ := thursday(t)
 	key := newKey(t)
 
