@@ -144,13 +144,21 @@ func TestStageLoadRedis(t *testing.T) {
 	// per answer, less what the beats and the clock sent meanwhile
 	beats := sIdle.delta.scale(took.Seconds() / sIdle.wall.Seconds())
 	per := after.minus(before).minus(beats).scale(1 / float64(n))
-	for _, tm := range fol {
-		tm.send("\x03") // ctrl+c: the question's overlay keeps q for itself
+	// The presenter drops the question (else it stays open for whoever
+	// comes next), and everyone leaves with ctrl+c: the question's
+	// overlay and the exercises screen keep q.
+	pres.mark()
+	pres.send("\x1b")
+	pres.mustSee(t, wait, "space play/pause") // the question and the exercises screen gone
+	all := append(fol, pres)
+	for _, tm := range all {
+		tm.send("\x03")
 	}
-	for _, tm := range fol {
-		tm.ended(wait)
+	for i, tm := range all {
+		if _, ok := tm.ended(wait); !ok {
+			t.Fatalf("session %d of %d did not end on ctrl+c", i, len(all))
+		}
 	}
-	leave([]*term{pres})
 
 	k := max(2, n/10)
 	k -= k % 2
