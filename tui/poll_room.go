@@ -174,7 +174,7 @@ func (m *Model) roomKey(k tea.KeyMsg) (tea.Cmd, bool) {
 // roomOverlay is a follower's question overlay, w×h: the question, the
 // choices with its own answer marked and, once revealed, the answer and
 // the room's tally beside it.
-func (m Model) roomOverlay(w, h int) (string, bool) {
+func (m *Model) roomOverlay(w, h int) (string, bool) {
 	r := m.exercises.room
 	if m.stage == nil || m.presenter || !r.asked() {
 		return "", false
@@ -213,7 +213,7 @@ func (m Model) roomOverlay(w, h int) (string, bool) {
 // roomFrame is a follower's question overlay over a frame drawn for it
 // elsewhere (the stage's shared frame): the frame's header line, then the
 // overlay and the question's keys, at the session's size.
-func (m Model) roomFrame(frame string) (string, bool) {
+func (m *Model) roomFrame(frame string) (string, bool) {
 	if m.width < minWidth || m.height < minHeight {
 		return "", false
 	}
@@ -227,7 +227,7 @@ func (m Model) roomFrame(frame string) (string, bool) {
 
 // ownFooter is the session's own help bar (the shared frame's is every
 // follower's alike), one line wide as the screen.
-func (m Model) ownFooter() string {
+func (m *Model) ownFooter() string {
 	v := m.mainView()
 	v.help.ShowAll = false
 	return fitLine(v.viewFooter(), m.width)
@@ -236,7 +236,7 @@ func (m Model) ownFooter() string {
 // hiddenFrame is the stage's frame for a follower who hid the open
 // question: its help bar is the session's own, which says the key that
 // shows the question again.
-func (m Model) hiddenFrame(frame string) (string, bool) {
+func (m *Model) hiddenFrame(frame string) (string, bool) {
 	if m.stage == nil || m.presenter || !m.exercises.room.hiddenOpen() {
 		return "", false
 	}
