@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"inflight/serve"
+	"inflight/serve/stagelink"
 	"inflight/tui"
 )
 
@@ -50,6 +51,7 @@ type serveOptions struct {
 	serverMB    int64
 	sessEvents  int64
 	sessMB      int64
+	stage       string
 }
 
 func (o *serveOptions) flags(fs *pflag.FlagSet) {
@@ -63,6 +65,7 @@ func (o *serveOptions) flags(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.serverMB, "server-max-memory-mb", serve.DefaultServerMaxMemory>>20, "memory (MB) all attendees' explorers may take together")
 	fs.Int64Var(&o.sessEvents, "session-max-events", serve.DefaultSessionMaxEvents, "events one attendee's branch may run to; a bigger fork is refused")
 	fs.Int64Var(&o.sessMB, "session-max-memory-mb", serve.DefaultSessionMaxMemory>>20, "memory (MB) one attendee's explorer may take")
+	fs.StringVar(&o.stage, "stage", "", "share the stage with other serve processes through the Redis at `URL`: redis://[:PASSWORD@]HOST:PORT/DB[?key=NAME], rediss:// for TLS")
 }
 
 // serveUsage is a usage error of serve's, exit 2.
@@ -101,6 +104,9 @@ func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if err := checkListenAddr(o.listen); err != nil {
 		return serveUsage("--listen %q: %v", clipArg(o.listen), err)
 	}
+	if _, err := stagelink.ParseURL(o.stage); o.stage != "" && err != nil {
+		return serveUsage("--stage: %v", err) // the error never quotes the password
+	}
 	idle := o.idle
 	if idle == 0 {
 		idle = -1 // never, in serve.Config's terms
@@ -129,6 +135,7 @@ func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		SessionMaxMemory: o.sessMB << 20,
 		ServerMaxMemory:  o.serverMB << 20,
 		Jobs:             o.jobs,
+		Stage:            o.stage,
 	})
 	var kerr *serve.KeyFileError
 	switch {

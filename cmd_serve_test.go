@@ -42,6 +42,9 @@ func TestServeFlagsCheckedBeforeAnyFile(t *testing.T) {
 		{2, []string{"--idle-timeout", "soon"}, "idle-timeout"},
 		{2, []string{"--authorized-keys", "/nonexistent/keys"}, "--authorized-keys"},
 		{2, []string{"--presenter-keys", "/nonexistent/keys"}, "--presenter-keys"},
+		{2, []string{"--stage", "http://h:6379"}, "--stage: scheme"},
+		{2, []string{"--stage", "redis://:hunter2@h:0/0"}, "--stage: port"},
+		{2, []string{"--stage", "rediss://:hunter2@h:6379/0?skip_verify=1"}, "only key=NAME"},
 		{2, []string{"stray"}, "stray"},
 		{2, []string{"--bogus"}, "--bogus"},
 		{1, []string{"--listen", busy.Addr().String()}, "address already in use"},
@@ -52,7 +55,7 @@ func TestServeFlagsCheckedBeforeAnyFile(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := run(append(append([]string{"serve"}, c.args...), "--host-key", key), &out, &errb)
 		msg := errb.String()
-		if code != c.want || !strings.Contains(msg, c.says) || strings.Count(msg, "\n") != 1 || len(msg) > 300 {
+		if code != c.want || !strings.Contains(msg, c.says) || strings.Count(msg, "\n") != 1 || len(msg) > 300 || strings.Contains(msg, "hunter2") {
 			t.Errorf("serve %.60q: exit %d (want %d), stderr %.300q", c.args, code, c.want, msg)
 		}
 		left, _ := os.ReadDir(dir)

@@ -25,6 +25,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"inflight/engine"
+	"inflight/serve/stagelink"
 	"inflight/tui"
 )
 
@@ -51,10 +52,11 @@ type Config struct {
 	PresenterKeys  string        // authorized_keys file of the presenter(s); "" means no presenter
 	Logger         *log.Logger   // nil: stderr
 
-	SessionMaxEvents int64 // events one attendee's branch may run to; 0: DefaultSessionMaxEvents
-	SessionMaxMemory int64 // bytes one attendee's explorer may hold; 0: DefaultSessionMaxMemory
-	ServerMaxMemory  int64 // bytes all explorers together may hold; 0: DefaultServerMaxMemory
-	Jobs             int   // long jobs running at once; 0: tui.ServerJobs()
+	SessionMaxEvents int64  // events one attendee's branch may run to; 0: DefaultSessionMaxEvents
+	SessionMaxMemory int64  // bytes one attendee's explorer may hold; 0: DefaultSessionMaxMemory
+	ServerMaxMemory  int64  // bytes all explorers together may hold; 0: DefaultServerMaxMemory
+	Jobs             int    // long jobs running at once; 0: tui.ServerJobs()
+	Stage            string // redis:// or rediss:// URL carrying the stage between processes; "": this process only
 }
 
 // Server is one workshop: an SSH listener, its attendees and its stage.
@@ -67,6 +69,7 @@ type Server struct {
 	authorized keySet // nil: any key
 	presenters keySet
 	links      links // every connection, for the seats held without a session
+	stageLink  *stagelink.Link
 
 	// newModel builds a session's explorer; tests swap it to inject faults.
 	newModel func(tui.Options) (tea.Model, error)
@@ -108,6 +111,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Jobs <= 0 {
 		cfg.Jobs = tui.ServerJobs()
 	}
+	var stageURL stagelink.URL
+	var err error
+	if cfg.Stage != "" {
+		if stageURL, err = stagelink.ParseURL(cfg.Stage); err != nil {
+			return nil, fmt.Errorf("--stage: %w", err)
+		}
+	}
 	s := &Server{
 		cfg:   cfg,
 		stage: tui.NewStage(),
@@ -124,7 +134,6 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "serve"})
 	}
-	var err error
 	if cfg.AuthorizedKeys != "" {
 		if s.authorized, err = loadKeys(cfg.AuthorizedKeys); err != nil {
 			return nil, &KeyFileError{"AuthorizedKeys", err}
@@ -174,6 +183,9 @@ func New(cfg Config) (*Server, error) {
 		s.ssh.IdleTimeout = cfg.IdleTimeout + time.Minute
 	}
 	s.log.Info("host key", "path", cfg.HostKeyPath, "fingerprint", fingerprint)
+	if cfg.Stage != "" {
+		s.stageLink = stagelink.Open(stageURL, s.stage, stagelink.Options{Logger: s.log})
+	}
 	return s, nil
 }
 
@@ -273,6 +285,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	if !waitCtx(ctx, &s.handlers) {
 		err = fmt.Errorf("sessions still open: %w", ctx.Err())
+	}
+	if s.stageLink != nil {
+		s.stageLink.Close() // after the sessions: a presenter's leaving goes out first
 	}
 	// Goodbyes are written; drop what is left (connections without a
 	// session, handshakes in progress, sessions that would not end).

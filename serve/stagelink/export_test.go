@@ -1,0 +1,12 @@
+//go:build unix
+
+package stagelink
+
+// For serve_test.go, which is outside the package (serve imports this one).
+var (
+	StartRedis = startRedis
+	WaitFor    = waitFor
+)
+
+func (r *redisProc) Addr() string { return r.addr() }
+func (r *redisProc) Kill()        { r.kill() }

@@ -1,0 +1,350 @@
+//go:build unix
+
+package stagelink
+
+import (
+	"bytes"
+	"crypto/tls"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/log"
+
+	"inflight/tui"
+)
+
+// proc is one serve process as far as the stage goes: a stage and its
+// link.
+type proc struct {
+	stage *tui.Stage
+	link  *Link
+	log   *syncBuf
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func openProc(t *testing.T, raw string, opt Options) *proc {
+	t.Helper()
+	u, err := ParseURL(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{stage: tui.NewStage(), log: &syncBuf{}}
+	opt.Logger = log.New(p.log)
+	p.link = Open(u, p.stage, opt)
+	t.Cleanup(func() { p.link.Close(); p.stage.Close() })
+	return p
+}
+
+func (p *proc) online() bool {
+	st, _ := p.stage.State()
+	return !st.Offline
+}
+
+func (p *proc) code() string {
+	st, _ := p.stage.State()
+	return st.Code
+}
+
+// waitFor polls cond until it holds and returns how long that took; past
+// limit the test fails.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > limit {
+			t.Fatalf("%s: not within %s", what, limit)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+func redisURL(r *redisProc) string { return "redis://" + r.addr() + "/0?key=test" }
+
+func TestPublishReachesTheOtherProcess(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+
+	a.stage.Arrive()
+	for i := range 5 {
+		code := "code-" + string(rune('a'+i))
+		a.stage.Publish(tui.StageState{Code: code, Speed: 1})
+		took := waitFor(t, time.Second, "B shows A's publish", func() bool { return b.code() == code })
+		t.Logf("publish %d reached the other process in %s", i, took)
+	}
+	st, _ := b.stage.State()
+	if st.Away || st.Speed != 1 {
+		t.Errorf("B's state %+v: want A's, presenter here", st)
+	}
+	// A's own state never comes back to it as another's (it would wake
+	// its followers for nothing).
+	_, gen := a.stage.State()
+	time.Sleep(50 * time.Millisecond)
+	if _, g := a.stage.State(); g != gen {
+		t.Errorf("A's generation moved %d → %d with nothing published", gen, g)
+	}
+}
+
+func TestLateProcessCatchesUp(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a := openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "A online", a.online)
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "late", Branches: []string{"late"}})
+	q := a.stage.Poll().Ask(tui.PollQuestion{Key: "q", Text: "why?", Choices: []string{"x", "y"}, Answer: 1})
+	waitFor(t, 2*time.Second, "A's state in Redis", func() bool {
+		b := openRaw(t, r)
+		defer b.Close()
+		n, _ := b.Exists(t.Context(), "test:state", "test:question").Result()
+		return n == 2
+	})
+
+	b := openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "B catches up from test:state", func() bool { return b.code() == "late" })
+	if sh := b.stage.Poll().Shared(); sh.Seq != q || !sh.Open || sh.Question.Text != "why?" {
+		t.Errorf("B's question %+v: want A's, seq %d", sh, q)
+	}
+}
+
+func TestAnswersCountedOverProcesses(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	pa, pb := a.stage.Poll(), b.stage.Poll()
+
+	a.stage.Arrive()
+	seq := pa.Ask(tui.PollQuestion{Key: "q", Text: "which?", Choices: []string{"x", "y", "z"}, Answer: 2})
+	waitFor(t, time.Second, "B hears the question", func() bool { return pb.Shared().Seq == seq })
+
+	sa := pa.Session()
+	pa.Here(sa)
+	sb1, sb2, sb3 := pb.Session(), pb.Session(), pb.Session()
+	for _, s := range []uint64{sb1, sb2, sb3} {
+		pb.Here(s)
+	}
+	if !pa.Answer(seq, sa, 0) || !pb.Answer(seq, sb1, 2) || !pb.Answer(seq, sb2, 2) {
+		t.Fatal("an answer was refused")
+	}
+	pb.Answer(seq, sb2, 1) // changes its mind: counted once, as y
+	waitFor(t, 3*time.Second, "A's tally counts B's answers and B's not-yet", func() bool {
+		st := pa.State()
+		return slices.Equal(st.Tally, []int{1, 1, 1}) && st.Answered == 3 && st.Waiting == 1
+	})
+	waitFor(t, time.Second, "B's tally is the room's too", func() bool {
+		return slices.Equal(pb.State().Tally, []int{1, 1, 1})
+	})
+
+	// An answer the script refuses (the poll never sends one) is logged
+	// and dropped; the connection stays.
+	a.link.Answer(seq, 99, 7)
+	waitFor(t, time.Second, "the refusal logged", func() bool { return strings.Contains(a.log.String(), "refused") })
+	if !a.online() || strings.Count(a.log.String(), "stage connected") != 1 {
+		t.Errorf("a refused answer cost the connection:\n%s", a.log.String())
+	}
+}
+
+func TestRedisDownAndBack(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "before"})
+	pa, pb := a.stage.Poll(), b.stage.Poll()
+	seq := pa.Ask(tui.PollQuestion{Key: "q", Text: "which?", Choices: []string{"x", "y"}, Answer: 0})
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "before" && pb.Shared().Seq == seq })
+
+	r.kill()
+	took := waitFor(t, 2500*time.Millisecond, "both offline", func() bool { return !a.online() && !b.online() })
+	t.Logf("offline %s after Redis died", took)
+
+	// Each process keeps its stage: A's presenter moves on, B answers.
+	a.stage.Publish(tui.StageState{Code: "during"})
+	if a.code() != "during" {
+		t.Fatalf("A's stage did not take its presenter's publish while offline")
+	}
+	sb := pb.Session()
+	pb.Here(sb)
+	if !pb.Answer(seq, sb, 1) {
+		t.Fatal("B's answer refused while offline")
+	}
+
+	r.restart()
+	took = waitFor(t, 5*time.Second, "both online again", func() bool { return a.online() && b.online() })
+	t.Logf("online %s after Redis came back", took)
+	waitFor(t, 2*time.Second, "B shows what A published during the outage", func() bool { return b.code() == "during" })
+	waitFor(t, 2*time.Second, "B's answer from the outage counted on A", func() bool {
+		return slices.Equal(pa.State().Tally, []int{0, 1})
+	})
+	for _, p := range []*proc{a, b} {
+		logs := p.log.String()
+		if strings.Count(logs, "stage connection lost") != 1 || strings.Count(logs, "stage connected") != 2 {
+			t.Errorf("want one loss and two connections logged, got:\n%s", logs)
+		}
+	}
+}
+
+func TestKilledPresenterProcessLeavesTheStageAway(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "c", Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "c" })
+
+	a.link.Close() // no Leave: the process died
+	took := waitFor(t, 5*time.Second, "B's stage away", func() bool {
+		st, _ := b.stage.State()
+		return st.Away
+	})
+	t.Logf("away %s after A went silent", took)
+	if took < 2*time.Second {
+		t.Errorf("away after %s: a presenter's process is given %s", took, silentFor)
+	}
+	if st, _ := b.stage.State(); st.Clock == nil || st.Clock.Until == 0 {
+		t.Errorf("B's clocked stage did not stop where it was: %+v", st.Clock)
+	}
+}
+
+func TestTLSWithPassword(t *testing.T) {
+	t.Parallel()
+	cert, key, pool := selfSigned(t, t.TempDir())
+	const pass = "s3cret/pass"
+	r := startRedis(t, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}, pass, cert, key)
+	good := "rediss://:" + "s3cret%2Fpass" + "@" + r.addr() + "/0?key=test"
+	a, b := openProc(t, good, Options{RootCAs: pool}), openProc(t, good, Options{RootCAs: pool})
+	waitFor(t, 5*time.Second, "both online over TLS", func() bool { return a.online() && b.online() })
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "tls"})
+	waitFor(t, time.Second, "B follows over TLS", func() bool { return b.code() == "tls" })
+
+	// An untrusted certificate and a wrong password both stay offline,
+	// and say so without the password.
+	untrusted := openProc(t, good, Options{})
+	wrong := openProc(t, "rediss://:nope@"+r.addr()+"/0?key=test", Options{RootCAs: pool})
+	waitFor(t, 5*time.Second, "both say why they are not connected", func() bool {
+		return strings.Contains(untrusted.log.String(), "stage connection lost") &&
+			strings.Contains(wrong.log.String(), "stage connection lost")
+	})
+	if untrusted.online() || wrong.online() {
+		t.Error("a link without the CA or with a wrong password is online")
+	}
+	for _, p := range []*proc{a, b, untrusted, wrong} {
+		if l := p.log.String(); strings.Contains(l, "s3cret") || strings.Contains(l, "nope") {
+			t.Errorf("the log shows a password:\n%s", l)
+		}
+	}
+	if !strings.Contains(untrusted.log.String(), "certificate") {
+		t.Errorf("the untrusted link's log does not say why:\n%s", untrusted.log.String())
+	}
+}
+
+func TestRedisDownAtStart(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	r.kill()
+	a := openProc(t, redisURL(r), Options{})
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "alone"})
+	time.Sleep(time.Second) // several attempts, with backoff
+	if a.online() || a.code() != "alone" {
+		t.Fatalf("with no Redis: online %v, code %q; want offline, serving its own stage", a.online(), a.code())
+	}
+	if n := strings.Count(a.log.String(), "stage connection lost"); n != 1 {
+		t.Errorf("%d losses logged over several attempts, want 1:\n%s", n, a.log.String())
+	}
+	r.restart()
+	waitFor(t, 5*time.Second, "online once Redis is up", a.online)
+	b := openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "B catches up with what A published before Redis was up", func() bool { return b.code() == "alone" })
+}
+
+// Messages are bounded and versioned: a state too big is not sent (and
+// says so), and what another process cannot read is dropped with a line
+// in the log, leaving the stage as it was.
+func TestMessagesBoundedAndVersioned(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "small"})
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "small" })
+
+	a.stage.Publish(tui.StageState{Code: strings.Repeat("x", maxMessage)})
+	waitFor(t, time.Second, "A says the state is too big", func() bool { return strings.Contains(a.log.String(), "too big") })
+
+	raw := openRaw(t, r)
+	defer raw.Close()
+	for _, m := range []string{
+		strings.Repeat(" ", maxMessage+1),
+		`{"v":2,"proc":"ff","kind":"state","rev":9,"state":{"code":"future","speed":0,"screen":{}}}`,
+		`{"v":1,"proc":"ff","kind":"state","rev":9,"state":`,
+	} {
+		if err := raw.Publish(t.Context(), "test:events", m).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.stage.Publish(tui.StageState{Code: "after"})
+	waitFor(t, time.Second, "B follows what comes after", func() bool { return b.code() == "after" })
+	if !strings.Contains(b.log.String(), "stage message refused") {
+		t.Errorf("B did not log the refused messages:\n%s", b.log.String())
+	}
+}
+
+// A Redis that hangs (stopped, not dead: no error, no answer) is noticed
+// by the beat's deadline.
+func TestRedisHangs(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a := openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "online", a.online)
+	syscall.Kill(r.cmd.Process.Pid, syscall.SIGSTOP)
+	defer syscall.Kill(r.cmd.Process.Pid, syscall.SIGCONT)
+	took := waitFor(t, 3*time.Second, "offline with Redis stopped", func() bool { return !a.online() })
+	t.Logf("offline %s after Redis stopped", took)
+	syscall.Kill(r.cmd.Process.Pid, syscall.SIGCONT)
+	waitFor(t, 6*time.Second, "online once Redis goes on", a.online)
+}
+
+// Two workshops on one Redis in different databases do not hear each
+// other: Redis's channels are not per database.
+func TestDatabasesApart(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a := openProc(t, "redis://"+r.addr()+"/1", Options{})
+	b := openProc(t, "redis://"+r.addr()+"/2", Options{})
+	c := openProc(t, "redis://"+r.addr()+"/1", Options{})
+	waitFor(t, 5*time.Second, "online", func() bool { return a.online() && b.online() && c.online() })
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "hall-1"})
+	waitFor(t, time.Second, "the same database follows", func() bool { return c.code() == "hall-1" })
+	if _, gen := b.stage.State(); gen != 0 {
+		t.Errorf("database 2 heard database 1: %q", b.code())
+	}
+}

@@ -1,0 +1,69 @@
+//go:build unix
+
+package stagelink_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/log"
+
+	"inflight/serve"
+	"inflight/serve/stagelink"
+)
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// serve.Config.Stage: a bad URL is refused naming --stage, before the host
+// key is written; a good one links the server's stage until Shutdown.
+func TestServeStage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	key := filepath.Join(dir, "host_key")
+	_, err := serve.New(serve.Config{HostKeyPath: key, Stage: "redis://:hunter2@h:0/0", Logger: log.New(&syncBuf{})})
+	if err == nil || !strings.Contains(err.Error(), "--stage") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("serve.New with a bad --stage: %v", err)
+	}
+	if _, err := os.Stat(key); err == nil {
+		t.Error("a bad --stage left a host key behind")
+	}
+
+	r := stagelink.StartRedis(t, nil, "")
+	logs := &syncBuf{}
+	srv, err := serve.New(serve.Config{HostKeyPath: key, Stage: "redis://" + r.Addr() + "/0?key=serve", Logger: log.New(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stagelink.WaitFor(t, 5*time.Second, "serve's stage connected", func() bool { return strings.Contains(logs.String(), "stage connected") })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.Kill()
+	time.Sleep(100 * time.Millisecond)
+	if strings.Contains(logs.String(), "stage connection lost") {
+		t.Errorf("the link outlived Shutdown:\n%s", logs.String())
+	}
+}
