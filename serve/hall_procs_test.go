@@ -30,8 +30,9 @@ type proc struct {
 	exited chan struct{}
 }
 
-// startProc starts bin with args; it is killed at cleanup if still running.
-func startProc(t *testing.T, name, bin string, args ...string) *proc {
+// startProc starts bin with args and env (nil: this process's); it is
+// killed at cleanup if still running.
+func startProc(t *testing.T, name string, env []string, bin string, args ...string) *proc {
 	t.Helper()
 	p := &proc{name: name, log: filepath.Join(t.TempDir(), name+".log"), exited: make(chan struct{})}
 	f, err := os.Create(p.log)
@@ -40,6 +41,7 @@ func startProc(t *testing.T, name, bin string, args ...string) *proc {
 	}
 	defer f.Close() // the child has its own descriptor
 	p.cmd = exec.Command(bin, args...)
+	p.cmd.Env = env
 	p.cmd.Stdout, p.cmd.Stderr = f, f
 	p.cmd.SysProcAttr = hallProcAttr()
 	if err := p.cmd.Start(); err != nil {
@@ -139,7 +141,8 @@ type redisProc struct {
 	port int
 }
 
-func startRedis(t *testing.T, port int) *redisProc {
+// startRedis starts one on port (0: a free one) with extra arguments.
+func startRedis(t *testing.T, port int, extra ...string) *redisProc {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -151,8 +154,9 @@ func startRedis(t *testing.T, port int) *redisProc {
 		if p == 0 {
 			p = freePort(t)
 		}
-		r := &redisProc{port: p, proc: startProc(t, "redis", bin, "--port", strconv.Itoa(p), "--bind", "127.0.0.1",
-			"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no")}
+		args := append([]string{"--port", strconv.Itoa(p), "--bind", "127.0.0.1",
+			"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no"}, extra...)
+		r := &redisProc{port: p, proc: startProc(t, "redis", nil, bin, args...)}
 		deadline := time.Now().Add(wait)
 		for r.running() && !r.pong() && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
@@ -196,11 +200,11 @@ type serveProc struct {
 	addr string
 }
 
-func startServe(t *testing.T, name, bin string, args ...string) *serveProc {
+func startServe(t *testing.T, name string, env []string, bin string, args ...string) *serveProc {
 	t.Helper()
 	for attempt := 0; ; attempt++ {
 		addr := loopback(freePort(t))
-		p := startProc(t, name, bin, append([]string{"serve", "--listen", addr}, args...)...)
+		p := startProc(t, name, env, bin, append([]string{"serve", "--listen", addr}, args...)...)
 		p.waitReady(t, func() bool { return !p.running() || greets(addr, "SSH-2.0-") })
 		if p.running() {
 			return &serveProc{proc: p, addr: addr}
@@ -253,7 +257,7 @@ func startHAProxy(t *testing.T, backends ...string) *haproxyProc {
 		if err := os.WriteFile(path, cfg, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		p := startProc(t, "haproxy", bin, "-db", "-f", path)
+		p := startProc(t, "haproxy", nil, bin, "-db", "-f", path)
 		p.waitReady(t, func() bool { return !p.running() || greets(addr, "SSH-2.0-") })
 		if p.running() {
 			return &haproxyProc{proc: p, addr: addr}

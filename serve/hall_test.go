@@ -20,17 +20,17 @@ import (
 // within 200 ms, that a question's tally counts answers from both, and
 // what happens when Redis and then the presenter's process die.
 func TestHall(t *testing.T) {
-	red := startRedis(t, 0) // skips without redis-server
+	red := startRedis(t, 0, hallACL...) // skips without redis-server
 	bin := buildInflight(t)
 	dir := t.TempDir()
 	hostKey := filepath.Join(dir, "host_ed25519")
 	pk := newKey(t)
 	presenters := writeKeys(t, pk)
-	stage := fmt.Sprintf("redis://%s/0?key=hall", loopback(red.port))
+	stage := fmt.Sprintf("redis://inflight:hall-pass@%s/0?key=hall", loopback(red.port))
 	args := []string{"--stage", stage, "--host-key", hostKey, "--presenter-keys", presenters}
 	// The first process writes the host key; the second reads the same.
-	p1 := startServe(t, "serve1", bin, args...)
-	p2 := startServe(t, "serve2", bin, args...)
+	p1 := startServe(t, "serve1", nil, bin, args...)
+	p2 := startServe(t, "serve2", nil, bin, args...)
 	host := hostKeyOf(t, hostKey)
 	hp := startHAProxy(t, p1.addr, p2.addr)
 	if hp == nil {
@@ -115,7 +115,7 @@ func TestHall(t *testing.T) {
 	pres.head(t, 120, 40, "19:43:00", wait)
 	fol1.head(t, w, h, "19:43:00", wait) // process 1's own followers never lost it
 	back := time.Now()
-	red = startRedis(t, red.port)
+	red = startRedis(t, red.port, hallACL...)
 	fol2.head(t, w, h, "19:43:00", wait)
 	t.Logf("Redis back to process 2's follower caught up: %v", time.Since(back))
 	if g := fol2.settled(t, w, h, "19:43:00"); strings.Contains(g, "connection lost") {
@@ -191,6 +191,10 @@ func (tm *term) seeSince(t testing.TB, from int, s string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// hallACL gives the stage a Redis user confined to the hall's keys and
+// channel, as docs/workshop.md suggests for a Redis that is shared.
+var hallACL = []string{"--user", "inflight", "on", ">hall-pass", "~hall:*", "&hall:*", "+@all", "-@dangerous"}
 
 // head waits until the first line of the w×h screen holds s.
 func (tm *term) head(t testing.TB, w, h int, s string, d time.Duration) {
