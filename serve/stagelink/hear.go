@@ -59,9 +59,12 @@ func (l *Link) apply(b []byte, stored bool) {
 		l.followPresenter(e.Proc, e.Beat.Presenting, now)
 		l.mu.Unlock()
 	case e.Kind == "state" && e.State != nil:
-		if e.Proc == l.seen.proc && e.Rev <= l.seen.rev {
+		// The key read on connecting may hold the state last heard: it goes
+		// on again (the stage stopped its clock while offline); an older
+		// one does not.
+		if e.Proc == l.seen.proc && (e.Rev < l.seen.rev || e.Rev == l.seen.rev && !stored) {
 			l.mu.Unlock()
-			return // the key, read after a newer message
+			return
 		}
 		l.seen = seenState{e.Proc, e.Rev}
 		l.followPresenter(e.Proc, !e.State.Away, now)

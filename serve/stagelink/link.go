@@ -99,12 +99,15 @@ type outbox struct {
 	unsent   map[uint64]bool
 }
 
+// beat is what another process said of itself in its last beat.
 type beat struct {
 	at         time.Time
 	waiting    int
 	presenting bool
 }
 
+// seenState is the last state applied, by its sender and number: the
+// key read on connecting may hold one already heard.
 type seenState struct {
 	proc string
 	rev  uint64
@@ -118,6 +121,11 @@ func Open(u URL, stage *tui.Stage, opt Options) *Link {
 	if logger == nil {
 		logger = log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "stage"})
 	}
+	var id [8]byte
+	rand.Read(id[:])
+	proc := hex.EncodeToString(id[:])
+	// RESP2, no CLIENT SETINFO, no maintenance handshake: any Redis 5+
+	// answers without a warning in its log.
 	ro := &redis.Options{
 		Addr: u.Addr(), Username: u.Username, Password: u.Password, DB: u.DB,
 		Protocol: 2, DisableIdentity: true,
@@ -127,15 +135,14 @@ func Open(u URL, stage *tui.Stage, opt Options) *Link {
 		MaxRetries:            -1, // the link retries, with its own backoff
 		DialerRetries:         1,
 		PoolSize:              4,
+		ClientName:            "inflight-stage-" + proc, // CLIENT LIST tells the processes apart
 	}
 	if u.TLS {
 		ro.TLSConfig = &tls.Config{ServerName: u.Host, MinVersion: tls.VersionTLS12, RootCAs: opt.RootCAs}
 	}
-	var id [8]byte
-	rand.Read(id[:])
 	l := &Link{
 		url: u, stage: stage, poll: stage.Poll(), rdb: redis.NewClient(ro), log: logger,
-		proc: hex.EncodeToString(id[:]),
+		proc: proc,
 		keys: newKeys(u.Key, u.DB),
 		done: make(chan struct{}), wake: make(chan struct{}, 1),
 		out:   outbox{answers: map[uint64]int{}, unsent: map[uint64]bool{}},

@@ -127,6 +127,19 @@ func TestLateProcessCatchesUp(t *testing.T) {
 	if sh := b.stage.Poll().Shared(); sh.Seq != q || !sh.Open || sh.Question.Text != "why?" {
 		t.Errorf("B's question %+v: want A's, seq %d", sh, q)
 	}
+
+	// A process whose presenter arrived before it connected, and has
+	// published nothing, is no authority yet: it catches up too.
+	u, _ := ParseURL(redisURL(r))
+	c := tui.NewStage()
+	defer c.Close()
+	c.Arrive()
+	cl := Open(u, c, Options{Logger: log.New(&syncBuf{})})
+	defer cl.Close()
+	waitFor(t, 5*time.Second, "C catches up with its presenter here", func() bool {
+		st, _ := c.State()
+		return st.Code == "late"
+	})
 }
 
 func TestAnswersCountedOverProcesses(t *testing.T) {
@@ -346,5 +359,47 @@ func TestDatabasesApart(t *testing.T) {
 	waitFor(t, time.Second, "the same database follows", func() bool { return c.code() == "hall-1" })
 	if _, gen := b.stage.State(); gen != 0 {
 		t.Errorf("database 2 heard database 1: %q", b.code())
+	}
+}
+
+// A process that alone loses Redis for a moment (its connections killed)
+// puts the stage's latest state on again when it is back, though it heard
+// it before: the stage stopped its clock while offline, and must play on.
+func TestReconnectPutsTheLatestStateOnAgain(t *testing.T) {
+	t.Parallel()
+	r := startRedis(t, nil, "")
+	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	a.stage.Arrive()
+	a.stage.Publish(tui.StageState{Code: "c", Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "c" })
+
+	raw := openRaw(t, r)
+	defer raw.Close()
+	list, err := raw.ClientList(t.Context()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := 0
+	for _, line := range strings.Split(list, "\n") {
+		if !strings.Contains(line, " name=inflight-stage-"+b.link.proc+" ") {
+			continue
+		}
+		id := strings.TrimPrefix(strings.Fields(line)[0], "id=")
+		if err := raw.Do(t.Context(), "CLIENT", "KILL", "ID", id).Err(); err == nil {
+			killed++
+		}
+	}
+	if killed == 0 {
+		t.Fatalf("no connection of B's in CLIENT LIST:\n%s", list)
+	}
+	waitFor(t, 2*time.Second, "B offline", func() bool { return !b.online() })
+	waitFor(t, 5*time.Second, "B online again", b.online)
+	waitFor(t, time.Second, "B's stage plays on", func() bool {
+		st, _ := b.stage.State()
+		return st.Clock != nil && st.Clock.Until == 0 && !st.Offline
+	})
+	if !a.online() || strings.Count(a.log.String(), "stage connected") != 1 {
+		t.Errorf("A was disturbed:\n%s", a.log.String())
 	}
 }

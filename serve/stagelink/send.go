@@ -12,15 +12,15 @@ import (
 )
 
 // catchUp, on each connection: a process whose presenter is here is the
-// stage's authority and sends its state and question again; another takes
-// them from Redis. Either way it reads the current tally and sends every
-// answer given here again (Redis may have restarted empty).
+// stage's authority and sends its state and question again; another (or
+// one whose presenter has published nothing yet) takes them from Redis.
+// Either way it reads the current tally and sends every answer given here
+// again (Redis may have restarted empty).
 func (l *Link) catchUp(ctx context.Context) error {
-	if l.stage.Presenting() {
-		st, gen := l.stage.State()
+	if st, gen := l.stage.State(); l.stage.Presenting() && gen > 0 {
 		sh := l.poll.Shared()
 		l.mu.Lock()
-		if gen > 0 && l.out.state == nil {
+		if l.out.state == nil {
 			l.out.state = &st
 		}
 		if sh.Seq > 0 && l.out.question == nil {
@@ -28,22 +28,27 @@ func (l *Link) catchUp(ctx context.Context) error {
 		}
 		l.mu.Unlock()
 	} else {
-		var st, q *redis.StringCmd
+		var gets []redis.Cmder
 		err := l.op(ctx, func(ctx context.Context) error {
-			_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-				st = p.Get(ctx, l.keys.state)
-				q = p.Get(ctx, l.keys.question)
+			var err error
+			gets, err = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+				p.Get(ctx, l.keys.question)
+				p.Get(ctx, l.keys.state)
 				return nil
 			})
 			return err
 		})
+		for _, c := range gets {
+			b, err := c.(*redis.StringCmd).Bytes()
+			switch {
+			case err == nil:
+				l.apply(b, true)
+			case err != redis.Nil: // nil: nothing published yet
+				return err
+			}
+		}
 		if err != nil && err != redis.Nil {
 			return err
-		}
-		for _, c := range []*redis.StringCmd{q, st} {
-			if b, err := c.Bytes(); err == nil {
-				l.apply(b, true)
-			}
 		}
 	}
 	if err := l.readTally(ctx); err != nil {
