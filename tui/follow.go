@@ -22,9 +22,9 @@ type follower struct {
 	stalled  bool   // a stage message came during a job: wait again after it
 	frame    string // the stage drawn for this terminal; "" before the first
 	colours  colours
-	coloured bool // colours is known
-	draft    bool // the frame was drawn before the chart was ready: fetch again soon
-	fetched  time.Time
+	coloured bool     // colours is known
+	draft    bool     // the frame was drawn before the chart was ready: fetch again soon
+	beat     int64    // the beat of the stage's clock (Unix ms) the frame was drawn at
 	left     *leaving // closed when the session ends (Release): its wait ends with it
 }
 
@@ -37,10 +37,11 @@ const (
 )
 
 // stageBeat is how often a follower takes a new frame at most. Followers
-// take frames on the beat of the wall clock, not of their own last frame,
-// so that they all ask for the same generation and share its frame: a
-// stage playing at twenty frames a second is drawn ten times a second for
-// the room, whatever its size.
+// take frames on the beat of the stage's clock, not of their own last
+// frame, so that they all ask for the same generation and moment and
+// share its frame: the room's screens are drawn ten times a second,
+// whatever its size, and while the stage plays on its clock each beat's
+// frame shows the moment of that beat on every process.
 const stageBeat = 100 * time.Millisecond
 
 // stageMsg brings the stage's frame for the size it was drawn at (or,
@@ -48,6 +49,7 @@ const stageBeat = 100 * time.Millisecond
 type stageMsg struct {
 	tag     int
 	gen     uint64
+	beat    int64 // the beat of the stage's clock it was drawn at
 	frame   string
 	w, h    int
 	timeout bool
@@ -65,7 +67,8 @@ func (f *follower) start(s *Stage) (news string) {
 }
 
 // wait is the command that waits for the stage to move past the
-// generation last shown and fetches its frame at this session's size.
+// generation last shown, or while it plays on its clock for the clock's
+// next beat, and fetches its frame at this session's size.
 func (m *Model) wait() tea.Cmd {
 	s := m.stage
 	if s == nil || !m.follower.on {
@@ -78,7 +81,7 @@ func (m *Model) wait() tea.Cmd {
 		m.follower.left = &leaving{c: make(chan struct{})}
 	}
 	tag, gen, w, h, c, sh, left := m.follower.tag, m.follower.gen, m.width, m.height, m.follower.colours, m.shared, m.follower.left
-	next := m.follower.fetched.Truncate(stageBeat).Add(stageBeat)
+	next := m.follower.beat + stageBeat.Milliseconds() // one frame a beat at most
 	d := stageWait
 	if m.follower.draft {
 		d = draftWait
@@ -86,8 +89,16 @@ func (m *Model) wait() tea.Cmd {
 	return func() tea.Msg {
 		t := time.NewTimer(d)
 		defer t.Stop()
+		var beat <-chan time.Time
+		if st, g := s.State(); g == gen && st.running() {
+			now := stageMs(s.Now())
+			bt := time.NewTimer(time.Duration(max(next, beatOf(now)+stageBeat.Milliseconds())-now) * time.Millisecond)
+			defer bt.Stop()
+			beat = bt.C
+		}
 		select {
 		case <-s.Changed(gen):
+		case <-beat:
 		case <-left.c:
 			return nil // the session has ended
 		case <-t.C:
@@ -95,16 +106,18 @@ func (m *Model) wait() tea.Cmd {
 				return stageMsg{tag: tag, gen: gen, timeout: true}
 			}
 		}
-		if d := time.Until(next); d > 0 {
-			t.Reset(d)
+		now := stageMs(s.Now())
+		if now < next {
+			t.Reset(time.Duration(next-now) * time.Millisecond)
 			select {
 			case <-t.C:
 			case <-left.c:
 				return nil
 			}
+			now = max(next, stageMs(s.Now()))
 		}
-		f, g, final := s.frame(w, h, c, sh)
-		return stageMsg{tag: tag, gen: g, frame: f, w: w, h: h, draft: !final}
+		f, g, b, final := s.frame(w, h, c, sh, beatOf(now))
+		return stageMsg{tag: tag, gen: g, beat: b, frame: f, w: w, h: h, draft: !final}
 	}
 }
 
@@ -147,7 +160,7 @@ func (m *Model) onStage(s stageMsg) tea.Cmd {
 			m.follower.frame = s.frame
 			m.follower.gen = s.gen
 			m.follower.draft = s.draft
-			m.follower.fetched = time.Now()
+			m.follower.beat = s.beat
 			if s.gen > 0 && m.flash != "" && s.frame != "" {
 				m.flash = "" // "nothing to follow yet" is over
 			}
@@ -211,7 +224,7 @@ func (m *Model) leaveStage() {
 	if !m.follower.coloured {
 		m.follower.colours, m.follower.coloured = coloursOf(m.r), true
 	}
-	x, st := m.stage.copyExplorer(m.follower.colours, m.shared)
+	x, st := m.stage.copyExplorer(m.follower.colours, m.shared, m.follower.beat) // the moment it sees
 	if x == nil {
 		return // nothing on stage: the session's own explorer is its copy
 	}

@@ -163,7 +163,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.charts.onTick(msg)
 	case playTickMsg:
 		var news string
-		if cmd, news = m.play.onTick(msg, m.x, &m.at); news != "" {
+		if cmd, news = m.play.onTick(msg, m.x, &m.at, m.stage); news != "" {
 			m.flash = news
 		}
 	case stageMsg:
@@ -188,6 +188,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	// what the presenter shows on stage: the moment, the branches, the
 	// play state and the open screen
 	if m.presenter && m.stage != nil {
+		m.clockPlay() // stage_clock.go
 		m.stage.Publish(m.stageState())
 	}
 	sizeScreens(&m)

@@ -33,6 +33,9 @@ type player struct {
 	on    bool
 	speed int // index into speeds
 	gen   int
+	// anchor, while a presenter plays at a set speed, paces play by the
+	// stage's clock, as followers see it (stage_clock.go)
+	anchor *stageAnchor
 }
 
 func newPlayer() player { return player{speed: 3} }
@@ -111,14 +114,23 @@ func (m *Model) pause() { m.play.pause() }
 
 // onTick advances the clock *at by one frame's worth of simulated time
 // and steps x through the events that fall inside it, within the slice
-// budget; it stops at the budget or the branch's end, and says so.
-func (p *player) onTick(t playTickMsg, x *engine.Explorer, at *engine.Time) (tea.Cmd, string) {
+// budget; it stops at the budget or the branch's end, and says so. While
+// anchored on stage s's clock it plays to the moment the clock gives
+// instead, so that a late tick catches up rather than drifting.
+func (p *player) onTick(t playTickMsg, x *engine.Explorer, at *engine.Time, s *Stage) (tea.Cmd, string) {
 	if !p.on || t.gen != p.gen {
 		return nil, ""
 	}
 	// autoplay plays on the explorer itself, a frame's slice at a time,
 	// under the budget: a branch that passes it stops here
-	if err := x.Run(nil, func() { *at = p.advance(x, *at, frame) }); err != nil {
+	if err := x.Run(nil, func() {
+		if a := p.anchor; a != nil && s != nil {
+			*at = playTo(x, *at, clockMoment(a.at, speeds[p.speed], a.wall, stageMs(s.Now())))
+			a.pos, a.shown = x.Pos(), *at
+			return
+		}
+		*at = p.advance(x, *at, frame)
+	}); err != nil {
 		p.pause()
 		return nil, err.Error()
 	}
@@ -140,7 +152,13 @@ func (p *player) advance(x *engine.Explorer, at engine.Time, dt time.Duration) e
 		}
 		return x.World().Now
 	}
-	target := at + engine.Time(sp*float64(dt/time.Millisecond))
+	return playTo(x, at, at+engine.Time(sp*float64(dt/time.Millisecond)))
+}
+
+// playTo steps x through the events at or before target, within the
+// slice budget, and returns the clock it reaches from at.
+func playTo(x *engine.Explorer, at, target engine.Time) engine.Time {
+	start := time.Now()
 	for n := 0; n < sliceEvents; n++ {
 		if n%64 == 0 && time.Since(start) > sliceBudget {
 			return max(at, x.World().Now) // the engine is behind the clock: catch up next frame
@@ -151,7 +169,7 @@ func (p *player) advance(x *engine.Explorer, at engine.Time, dt time.Duration) e
 		}
 		x.Step(1)
 	}
-	return max(target, x.World().Now)
+	return max(at, target, x.World().Now) // at: a stage clock set back does not rewind play
 }
 
 // peek is the time of x's next event without moving its cursor: a clone

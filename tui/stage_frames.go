@@ -41,11 +41,13 @@ type drawn struct {
 
 // frames draws the stage for followers: one mirror (a Model rebuilt from
 // the stage's state, with an explorer of its own) per colour profile, and
-// each frame once per generation, size and colours, shared by every
-// follower with those. Followers hold no engine work while they follow.
+// each frame once per generation, moment, size and colours, shared by
+// every follower with those. Followers hold no engine work while they
+// follow.
 type frames struct {
 	mu      sync.Mutex
 	gen     uint64 // the generation the frames are of
+	at      int64  // and the stage time of their moment (0: not clocked)
 	byKey   map[frameKey]drawn
 	mirrors map[colours]*mirror
 }
@@ -57,32 +59,41 @@ type mirror struct {
 	lines []string    // the branches its explorer holds
 	scr   StageScreen // the screen open on it
 	gen   uint64      // the generation it shows
+	at    int64       // the stage time of the moment it shows
 	code  string
 }
 
-// frame is the stage drawn at w×h in colours c, and the generation it
-// shows; "" and 0 while nothing is on stage. sh pays for the mirror's
-// explorer. A frame drawn while the whole-run chart is still being
-// computed is a draft: it is shared for half of draftWait only, and its
-// followers ask again after draftWait.
-func (s *Stage) frame(w, h int, c colours, sh *Shared) (v string, gen uint64, final bool) {
+// frame is the stage drawn at w×h in colours c, at the beat of the
+// stage's clock now (Unix ms), the generation it shows and the beat it
+// was drawn at (a later one for a follower late for its beat); "" and 0
+// while nothing is on stage. sh pays for the mirror's explorer. A frame
+// drawn while the whole-run chart is still being computed is a draft: it
+// is shared for half of draftWait only, and its followers ask again after
+// draftWait.
+func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen uint64, beat int64, final bool) {
 	st, gen := s.State()
 	if gen == 0 || w <= 0 || h <= 0 {
-		return "", gen, true
+		return "", gen, now, true
 	}
+	at, _ := st.clockTime(now)
 	f := &s.frames
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.byKey == nil || f.gen != gen {
-		f.byKey, f.gen = map[frameKey]drawn{}, gen
+	if f.byKey == nil || f.gen != gen || at > f.at {
+		f.byKey, f.gen, f.at = map[frameKey]drawn{}, gen, at
+	}
+	at = f.at // a follower late for its beat takes the newer one: the mirror never goes back
+	beat = now
+	if st.running() {
+		beat = at
 	}
 	k := frameKey{w, h, c}
 	if d, ok := f.byKey[k]; ok && (d.draft.IsZero() || time.Since(d.draft) < draftWait/2) {
-		return d.v, gen, d.draft.IsZero()
+		return d.v, gen, beat, d.draft.IsZero()
 	}
 	mr := f.mirror(c)
-	if err := mr.sync(st, gen, c, sh); err != nil {
-		return "", gen, true
+	if err := mr.sync(st, gen, at, c, sh); err != nil {
+		return "", gen, beat, true
 	}
 	// what Update does with a size, without copying the Model
 	mr.m.SetSize(w, h)
@@ -96,7 +107,7 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared) (v string, gen uint64, fi
 		d.draft = time.Now()
 	}
 	f.byKey[k] = d
-	return v, gen, final
+	return v, gen, beat, final
 }
 
 func (f *frames) mirror(c colours) *mirror {
@@ -112,32 +123,37 @@ func (f *frames) mirror(c colours) *mirror {
 }
 
 // copyExplorer is a copy of the stage's explorer at its current
-// generation, for a follower who takes the moment as their own, with the
-// state it shows; nil while nothing is on stage or it cannot be built.
-// The copy's memory is charged to sh's pool: the follower releases it.
-func (s *Stage) copyExplorer(c colours, sh *Shared) (*engine.Explorer, StageState) {
+// generation and the moment it shows at stage time now (the follower's
+// last frame's), for a follower who takes the moment as their own, with
+// the state it shows, its code that moment's; nil while nothing is on
+// stage or it cannot be built. The copy's memory is charged to sh's pool:
+// the follower releases it.
+func (s *Stage) copyExplorer(c colours, sh *Shared, now int64) (*engine.Explorer, StageState) {
 	st, gen := s.State()
 	if gen == 0 {
 		return nil, st
 	}
+	at, _ := st.clockTime(now)
 	f := &s.frames
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	mr := f.mirror(c)
-	if err := mr.sync(st, gen, c, sh); err != nil {
+	if err := mr.sync(st, gen, at, c, sh); err != nil {
 		return nil, st
 	}
 	x := mr.m.x.Clone()
 	if sh.Pool != nil {
 		sh.Pool.Release(-x.Bytes()) // now held twice: charge the copy
 	}
+	st.Code = mr.m.shareCode()
 	return x, st
 }
 
-// sync brings the mirror to the state: the same branches (rebuilt when
-// they differ), cursor, clock, selection, play state and screen.
-func (mr *mirror) sync(st StageState, gen uint64, c colours, sh *Shared) error {
-	if mr.ok && mr.gen == gen {
+// sync brings the mirror to the state at stage time at: the same
+// branches (rebuilt when they differ), cursor, clock, selection, play
+// state and screen.
+func (mr *mirror) sync(st StageState, gen uint64, at int64, c colours, sh *Shared) error {
+	if mr.ok && mr.gen == gen && mr.at == at {
 		return nil
 	}
 	// a screen is opened again when it or the moment changes; a scroll
@@ -158,7 +174,7 @@ func (mr *mirror) sync(st StageState, gen uint64, c colours, sh *Shared) error {
 		m.follower.on = true // its header says FOLLOWING
 		mr.m, mr.ok, mr.lines, reopen = m, true, st.Branches, true
 	}
-	if err := mr.m.showStage(st, reopen); err != nil {
+	if err := mr.m.showStage(st, reopen, at); err != nil {
 		return err
 	}
 	mr.m.flash = ""
@@ -168,7 +184,7 @@ func (mr *mirror) sync(st StageState, gen uint64, c colours, sh *Shared) error {
 	case st.Away:
 		mr.m.flash = "the presenter is away: the stage stays where they left it"
 	}
-	mr.gen, mr.scr, mr.code = gen, st.Screen, st.Code
+	mr.gen, mr.at, mr.scr, mr.code = gen, at, st.Screen, st.Code
 	return nil
 }
 

@@ -73,6 +73,9 @@ type StageFork struct {
 // stageState is what this session shows, as the stage keeps it.
 func (m *Model) stageState() StageState {
 	st := StageState{Code: m.shareCode(), Playing: m.play.on, Speed: speeds[m.play.speed], Screen: m.stageScreen()}
+	if a := m.play.anchor; a != nil { // clocked: the anchor, the same from tick to tick
+		st.Code, st.Clock = a.code, &StageClock{Wall: a.wall}
+	}
 	for _, b := range m.x.Branches() {
 		st.Branches = append(st.Branches, branchLine(m.x, b).String())
 	}
@@ -234,19 +237,28 @@ func speedIndex(sp float64) int {
 // showStage shows a state's moment and screen on this session's
 // explorer, which already holds the state's branches: the cursor, clock
 // and selection, the play state, the open screen. Screens that read the
-// engine when they open run their job to the end here.
-func (m *Model) showStage(st StageState, reopen bool) error {
+// engine when they open run their job to the end here. A clocked state
+// shows the moment its clock gives at stage time now (Unix ms): the
+// events at or before it, the clock capped at the branch's end.
+func (m *Model) showStage(st StageState, reopen bool, now int64) error {
 	c, err := engine.ParseCode(st.Code)
 	if err != nil {
 		return err
 	}
+	moment, clocked := st.stageMoment(c, now)
 	before, beforeBr := m.x.Pos(), m.x.Branch()
-	if lineOf(m.x.Code().String()) != lineOf(st.Code) || m.x.Pos() != c.Cursor {
+	end := false // the clock has passed the branch's end
+	if clocked || lineOf(m.x.Code().String()) != lineOf(st.Code) || m.x.Pos() != c.Cursor {
 		if err := m.x.Run(nil, func() {
 			var b *engine.Branch
 			if b, err = addLine(m.x, c); err == nil {
+				pos := c.Cursor
+				if clocked {
+					pos = max(pos, m.x.PosAfterTime(b, moment))
+				}
 				m.x.Switch(b)
-				m.x.Goto(c.Cursor)
+				m.x.Goto(pos)
+				end = clocked && m.x.AtEnd()
 			}
 		}); err != nil {
 			return err
@@ -257,7 +269,10 @@ func (m *Model) showStage(st StageState, reopen bool) error {
 	}
 	w := m.x.World()
 	m.at = w.Now
-	if c.HasAt && c.At >= w.Now {
+	switch {
+	case clocked && !end:
+		m.at = max(moment, w.Now)
+	case c.HasAt && c.At >= w.Now:
 		m.at = c.At
 	}
 	m.sel = m.x.Spec.Featured

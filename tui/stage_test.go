@@ -9,6 +9,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/engine"
 )
 
 func TestStageConcurrent(t *testing.T) {
@@ -236,8 +238,11 @@ func TestPresenterResumes(t *testing.T) {
 	if !reflect.DeepEqual(before, after) {
 		t.Fatalf("the new presenter session changed the stage:\n%+v\n%+v", before, after)
 	}
-	if q.shareCode() != p.shareCode() || len(q.x.Branches()) != 2 || !q.play.on || !q.help.ShowAll {
-		t.Fatalf("resumed at %s (playing %v, help %v), left at %s", q.shareCode(), q.play.on, q.help.ShowAll, p.shareCode())
+	// the stage plays on its clock meanwhile: the moment it gives now
+	c, _ := engine.ParseCode(after.Code)
+	now := clockMoment(c.At, after.Speed, after.Clock.Wall, stageMs(s.Now()))
+	if lineOf(q.shareCode()) != lineOf(p.shareCode()) || q.at < p.at || q.at > now || len(q.x.Branches()) != 2 || !q.play.on || !q.help.ShowAll {
+		t.Fatalf("resumed at %s (playing %v, help %v), left at %s, the clock at %s", q.shareCode(), q.play.on, q.help.ShowAll, p.shareCode(), now.Clock())
 	}
 	if q.Init() == nil {
 		t.Fatal("a resumed stage that plays does not tick")
@@ -273,7 +278,7 @@ func TestDetachedCopyBesideTheStage(t *testing.T) {
 		defer close(done)
 		for range 40 {
 			p = press(p, "l", "L")
-			s.frame(100, 30, c, sh)
+			s.frame(100, 30, c, sh, stageMs(s.Now()))
 		}
 	}()
 	for range 40 {

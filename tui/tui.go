@@ -52,13 +52,14 @@ func New(o Options) (Model, error) {
 	}
 	m := newModel(x, r, o, sh)
 	m.openVia = o.OpenVia
-	if resume { // the moment, the open screen, the play state
-		if err := m.showStage(st, true); err != nil {
+	if resume { // the moment (the one its clock gives now), the open screen, the play state
+		if err := m.showStage(st, true, stageMs(o.Stage.Now())); err != nil {
 			m.flash = "the stage could not be shown as it was: " + err.Error()
 		}
 		m.resumeQuestion() // the room's open question, to reveal or drop
 		if m.play.on {
 			m.play.gen++
+			m.resumeClock(st) // stage_clock.go
 		}
 	}
 	if o.Code != "" && o.Opened == nil {
