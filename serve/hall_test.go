@@ -133,7 +133,7 @@ func TestHall(t *testing.T) {
 	// (c) Redis dies: every process keeps serving and says so to its
 	// followers; the presenter moves on meanwhile; Redis comes back
 	// empty on the same port, and followers catch up.
-	from := fol2.written() // it said so before Redis first answered, too
+	from := fol2.written() // only what the outage brings counts
 	red.kill()
 	fol2.seeSince(t, from, "stage connection lost")
 	late := open(p2.addr, "late", newKey(t), w, h, title, clock(start))
