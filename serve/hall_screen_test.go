@@ -1,0 +1,130 @@
+package serve
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// screen is a session's w×h screen kept up to date as its output comes:
+// reading it costs only the new output, where term.grid replays all of it
+// (a 100 ms replay after a minute of play would be part of a measured
+// latency).
+type screen struct {
+	*term
+	w, h int
+	v    *vt
+	fed  int // bytes of output replayed into v
+}
+
+// newScreen starts following tm's screen; call it once tm has shown its
+// first frame (the terminal queries are answered and dropped by then).
+func newScreen(tm *term, w, h int) *screen {
+	return &screen{term: tm, w: w, h: h, v: newVT(w, h)}
+}
+
+// grid replays what has come since the last call, up to its last escape
+// (the sequence that escape starts may still be arriving), and returns
+// the screen.
+func (s *screen) grid() string {
+	s.mu.Lock()
+	if len(s.out) < s.fed { // forgotten by mark: start again
+		s.v, s.fed = newVT(s.w, s.h), 0
+	}
+	end := s.fed + strings.LastIndexByte(string(s.out[s.fed:]), '\x1b')
+	var more string
+	if end > s.fed {
+		more = string(s.out[s.fed:end])
+		s.fed = end
+	}
+	s.mu.Unlock()
+	s.v.write(more)
+	return s.v.String()
+}
+
+// head is the screen's first line: the header, with the moment shown.
+func (s *screen) head() string {
+	first, _, _ := strings.Cut(s.grid(), "\n")
+	return first
+}
+
+// waitHead waits until the header holds sub.
+func (s *screen) waitHead(t testing.TB, sub string) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for !strings.Contains(s.head(), sub) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q at the top of the screen after %s:\n%s", sub, wait, s.grid())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+var clockRE = regexp.MustCompile(`\b\d\d:\d\d:\d\d\b`)
+
+// clock is the moment in the header.
+func (s *screen) clock(t testing.TB) time.Duration {
+	t.Helper()
+	m := clockRE.FindString(s.head())
+	if m == "" {
+		t.Fatalf("no clock at the top of the screen:\n%s", s.grid())
+	}
+	var hh, mm, ss int
+	fmt.Sscanf(m, "%d:%d:%d", &hh, &mm, &ss)
+	return time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute + time.Duration(ss)*time.Second
+}
+
+// settled waits until the screen holds every one of subs and has not
+// changed for 600 ms, and returns it.
+func (s *screen) settled(t testing.TB, subs ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	last, since := "", time.Now()
+	for {
+		g := s.grid()
+		if g != last {
+			last, since = g, time.Now()
+		}
+		ok := true
+		for _, sub := range subs {
+			ok = ok && strings.Contains(g, sub)
+		}
+		if ok && time.Since(since) > 600*time.Millisecond {
+			return g
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("screen never settled with %q:\n%s", subs, g)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// written is how much output has come so far, for seeSince.
+func (tm *term) written() int {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return len(tm.out)
+}
+
+// seeSince waits until the output after its first from bytes holds sub
+// (text that may have been drawn over since).
+func (tm *term) seeSince(t testing.TB, from int, sub string) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		tm.mu.Lock()
+		out := ansi.Strip(string(tm.out[from:]))
+		tm.mu.Unlock()
+		if strings.Contains(out, sub) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q on screen after %s; tail:\n%s", sub, wait, out[max(0, len(out)-2000):])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

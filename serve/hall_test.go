@@ -1,0 +1,198 @@
+package serve
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"inflight/engine"
+)
+
+// TestHall runs a workshop as docs/workshop.md sets it up: a Redis, two
+// `inflight serve --stage` processes with one host key, and haproxy with
+// docs/haproxy.cfg in front (when haproxy is installed). Over SSH it
+// checks that a presenter on one process moves followers on the other
+// within 200 ms and plays them in step, that a question's tally counts
+// answers from both, and what happens when Redis and then the
+// presenter's process die.
+func TestHall(t *testing.T) {
+	red := startRedis(t, 0, hallACL...) // skips without redis-server
+	bin := buildInflight(t)
+	dir := t.TempDir()
+	hostKey := filepath.Join(dir, "host_ed25519")
+	pk := newKey(t)
+	presenters := writeKeys(t, pk)
+	stage := fmt.Sprintf("redis://inflight:hall-pass@%s/0?key=hall", loopback(red.port))
+	args := []string{"--stage", stage, "--host-key", hostKey, "--presenter-keys", presenters}
+	// The first process writes the host key; the second reads the same.
+	p1 := startServe(t, "serve1", nil, bin, args...)
+	p2 := startServe(t, "serve2", nil, bin, args...)
+	host := hostKeyOf(t, hostKey)
+	hp := startHAProxy(t, p1.addr, p2.addr)
+	if hp == nil {
+		t.Log("haproxy is not installed (Debian/Ubuntu: apt-get install haproxy): its part is skipped, attendees reconnect to the live process directly")
+	} else {
+		// Whichever process haproxy picks, ssh sees the same host key.
+		for range 4 {
+			dialAs(t, hp.addr, "peek", newKey(t), host).Close()
+		}
+	}
+	title, start := thursday(t)
+	const w, h = 100, 30
+	// open connects as user and waits for the first screen showing see.
+	open := func(addr, user string, key gossh.Signer, w, h int, see ...string) *screen {
+		t.Helper()
+		tm := mustTerm(t, dialAs(t, addr, user, key, host), w, h)
+		tm.mustSee(t, wait, see...)
+		return newScreen(tm, w, h)
+	}
+
+	pres := open(p1.addr, "pat", pk, 120, 40, title, "PRESENTER")
+	fol2 := open(p2.addr, "follow", newKey(t), w, h, "FOLLOWING")
+	fol1 := open(p1.addr, "follow", newKey(t), w, h, "FOLLOWING")
+
+	// (a) A key on process 1 reaches process 2's follower within 200 ms.
+	// The first move also shows the stage has crossed at all.
+	at := start + engine.Second
+	pres.send("L")
+	fol2.waitHead(t, clock(at))
+	var lat []time.Duration
+	for i := range 7 {
+		// From at once to a person's pace: a key soon after the last
+		// frame waits for the followers' next 100 ms beat.
+		time.Sleep(time.Duration(45*i) * time.Millisecond)
+		at += engine.Second
+		sent := time.Now()
+		pres.send("L")
+		fol2.waitHead(t, clock(at))
+		lat = append(lat, time.Since(sent))
+	}
+	fol1.waitHead(t, clock(at))
+	slices.Sort(lat)
+	t.Logf("presenter on process 1 to follower on process 2, %d moves: median %v, max %v (%v)", len(lat), lat[len(lat)/2], lat[len(lat)-1], lat)
+	// The median is the requirement; one slow move on a loaded machine
+	// (a GC, a descheduled process) gets more room.
+	if lat[len(lat)/2] > 200*time.Millisecond || lat[len(lat)-1] > time.Second*raceSlowdown {
+		t.Errorf("key to the other process's follower: median %v (want ≤ 200ms), max %v", lat[len(lat)/2], lat[len(lat)-1])
+	}
+
+	// Play (10×): followers on both processes show the same moment as it
+	// runs (one 100 ms frame is 1 s of play, the header's resolution), and
+	// stop on the presenter's moment.
+	pres.send(" ")
+	fol2.mustSee(t, wait, "▶ playing")
+	var apart []time.Duration
+	for range 30 {
+		time.Sleep(50 * time.Millisecond)
+		apart = append(apart, (fol1.clock(t) - fol2.clock(t)).Abs())
+	}
+	pres.send(" ")
+	pres.settled(t, "⏸ paused")
+	stop := pres.clock(t)
+	for _, f := range []*screen{fol1, fol2} {
+		f.settled(t, "⏸ paused")
+		if got := f.clock(t); got != stop {
+			t.Errorf("the presenter paused at %v; a follower shows %v", stop, got)
+		}
+	}
+	slices.Sort(apart)
+	t.Logf("followers on the two processes while playing, %d samples: apart %v at the median, %v at most", len(apart), apart[len(apart)/2], apart[len(apart)-1])
+	// Apart at the median is the requirement; a frame late on a loaded
+	// machine may put one sample a few seconds out, but a follower that
+	// stopped or ran on its own would be out by more than a second of
+	// wall time.
+	if apart[len(apart)/2] > 0 || apart[len(apart)-1] > 10*time.Second {
+		t.Errorf("followers on the two processes apart while playing: median %v (want 0), max %v (want ≤ 10s)", apart[len(apart)/2], apart[len(apart)-1])
+	}
+
+	// (b) The presenter asks; a follower on each process answers; the
+	// presenter's tally counts both.
+	pres.send("e")
+	pres.mustSee(t, wait, "a: ask the room")
+	pres.send("5")
+	pres.mustSee(t, wait, "Asking the room")
+	for i, f := range []*screen{fol1, fol2} {
+		f.mustSee(t, wait, "The presenter asks", "B2's call returns")
+		f.send(string(rune('a' + i)))
+		f.mustSee(t, wait, fmt.Sprintf("your answer: %c", 'a'+i))
+	}
+	pres.mustSee(t, wait, "2 followers answered · 0 not yet")
+	pres.send(keyEnter)
+	pres.mustSee(t, wait, "The answer is b. 1 of 2 followers answered it.")
+	fol1.mustSee(t, wait, "You answered a; the answer is b.")
+	fol2.mustSee(t, wait, "Right: the answer is b.")
+	for _, s := range []*screen{pres, fol1, fol2} {
+		s.send("\x1b") // the question down
+	}
+
+	// (c) Redis dies: every process keeps serving and says so to its
+	// followers; the presenter moves on meanwhile; Redis comes back
+	// empty on the same port, and followers catch up.
+	from := fol2.written() // only what the outage brings counts
+	red.kill()
+	fol2.seeSince(t, from, "stage connection lost")
+	late := open(p2.addr, "late", newKey(t), w, h, title, clock(start))
+	if hp != nil {
+		open(hp.addr, "later", newKey(t), w, h, title, clock(start)).send("q")
+	}
+	pres.keys(t, "/", "1", "9", ":", "4", "3", keyEnter)
+	pres.waitHead(t, "19:43:00")
+	fol1.waitHead(t, "19:43:00") // process 1's own followers never lost it
+	back := time.Now()
+	red = startRedis(t, red.port, hallACL...)
+	fol2.waitHead(t, "19:43:00")
+	t.Logf("Redis back to process 2's follower caught up: %v", time.Since(back))
+	if g := fol2.settled(t, "19:43:00"); strings.Contains(g, "connection lost") {
+		t.Fatalf("the follower still says the connection is lost:\n%s", g)
+	}
+
+	// (d) The presenter's process dies. Its attendees run ssh again and
+	// reach the other process (through haproxy, which must notice);
+	// the presenter resumes the stage there.
+	entry := p2.addr
+	if hp != nil {
+		entry = hp.addr
+	}
+	from = fol2.written()
+	killed := time.Now()
+	p1.kill()
+	for _, s := range []*screen{pres, fol1} {
+		if _, ok := s.ended(wait); !ok {
+			t.Fatal("a session on the killed process did not end")
+		}
+	}
+	if hp != nil {
+		// docs/haproxy.cfg promises about 1.5 s; a loaded machine gets more.
+		hp.waitReady(t, func() bool { return strings.Contains(hp.tail(20), " is DOWN") })
+		d := time.Since(killed)
+		t.Logf("haproxy took the killed process out in %v", d)
+		if d > 4*time.Second {
+			t.Errorf("haproxy took %v to take the killed process out (docs/haproxy.cfg: about 1.5 s)", d)
+		}
+	}
+	fol2.seeSince(t, from, "the presenter is away")
+	again := open(entry, "follow", newKey(t), w, h, "FOLLOWING")
+	again.waitHead(t, "19:43:00")
+	pres = open(entry, "pat", pk, 120, 40, "PRESENTER")
+	pres.waitHead(t, "19:43:00") // where it stood, not the start
+	pres.send("L")
+	for _, f := range []*screen{fol2, again} {
+		f.waitHead(t, "19:43:01")
+		if g := f.settled(t, "19:43:01"); strings.Contains(g, "away") {
+			t.Fatalf("a follower still says the presenter is away:\n%s", g)
+		}
+	}
+	for _, s := range []*screen{pres, fol2, again, late} {
+		s.send("\x03")
+		s.ended(wait)
+	}
+}
+
+// hallACL gives the stage a Redis user confined to the hall's keys and
+// channel, as docs/workshop.md suggests for a Redis that is shared.
+var hallACL = []string{"--user", "inflight", "on", ">hall-pass", "~hall:*", "&hall:*", "+@all", "-@dangerous"}
