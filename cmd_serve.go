@@ -65,7 +65,7 @@ func (o *serveOptions) flags(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.serverMB, "server-max-memory-mb", serve.DefaultServerMaxMemory>>20, "memory (MB) all attendees' explorers may take together")
 	fs.Int64Var(&o.sessEvents, "session-max-events", serve.DefaultSessionMaxEvents, "events one attendee's branch may run to; a bigger fork is refused")
 	fs.Int64Var(&o.sessMB, "session-max-memory-mb", serve.DefaultSessionMaxMemory>>20, "memory (MB) one attendee's explorer may take")
-	fs.StringVar(&o.stage, "stage", "", "share the stage with other serve processes through the Redis at `URL`: redis://[:PASSWORD@]HOST:PORT/DB[?key=NAME], rediss:// for TLS; the password may come from $"+stagelink.PasswordEnv+" instead, which ps does not show")
+	fs.StringVar(&o.stage, "stage", "", "share the stage with other serve processes through the Redis at `URL`: redis://[[USER]:PASSWORD@]HOST:PORT/DB[?key=NAME], rediss:// for TLS; the password may come from $"+stagelink.PasswordEnv+" instead (USER@ in the URL), which ps does not show")
 }
 
 // serveUsage is a usage error of serve's, exit 2.

@@ -53,6 +53,25 @@ func bad(part, format string, a ...any) error {
 // them skip_verify, which would turn TLS into decoration) and its errors
 // can quote the password.
 func ParseURL(s string) (URL, error) {
+	u, err := parse(s)
+	if err == nil {
+		err = u.needsPassword()
+	}
+	return u, err
+}
+
+// needsPassword refuses a user name with no password: the user is an ACL
+// user, which has one.
+func (u URL) needsPassword() error {
+	if u.Username != "" && u.Password == "" {
+		// not quoted: a password written without its ':' is read as the user
+		return bad("password", "a user without one: want USER:PASSWORD@ (or :PASSWORD@) before the host, or the password in %s", PasswordEnv)
+	}
+	return nil
+}
+
+// parse reads a URL whose user may still lack its password.
+func parse(s string) (URL, error) {
 	var u URL
 	if len(s) > maxURL {
 		return u, bad("url", "longer than %d bytes", maxURL)
@@ -95,7 +114,7 @@ func ParseURL(s string) (URL, error) {
 // too is refused, naming both: one of them is stale, and which one is
 // not for the link to guess.
 func ParseURLEnv(s string, getenv func(string) string) (URL, error) {
-	u, err := ParseURL(s)
+	u, err := parse(s)
 	if err != nil {
 		return u, err
 	}
@@ -107,15 +126,13 @@ func ParseURLEnv(s string, getenv func(string) string) (URL, error) {
 	default:
 		u.Password = env
 	}
-	return u, nil
+	return u, u.needsPassword()
 }
 
-// userinfo reads USER:PASSWORD or :PASSWORD, percent-escaped.
+// userinfo reads USER:PASSWORD, :PASSWORD or USER (its password to come
+// from the environment), percent-escaped.
 func (u *URL) userinfo(info string) error {
 	user, pass, ok := strings.Cut(info, ":")
-	if !ok {
-		return bad("password", "want :PASSWORD@ or USER:PASSWORD@ before the host")
-	}
 	var err error
 	if u.Username, err = url.PathUnescape(user); err != nil {
 		return bad("user", "a bad %%-escape")
@@ -123,7 +140,10 @@ func (u *URL) userinfo(info string) error {
 	if u.Password, err = url.PathUnescape(pass); err != nil {
 		return bad("password", "a bad %%-escape") // the error would quote it
 	}
-	if u.Password == "" {
+	switch {
+	case !ok && user == "":
+		return bad("user", "empty; leave out the @ for none")
+	case ok && u.Password == "":
 		return bad("password", "empty; leave out the @ for none")
 	}
 	for _, r := range u.Username {

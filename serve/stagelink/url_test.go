@@ -67,6 +67,7 @@ func TestParseURL(t *testing.T) {
 		{"redis://h:1/0?pool_size=9", "query", "only key=NAME"},
 		{"redis://h:1/0?key=%zz", "query", "not a query"},
 		{"redis://hunter2@h:1", "password", ":PASSWORD@"},
+		{"redis://@h:1", "user", "empty"},
 		{"redis://user:@h:1", "password", "empty"},
 		{"redis://:hunter%zz2@h:1", "password", "%-escape"},
 		{"redis://us%zzer:hunter2@h:1", "user", "%-escape"},
@@ -129,6 +130,7 @@ func TestParseURLEnv(t *testing.T) {
 			return ""
 		}
 	}
+	var ue *URLError
 	u, err := ParseURLEnv("rediss://h:1/2?key=k", env("from/env@x"))
 	if err != nil || u.Password != "from/env@x" || u.Username != "" || u.Host != "h" {
 		t.Fatalf("the variable's password not taken: %+v, %v", u, err)
@@ -139,11 +141,17 @@ func TestParseURLEnv(t *testing.T) {
 	if again, err := ParseURL(u.Secret()); err != nil || again != u {
 		t.Errorf("Secret %q reads back as %+v, %v; want %+v", u.Secret(), again, err, u)
 	}
+	// an ACL user in the URL, its password in the variable
+	if u, err := ParseURLEnv("rediss://inflight@h:1/0?key=k", env("s3cret")); err != nil || u.Username != "inflight" || u.Password != "s3cret" {
+		t.Errorf("a user with the variable's password: %+v, %v", u, err)
+	}
+	if _, err := ParseURLEnv("rediss://inflight@h:1", env("")); !errors.As(err, &ue) || ue.Part != "password" || !strings.Contains(err.Error(), PasswordEnv) {
+		t.Errorf("a user with no password anywhere: %v; want a password error naming %s", err, PasswordEnv)
+	}
 	if u, err := ParseURLEnv("redis://:inurl@h:1", env("")); err != nil || u.Password != "inurl" {
 		t.Errorf("an empty variable changed the URL's password: %+v, %v", u, err)
 	}
 	_, err = ParseURLEnv("redis://:hunter2@h:1", env("hunter3"))
-	var ue *URLError
 	if !errors.As(err, &ue) || ue.Part != "password" || !strings.Contains(err.Error(), PasswordEnv) ||
 		!strings.Contains(err.Error(), "URL") || strings.Contains(err.Error(), "hunter") {
 		t.Errorf("a password in both places: %v; want a password error naming the URL and %s, quoting neither", err, PasswordEnv)
