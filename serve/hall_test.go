@@ -73,6 +73,27 @@ func TestHall(t *testing.T) {
 		lat = append(lat, time.Since(sent))
 	}
 	fol1.waitHead(t, clock(at))
+
+	// Followers never change the stage: one on process 2 who steps and
+	// forks detaches into a copy of their own, and the stage stays where
+	// the presenter put it, on both processes; F follows it again.
+	fol2.send("l")
+	for deadline := time.Now().Add(wait); strings.Contains(fol2.head(), "FOLLOWING"); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("l did not detach the follower:\n%s", fol2.grid())
+		}
+	}
+	fol2.send("f")
+	fol2.send(keyEnter)
+	fol2.settled(t, "main ▸ ")
+	fol1.settled(t, clock(at), "FOLLOWING")
+	if h := fol1.head(); !strings.Contains(h, clock(at)) || strings.Contains(h, "main ▸") {
+		t.Fatalf("a follower on process 2 moved the stage on process 1: %s", h)
+	}
+	open(p2.addr, "follow", newKey(t), w, h, "FOLLOWING", clock(at)).send("q")
+	fol2.send("F")
+	fol2.waitHead(t, "FOLLOWING")
+	fol2.waitHead(t, clock(at))
 	slices.Sort(lat)
 	t.Logf("presenter on process 1 to follower on process 2, %d moves: median %v, max %v (%v)", len(lat), lat[len(lat)/2], lat[len(lat)-1], lat)
 	// The median is the requirement; one slow move on a loaded machine
