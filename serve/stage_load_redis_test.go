@@ -5,14 +5,10 @@ package serve
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -40,7 +36,7 @@ func TestStageLoadRedis(t *testing.T) {
 	}
 	n -= n % 2 // half on each process
 	const measure = 10 * time.Second
-	addr := startLoadRedis(t)
+	addr := loopback(startRedis(t, 0).port)
 	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}})
 	t.Cleanup(func() { rdb.Close() })
@@ -309,78 +305,4 @@ func (s loadSample) String() string {
 		each = append(each, fmt.Sprintf("%.3f", c))
 	}
 	return fmt.Sprintf("servers %s cores; Redis %s", strings.Join(each, " + "), s.redis())
-}
-
-// startLoadRedis starts a private redis-server on a free loopback port,
-// without persistence, killed when the test ends (or dies), and returns
-// its address. The port is found by binding :0 and closing it, so another
-// process may take it first: then another is tried.
-func startLoadRedis(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed (Debian/Ubuntu: apt-get install redis-server)")
-	}
-	var lastErr error
-	for range 3 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		dir := t.TempDir()
-		logf, err := os.Create(filepath.Join(dir, "redis.log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-			"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no")
-		cmd.Stdout, cmd.Stderr = logf, logf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		err = cmd.Start()
-		logf.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
-		stop := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-exited }
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		if lastErr = redisUp(addr, cmd.Process.Pid, exited); lastErr == nil {
-			t.Cleanup(stop)
-			return addr
-		}
-		stop()
-	}
-	t.Fatal(lastErr)
-	return ""
-}
-
-// redisUp waits until the redis-server of process pid answers on addr.
-func redisUp(addr string, pid int, exited <-chan struct{}) error {
-	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}})
-	defer rdb.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		select {
-		case <-exited:
-			return fmt.Errorf("redis-server on %s exited at start", addr)
-		default:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		info, err := rdb.Info(ctx, "server").Result()
-		cancel()
-		if err == nil {
-			if !strings.Contains(info, "process_id:"+strconv.Itoa(pid)+"\r\n") {
-				return fmt.Errorf("port of %s was taken by another server", addr)
-			}
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("redis-server on %s did not answer: %v", addr, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
