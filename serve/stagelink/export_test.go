@@ -8,5 +8,8 @@ var (
 	WaitFor    = waitFor
 )
 
+// SyncBuf is a log buffer safe for the server and the test at once.
+type SyncBuf = syncBuf
+
 func (r *redisProc) Addr() string { return r.addr() }
 func (r *redisProc) Kill()        { r.kill() }

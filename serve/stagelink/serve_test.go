@@ -3,12 +3,10 @@
 package stagelink_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,30 +16,13 @@ import (
 	"inflight/serve/stagelink"
 )
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // serve.Config.Stage: a bad URL is refused naming --stage, before the host
 // key is written; a good one links the server's stage until Shutdown.
 func TestServeStage(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	key := filepath.Join(dir, "host_key")
-	_, err := serve.New(serve.Config{HostKeyPath: key, Stage: "redis://:hunter2@h:0/0", Logger: log.New(&syncBuf{})})
+	_, err := serve.New(serve.Config{HostKeyPath: key, Stage: "redis://:hunter2@h:0/0", Logger: log.New(&stagelink.SyncBuf{})})
 	if err == nil || !strings.Contains(err.Error(), "--stage") || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("serve.New with a bad --stage: %v", err)
 	}
@@ -50,7 +31,7 @@ func TestServeStage(t *testing.T) {
 	}
 
 	r := stagelink.StartRedis(t, nil, "")
-	logs := &syncBuf{}
+	logs := &stagelink.SyncBuf{}
 	srv, err := serve.New(serve.Config{HostKeyPath: key, Stage: "redis://" + r.Addr() + "/0?key=serve", Logger: log.New(logs)})
 	if err != nil {
 		t.Fatal(err)
