@@ -43,6 +43,16 @@ func (s *syncBuf) String() string {
 	return s.b.String()
 }
 
+// twoProcs is a private Redis and two processes linked through it, both
+// online.
+func twoProcs(t *testing.T) (*redisProc, *proc, *proc) {
+	t.Helper()
+	r := startRedis(t, nil, "")
+	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
+	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	return r, a, b
+}
+
 func openProc(t *testing.T, raw string, opt Options) *proc {
 	t.Helper()
 	u, err := ParseURL(raw)
@@ -84,9 +94,7 @@ func redisURL(r *redisProc) string { return "redis://" + r.addr() + "/0?key=test
 
 func TestPublishReachesTheOtherProcess(t *testing.T) {
 	t.Parallel()
-	r := startRedis(t, nil, "")
-	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
-	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	_, a, b := twoProcs(t)
 
 	a.stage.Arrive()
 	for i := range 5 {
@@ -145,9 +153,7 @@ func TestLateProcessCatchesUp(t *testing.T) {
 
 func TestAnswersCountedOverProcesses(t *testing.T) {
 	t.Parallel()
-	r := startRedis(t, nil, "")
-	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
-	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	_, a, b := twoProcs(t)
 	pa, pb := a.stage.Poll(), b.stage.Poll()
 
 	a.stage.Arrive()
@@ -183,9 +189,7 @@ func TestAnswersCountedOverProcesses(t *testing.T) {
 
 func TestRedisDownAndBack(t *testing.T) {
 	t.Parallel()
-	r := startRedis(t, nil, "")
-	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
-	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	r, a, b := twoProcs(t)
 	a.stage.Arrive()
 	a.stage.Publish(tui.StageState{Code: "before"})
 	pa, pb := a.stage.Poll(), b.stage.Poll()
@@ -224,9 +228,7 @@ func TestRedisDownAndBack(t *testing.T) {
 
 func TestKilledPresenterProcessLeavesTheStageAway(t *testing.T) {
 	t.Parallel()
-	r := startRedis(t, nil, "")
-	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
-	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	_, a, b := twoProcs(t)
 	a.stage.Arrive()
 	a.stage.Publish(tui.StageState{Code: "c", Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
 	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "c" })
@@ -318,9 +320,7 @@ func TestRedisDownAtStart(t *testing.T) {
 // in the log, leaving the stage as it was.
 func TestMessagesBoundedAndVersioned(t *testing.T) {
 	t.Parallel()
-	r := startRedis(t, nil, "")
-	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
-	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	r, a, b := twoProcs(t)
 	a.stage.Arrive()
 	a.stage.Publish(tui.StageState{Code: "small"})
 	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "small" })
@@ -383,9 +383,7 @@ func TestDatabasesApart(t *testing.T) {
 // it before: the stage stopped its clock while offline, and must play on.
 func TestReconnectPutsTheLatestStateOnAgain(t *testing.T) {
 	t.Parallel()
-	r := startRedis(t, nil, "")
-	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
-	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
+	r, a, b := twoProcs(t)
 	a.stage.Arrive()
 	a.stage.Publish(tui.StageState{Code: "c", Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
 	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "c" })
