@@ -82,25 +82,7 @@ func (s *screen) clock(t testing.TB) time.Duration {
 // changed for 600 ms, and returns it.
 func (s *screen) settled(t testing.TB, subs ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	last, since := "", time.Now()
-	for {
-		g := s.grid()
-		if g != last {
-			last, since = g, time.Now()
-		}
-		ok := true
-		for _, sub := range subs {
-			ok = ok && strings.Contains(g, sub)
-		}
-		if ok && time.Since(since) > 600*time.Millisecond {
-			return g
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("screen never settled with %q:\n%s", subs, g)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return settle(t, s.grid, subs...)
 }
 
 // written is how much output has come so far, for seeSince.

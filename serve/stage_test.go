@@ -28,10 +28,17 @@ func (tm *term) grid(w, h int) string {
 // changed for a while, and returns it.
 func (tm *term) settled(t testing.TB, w, h int, subs ...string) string {
 	t.Helper()
+	return settle(t, func() string { return tm.grid(w, h) }, subs...)
+}
+
+// settle waits until the screen grid reads holds every one of subs and has
+// not changed for 600 ms, and returns it.
+func settle(t testing.TB, grid func() string, subs ...string) string {
+	t.Helper()
 	deadline := time.Now().Add(wait)
 	last, since := "", time.Now()
 	for {
-		g := tm.grid(w, h)
+		g := grid()
 		if g != last {
 			last, since = g, time.Now()
 		}

@@ -195,18 +195,7 @@ func TestLeavingEndsTheWait(t *testing.T) {
 		t.Fatalf("%d waiting; want 2", w)
 	}
 	f := synced(fs[0]) // it has read the question: its next wait blocks
-	done := make(chan tea.Msg, 1)
-	go func() { done <- f.watchPoll()() }()
-	time.Sleep(50 * time.Millisecond) // let it wait
-	f.Release()
-	select {
-	case msg := <-done:
-		if msg != nil {
-			t.Errorf("the ended session's wait returned %#v", msg)
-		}
-	case <-time.After(pollWait / 2):
-		t.Fatal("Release did not end the session's wait on the poll")
-	}
+	releaseEnds(t, f, f.watchPoll(), pollWait/2, "the poll")
 	if w := st.Poll().State().Waiting; w != 1 {
 		t.Fatalf("%d waiting after one follower left; want 1", w)
 	}
@@ -245,9 +234,15 @@ func TestLeavingEndsTheStageWait(t *testing.T) {
 		t.Fatal("nothing on stage: the wait would not block")
 	}
 	_, f.follower.gen = st.State() // shown: the next wait blocks
-	w := f.wait()
+	releaseEnds(t, f, f.wait(), stageWait/2, "the stage")
+}
+
+// releaseEnds checks that a session's blocking wait on "on" ends, within
+// d and with nothing, when the session is released.
+func releaseEnds(t *testing.T, f Model, wait tea.Cmd, d time.Duration, on string) {
+	t.Helper()
 	done := make(chan tea.Msg, 1)
-	go func() { done <- w() }()
+	go func() { done <- wait() }()
 	time.Sleep(50 * time.Millisecond) // let it wait
 	f.Release()
 	select {
@@ -255,8 +250,8 @@ func TestLeavingEndsTheStageWait(t *testing.T) {
 		if msg != nil {
 			t.Errorf("the ended session's wait returned %#v", msg)
 		}
-	case <-time.After(stageWait / 2):
-		t.Fatal("Release did not end the session's wait on the stage")
+	case <-time.After(d):
+		t.Fatalf("Release did not end the session's wait on %s", on)
 	}
 }
 
