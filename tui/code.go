@@ -8,6 +8,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"inflight/engine"
 )
 
 // codeView shows the share code of this moment and how to open it.
@@ -27,14 +29,22 @@ func (m *Model) openCode() {
 // forks' names, the cursor's event and, when they are not what opening
 // the event shows anyway, the displayed clock and the selected message.
 func (m *Model) shareCode() string {
+	c := m.momentCode(false)
+	return c.String()
+}
+
+// momentCode is the code of the moment on screen: its clock where it is
+// not the event's (always, with at), its selection where it is not the
+// featured message.
+func (m *Model) momentCode(at bool) engine.Code {
 	c := m.x.Code()
-	if m.at != m.x.World().Now {
+	if at || m.at != m.x.World().Now {
 		c.At, c.HasAt = m.at, true
 	}
 	if m.sel != m.x.Spec.Featured {
 		c.Sel, c.HasSel = m.sel, true
 	}
-	return c.String()
+	return c
 }
 
 // copyCmd puts s on the terminal's clipboard through OSC 52, which

@@ -85,11 +85,7 @@ func (m *Model) clockPlay() {
 		a.sel == m.sel && a.pos == m.x.Pos() && a.shown == m.at {
 		return
 	}
-	c := m.x.Code()
-	c.At, c.HasAt = m.at, true // the moment the clock counts from, even at an event
-	if m.sel != m.x.Spec.Featured {
-		c.Sel, c.HasSel = m.sel, true
-	}
+	c := m.momentCode(true) // the moment the clock counts from, even at an event
 	p.anchor = &stageAnchor{code: c.String(), at: m.at, wall: stageMs(m.stage.Now()),
 		gen: p.gen, speed: p.speed, br: m.x.Branch(), sel: m.sel, pos: m.x.Pos(), shown: m.at}
 }
