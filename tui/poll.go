@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -44,10 +45,9 @@ type Poll struct {
 // roomTally is question seq's answers counted over every process, and the
 // followers of the other processes who have not answered.
 type roomTally struct {
-	seq      uint64 // 0: none heard
-	tally    []int
-	answered int
-	others   int
+	seq    uint64 // 0: none heard
+	tally  []int
+	others int
 }
 
 // PollShared is the question as it travels between processes: everything
@@ -164,7 +164,7 @@ func (p *Poll) shared() PollShared {
 func (p *Poll) Receive(q PollShared) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if q.Seq < p.seq || q.Seq == p.seq && p.shared().equal(q) {
+	if q.Seq < p.seq || q.Seq == p.seq && reflect.DeepEqual(p.shared(), q) {
 		return
 	}
 	if q.Seq != p.seq || !q.Open {
@@ -173,13 +173,6 @@ func (p *Poll) Receive(q PollShared) {
 	q.Question.Choices = append([]string(nil), q.Question.Choices...)
 	p.seq, p.q, p.open, p.revealed = q.Seq, q.Question, q.Open, q.Revealed
 	p.moved(true)
-}
-
-func (a PollShared) equal(b PollShared) bool {
-	return a.Seq == b.Seq && a.Open == b.Open && a.Revealed == b.Revealed &&
-		a.Question.Incident == b.Question.Incident && a.Question.Key == b.Question.Key &&
-		a.Question.Text == b.Question.Text && a.Question.Answer == b.Question.Answer &&
-		slices.Equal(a.Question.Choices, b.Question.Choices)
 }
 
 // Shared is the question as it travels between processes.
@@ -198,11 +191,7 @@ func (p *Poll) SetRoom(seq uint64, tally []int, others int) {
 	if seq < p.seq { // a late tally of a question gone by
 		return
 	}
-	n := 0
-	for _, c := range tally {
-		n += c
-	}
-	r := roomTally{seq: seq, tally: append([]int(nil), tally...), answered: n, others: others}
+	r := roomTally{seq: seq, tally: append([]int(nil), tally...), others: others}
 	if slices.Equal(r.tally, p.room.tally) && r.seq == p.room.seq && r.others == p.room.others {
 		return
 	}
@@ -381,7 +370,10 @@ func (p *Poll) State() PollState {
 	if p.link != nil && !p.offline && p.room.seq == p.seq && len(p.room.tally) == len(st.Tally) {
 		// every process's answers, as the link last counted them
 		copy(st.Tally, p.room.tally)
-		st.Answered = p.room.answered
+		st.Answered = 0
+		for _, c := range st.Tally {
+			st.Answered += c
+		}
 		st.Waiting += p.room.others
 	}
 	return st
