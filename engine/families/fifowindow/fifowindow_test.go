@@ -6,6 +6,7 @@ import (
 
 	"inflight/engine"
 	"inflight/engine/families/familytest"
+	"inflight/engine/families/fifowindow"
 )
 
 func TestFiguresDirectly(t *testing.T) {
@@ -32,6 +33,41 @@ func TestFiguresDirectly(t *testing.T) {
 					sum.Deliveries, sum.DuplicateEffects, sum.Figures["dropped_duplicates"], sum.Lost, c.deliveries, c.dups, c.dropped)
 			}
 		})
+	}
+}
+
+type sinkFn func(*engine.World, *engine.Event, *engine.Decision)
+
+func (f sinkFn) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
+
+// The lesson's figure is not only how many sends the broker drops but
+// which: of the bundled incident's sends at minutes 0, 1, 3 and 7, the
+// broker drops those at 1 and 3 (inside the 5-minute window) and accepts
+// the one at 7 as a new message.
+func TestWhichSendsAreDropped(t *testing.T) {
+	w, err := engine.NewWorld(familytest.Incident(t, "fifo-window"), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sends []string
+	first := engine.Time(-1)
+	for w.Step(sinkFn(func(_ *engine.World, e *engine.Event, _ *engine.Decision) {
+		if e.Kind != engine.EvPublish && e.Kind != fifowindow.EvDuplicate {
+			return
+		}
+		if first < 0 {
+			first = e.T
+		}
+		what := "accepted"
+		if e.Kind == fifowindow.EvDuplicate {
+			what = "dropped"
+		}
+		sends = append(sends, fmt.Sprintf("minute %d %s", (e.T-first)/engine.Time(engine.Minute), what))
+	})) {
+	}
+	want := "[minute 0 accepted minute 1 dropped minute 3 dropped minute 7 accepted]"
+	if got := fmt.Sprint(sends); got != want {
+		t.Errorf("sends %s; want %s", got, want)
 	}
 }
 
