@@ -1,6 +1,7 @@
 package cashback_test
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -83,6 +84,42 @@ func TestBalanceIsCrashes(t *testing.T) {
 		}
 		if a.Deliveries != b.Deliveries || a.Deliveries != c.Deliveries {
 			t.Errorf("seed %d: deliveries %d/%d/%d differ across dedupe modes", seed, a.Deliveries, b.Deliveries, c.Deliveries)
+		}
+	}
+}
+
+type sinkFn func(*engine.World, *engine.Event, *engine.Decision)
+
+func (f sinkFn) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
+
+// crashPoints lists where a run's consumer crashes: the entry, its
+// delivery and the clock of each crash decision that came out "crash".
+func crashPoints(t *testing.T, spec *engine.Spec, seed uint64, set ...engine.Setting) []string {
+	t.Helper()
+	w, err := engine.NewWorld(spec, seed, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []string
+	for w.Step(sinkFn(func(_ *engine.World, _ *engine.Event, d *engine.Decision) {
+		if d != nil && d.Kind == engine.DecCrash && d.Value == 1 {
+			at = append(at, fmt.Sprintf("%d#%d@%d", d.Msg, d.Delivery, d.T))
+		}
+	})) {
+	}
+	return at
+}
+
+// TestDedupeCrashesAtTheSamePoints: the lesson's dedupe run crashes at the
+// same points as the run without it (the same entries, deliveries and
+// moments), not just as often, so the balance's difference is dedupe's.
+func TestDedupeCrashesAtTheSamePoints(t *testing.T) {
+	spec := familytest.Incident(t, "cashback")
+	for seed := uint64(1); seed <= 20; seed++ {
+		a := crashPoints(t, spec, seed)
+		b := crashPoints(t, spec, seed, engine.Setting{Knob: "dedupe", Value: "true"})
+		if len(a) == 0 || fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("seed %d: crashes without dedupe %v, with %v", seed, a, b)
 		}
 	}
 }
