@@ -19,7 +19,7 @@ func checkFrame(t *testing.T, what, view string, w, h int) {
 	t.Helper()
 	lines := strings.Split(view, "\n")
 	if len(lines) != h {
-		t.Fatalf("%s: %d lines at %d×%d, want %d", what, len(lines), w, h, h)
+		t.Fatalf("%s: %d lines at %d×%d, want %d:\n%s", what, len(lines), w, h, h, view)
 	}
 	for i, l := range lines {
 		if lw := lipgloss.Width(l); lw > w {

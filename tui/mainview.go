@@ -21,7 +21,7 @@ type mainView struct {
 	flash    string
 	state    state
 	jump     jumpInput
-	job      *job
+	progress string // the running job's progress line, read once: a job moves while a frame is drawn
 	help     help.Model
 	active   help.KeyMap // the active screen's keys, for the footer
 	play     player
@@ -46,9 +46,13 @@ type chartView struct {
 // mainView is the main screen's view state now.
 func (m Model) mainView() mainView {
 	v := mainView{common: m.common, x: m.x, snap: &m.snap, at: m.at, sel: m.sel, exercise: m.exercise,
-		flash: m.presenterFlash(), state: m.state, jump: m.jump, job: m.jobs.cur, help: m.help, active: m.activeKeys(),
+		flash: m.presenterFlash(), state: m.state, jump: m.jump, help: m.help, active: m.activeKeys(),
 		play: m.play, panes: m.panes, presenter: m.presenter, following: m.follower.on, staged: m.stage != nil}
 	v.chart = m.charts.view(m.x)
+	if j := m.jobs.cur; j != nil {
+		// once per frame: the layout and the drawing must count the same lines
+		v.progress = j.view(m.r)
+	}
 	return v
 }
 

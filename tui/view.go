@@ -56,8 +56,8 @@ func (m Model) View() string {
 func (v mainView) newsLines() []string {
 	var s string
 	switch {
-	case v.job != nil:
-		s = v.job.view(v.r)
+	case v.progress != "":
+		s = v.progress
 	case v.state == stateJump:
 		return []string{v.jump.View()}
 	case v.flash != "":
