@@ -114,24 +114,24 @@ func TestWindowChangedAtFork(t *testing.T) {
 		at, window string
 		sends      string // what the broker did with each send, by minute
 		emails     string
+		memory     string // each admission and the expiry it was given
 	}{
 		// grown while remembered: the expiry stays 14:05
-		{"14:02:00", "10m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45"},
+		{"14:02:00", "10m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:17:00"},
 		// grown after it was forgotten, at every moment from 14:05 to 14:06:59
-		{"14:04:59.999", "1h", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45"},
-		{"14:05:00", "10m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45"},
-		{"14:06:00", "10m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45"},
-		{"14:06:59.999", "1h", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45"},
+		{"14:04:59.999", "1h", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-15:07:00"},
+		{"14:05:00", "10m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:17:00"},
+		{"14:06:00", "10m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:17:00"},
+		{"14:06:59.999", "1h", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-15:07:00"},
 		// shrunk while remembered: the expiry stays 14:05, early or late
-		{"14:00:30", "1m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45"},
-		{"14:00:30", "0s", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45"},
-		{"14:02:00", "1m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45"},
+		{"14:00:30", "1m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:08:00"},
+		{"14:00:30", "0s", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:07:00.001"},
+		{"14:02:00", "1m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:08:00"},
 		// in force at the first send: the id is admitted under it
-		{"14:00:00", "10m", "0 accepted 1 dropped 3 dropped 7 dropped", "14:00:00.45"},
-		{"14:00:00", "30s", "0 accepted 1 accepted 3 accepted 7 accepted", "14:00:00.45 14:01:00.45 14:03:00.45 14:07:00.45"},
-		// the minute-3 send admitted under a fork's 1 minute... is a
-		// duplicate of the 14:00 admission, so nothing is admitted under it
-		{"14:02:00", "30s", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45"},
+		{"14:00:00", "10m", "0 accepted 1 dropped 3 dropped 7 dropped", "14:00:00.45", "14:00:00-14:10:00"},
+		{"14:00:00", "30s", "0 accepted 1 accepted 3 accepted 7 accepted", "14:00:00.45 14:01:00.45 14:03:00.45 14:07:00.45", "14:00:00-14:00:30 14:01:00-14:01:30 14:03:00-14:03:30 14:07:00-14:07:30"},
+		// shorter than the time since the first send: still no cut
+		{"14:02:00", "30s", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:07:30"},
 	}
 	for _, c := range cases {
 		t.Run(c.window+"@"+c.at, func(t *testing.T) {
@@ -164,6 +164,13 @@ func TestWindowChangedAtFork(t *testing.T) {
 			}
 			if got, want := strings.Join(emails, " "), c.emails; got != want {
 				t.Errorf("emails %q; want %q", got, want)
+			}
+			var mem []string
+			for _, m := range w.Family().(*fifowindow.Family).Memory {
+				mem = append(mem, m.Accepted.Short()+"-"+m.Until.Short())
+			}
+			if got := strings.Join(mem, " "); got != c.memory {
+				t.Errorf("memory %q; want %q", got, c.memory)
 			}
 			sum := w.Summarize("")
 			n := int64(len(emails))
