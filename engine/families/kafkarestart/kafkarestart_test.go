@@ -193,6 +193,9 @@ func TestRebalanceWaitsForTheDeadMember(t *testing.T) {
 					crash, crashed = at, e.Msg
 				case e.Kind == engine.EvRestart:
 					restart = at
+					if q := w.Family().Panes(w).Queue; !strings.Contains(q[0].Text, "mailer-1 (dead: keeps it until its session times out)") {
+						t.Errorf("partition row while mailer-2 waits: %q", q[0].Text)
+					}
 				case e.Kind == kafkarestart.EvSessionOver:
 					evict = at
 				case e.Kind == engine.EvDeliver && restart != "" && firstRead == "":
