@@ -222,7 +222,7 @@ func (l exerciseList) View() string {
 			lesson++
 		}
 	}
-	out = append(out, st.Dim.Render(fmt.Sprintf("%s this incident can answer: %d from the lesson's “Check your understanding”, %d written for the incident",
+	out = append(out, st.Dim.Render(fmt.Sprintf("%s: %d from the lesson, %d written for this incident",
 		plural(len(l.exs), "question", "questions"), lesson, len(l.exs)-lesson)))
 	return window(out, focus+2, l.height)
 }
