@@ -73,11 +73,11 @@ func Strips(r rune) bool {
 		unicode.Is(unicode.Bidi_Control, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r)
 }
 
-// Clean is s as a terminal may show it: controls, bidi controls and format
-// characters removed; a tab, and a line break where k is one line, made a
-// space (CRLF is one break); invalid UTF-8 made U+FFFD; at most k.Max
-// runes, the last of them an ellipsis when s was longer. Text that needs
-// none of it comes back unchanged.
+// Clean is s as a terminal may show it: controls, bidi controls and
+// format characters removed; a tab, a lone CR, and a line break where k
+// is one line, made a space (CRLF is one break); invalid UTF-8 made
+// U+FFFD; at most k.Max runes, the last of them an ellipsis when s was
+// longer. Text that needs none of it comes back unchanged.
 func Clean(s string, k Kind) string {
 	if fits(s, k) {
 		return s
@@ -92,12 +92,12 @@ func Clean(s string, k Kind) string {
 			r = '\uFFFD'
 		case r == '\r' && strings.HasPrefix(s[i+w:], "\n"):
 			continue
-		case r == '\n' || r == '\r' || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r):
+		case r == '\n' || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r):
 			r = ' '
 			if k.Multiline {
 				r = '\n'
 			}
-		case r == '\t':
+		case r == '\t', r == '\r': // a lone CR would go back over the line
 			r = ' '
 		case Strips(r):
 			continue
