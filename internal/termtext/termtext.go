@@ -16,14 +16,19 @@
 //     characters already (the guard is the second wall);
 //   - share codes: engine.ParseCode refuses a code or a format-2 fork
 //     name (nN=, %XX-escaped) that holds any character Clean removes;
-//   - the branch name typed in the fork form, as the fork is made;
-//   - the stage between processes: stage states and questions from Redis
-//     are checked (tui.StageState.Check, tui.PollShared.Check) by the link
-//     and again by Stage.Receive and Poll.Receive, which clean every text
-//     they keep;
+//   - the branch name typed in the fork form, as the fork is made, and
+//     everything a presenter typed, as Stage.Publish puts it on stage;
+//   - the stage between processes: states and questions from Redis are
+//     checked (tui.StageState.Check, tui.PollShared.Check) as
+//     serve/stagelink decodes them, and again by Stage.Receive and
+//     Poll.Receive, which clean every text they keep;
 //   - SSH: the user name and TERM a client sends, as serve logs them,
-//     and the command it asked for, as a refusal quotes it;
+//     and the command or subsystem it asked for, as a refusal quotes it;
 //   - the CLI: the error line main prints.
+//
+// Values quoted in the engine's and the incident parser's errors are
+// quoted with %q (which escapes all of these) and clipped where they are
+// written.
 package termtext
 
 import (
