@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"inflight/internal/termtext"
 )
 
 // Code is a share code: one printable string naming an incident, seed,
@@ -104,10 +106,20 @@ func unescapeName(s string) (string, error) {
 		b.WriteByte(byte(n))
 		i += 2
 	}
-	if !utf8.ValidString(b.String()) {
+	name := b.String()
+	if !utf8.ValidString(name) {
 		return "", fmt.Errorf("name %q is not valid text", clip(s))
 	}
-	return b.String(), nil
+	// The %XX escapes reach what the check of the code's own characters
+	// cannot: a name is shown in the header, so it is held to the guard
+	// of every text a terminal shows (an ESC would let a code write the
+	// clipboard or clear the screen).
+	for _, r := range name {
+		if termtext.Strips(r) {
+			return "", fmt.Errorf("name %q holds a control or invisible character (%q); a name is plain text", clip(s), string(r))
+		}
+	}
+	return name, nil
 }
 
 func settingsString(set []Setting) string {
@@ -283,8 +295,8 @@ func ParseCode(s string) (Code, error) {
 		return bad("%d forks; a share code has at most %d", n, MaxCodeForks)
 	}
 	for i, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError {
-			return bad("a control character or invalid text at %q; a code is one line of printable text", clip(s[i:]))
+		if termtext.Strips(r) || r == utf8.RuneError {
+			return bad("a control, bidi or invisible character or invalid text at %q; a code is one line of printable text", clip(s[i:]))
 		}
 	}
 	body, tail, ok := strings.Cut(s, "#")
