@@ -32,7 +32,7 @@ func TestValidateQuestions(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, code = runCLI("validate", bad)
-	if code != 1 || !strings.Contains(errOut, "thursday.yaml:") || !strings.Contains(errOut, ": proof at 19:52:00 is not after the question's moment (19:52:30)") {
+	if code != 2 || !strings.Contains(errOut, "thursday.yaml:") || !strings.Contains(errOut, ": proof at 19:52:00 is not after the question's moment (19:52:30)") {
 		t.Errorf("validate with a proof before its question: %d %q", code, errOut)
 	}
 }

@@ -76,6 +76,12 @@ func (r *reader) build(f *file) *engine.Spec {
 		}
 	}
 
+	if queue && !hasOrders(s.Sources) {
+		// the queue reads orders as the count of the source named orders:
+		// without one the knob changes nothing, so no fork may set it
+		s.Knobs = without(s.Knobs, "orders")
+	}
+
 	var set []engine.Setting
 	where := map[string]string{} // knob → the path that set it
 	if fam != nil {
@@ -170,6 +176,7 @@ func (r *reader) build(f *file) *engine.Spec {
 			continue // not a map: already reported
 		}
 		bm := engine.Bookmark{At: r.clock(path+".at", b.At, true), Title: b.Title, Words: strings.TrimSpace(b.Words), Event: b.Event, Msg: -1}
+		r.notBeforeStart(path+".at", "bookmark", bm.At, b.At, s.Start)
 		if b.Message != nil {
 			bm.Msg = *b.Message
 			if b.Event == "" {
@@ -190,6 +197,7 @@ func (r *reader) build(f *file) *engine.Spec {
 		spec := engine.ForkSpec{Name: fk.Name, Set: r.settings(path+".set", fk.Set, knobsOf(s), nil), Expect: r.expect(path+".expect", fk.Expect)}
 		if fk.At != "" {
 			spec.At, spec.HasAt = r.clock(path+".at", fk.At, false), true
+			r.notBeforeStart(path+".at", "fork", spec.At, fk.At, s.Start)
 		}
 		s.Forks = append(s.Forks, spec)
 	}
@@ -201,8 +209,10 @@ func (r *reader) build(f *file) *engine.Spec {
 		if ex.Key == "" || ex.Question == "" {
 			r.at(path, "an exercise needs a key and a question")
 		}
+		at := r.clock(path+".at", ex.At, true)
+		r.notBeforeStart(path+".at", "exercise", at, ex.At, s.Start)
 		s.Exercises = append(s.Exercises, engine.Exercise{Key: ex.Key, Question: strings.TrimSpace(ex.Question),
-			At: r.clock(path+".at", ex.At, true), Set: r.settings(path+".set", ex.Set, knobsOf(s), nil), Explain: strings.TrimSpace(ex.Explain)})
+			At: at, Set: r.settings(path+".set", ex.Set, knobsOf(s), nil), Explain: strings.TrimSpace(ex.Explain)})
 	}
 	return s
 }
@@ -244,3 +254,35 @@ func orList[T fmt.Stringer](choices []T) string {
 }
 
 func knobsOf(s *engine.Spec) []string { return s.Knobs }
+
+func hasOrders(srcs []engine.Source) bool {
+	for _, src := range srcs {
+		if src.OrdersKnob {
+			return true
+		}
+	}
+	return false
+}
+
+func without(xs []string, x string) []string {
+	var out []string
+	for _, y := range xs {
+		if y != x {
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
+// notBeforeStart refuses a moment before the incident's start: nothing
+// happens there, and `run --at` refuses the same clock. written is the
+// clock as the file has it ("" or unreadable: already reported).
+func (r *reader) notBeforeStart(path, what string, at engine.Time, written string, start engine.Time) {
+	if written == "" || r.bad[path] || at >= start {
+		return
+	}
+	if _, err := engine.ParseClock(written); err != nil {
+		return
+	}
+	r.at(path, "%s at %s is before the incident starts (%s)", what, at.Short(), start.Short())
+}
