@@ -176,7 +176,7 @@ func (r *reader) build(f *file) *engine.Spec {
 			continue // not a map: already reported
 		}
 		bm := engine.Bookmark{At: r.clock(path+".at", b.At, true), Title: b.Title, Words: strings.TrimSpace(b.Words), Event: b.Event, Msg: -1}
-		r.notBeforeStart(path+".at", "bookmark", bm.At, b.At, s.Start)
+		r.notBeforeStart(path+".at", "bookmark", b.At, s.Start)
 		if b.Message != nil {
 			bm.Msg = *b.Message
 			if b.Event == "" {
@@ -197,7 +197,7 @@ func (r *reader) build(f *file) *engine.Spec {
 		spec := engine.ForkSpec{Name: fk.Name, Set: r.settings(path+".set", fk.Set, knobsOf(s), nil), Expect: r.expect(path+".expect", fk.Expect)}
 		if fk.At != "" {
 			spec.At, spec.HasAt = r.clock(path+".at", fk.At, false), true
-			r.notBeforeStart(path+".at", "fork", spec.At, fk.At, s.Start)
+			r.notBeforeStart(path+".at", "fork", fk.At, s.Start)
 		}
 		s.Forks = append(s.Forks, spec)
 	}
@@ -209,10 +209,9 @@ func (r *reader) build(f *file) *engine.Spec {
 		if ex.Key == "" || ex.Question == "" {
 			r.at(path, "an exercise needs a key and a question")
 		}
-		at := r.clock(path+".at", ex.At, true)
-		r.notBeforeStart(path+".at", "exercise", at, ex.At, s.Start)
+		r.notBeforeStart(path+".at", "exercise", ex.At, s.Start)
 		s.Exercises = append(s.Exercises, engine.Exercise{Key: ex.Key, Question: strings.TrimSpace(ex.Question),
-			At: at, Set: r.settings(path+".set", ex.Set, knobsOf(s), nil), Explain: strings.TrimSpace(ex.Explain)})
+			At: r.clock(path+".at", ex.At, true), Set: r.settings(path+".set", ex.Set, knobsOf(s), nil), Explain: strings.TrimSpace(ex.Explain)})
 	}
 	return s
 }
@@ -276,12 +275,10 @@ func without(xs []string, x string) []string {
 
 // notBeforeStart refuses a moment before the incident's start: nothing
 // happens there, and `run --at` refuses the same clock. written is the
-// clock as the file has it ("" or unreadable: already reported).
-func (r *reader) notBeforeStart(path, what string, at engine.Time, written string, start engine.Time) {
-	if written == "" || r.bad[path] || at >= start {
-		return
-	}
-	if _, err := engine.ParseClock(written); err != nil {
+// clock as the file has it ("" or unreadable: reported by clock).
+func (r *reader) notBeforeStart(path, what, written string, start engine.Time) {
+	at, err := engine.ParseClock(written)
+	if written == "" || err != nil || r.bad[path] || at >= start {
 		return
 	}
 	r.at(path, "%s at %s is before the incident starts (%s)", what, at.Short(), start.Short())
