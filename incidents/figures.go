@@ -143,9 +143,22 @@ func (fs *figureSet) named(name string, names []string, section string) string {
 	return fmt.Sprintf("no alert %q in the file's %s (%s)%s", short(name), section, strings.Join(names, ", "), didYouMean(name, names))
 }
 
+// didYouMean suggests the known name k is closest to, within nearest's
+// distance, when one is closer than the others: figure names are many
+// and alike ("efects" is two edits from events, one from effects).
 func didYouMean(k string, known []string) string {
-	if n := nearest(k, known); n != "" {
-		return fmt.Sprintf(" (did you mean %q?)", n)
+	limit := max(1, min(2, len(k)/3))
+	best, bestD, ties := "", limit+1, 0
+	for _, c := range known {
+		switch d := editDistance(k, c, limit); {
+		case d < bestD:
+			best, bestD, ties = c, d, 1
+		case d == bestD:
+			ties++
+		}
+	}
+	if bestD <= limit && ties == 1 {
+		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return ""
 }
