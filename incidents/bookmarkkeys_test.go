@@ -2,6 +2,7 @@ package incidents
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -36,5 +37,35 @@ func TestBookmarkKeysRefused(t *testing.T) {
 	}
 	if _, err := Parse("tiny.yaml", []byte(bm("    event: ack\n    message: 2\n"))); err != nil {
 		t.Fatalf("a bookmark on an event and message the incident has: %v", err)
+	}
+}
+
+// TestBundledIncidentsValidate: every bundled incident and the worked
+// example pass validate's checks against their run (every bookmark, fork
+// and exercise within it, the featured message one it publishes), played
+// to the end within the default budget, not skipped.
+func TestBundledIncidentsValidate(t *testing.T) {
+	names := []string{"../docs/example-incident.yaml"}
+	entries, err := bundled.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	for _, name := range names {
+		var data []byte
+		if strings.HasPrefix(name, "../") {
+			data, err = os.ReadFile(name)
+		} else {
+			data, err = bundled.ReadFile(name)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rc, err := Validate(name, data, DefaultValidateEvents)
+		if err != nil || !rc.Played || rc.Skipped != "" {
+			t.Errorf("%s: %v (played %v, %s)", name, err, rc.Played, rc.Skipped)
+		}
 	}
 }
