@@ -69,3 +69,28 @@ func TestBundledIncidentsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateFamilyMessages: a family that makes its own traffic
+// (cashback writes its 5000 entries from its knobs) has no sources to
+// count, so a featured message or a message.N past its run is found by
+// validate's run, at its line, while Parse, which does not play it,
+// lets it by.
+func TestValidateFamilyMessages(t *testing.T) {
+	data, err := bundled.ReadFile("cashback.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ old, new, want string }{
+		{"seed: 10\n", "seed: 10\nfeatured: 5000\n", "cashback.yaml:29:11: featured message 5000: this incident publishes messages 0 to 4999"},
+		{"expect:\n", "expect:\n  message.5000.effects: 1\n", `cashback.yaml:66:3: expect: "message.5000.effects": this incident publishes messages 0 to 4999`},
+	} {
+		src := []byte(strings.Replace(string(data), tc.old, tc.new, 1))
+		if _, err := Parse("cashback.yaml", src); err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		_, rc, err := Validate("cashback.yaml", src, DefaultValidateEvents)
+		if err == nil || err.Error() != tc.want || !rc.Played {
+			t.Errorf("Validate: %v (played %v), want %s", err, rc.Played, tc.want)
+		}
+	}
+}
