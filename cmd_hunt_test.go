@@ -76,7 +76,7 @@ func TestValidateChecksPropertyFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, code := runCLI("validate", path)
-	if code != 1 || !strings.Contains(errOut, `property dlq-empty: "figures.nonesuch" is not a figure this incident's run gives`) {
+	if code != 2 || !strings.Contains(errOut, `property dlq-empty: "figures.nonesuch" is not a figure this incident's run gives; its family's figures: figures.crashes,`) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 	out, _, code := runCLI("validate", "incidents/thursday-fixed.yaml")

@@ -313,7 +313,7 @@ func TestExitCodes(t *testing.T) {
 		{0, []string{"validate", good}},
 		{0, []string{"serve", "--help"}},
 		{0, []string{"verify", "--help"}},
-		{1, []string{"validate", bad}},
+		{2, []string{"validate", bad}},
 		{1, []string{"serve", "--listen", busy.Addr().String(), "--host-key", key}},
 		{2, []string{"list", "extra"}},
 		{2, []string{"run"}},

@@ -29,11 +29,17 @@ func CheckExpectationSyntax(e Expectation) error {
 		}
 	case strings.Contains(w, ".."):
 		lo, hi, _ := strings.Cut(w, "..")
-		if _, err := number(lo); err != nil {
+		l, err := number(lo)
+		if err != nil {
 			return fmt.Errorf("expect %s: range %q: %v", e.Key, w, err)
 		}
-		if _, err := number(hi); err != nil {
+		h, err := number(hi)
+		if err != nil {
 			return fmt.Errorf("expect %s: range %q: %v", e.Key, w, err)
+		}
+		if l > h {
+			// no figure is in it: the expectation could only fail
+			return fmt.Errorf("expect %s: range %q is upside down (%s is above %s); write it low..high", e.Key, w, strings.TrimSpace(lo), strings.TrimSpace(hi))
 		}
 	case strings.HasPrefix(w, "<") || strings.HasPrefix(w, ">"):
 		if _, err := number(strings.TrimLeft(w, "<>=")); err != nil {

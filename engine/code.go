@@ -482,7 +482,56 @@ func OpenCode(c Code, spec *Spec, in ...*Within) (*Explorer, error) {
 	if fp32(x.w.fp) != c.Fingerprint || (c.Cursor >= 0 && x.Pos() != c.Cursor) {
 		return nil, ErrCodeMismatch
 	}
+	end := func() Time {
+		// an event at or after the clock: the clock is within the branch
+		pos := x.PosAtTime(x.cur, c.At)
+		if !x.cur.done || pos < x.cur.frontier.Pos {
+			return c.At
+		}
+		return x.stateAt(x.cur, pos).Stats.LastEvent
+	}
+	published := func() int {
+		if n := int(messagesOf(x.w)); n > int(c.Sel) {
+			return n
+		}
+		x.extend(x.cur, 1<<62)
+		return x.cur.frontier.Published()
+	}
+	if err := c.checkShown(spec.Start, x.w.Now, x.w.Published(), end, published); err != nil {
+		return nil, err
+	}
 	return x, nil
+}
+
+// checkShown refuses a format-2 code's clock or selection that its branch
+// does not have: a clock before the incident's start or the cursor's
+// moment (now), or after the branch's last event, where the screen would
+// show a moment past the end (`run --at` and `/` refuse the same); a
+// selected message the branch never publishes. seen is how many messages
+// were published by the cursor; end and published (how many the branch
+// publishes) may play the branch, so they are asked only when needed.
+func (c Code) checkShown(start, now Time, seen int, end func() Time, published func() int) error {
+	if c.HasAt {
+		switch {
+		case c.At < start:
+			return codeErr("share code's clock at=%s is before the incident starts (%s)", c.At.Short(), start.Short())
+		case c.At < now:
+			return codeErr("share code's clock at=%s is before its cursor's moment (%s)", c.At.Short(), now.Short())
+		case c.At > now:
+			if e := end(); c.At > e {
+				return codeErr("share code's clock at=%s is after its branch ends (%s)", c.At.Short(), e.Short())
+			}
+		}
+	}
+	if c.HasSel && c.Sel >= 0 && int(c.Sel) >= seen {
+		switch n := published(); {
+		case n == 0:
+			return codeErr("share code's selected message sel=%d: its branch publishes no messages", c.Sel)
+		case int(c.Sel) >= n:
+			return codeErr("share code's selected message sel=%d: its branch publishes messages 0 to %d", c.Sel, n-1)
+		}
+	}
+	return nil
 }
 
 // ApplyFork makes a code's fork on a world standing at the fork's event,
@@ -548,7 +597,8 @@ type ReplayOptions struct {
 // *CodeError or ErrCodeMismatch; any other error is the trace's writer's.
 func ReplayCode(spec *Spec, c Code, o ReplayOptions) (Summary, *World, error) {
 	if o.Trace != nil {
-		if _, err := c.replay(spec, nil, false); err != nil {
+		// a clock or selection is checked against the branch's end
+		if _, err := c.replay(spec, nil, c.HasAt || c.HasSel); err != nil {
 			return Summary{}, nil, err
 		}
 	}
@@ -576,6 +626,8 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 	}
 	w.countOnly = len(spec.Operators) == 0
 	checked := false
+	var now Time // the cursor's moment, and the messages published by it
+	seen := 0
 	// to plays until event pos (or the end), checking the cursor on the way
 	to := func(pos int64) error {
 		if !checked && c.Cursor >= 0 && c.Cursor <= pos {
@@ -587,6 +639,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 			if fp32(w.fp) != c.Fingerprint {
 				return ErrCodeMismatch
 			}
+			now, seen = w.Now, w.Published()
 		}
 		w.RunTo(sink, pos-w.Pos)
 		return nil
@@ -632,6 +685,13 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 	}
 	if c.Cursor < 0 && fp32(w.fp) != c.Fingerprint {
 		return nil, ErrCodeMismatch
+	}
+	if c.Cursor < 0 {
+		now, seen = w.Now, w.Published()
+	}
+	n := max(int(messagesOf(w)), w.Published()) // as the explorer counts them
+	if err := c.checkShown(spec.Start, now, seen, func() Time { return w.Stats.LastEvent }, func() int { return n }); err != nil {
+		return nil, err
 	}
 	return w, nil
 }

@@ -286,6 +286,12 @@ func FuzzShareCode(f *testing.F) {
 		"thursday@1/p160@19:51:49.29;fault=after_effect:14.1#end.00000000",
 		"thursday@1/p100@19:52;orders=30;d12=31000;fault=ack_lost:3.2;fault=before_ack:3.1#125.00000000",
 		"thursday@1/p10@19:41;fault=after_lunch:1.1#end.00000000",
+		// issue 20: a clock or selection the run does not have
+		"thursday@1#end.4648ade4~2;at=23:00:00",
+		"thursday@1#end.4648ade4~2;at=19:00:00",
+		"thursday@1#end.4648ade4~2;sel=999999999",
+		"thursday@1#end.4648ade4~2;at=21:11:07.296;sel=107",
+		"thursday@1/p178@19:52:00;visibility_timeout=60s#560.1dde67ec~2;at=19:52:30;sel=14",
 	} {
 		f.Add(s)
 	}
@@ -399,5 +405,62 @@ func TestCodeFormat2(t *testing.T) {
 	}
 	if x.Branch().Name != "vt60" || x.Code().String() != c.String() {
 		t.Fatalf("opened %q, code %q", x.Branch().Name, x.Code().String())
+	}
+}
+
+// TestCodeShownFieldsRefused is issue 20's list of format-2 codes that
+// showed what their run does not have: each is refused, by the explorer
+// and on the lean path alike, with one line naming the field; the
+// moments and messages the run has open.
+func TestCodeShownFieldsRefused(t *testing.T) {
+	thursday, _ := incidents.Get("thursday")
+	cashback, _ := incidents.Get("cashback")
+	// a cursor early in the run: message 107 is not published yet, but is
+	// one of the run's
+	x, err := engine.NewExplorer(thursday, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Goto(100)
+	early := x.Code().String()
+	cases := []struct {
+		spec *engine.Spec
+		code string
+		want string // "" opens
+	}{
+		{thursday, "thursday@1#end.4648ade4~2;at=23:00:00", "share code's clock at=23:00:00 is after its branch ends (21:11:07.296)"},
+		{thursday, "thursday@1#end.4648ade4~2;at=21:11:07.297", "share code's clock at=21:11:07.297 is after its branch ends (21:11:07.296)"},
+		{thursday, "thursday@1#end.4648ade4~2;at=99999:00:00", "is after its branch ends"},
+		{thursday, "thursday@1#end.4648ade4~2;at=19:00:00", "share code's clock at=19:00:00 is before the incident starts (19:40:20)"},
+		{thursday, "thursday@1/p178@19:52:00;visibility_timeout=60s#560.1dde67ec~2;at=19:52:30", "share code's clock at=19:52:30 is before its cursor's moment (21:10:03.678)"},
+		{thursday, "thursday@1#end.4648ade4~2;sel=999999999", "share code's selected message sel=999999999: its branch publishes messages 0 to 107"},
+		{thursday, "thursday@1#end.4648ade4~2;sel=108", "sel=108: its branch publishes messages 0 to 107"},
+		{cashback, "cashback@10#end.dc74269d~2;sel=5000", "sel=5000: its branch publishes messages 0 to 4999"},
+		{thursday, "thursday@1#end.4648ade4~2;at=21:11:07.296;sel=107", ""},
+		{thursday, "thursday@1#end.4648ade4~2;sel=-", ""},
+		{thursday, early + "~2;sel=107", ""},
+		{cashback, "cashback@10#end.dc74269d~2;sel=4999", ""},
+		{thursday, "thursday@1/p178@19:52:00;visibility_timeout=60s#560.1dde67ec~2;at=21:10:03.678;sel=14", ""},
+		{thursday, "thursday@1/p178@19:52:00;visibility_timeout=60s#560.1dde67ec~2;at=21:10:04", "at=21:10:04 is after its branch ends (21:10:03.678)"},
+	}
+	for _, tc := range cases {
+		c, err := engine.ParseCode(tc.code)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.code, err)
+		}
+		_, _, lerr := engine.ReplayCode(tc.spec, c, engine.ReplayOptions{})
+		_, xerr := engine.OpenCode(c, tc.spec)
+		for _, e := range []struct {
+			path string
+			err  error
+		}{{"lean", lerr}, {"explorer", xerr}} {
+			var ce *engine.CodeError
+			switch {
+			case tc.want == "" && e.err != nil:
+				t.Errorf("%s: %s: %v", tc.code, e.path, e.err)
+			case tc.want != "" && (!errors.As(e.err, &ce) || !strings.Contains(e.err.Error(), tc.want) || strings.Contains(e.err.Error(), "\n")):
+				t.Errorf("%s: %s: %v, want one line with %q", tc.code, e.path, e.err, tc.want)
+			}
+		}
 	}
 }

@@ -144,7 +144,8 @@ func FuzzParseCode(f *testing.F) {
 }
 
 func FuzzExpectation(f *testing.F) {
-	for _, s := range []string{"108", "0.45..0.60", "<=95", ">0", "[]", "[a,b]", " [b, a] ", "16:55:22.5", "17:52..17:54", "NaN", "1e400", "none"} {
+	for _, s := range []string{"108", "0.45..0.60", "<=95", ">0", "[]", "[a,b]", " [b, a] ", "16:55:22.5", "17:52..17:54", "NaN", "1e400", "none",
+		"0.9..0.1", "17:54..17:52", "5..5", "-1..-2"} {
 		f.Add(s, "0.5")
 	}
 	f.Fuzz(func(t *testing.T, want, got string) {
@@ -152,6 +153,13 @@ func FuzzExpectation(f *testing.F) {
 			return
 		}
 		_ = engine.Matches(want, got)
+		// a range it accepts holds some figure: its low end
+		if w := strings.TrimSpace(want); strings.Contains(w, "..") && !strings.HasPrefix(w, "[") {
+			lo, _, _ := strings.Cut(w, "..")
+			if !engine.Matches(want, lo) {
+				t.Fatalf("range %q accepted, but not even its low end %q is in it", want, lo)
+			}
+		}
 		// An exact expectation (a figure, clock, list or word, not a range
 		// or a bound) is met by the very value it names.
 		w := strings.TrimSpace(want)

@@ -76,6 +76,12 @@ func (r *reader) build(f *file) *engine.Spec {
 		}
 	}
 
+	if queue && !hasOrders(s.Sources) {
+		// the queue reads orders as the count of the source named orders:
+		// without one the knob changes nothing, so no fork may set it
+		s.Knobs = without(s.Knobs, "orders")
+	}
+
 	var set []engine.Setting
 	where := map[string]string{} // knob → the path that set it
 	if fam != nil {
@@ -170,6 +176,7 @@ func (r *reader) build(f *file) *engine.Spec {
 			continue // not a map: already reported
 		}
 		bm := engine.Bookmark{At: r.clock(path+".at", b.At, true), Title: b.Title, Words: strings.TrimSpace(b.Words), Event: b.Event, Msg: -1}
+		r.notBeforeStart(path+".at", "bookmark", b.At, s.Start)
 		if b.Message != nil {
 			bm.Msg = *b.Message
 			if b.Event == "" {
@@ -190,6 +197,7 @@ func (r *reader) build(f *file) *engine.Spec {
 		spec := engine.ForkSpec{Name: fk.Name, Set: r.settings(path+".set", fk.Set, knobsOf(s), nil), Expect: r.expect(path+".expect", fk.Expect)}
 		if fk.At != "" {
 			spec.At, spec.HasAt = r.clock(path+".at", fk.At, false), true
+			r.notBeforeStart(path+".at", "fork", fk.At, s.Start)
 		}
 		s.Forks = append(s.Forks, spec)
 	}
@@ -204,6 +212,7 @@ func (r *reader) build(f *file) *engine.Spec {
 		if ex.From != "" && ex.From != "lesson" && ex.From != "incident" {
 			r.at(path+".from", "from %q: want lesson (the lesson's own question) or incident (written for this incident, the default)", ex.From)
 		}
+		r.notBeforeStart(path+".at", "exercise", ex.At, s.Start)
 		s.Exercises = append(s.Exercises, engine.Exercise{Key: ex.Key, Question: strings.TrimSpace(ex.Question),
 			At: r.clock(path+".at", ex.At, true), Set: r.settings(path+".set", ex.Set, knobsOf(s), nil), Explain: strings.TrimSpace(ex.Explain),
 			FromLesson: ex.From == "lesson"})
@@ -248,3 +257,33 @@ func orList[T fmt.Stringer](choices []T) string {
 }
 
 func knobsOf(s *engine.Spec) []string { return s.Knobs }
+
+func hasOrders(srcs []engine.Source) bool {
+	for _, src := range srcs {
+		if src.OrdersKnob {
+			return true
+		}
+	}
+	return false
+}
+
+func without(xs []string, x string) []string {
+	var out []string
+	for _, y := range xs {
+		if y != x {
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
+// notBeforeStart refuses a moment before the incident's start: nothing
+// happens there, and `run --at` refuses the same clock. written is the
+// clock as the file has it ("" or unreadable: reported by clock).
+func (r *reader) notBeforeStart(path, what, written string, start engine.Time) {
+	at, err := engine.ParseClock(written)
+	if written == "" || err != nil || r.bad[path] || at >= start {
+		return
+	}
+	r.at(path, "%s at %s is before the incident starts (%s)", what, at.Short(), start.Short())
+}

@@ -239,7 +239,11 @@ var knobSections = map[string][]string{
 type reader struct {
 	name string
 	pos  map[string]*token.Position // path ("$.sources[0].count") → its key's position
-	bad  map[string]bool            // paths already reported by the decoder
+	// keys is where an entry's key is written (pos has its value's
+	// position when on the same line): a problem with the key itself
+	// points there
+	keys map[string]*token.Position
+	bad  map[string]bool // paths already reported by the decoder
 	// knobs whose value in the file was refused: their default stands in,
 	// so a check of how knobs sit together would only add noise
 	badKnobs map[string]bool
@@ -274,6 +278,15 @@ func (r *reader) at(path string, format string, args ...any) {
 			return
 		}
 	}
+}
+
+// atKey reports a problem with the key of the entry at path, at the key.
+func (r *reader) atKey(path string, format string, args ...any) {
+	if p, ok := r.keys[path]; ok {
+		r.addAt(p, format, args...)
+		return
+	}
+	r.at(path, format, args...)
 }
 
 // has reports whether the file wrote path at all.
@@ -337,7 +350,13 @@ func (r *reader) settings(path string, m entries, allowed []string, paths map[st
 			continue
 		}
 		if allowed != nil && !contains(allowed, k) {
-			r.at(p, "unknown key %q in %s (allowed: %s)", k, lastKey(path), strings.Join(allowed, ", "))
+			if _, known := engine.LookupKnob(k); known && lastKey(path) == "set" {
+				// as --set words it: another family's knob, or the queue's
+				// orders without a source named orders
+				r.at(p, "knob %q does not apply to this incident (its knobs: %s)", k, strings.Join(sorted(allowed), ", "))
+			} else {
+				r.at(p, "unknown key %q in %s (allowed: %s)", k, lastKey(path), strings.Join(allowed, ", "))
+			}
 			continue
 		}
 		knob, ok := engine.LookupKnob(k)
@@ -402,6 +421,12 @@ func notANumber(want string) (string, bool) {
 	return "", false
 }
 
+func sorted(xs []string) []string {
+	out := append([]string(nil), xs...)
+	sort.Strings(out)
+	return out
+}
+
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
@@ -413,7 +438,11 @@ func contains(xs []string, x string) bool {
 
 // Parse reads one incident file. name is used in error positions. Every
 // problem is reported, in file order, the same on every run.
-func Parse(name string, data []byte) (spec *engine.Spec, err error) {
+func Parse(name string, data []byte) (*engine.Spec, error) { return parse(name, data, nil) }
+
+// parse is Parse; then, when given, runs on a file without problems so
+// far, with the reader that knows its positions, and may report more.
+func parse(name string, data []byte, then func(*reader, *engine.Spec)) (spec *engine.Spec, err error) {
 	defer func() {
 		// the YAML library is third-party code fed user input: a panic in
 		// it must still come out as a positioned error, not a stack trace
@@ -432,7 +461,7 @@ func Parse(name string, data []byte) (spec *engine.Spec, err error) {
 	if err != nil {
 		return nil, yamlProblem(name, err)
 	}
-	r := &reader{name: name, pos: map[string]*token.Position{}, bad: map[string]bool{}, badKnobs: map[string]bool{}, anchors: map[string]*ast.AnchorNode{}}
+	r := &reader{name: name, pos: map[string]*token.Position{}, keys: map[string]*token.Position{}, bad: map[string]bool{}, badKnobs: map[string]bool{}, anchors: map[string]*ast.AnchorNode{}}
 	var f file
 	switch {
 	case len(af.Docs) > 1:
@@ -457,6 +486,12 @@ func Parse(name string, data []byte) (spec *engine.Spec, err error) {
 		}
 		r.questions(spec, f.Exercises)
 		spec.Properties = r.properties(f.Properties)
+		if len(r.probs) == 0 {
+			r.figureKeys(spec, &f)
+		}
+		if len(r.probs) == 0 && then != nil {
+			then(r, spec)
+		}
 	}
 	if len(r.probs) > 0 {
 		sort.SliceStable(r.probs, func(i, j int) bool {
@@ -982,6 +1017,7 @@ func (r *reader) decodeEntries(path string, n ast.Node, v reflect.Value, depth i
 		}
 		p := path + "." + k
 		r.pos[p] = valuePos(kv, pos)
+		r.keys[p] = pos
 		if r.values++; r.values > MaxTokens {
 			r.stopped = true
 			r.addAt(pos, "more than %d values once aliases are expanded; an incident needs far fewer", MaxTokens)

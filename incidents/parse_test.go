@@ -2,6 +2,7 @@ package incidents
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -126,9 +127,36 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(strings.Replace(minimal, "title: Tiny", "title: [a, b]", 1)))
 	f.Add([]byte(strings.Replace(minimal, "latency_max: 2s", "latency_max: 500ms", 1)))
 	f.Add([]byte("a: &a [*a]\nexpect: {x: *a}\n"))
+	// issue 20's mistakes validate used to let through
+	if ex, err := os.ReadFile("../docs/example-incident.yaml"); err == nil {
+		f.Add(ex)
+		for _, e := range [][2]string{
+			{`    at: "14:10:00"`, `    at: "13:00:00"`},
+			{`    at: "14:10:00"`, `    at: "23:00:00"`},
+			{"    set: {visibility_timeout: 20s}\n    expect: {effects", "    set: {orders: 100}\n    expect: {effects"},
+			{`  - at: "14:01:00"`, `  - at: "99999:00:00"`},
+			{`  - at: "14:01:10.5"`, `  - at: "14:19:48"`},
+			{`late_acks_refused: "10..25"`, `late_acks_refused: "25..10"`},
+			{"featured: 3\n", "featured: 99\n"},
+			{"  messages: 60\n", "  messags: 60\n"},
+			{"  dlq: 0\n", "  dups: 3\n"},
+			{"  message.3.effects: 2\n", "  message.60.efects: 2\n"},
+		} {
+			f.Add([]byte(strings.Replace(string(ex), e[0], e[1], 1)))
+		}
+	}
+	f.Add([]byte(minimal + "expect: {busy: \"0.9..0.1\", alert.x: \"10:00\", published_from.25:61.effects: 1}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := Parse("fuzz.yaml", data)
 		if err == nil {
+			// the run's own checks, within a budget a fuzzer can afford:
+			// a refusal is positioned like any other
+			if _, _, verr := Validate("fuzz.yaml", data, 20_000); verr != nil {
+				var ps Problems
+				if !errors.As(verr, &ps) || len(ps) == 0 || ps[0].Line < 1 || ps[0].Col < 1 {
+					t.Fatalf("run check without position: %v", verr)
+				}
+			}
 			// whatever was accepted is plain text a terminal shows as is
 			texts := []string{spec.ID, spec.Title, spec.Label}
 			for _, src := range spec.Sources {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -59,7 +60,7 @@ func codeOf(sess ssh.Session) string {
 // code, a terminal, a code that parses. The explorer opens the code
 // within the session budgets; when that fails (a code from another
 // version, a fork past a budget) farewell prints why and the session
-// exits 1, as `inflight open` would.
+// exits as `inflight open` would: 1 for a budget, 2 for a refused code.
 func (s *Server) opener(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		arg, ok := openArg(sess.RawCommand())
@@ -67,10 +68,12 @@ func (s *Server) opener(next ssh.Handler) ssh.Handler {
 			next(sess)
 			return
 		}
+		// every refusal here is of how open was called or of its code:
+		// bad input, exit 2, as `inflight open` exits
 		refuse := func(why, line string) {
 			fmt.Fprint(sess.Stderr(), "inflight: "+line+"\r\n")
 			s.log.Info("refused", "why", why, "user", userOf(sess), "remote", sess.RemoteAddr().String())
-			_ = sess.Exit(1)
+			_ = sess.Exit(2)
 		}
 		host := sshCommand(sess)
 		if arg == "" {
@@ -89,8 +92,14 @@ func (s *Server) opener(next ssh.Handler) ssh.Handler {
 		sess.Context().SetValue(openKey{}, code)
 		next(sess)
 		if a := attendeeOf(sess); a != nil {
-			if r, _ := a.ended(); r == endError {
-				_ = sess.Exit(1)
+			if r, err := a.ended(); r == endError {
+				// as `inflight open`: a code past a budget is a failure,
+				// exit 1; one the engine refuses is bad input, exit 2
+				status := 2
+				if over := (*engine.BudgetError)(nil); errors.As(err, &over) {
+					status = 1
+				}
+				_ = sess.Exit(status)
 			}
 		}
 	}

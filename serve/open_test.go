@@ -90,7 +90,8 @@ func TestOpenCommand(t *testing.T) {
 }
 
 // TestOpenCommandRefusals: every way an open command can be wrong ends
-// with one line saying what to do and exit status 1; other commands are
+// with one line saying what to do and exit status 2 (bad input, as
+// `inflight open` says); other commands are
 // refused as before, now naming the one command there is.
 func TestOpenCommandRefusals(t *testing.T) {
 	s := startServer(t, Config{}, newOpenFake)
@@ -127,8 +128,8 @@ func TestOpenCommandRefusals(t *testing.T) {
 			continue
 		}
 		got, err := run(tc.cmd, tc.pty)
-		if exitStatus(err) != 1 || !strings.Contains(got, tc.want) || strings.Count(got, "\n") != 1 {
-			t.Errorf("%q (pty %v): err %v, stderr %q; want exit 1 and one line with %q", tc.cmd, tc.pty, err, got, tc.want)
+		if exitStatus(err) != 2 || !strings.Contains(got, tc.want) || strings.Count(got, "\n") != 1 {
+			t.Errorf("%q (pty %v): err %v, stderr %q; want exit 2 and one line with %q", tc.cmd, tc.pty, err, got, tc.want)
 		}
 	}
 	if s.Sessions() != 0 {
@@ -153,6 +154,33 @@ func TestOpenCommandOverBudget(t *testing.T) {
 	tm.mu.Unlock()
 	if alt {
 		t.Error("the alt screen was entered")
+	}
+}
+
+// TestOpenCommandRefusedCode: a code that parses but names a moment its
+// run does not have (a clock after its end, a message it never
+// publishes) is refused with the engine's line and exit 2, as `inflight
+// open` refuses it, before any frame.
+func TestOpenCommandRefusedCode(t *testing.T) {
+	s := startServer(t, Config{}, nil)
+	for code, want := range map[string]string{
+		"thursday@1#end.4648ade4~2;at=23:00:00":   "share code's clock at=23:00:00 is after its branch ends (21:11:07.296)",
+		"thursday@1#end.4648ade4~2;sel=999999999": "share code's selected message sel=999999999: its branch publishes messages 0 to 107",
+	} {
+		tm := execTerm(t, mustDial(t, s.addr, "alice", newKey(t)), "open "+code)
+		err, ok := tm.ended(wait)
+		if !ok || exitStatus(err) != 2 {
+			t.Fatalf("%s: ended=%v err=%v, want exit 2", code, ok, err)
+		}
+		if got := tm.errOut.String(); !strings.Contains(got, want) {
+			t.Errorf("%s: stderr %q, want %q", code, got, want)
+		}
+		tm.mu.Lock()
+		alt := bytes.Contains(tm.out, []byte(ansi.SetAltScreenSaveCursorMode))
+		tm.mu.Unlock()
+		if alt {
+			t.Errorf("%s: the alt screen was entered", code)
+		}
 	}
 }
 

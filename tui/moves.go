@@ -67,7 +67,7 @@ func stepBy(x *engine.Explorer, n int64, at *engine.Time) (news string) {
 func tickMove(spec *engine.Spec, at engine.Time, d engine.Duration) explorerJob {
 	t := max(at+d, spec.Start)
 	return explorerJob{label: "seeking to " + t.Short(), seek: func(x *engine.Explorer) { x.SeekTimeEnd(t) }, apply: func(m *Model) {
-		m.at = max(t, m.x.World().Now)
+		m.at = clampToEnd(m.x, t)
 	}}
 }
 
@@ -131,9 +131,21 @@ func bookmarkMove(spec *engine.Spec, at engine.Time, next bool) explorerJob {
 	}
 	bm := bms[idx]
 	return explorerJob{label: "seeking to " + bm.At.Short(), seek: func(x *engine.Explorer) { x.SeekBookmark(bm) }, apply: func(m *Model) {
-		m.at = max(bm.At, m.x.World().Now)
+		m.at = clampToEnd(m.x, bm.At)
 		m.flash = ""
 	}}
+}
+
+// clampToEnd is the clock to show for the moment t once x's cursor has
+// moved there: t, or the cursor's own moment when the branch ends before
+// t (a file loaded without validate's run check may hold a bookmark
+// there), so that no clock past the end is shown or shared.
+func clampToEnd(x *engine.Explorer, t engine.Time) engine.Time {
+	w := x.World()
+	if t > w.Now && x.AtEnd() && t > w.Stats.LastEvent {
+		return w.Now
+	}
+	return max(t, w.Now)
 }
 
 // endMove plays x's branch to its end and moves there: a big branch is

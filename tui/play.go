@@ -136,6 +136,9 @@ func (p *player) onTick(t playTickMsg, x *engine.Explorer, at *engine.Time, s *S
 	}
 	if x.AtEnd() {
 		p.pause()
+		// the last frame's clock may have run past the last event: show
+		// the end, as G does, so that no moment past it is shown or shared
+		*at = x.World().Now
 		return nil, "end of the branch"
 	}
 	return tickCmd(p.gen), ""
