@@ -81,8 +81,8 @@ func TestValidateFamilyMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ old, new, want string }{
-		{"seed: 10\n", "seed: 10\nfeatured: 5000\n", "cashback.yaml:29:11: featured message 5000: this incident publishes messages 0 to 4999"},
-		{"expect:\n", "expect:\n  message.5000.effects: 1\n", `cashback.yaml:66:3: expect: "message.5000.effects": this incident publishes messages 0 to 4999`},
+		{"seed: 10\n", "seed: 10\nfeatured: 5000\n", "cashback.yaml:38:11: featured message 5000: this incident publishes messages 0 to 4999"},
+		{"expect:\n", "expect:\n  message.5000.effects: 1\n", `cashback.yaml:75:3: expect: "message.5000.effects": this incident publishes messages 0 to 4999`},
 	} {
 		src := []byte(strings.Replace(string(data), tc.old, tc.new, 1))
 		if _, err := Parse("cashback.yaml", src); err != nil {
