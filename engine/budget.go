@@ -60,6 +60,7 @@ type Account struct {
 	Limits
 	Pool *Pool
 	held int64
+	peak int64
 	// Of names the work in a refusal: "this branch" (the default), "the
 	// hunt", "the run".
 	Of string
@@ -70,6 +71,9 @@ func NewAccount(l Limits, p *Pool) *Account { return &Account{Limits: l, Pool: p
 
 // Held is the memory charged to the account and not yet released.
 func (a *Account) Held() int64 { return a.held }
+
+// Peak is the most memory the account has held at once.
+func (a *Account) Peak() int64 { return a.peak }
 
 // Room is how much more memory the account may take: its own limit's
 // remainder and the pool's, whichever is less; -1 for no limit.
@@ -106,6 +110,7 @@ func (a *Account) Fits(events, bytes int64) error {
 // released, as the memory they stand for is still held).
 func (a *Account) Charge(n int64) error {
 	a.held += n
+	a.peak = max(a.peak, a.held)
 	if a.Pool != nil {
 		a.Pool.used.Add(n)
 	}

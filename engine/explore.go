@@ -890,6 +890,9 @@ func Bytes(n int64) string {
 	if n >= 1<<30 {
 		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
 	}
+	if n < 1<<19 { // "0 MB" says nothing
+		return fmt.Sprintf("%d KB", (n+1<<9)>>10)
+	}
 	return fmt.Sprintf("%d MB", (n+1<<19)>>20)
 }
 

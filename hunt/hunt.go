@@ -383,9 +383,7 @@ func (s *searcher) walkBase() []dec {
 			}
 		}
 	}
-	if s.err = s.mem.walking(w, len(s.log), decs); s.err != nil {
-		return nil
-	}
+	s.mem.lineBytes = max(s.mem.lineBytes, w.Footprint())
 	if s.err = s.mem.plan(w.Pos, len(s.log), decs); s.err != nil {
 		return nil
 	}
@@ -554,12 +552,7 @@ func (s *searcher) try(nodes []node, depth int) (hit int, outs []outcome, comple
 			s.err = ErrCancelled
 			return -1, outs, false
 		}
-		if keep {
-			// the outcomes are kept for the next depth: without their
-			// lines' decisions, found again when each is expanded
-			for i := at; i < end; i++ {
-				outs[i].decs, outs[i].dropped = nil, true
-			}
+		if keep { // the outcomes are kept for the next depth
 			if s.err = s.mem.keep(outs[at:end]); s.err != nil {
 				return -1, outs, false
 			}

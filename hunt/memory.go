@@ -156,13 +156,28 @@ func (m *memory) dropLine() {
 // nodes charges n nodes kept for the next depth (or the first).
 func (m *memory) nodes(n int) error { return m.frontier(int64(n) * nodeBytes) }
 
-// keep charges outcomes kept with their nodes: what they forced.
+// keep charges outcomes kept with their nodes: what they forced, and
+// their lines' decisions while the frontier's share has room for them;
+// past that the decisions are dropped, and found again by playing the
+// branch once more when it is expanded (slower, the same children).
 func (m *memory) keep(outs []outcome) error {
-	var b int64
-	for i := range outs {
-		b += int64(len(outs[i].decs))*decBytes + int64(len(outs[i].forced))*forcedBytes
+	if m.acct == nil {
+		return nil
 	}
-	return m.frontier(b)
+	var b, d int64
+	for i := range outs {
+		b += int64(len(outs[i].forced)) * forcedBytes
+		d += int64(len(outs[i].decs)) * decBytes
+	}
+	if m.front.held+b+d > m.front.room/2 {
+		for i := range outs {
+			if outs[i].decs != nil {
+				outs[i].decs, outs[i].dropped = nil, true
+			}
+		}
+		d = 0
+	}
+	return m.frontier(b + d)
 }
 
 // frontier charges b bytes of the frontier; past its share the hunt
