@@ -24,6 +24,8 @@ Forces every single decision and fault in turn (depth 1), then pairs and
 deeper within --budget branches, then seeded random schedules, looking
 for a run that breaks the incident's property NAME. Exit 1 when one is
 found (its share code reproduces it), 0 when none is, 2 on bad input.
+Its memory (checkpoints, branches in play, the frontier) is bounded by
+--max-memory-mb: a hunt past it is refused or stopped in one line, exit 1.
 `,
 	options: func() options { return &huntOptions{} },
 }
