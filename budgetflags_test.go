@@ -34,6 +34,8 @@ provider: {latency_min: 31s, latency_max: 40s}
 	}{
 		{[]string{"run", "--incident-file", big, "--max-events", "50000000", "--max-memory-mb", "64"}, 1,
 			"inflight: stopped: the run passed its memory budget of 64 MB (raise with --max-memory-mb)"},
+		{[]string{"run", "--incident-file", big, "--code", "big@1#end.00000000", "--max-memory-mb", "32"}, 1,
+			"inflight: stopped: the run passed its memory budget of 32 MB (raise with --max-memory-mb)"},
 		{[]string{"sweep", "--incident-file", big, "--vary", "visibility_timeout=1ms", "--max-memory-mb", "32"}, 1,
 			"inflight: stopped: the run passed its memory budget of 32 MB (raise with --max-memory-mb)"},
 		{[]string{"hunt", "thursday-fixed", "--property", "one-email", "--set", "orders=30000", "--budget", "1", "--max-memory-mb", "64"}, 1,

@@ -131,7 +131,7 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	}
 	var sum engine.Summary
 	if o.code != "" {
-		sum, err = runCode(spec, c, ro.Trace)
+		sum, err = runCode(spec, c, ro.Trace, ro.Budget)
 	} else {
 		var w *engine.World
 		if ro.Trace == nil {
@@ -158,13 +158,17 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 // world, no explorer history), checking its fingerprint as it passes the
 // cursor. A wrong code is a usage error (exit 2); a trace that cannot be
 // written is a failure (exit 1).
-func runCode(spec *engine.Spec, c engine.Code, trace io.Writer) (engine.Summary, error) {
-	o := engine.ReplayOptions{Trace: trace}
+func runCode(spec *engine.Spec, c engine.Code, trace io.Writer, b engine.Budget) (engine.Summary, error) {
+	o := engine.ReplayOptions{Trace: trace, Budget: engine.Budget{Bytes: b.Bytes, BytesFlag: b.BytesFlag}}
 	if trace == nil {
 		o.Hash = newPipeHash()
 	}
 	sum, _, err := engine.ReplayCode(spec, c, o)
 	var ce *engine.CodeError
+	var be *engine.BudgetError
+	if errors.As(err, &be) {
+		return sum, budgetStop(err)
+	}
 	if errors.Is(err, engine.ErrCodeMismatch) || errors.As(err, &ce) {
 		return sum, usageErr("%v", err)
 	}

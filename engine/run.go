@@ -367,12 +367,22 @@ func (w *World) runMetered(sink Sink, b Budget) (bool, error) {
 	if n >= 0 {
 		n = max(0, n-w.Pos)
 	}
+	if err := w.runBytes(sink, n, b); err != nil {
+		return false, err
+	}
+	if w.Settled() {
+		return true, nil
+	}
+	w.StoppedAt(b)
+	return false, nil
+}
+
+// runBytes is RunTo(sink, n) (n < 0: to the end), with b.Bytes set
+// looking at the world's footprint every memSlice events.
+func (w *World) runBytes(sink Sink, n int64, b Budget) error {
 	if b.Bytes <= 0 {
-		if w.RunTo(sink, n) {
-			return true, nil
-		}
-		w.StoppedAt(b)
-		return false, nil
+		w.RunTo(sink, n)
+		return nil
 	}
 	acct := Account{Limits: Limits{Bytes: b.Bytes, BytesFlag: b.BytesFlag}, Of: "the run"}
 	stop := w.Pos + n
@@ -382,15 +392,11 @@ func (w *World) runMetered(sink Sink, b Budget) (bool, error) {
 			step = min(step, stop-w.Pos)
 		}
 		from := w.Pos
-		if w.RunTo(sink, step) {
-			return true, nil
-		}
-		if w.Pos == from || n >= 0 && w.Pos >= stop { // nothing left to play, or the events' end
-			w.StoppedAt(b)
-			return false, nil
+		if w.RunTo(sink, step) || w.Pos == from || n >= 0 && w.Pos >= stop {
+			return nil // settled, nothing left to play, or n played
 		}
 		if err := acct.Check(w.Footprint()); err != nil {
-			return false, err
+			return err
 		}
 	}
 }
