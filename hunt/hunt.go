@@ -553,7 +553,7 @@ func (s *searcher) try(nodes []node, depth int) (hit int, outs []outcome, comple
 			return -1, outs, false
 		}
 		if keep { // the outcomes are kept for the next depth
-			if s.err = s.mem.keep(outs[at:end]); s.err != nil {
+			if s.err = s.mem.keep(outs[at:end], depth+1 == s.o.Depth); s.err != nil {
 				return -1, outs, false
 			}
 		}

@@ -18,9 +18,9 @@ const maxLines = 8
 // from the state's known sizes (World.Footprint, its own slices), so the
 // same hunt stops at the same point on every machine and under any
 // GOMAXPROCS. The account's room, once the base line is known, is split:
-// the lines in play first, then half of the rest for the base line's
-// checkpoints, a quarter for a parent's line's while its children play,
-// a quarter for the frontier kept for the next depth.
+// the lines in play first, then a quarter of the rest for the base
+// line's checkpoints, a quarter for a parent's line's while its children
+// play, half for the frontier kept for the next depth.
 type memory struct {
 	acct      *engine.Account
 	lines     int   // lines that may play at once
@@ -81,7 +81,7 @@ func (m *memory) plan(baseLen int64, logN int, decs []dec) error {
 	if m.acct.Room() < 0 {
 		rest = 1 << 62
 	}
-	m.base.room, m.line.room = rest/2, rest/4
+	m.base.room, m.line.room = rest/4, rest/4
 	m.front.room = rest - m.base.room - m.line.room
 	return nil
 }
@@ -157,10 +157,12 @@ func (m *memory) dropLine() {
 func (m *memory) nodes(n int) error { return m.frontier(int64(n) * nodeBytes) }
 
 // keep charges outcomes kept with their nodes: what they forced, and
-// their lines' decisions while the frontier's share has room for them;
-// past that the decisions are dropped, and found again by playing the
-// branch once more when it is expanded (slower, the same children).
-func (m *memory) keep(outs []outcome) error {
+// their lines' decisions while they fit in half the frontier's share (a
+// quarter when the next depth is not the last: its own frontier needs
+// room), the rest kept for what the level's later outcomes forced; past
+// that the decisions are dropped, and found again by playing the branch
+// once more when it is expanded (slower, the same children).
+func (m *memory) keep(outs []outcome, last bool) error {
 	if m.acct == nil {
 		return nil
 	}
@@ -169,7 +171,11 @@ func (m *memory) keep(outs []outcome) error {
 		b += int64(len(outs[i].forced)) * forcedBytes
 		d += int64(len(outs[i].decs)) * decBytes
 	}
-	if m.front.held+b+d > m.front.room/2 {
+	room := m.front.room / 2
+	if !last {
+		room /= 2
+	}
+	if m.front.held+b+d > room {
 		for i := range outs {
 			if outs[i].decs != nil {
 				outs[i].decs, outs[i].dropped = nil, true
