@@ -583,6 +583,9 @@ func (x *Explorer) ForkPath(forks []CodeFork) error {
 type ReplayOptions struct {
 	Trace io.Writer // every event as a JSON line, or nil
 	Hash  TraceHash // as RunOptions.Hash
+	// Budget's Bytes, when set, bounds the world's memory as Run's does
+	// (a stop is a *BudgetError).
+	Budget Budget
 }
 
 // ReplayCode plays the run a code names to its end the way Run does: one
@@ -598,13 +601,13 @@ type ReplayOptions struct {
 func ReplayCode(spec *Spec, c Code, o ReplayOptions) (Summary, *World, error) {
 	if o.Trace != nil {
 		// a clock or selection is checked against the branch's end
-		if _, err := c.replay(spec, nil, c.HasAt || c.HasSel); err != nil {
+		if _, err := c.replay(spec, nil, c.HasAt || c.HasSel, o.Budget); err != nil {
 			return Summary{}, nil, err
 		}
 	}
 	tr := newTraceOut(o.Trace)
 	hs := withHash(o.Hash, tr.next())
-	w, err := c.replay(spec, hs, true)
+	w, err := c.replay(spec, hs, true, o.Budget)
 	if err != nil {
 		return Summary{}, nil, err
 	}
@@ -616,7 +619,7 @@ func ReplayCode(spec *Spec, c Code, o ReplayOptions) (Summary, *World, error) {
 
 // replay plays c on spec into sink, checking the fingerprint at the
 // cursor; it stops there unless toEnd.
-func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
+func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error) {
 	if spec.ID != c.Incident {
 		return nil, codeErr("share code is for incident %q, not %q", clip(c.Incident), spec.ID)
 	}
@@ -632,7 +635,9 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 	to := func(pos int64) error {
 		if !checked && c.Cursor >= 0 && c.Cursor <= pos {
 			checked = true
-			w.RunTo(sink, c.Cursor-w.Pos)
+			if err := w.runBytes(sink, c.Cursor-w.Pos, b); err != nil {
+				return err
+			}
 			if w.Pos != c.Cursor {
 				return codeErr("share code cursor is at event %d, but the run ends at event %d", c.Cursor, w.Pos)
 			}
@@ -641,8 +646,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 			}
 			now, seen = w.Now, w.Published()
 		}
-		w.RunTo(sink, pos-w.Pos)
-		return nil
+		return w.runBytes(sink, pos-w.Pos, b)
 	}
 	clockFork := len(c.Forks) == 1 && c.Forks[0].Pos < 0 // ParseCode allows no other
 	for i, f := range c.Forks {
@@ -678,7 +682,9 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 			return w, nil
 		}
 	}
-	w.RunTo(sink, -1)
+	if err := w.runBytes(sink, -1, b); err != nil {
+		return nil, err
+	}
 	if clockFork && len(c.Forks[0].Set) > 0 && len(w.pending) > 0 {
 		// the run settled before the clock: the explorer refuses such a fork
 		return nil, codeErr("share code fork 1 at %s: the run has ended by then, so its change acts on nothing", c.Forks[0].At.Short())
