@@ -125,3 +125,29 @@ func TestBoundFrame(t *testing.T) {
 		t.Error("a small frame was changed")
 	}
 }
+
+// A follower resizing on and on while the stage stands still leaves at
+// most maxStageFrames frames kept, and one too small for the stage is told
+// its own size.
+func TestStageFramesBounded(t *testing.T) {
+	s := NewStage()
+	defer s.Close()
+	p := newTest(t, Options{Stage: s, Presenter: true}, 120, 40)
+	defer p.Release()
+	p = press(p, "]")
+	sh := NewShared(DefaultBudget(), nil, 0)
+	for i := range maxStageFrames + 16 {
+		if v, _, _, _ := s.frame(minWidth+i, 20, ascii, sh, 0); v == "" {
+			t.Fatalf("no frame at %d×20", minWidth+i)
+		}
+	}
+	s.frames.mu.Lock()
+	n := len(s.frames.byKey)
+	s.frames.mu.Unlock()
+	if n > maxStageFrames {
+		t.Errorf("%d frames kept for one moment, over %d", n, maxStageFrames)
+	}
+	if v, _, _, _ := s.frame(50, 12, ascii, sh, 0); !strings.Contains(v, "(this is 50×12)") {
+		t.Errorf("a follower at 50×12 gets:\n%s", v)
+	}
+}
