@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/pflag"
 
 	"inflight/engine"
@@ -30,4 +32,34 @@ func (f *budgetFlags) budget() (engine.Limits, error) {
 	b := tui.DefaultBudget()
 	b.Events, b.Bytes = f.events, f.mb<<20
 	return b, nil
+}
+
+// DefaultHeadlessMemoryMB is the memory a headless command's work may take
+// unless --max-memory-mb says otherwise: a run's world (the million-order
+// thursday holds about 30 MB), a hunt's checkpoints, lines and frontier.
+const DefaultHeadlessMemoryMB = 1024
+
+// memoryFlag is --max-memory-mb of run, sweep and hunt.
+type memoryFlag struct{ mb int64 }
+
+func (f *memoryFlag) add(fs *pflag.FlagSet, what string) {
+	fs.Int64Var(&f.mb, "max-memory-mb", DefaultHeadlessMemoryMB, "memory (MB) "+what+" may take; past it the work stops with a line saying so")
+}
+
+// bytes checks the flag and returns the budget it names.
+func (f *memoryFlag) bytes() (int64, error) {
+	if f.mb < 1 || f.mb > 1<<30 {
+		return 0, usageErr("--max-memory-mb must be between 1 and %d, not %d", 1<<30, f.mb)
+	}
+	return f.mb << 20, nil
+}
+
+// budgetStop is a budget's refusal or stop as the command's failure: one
+// line, exit 1.
+func budgetStop(err error) error {
+	var be *engine.BudgetError
+	if errors.As(err, &be) {
+		return &exitError{code: 1, msg: be.Error()}
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,6 +24,8 @@ Forces every single decision and fault in turn (depth 1), then pairs and
 deeper within --budget branches, then seeded random schedules, looking
 for a run that breaks the incident's property NAME. Exit 1 when one is
 found (its share code reproduces it), 0 when none is, 2 on bad input.
+Its memory (checkpoints, branches in play, the frontier) is bounded by
+--max-memory-mb: a hunt past it is refused or stopped in one line, exit 1.
 `,
 	options: func() options { return &huntOptions{} },
 }
@@ -38,6 +41,7 @@ type huntOptions struct {
 
 func (o *huntOptions) flags(fs *pflag.FlagSet) {
 	o.runFlags.add(fs)
+	o.mem.add(fs, "the hunt's checkpoints, branches in play and frontier")
 	fs.StringVar(&o.property, "property", "", "the property to break (the incident's properties: section)")
 	fs.IntVar(&o.depth, "depth", 2, "force at most this many decisions in one branch")
 	fs.IntVar(&o.budget, "budget", 20000, "try at most this many branches")
@@ -75,8 +79,14 @@ func (o *huntOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	case o.decisions != "env" && o.decisions != "all":
 		return usageErr("--decisions %q: want env or all", o.decisions)
 	}
+	mem, err := o.mem.bytes()
+	if err != nil {
+		return err
+	}
+	acct := engine.NewAccount(engine.Limits{Bytes: mem, BytesFlag: "--max-memory-mb"}, nil)
+	acct.Of = "the hunt"
 	opts := hunt.Options{Spec: spec, Seed: seed, Set: set, From: at, Property: prop,
-		Depth: o.depth, Budget: o.budget, Faults: o.faults == "on", All: o.decisions == "all"}
+		Depth: o.depth, Budget: o.budget, Faults: o.faults == "on", All: o.decisions == "all", Account: acct}
 	var prog *progressLine
 	if o.format == "text" {
 		prog = &progressLine{w: stderr, start: time.Now()}
@@ -84,6 +94,10 @@ func (o *huntOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	}
 	res, err := hunt.Hunt(opts)
 	prog.done()
+	var be *engine.BudgetError
+	if errors.As(err, &be) {
+		return budgetStop(err)
+	}
 	if err != nil {
 		return usageErr("%v", err)
 	}

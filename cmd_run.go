@@ -27,6 +27,7 @@ type runFlags struct {
 	incidentFlags
 	at     string
 	format string
+	mem    memoryFlag
 }
 
 func (f *runFlags) add(fs *pflag.FlagSet) {
@@ -71,6 +72,7 @@ type runOptions struct {
 
 func (o *runOptions) flags(fs *pflag.FlagSet) {
 	o.runFlags.add(fs)
+	o.mem.add(fs, "the run's world")
 	fs.Int64Var(&o.maxEvents, "max-events", engine.DefaultBudget.Events, "stop a run that has not ended after this many events (the summary says so)")
 	fs.BoolVar(&o.trace, "trace", false, "write every event as a JSON line to stdout (the summary then goes to stderr)")
 	fs.StringVar(&o.code, "code", "", "reproduce the run a share code names")
@@ -118,7 +120,10 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if o.maxEvents <= 0 {
 		return usageErr("--max-events %d: want a positive number of events", o.maxEvents)
 	}
-	ro.Budget = engine.Budget{Events: o.maxEvents}
+	if ro.Budget.Bytes, err = o.mem.bytes(); err != nil {
+		return err
+	}
+	ro.Budget.Events, ro.Budget.BytesFlag = o.maxEvents, "--max-memory-mb"
 	out := stdout
 	if o.trace {
 		ro.Trace = stdout
@@ -126,14 +131,17 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	}
 	var sum engine.Summary
 	if o.code != "" {
-		sum, err = runCode(spec, c, ro.Trace)
+		sum, err = runCode(spec, c, ro.Trace, ro.Budget)
 	} else {
 		var w *engine.World
 		if ro.Trace == nil {
 			ro.Hash = newPipeHash()
 		}
 		sum, w, err = engine.Run(spec, ro)
-		if err == nil && ro.HasAt && ro.At > w.Stats.LastEvent {
+		if err != nil {
+			return budgetStop(err)
+		}
+		if ro.HasAt && ro.At > w.Stats.LastEvent {
 			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", o.at, w.Stats.LastEvent.Short())
 		}
 		if err == nil {
@@ -150,13 +158,17 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 // world, no explorer history), checking its fingerprint as it passes the
 // cursor. A wrong code is a usage error (exit 2); a trace that cannot be
 // written is a failure (exit 1).
-func runCode(spec *engine.Spec, c engine.Code, trace io.Writer) (engine.Summary, error) {
-	o := engine.ReplayOptions{Trace: trace}
+func runCode(spec *engine.Spec, c engine.Code, trace io.Writer, b engine.Budget) (engine.Summary, error) {
+	o := engine.ReplayOptions{Trace: trace, Budget: engine.Budget{Bytes: b.Bytes, BytesFlag: b.BytesFlag}}
 	if trace == nil {
 		o.Hash = newPipeHash()
 	}
 	sum, _, err := engine.ReplayCode(spec, c, o)
 	var ce *engine.CodeError
+	var be *engine.BudgetError
+	if errors.As(err, &be) {
+		return sum, budgetStop(err)
+	}
 	if errors.Is(err, engine.ErrCodeMismatch) || errors.As(err, &ce) {
 		return sum, usageErr("%v", err)
 	}

@@ -27,6 +27,7 @@ type sweepOptions struct {
 
 func (o *sweepOptions) flags(fs *pflag.FlagSet) {
 	o.runFlags.add(fs)
+	o.mem.add(fs, "each branch's world")
 	fs.StringArrayVar(&o.varies, "vary", nil, "the knob and its values, key=v1,v2,... (e.g. visibility_timeout=30s,45s,60s,90s)")
 }
 
@@ -54,6 +55,10 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if !ok || vals == "" {
 		return usageErr("sweep: --vary key=v1,v2,... is required")
 	}
+	mem, err := o.mem.bytes()
+	if err != nil {
+		return err
+	}
 	var sums []engine.Summary
 	var labels []string
 	atText := o.at
@@ -63,7 +68,7 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 			return usageErr("--vary: %v", err)
 		}
 		changes := append(append([]engine.Setting(nil), set...), st)
-		o := engine.RunOptions{Seed: seed}
+		o := engine.RunOptions{Seed: seed, Budget: engine.Budget{Bytes: mem, BytesFlag: "--max-memory-mb"}}
 		if hasAt {
 			o.HasAt, o.At, o.AtSet = true, at, changes
 		} else {
@@ -74,7 +79,7 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		}
 		sum, w, err := engine.Run(spec, o)
 		if err != nil {
-			return err
+			return budgetStop(err)
 		}
 		if hasAt && at > w.Stats.LastEvent { // as run refuses it
 			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", atText, w.Stats.LastEvent.Short())

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"inflight/internal/termtext"
 )
 
 // A command is one entry of the command table: how it is called, what it
@@ -111,22 +113,27 @@ func cmdErr(code int, cmd, format string, args ...any) error {
 }
 
 // exitCodeOf says err on stderr and returns the exit code it carries: 0 for
-// nil, the code of the exitError it wraps, 1 for any other error.
+// nil, the code of the exitError it wraps, 1 for any other error. The
+// message passes the text guard: it may quote a value from a file, a code
+// or the command line that no quoting on the way escaped.
 func exitCodeOf(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	say := func(prefix string) {
+		fmt.Fprintln(stderr, prefix+termtext.Clean(err.Error(), termtext.Message))
+	}
 	var ee *exitError
 	if !errors.As(err, &ee) {
-		fmt.Fprintln(stderr, "inflight: "+err.Error())
+		say("inflight: ")
 		return 1
 	}
 	switch {
 	case ee.msg == "":
 	case ee.cmd != "":
-		fmt.Fprintf(stderr, "inflight %s: %s\n", ee.cmd, err)
+		say("inflight " + ee.cmd + ": ")
 	default:
-		fmt.Fprintln(stderr, "inflight: "+err.Error())
+		say("inflight: ")
 	}
 	return ee.code
 }

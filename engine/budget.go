@@ -10,7 +10,15 @@ type Budget struct {
 	// Events is the most events a run may emit: 0 means DefaultBudget's,
 	// a negative value means no limit.
 	Events int64
+	// Bytes, when positive, is the most memory the run's world may hold,
+	// by its Footprint, checked every memSlice events; BytesFlag raises it.
+	Bytes     int64
+	BytesFlag string
 }
+
+// memSlice is how many events a run plays between looks at its world's
+// footprint: a few MB of growth at most between two looks.
+const memSlice = 1 << 16
 
 // DefaultBudget covers the largest bundled-style run the knobs allow: the
 // million-order thursday takes about 13 million events, so 50,000,000
@@ -39,3 +47,113 @@ func (b Budget) Reached(events int64) bool {
 func (b Budget) StopLine() string {
 	return fmt.Sprintf("stopped: event budget of %d reached (raise with --max-events)", b.Limit())
 }
+
+// Account is the one budget every piece of work draws on, events and
+// memory: an explorer's checkpoints, a hunt's checkpoints and frontier, a
+// headless run's world. Under a workshop server it carries the session's
+// limits and the server's pool; otherwise the process's. Memory is charged
+// from the state's known sizes (World.Footprint and the like), never read
+// off the Go heap, so the same input is refused or stopped at the same
+// point on every machine. An account is used by one goroutine at a time;
+// only its pool is shared.
+type Account struct {
+	Limits
+	Pool *Pool
+	held int64
+	peak int64
+	// Of names the work in a refusal: "this branch" (the default), "the
+	// hunt", "the run".
+	Of string
+}
+
+// NewAccount is an account under l, drawing on p too (nil: no pool).
+func NewAccount(l Limits, p *Pool) *Account { return &Account{Limits: l, Pool: p} }
+
+// Held is the memory charged to the account and not yet released.
+func (a *Account) Held() int64 { return a.held }
+
+// Peak is the most memory the account has held at once.
+func (a *Account) Peak() int64 { return a.peak }
+
+// Room is how much more memory the account may take: its own limit's
+// remainder and the pool's, whichever is less; -1 for no limit.
+func (a *Account) Room() int64 {
+	room := int64(-1)
+	if a.Bytes > 0 {
+		room = max(0, a.Bytes-a.held)
+	}
+	if p := a.Pool; p != nil && p.Bytes > 0 {
+		pr := max(0, p.Bytes-p.used.Load())
+		if room < 0 || pr < room {
+			room = pr
+		}
+	}
+	return room
+}
+
+// Fits refuses, up front, work estimated to run to events and to hold
+// bytes more than the account holds now.
+func (a *Account) Fits(events, bytes int64) error {
+	switch {
+	case a.Events > 0 && events > a.Events:
+		return &BudgetError{What: "events", Need: events, Limit: a.Events, Raise: a.EventsFlag, Of: a.Of}
+	case a.Bytes > 0 && a.held+bytes > a.Bytes:
+		return &BudgetError{What: "memory", Need: a.held + bytes, Limit: a.Bytes, Raise: a.BytesFlag, Of: a.Of}
+	case a.Pool != nil && a.Pool.Bytes > 0 && a.Pool.used.Load()+bytes > a.Pool.Bytes:
+		return &BudgetError{What: "server memory", Need: a.held + bytes, Limit: a.Pool.Bytes, Raise: a.Pool.Flag, Of: a.Of}
+	}
+	return nil
+}
+
+// Charge takes n bytes; past the account's limit or the pool's it returns
+// the *BudgetError that stops the work (the bytes stay charged until
+// released, as the memory they stand for is still held).
+func (a *Account) Charge(n int64) error {
+	a.held += n
+	a.peak = max(a.peak, a.held)
+	if a.Pool != nil {
+		a.Pool.used.Add(n)
+	}
+	return a.over()
+}
+
+// Check is Charge's test without charging: whether n bytes more would
+// take the account past its limit or the pool's, as work that holds state
+// of its own (a run's world) measures it. Its error is a stop.
+func (a *Account) Check(n int64) error {
+	if a.Bytes > 0 && a.held+n > a.Bytes {
+		return &BudgetError{What: "memory", Need: a.held + n, Limit: a.Bytes, Raise: a.BytesFlag, During: true, Of: a.Of}
+	}
+	if p := a.Pool; p != nil && p.Bytes > 0 && p.used.Load()+n > p.Bytes {
+		return &BudgetError{What: "server memory", Need: a.held + n, Limit: p.Bytes, Raise: p.Flag, During: true, Of: a.Of}
+	}
+	return nil
+}
+
+func (a *Account) over() error {
+	if a.Bytes > 0 && a.held > a.Bytes {
+		return &BudgetError{What: "memory", Need: a.held, Limit: a.Bytes, Raise: a.BytesFlag, During: true, Of: a.Of}
+	}
+	if p := a.Pool; p != nil && p.Bytes > 0 && p.used.Load() > p.Bytes {
+		return &BudgetError{What: "server memory", Need: a.held, Limit: p.Bytes, Raise: p.Flag, During: true, Of: a.Of}
+	}
+	return nil
+}
+
+// Release gives back n of the bytes charged.
+func (a *Account) Release(n int64) {
+	n = min(n, a.held)
+	a.held -= n
+	if a.Pool != nil {
+		a.Pool.Release(n)
+	}
+}
+
+// ReleaseAll gives back everything the account holds, when its work ends.
+func (a *Account) ReleaseAll() { a.Release(a.held) }
+
+// Footprint estimates the memory w holds on its own, beyond what it
+// shares with the worlds it was cloned from or to: what a checkpoint of
+// it would keep, or, for a world that was never cloned, all of it. It is
+// computed from the state's sizes, so it is the same on every machine.
+func (w *World) Footprint() int64 { return w.ownBytes() }

@@ -143,3 +143,67 @@ func TestPoolRefuses(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A memory budget looks at the world between slices of events: the run
+// is the same, byte for byte, as one without it.
+func TestMemoryBudgetSameTrace(t *testing.T) {
+	for _, id := range []string{"thursday", "cashback", "christmas-friday"} {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := []engine.Setting{}
+		if id == "thursday" {
+			set = append(set, engine.Setting{Knob: "orders", Value: "20000"}) // many slices
+		}
+		free, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, Set: set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		held, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, Set: set, Budget: engine.Budget{Bytes: 1 << 30}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if free.TraceSHA256 != held.TraceSHA256 || free.Events != held.Events {
+			t.Errorf("%s: %s (%d events) under a memory budget, %s (%d) without", id, held.TraceSHA256, held.Events, free.TraceSHA256, free.Events)
+		}
+	}
+}
+
+// A run whose world outgrows its memory budget stops at the same event
+// every time, with the budget's line; the summary so far is consistent.
+func TestMemoryBudgetStopsRun(t *testing.T) {
+	// every order at once under a lease of a millisecond: the world
+	// holds every message
+	spec, err := incidents.Parse("big.yaml", []byte(`id: big
+title: "Two million at once"
+story: every order at the same moment, a lease of a millisecond
+label: order
+start: "19:40:20"
+sources:
+  - {name: orders, start: "19:40:20", every: 0s, count: 2000000}
+broker: {mode: standard, visibility_timeout: 1ms, max_receives: 1000, late_ack: refuse}
+workers: {boxes: [A], per_box: 64, restart_after: 2s}
+handler: {ack: after}
+provider: {latency_min: 31s, latency_max: 40s}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set []engine.Setting
+	var at []int64
+	for range 2 {
+		sum, w, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, Set: set, Budget: engine.Budget{Bytes: 16 << 20, BytesFlag: "--max-memory-mb"}})
+		var be *engine.BudgetError
+		if !errors.As(err, &be) || err.Error() != "stopped: the run passed its memory budget of 16 MB (raise with --max-memory-mb)" {
+			t.Fatalf("err %v, want the run's memory stop", err)
+		}
+		if w.Footprint() <= 16<<20 || sum.Events != w.Pos {
+			t.Errorf("stopped at a footprint of %d, %d events (summary %d)", w.Footprint(), w.Pos, sum.Events)
+		}
+		at = append(at, w.Pos)
+	}
+	if at[0] != at[1] {
+		t.Errorf("stopped at events %v", at)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"inflight/internal/termtext"
 )
 
 // Code is a share code: one printable string naming an incident, seed,
@@ -104,10 +106,20 @@ func unescapeName(s string) (string, error) {
 		b.WriteByte(byte(n))
 		i += 2
 	}
-	if !utf8.ValidString(b.String()) {
+	name := b.String()
+	if !utf8.ValidString(name) {
 		return "", fmt.Errorf("name %q is not valid text", clip(s))
 	}
-	return b.String(), nil
+	// The %XX escapes reach what the check of the code's own characters
+	// cannot: a name is shown in the header, so it is held to the guard
+	// of every text a terminal shows (an ESC would let a code write the
+	// clipboard or clear the screen).
+	for _, r := range name {
+		if termtext.Strips(r) {
+			return "", fmt.Errorf("name %q holds a control or invisible character (%q); a name is plain text", clip(s), string(r))
+		}
+	}
+	return name, nil
 }
 
 func settingsString(set []Setting) string {
@@ -283,8 +295,8 @@ func ParseCode(s string) (Code, error) {
 		return bad("%d forks; a share code has at most %d", n, MaxCodeForks)
 	}
 	for i, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError {
-			return bad("a control character or invalid text at %q; a code is one line of printable text", clip(s[i:]))
+		if termtext.Strips(r) || r == utf8.RuneError {
+			return bad("a control, bidi or invisible character or invalid text at %q; a code is one line of printable text", clip(s[i:]))
 		}
 	}
 	body, tail, ok := strings.Cut(s, "#")
@@ -522,6 +534,9 @@ func (x *Explorer) ForkPath(forks []CodeFork) error {
 type ReplayOptions struct {
 	Trace io.Writer // every event as a JSON line, or nil
 	Hash  TraceHash // as RunOptions.Hash
+	// Budget's Bytes, when set, bounds the world's memory as Run's does
+	// (a stop is a *BudgetError).
+	Budget Budget
 }
 
 // ReplayCode plays the run a code names to its end the way Run does: one
@@ -536,13 +551,13 @@ type ReplayOptions struct {
 // *CodeError or ErrCodeMismatch; any other error is the trace's writer's.
 func ReplayCode(spec *Spec, c Code, o ReplayOptions) (Summary, *World, error) {
 	if o.Trace != nil {
-		if _, err := c.replay(spec, nil, false); err != nil {
+		if _, err := c.replay(spec, nil, false, o.Budget); err != nil {
 			return Summary{}, nil, err
 		}
 	}
 	tr := newTraceOut(o.Trace)
 	hs := withHash(o.Hash, tr.next())
-	w, err := c.replay(spec, hs, true)
+	w, err := c.replay(spec, hs, true, o.Budget)
 	if err != nil {
 		return Summary{}, nil, err
 	}
@@ -554,7 +569,7 @@ func ReplayCode(spec *Spec, c Code, o ReplayOptions) (Summary, *World, error) {
 
 // replay plays c on spec into sink, checking the fingerprint at the
 // cursor; it stops there unless toEnd.
-func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
+func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error) {
 	if spec.ID != c.Incident {
 		return nil, codeErr("share code is for incident %q, not %q", clip(c.Incident), spec.ID)
 	}
@@ -568,7 +583,9 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 	to := func(pos int64) error {
 		if !checked && c.Cursor >= 0 && c.Cursor <= pos {
 			checked = true
-			w.RunTo(sink, c.Cursor-w.Pos)
+			if err := w.runBytes(sink, c.Cursor-w.Pos, b); err != nil {
+				return err
+			}
 			if w.Pos != c.Cursor {
 				return codeErr("share code cursor is at event %d, but the run ends at event %d", c.Cursor, w.Pos)
 			}
@@ -576,8 +593,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 				return ErrCodeMismatch
 			}
 		}
-		w.RunTo(sink, pos-w.Pos)
-		return nil
+		return w.runBytes(sink, pos-w.Pos, b)
 	}
 	clockFork := len(c.Forks) == 1 && c.Forks[0].Pos < 0 // ParseCode allows no other
 	for i, f := range c.Forks {
@@ -613,7 +629,9 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool) (*World, error) {
 			return w, nil
 		}
 	}
-	w.RunTo(sink, -1)
+	if err := w.runBytes(sink, -1, b); err != nil {
+		return nil, err
+	}
 	if clockFork && len(c.Forks[0].Set) > 0 && len(w.pending) > 0 {
 		// the run settled before the clock: the explorer refuses such a fork
 		return nil, codeErr("share code fork 1 at %s: the run has ended by then, so its change acts on nothing", c.Forks[0].At.Short())

@@ -35,11 +35,7 @@ func (x *Explorer) DeleteBranch(b *Branch) error {
 	for _, cp := range b.cps[1:] { // cps[0], the fork point, was never charged
 		n += cp.w.tableBytes()
 	}
-	n = min(n, x.bytes)
-	x.bytes -= n
-	if x.pool != nil {
-		x.pool.Release(n)
-	}
+	x.acct.Release(n)
 	return nil
 }
 

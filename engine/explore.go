@@ -28,11 +28,9 @@ type Explorer struct {
 	w        *World  // the state at the cursor (k.w)
 	nextID   int
 
-	budget Limits // zero: unbounded
-	pool   *Pool  // nil: none
-	meter  *Meter // set while Run runs
-	bytes  int64  // checkpoint memory held, as estimated by account
-	epm    int64  // events per message from a probe, 0 until needed
+	acct  Account // its limits (zero: unbounded), pool and checkpoint memory held
+	meter *Meter  // set while Run runs
+	epm   int64   // events per message from a probe, 0 until needed
 }
 
 // Branch is one line of history: its parent's events up to ForkPos, then
@@ -196,7 +194,7 @@ func (x *Explorer) extend(b *Branch, pos int64) {
 	f := b.frontier
 	for f.Pos < pos {
 		x.tick()
-		if bu := x.budget; x.meter != nil && bu.Events > 0 && f.Pos >= bu.Events {
+		if bu := x.acct.Limits; x.meter != nil && bu.Events > 0 && f.Pos >= bu.Events {
 			panic(abort{&BudgetError{What: "events", Need: f.Pos + 1, Limit: bu.Events, Raise: bu.EventsFlag, During: true}})
 		}
 		if !f.Step(sink) {
@@ -832,12 +830,16 @@ type BudgetError struct {
 	Limit  int64
 	Raise  string // the flag that raises it
 	During bool   // found while playing, not estimated up front
+	Of     string // the work refused: "" for an explorer's branch, "the hunt", "the run"
 }
 
 func (e *BudgetError) Error() string {
 	raise := ""
 	if e.Raise != "" {
 		raise = " (raise with " + e.Raise + ")"
+	}
+	if e.Of != "" {
+		return e.workError(raise)
 	}
 	switch {
 	case e.What == "server memory":
@@ -850,6 +852,21 @@ func (e *BudgetError) Error() string {
 		return fmt.Sprintf("stopped: this branch passed the explorer's budget of %s events%s", Count(e.Limit), raise)
 	}
 	return fmt.Sprintf("refused: this branch needs ~%s events, over the explorer's budget of %s%s", Count(e.Need), Count(e.Limit), raise)
+}
+
+// workError words a refusal of work other than an explorer's branch.
+func (e *BudgetError) workError(raise string) string {
+	switch {
+	case e.What == "server memory":
+		return fmt.Sprintf("refused: the server's memory for all sessions (%s) is in use by others, so %s cannot go on; try again in a while%s", Bytes(e.Limit), e.Of, raise)
+	case e.What == "memory" && e.During:
+		return fmt.Sprintf("stopped: %s passed its memory budget of %s%s", e.Of, Bytes(e.Limit), raise)
+	case e.What == "memory":
+		return fmt.Sprintf("refused: %s needs ~%s of memory, over its budget of %s%s", e.Of, Bytes(e.Need), Bytes(e.Limit), raise)
+	case e.During:
+		return fmt.Sprintf("stopped: %s passed its budget of %s events%s", e.Of, Count(e.Limit), raise)
+	}
+	return fmt.Sprintf("refused: %s needs ~%s events, over its budget of %s%s", e.Of, Count(e.Need), Count(e.Limit), raise)
 }
 
 // ErrCancelled is the error of work stopped by Meter.Cancel.
@@ -872,6 +889,9 @@ func Count(n int64) string {
 func Bytes(n int64) string {
 	if n >= 1<<30 {
 		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	}
+	if n < 1<<19 { // "0 MB" says nothing
+		return fmt.Sprintf("%d KB", (n+1<<9)>>10)
 	}
 	return fmt.Sprintf("%d MB", (n+1<<19)>>20)
 }
@@ -971,29 +991,29 @@ func (x *Explorer) Run(m *Meter, f func()) (err error) {
 }
 
 // Limit sets the explorer's budget and the pool it draws on (nil: none).
-func (x *Explorer) Limit(b Limits, p *Pool) { x.budget, x.pool = b, p }
+func (x *Explorer) Limit(b Limits, p *Pool) { x.acct.Limits, x.acct.Pool = b, p }
 
 // Limits are the explorer's limits.
-func (x *Explorer) Limits() Limits { return x.budget }
+func (x *Explorer) Limits() Limits { return x.acct.Limits }
+
+// Pool is the pool the explorer draws on (nil: none).
+func (x *Explorer) Pool() *Pool { return x.acct.Pool }
 
 // Bytes is the checkpoint memory the explorer holds, as estimated.
-func (x *Explorer) Bytes() int64 { return x.bytes }
+func (x *Explorer) Bytes() int64 { return x.acct.held }
 
 // account adds a new checkpoint's memory and, under Run, refuses to go on
 // past the budget or the pool.
 func (x *Explorer) account(n int64) {
-	x.bytes += n
-	if x.pool != nil {
-		x.pool.used.Add(n)
-	}
 	if x.meter == nil {
+		x.acct.held += n // outside Run nothing is enforced, but all is counted
+		if x.acct.Pool != nil {
+			x.acct.Pool.used.Add(n)
+		}
 		return
 	}
-	if b := x.budget; b.Bytes > 0 && x.bytes > b.Bytes {
-		panic(abort{&BudgetError{What: "memory", Need: x.bytes, Limit: b.Bytes, Raise: b.BytesFlag, During: true}})
-	}
-	if p := x.pool; p != nil && p.Bytes > 0 && p.used.Load() > p.Bytes {
-		panic(abort{&BudgetError{What: "server memory", Need: x.bytes, Limit: p.Bytes, Raise: p.Flag, During: true}})
+	if err := x.acct.Charge(n); err != nil {
+		panic(abort{err})
 	}
 }
 
@@ -1101,27 +1121,19 @@ func (x *Explorer) estimate(w *World, epm int64) (events, bytes int64) {
 	cps := events / x.Every
 	const ptr = int64(unsafe.Sizeof(uintptr(0)))
 	perCP := int64(unsafe.Sizeof(*w)) + 64<<10 // private leaves and slices, typically
-	bytes = x.bytes + cps*(msgs/leafSize*ptr/2+perCP)
+	bytes = x.acct.held + cps*(msgs/leafSize*ptr/2+perCP)
 	return events, bytes
 }
 
 // budgetFits refuses, up front, a line (from world w) that would pass the
 // explorer's budget or the pool.
 func (x *Explorer) budgetFits(w *World, epm int64) error {
-	b, p := x.budget, x.pool
-	if b.Events <= 0 && b.Bytes <= 0 && p == nil {
+	a := &x.acct
+	if a.Events <= 0 && a.Bytes <= 0 && a.Pool == nil {
 		return nil
 	}
 	events, bytes := x.estimate(w, epm)
-	switch {
-	case b.Events > 0 && events > b.Events:
-		return &BudgetError{What: "events", Need: events, Limit: b.Events, Raise: b.EventsFlag}
-	case b.Bytes > 0 && bytes > b.Bytes:
-		return &BudgetError{What: "memory", Need: bytes, Limit: b.Bytes, Raise: b.BytesFlag}
-	case p != nil && p.Bytes > 0 && p.used.Load()+bytes-x.bytes > p.Bytes:
-		return &BudgetError{What: "server memory", Need: bytes, Limit: p.Bytes, Raise: p.Flag}
-	}
-	return nil
+	return a.Fits(events, bytes-a.held)
 }
 
 // CheckBudget refuses the branch under the cursor if it would pass the
@@ -1249,7 +1261,7 @@ func OpenCodeWithin(c Code, spec *Spec, l Limits, p *Pool, m *Meter) (x *Explore
 		if in.x != nil {
 			in.x.meter = nil
 			if err != nil && p != nil {
-				p.Release(in.x.bytes) // the explorer is dropped
+				p.Release(in.x.acct.held) // the explorer is dropped
 			}
 		}
 	}()

@@ -305,15 +305,16 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	tr := newTraceOut(o.Trace)
 	w.countOnly = len(spec.Operators) == 0
 	hs := withHash(o.Hash, tr.next())
+	var over error
 	if o.MaxSteps > 0 && !o.Budget.Reached(o.MaxSteps) {
 		w.RunTo(hs, o.MaxSteps)
 	} else {
-		w.RunWithin(hs, o.Budget)
+		_, over = w.runMetered(hs, o.Budget)
 	}
 	if err := tr.flush(); err != nil {
 		return Summary{}, nil, err
 	}
-	return w.Summarize(hs.sum()), w, nil
+	return w.Summarize(hs.sum()), w, over
 }
 
 // traceOut is where a run writes its trace: JSON lines, buffered. A nil
@@ -354,15 +355,50 @@ func (t *traceOut) flush() error {
 // emitted, and reports whether it settled. A run the budget stopped says
 // so in its summary (Summary.Unfinished).
 func (w *World) RunWithin(sink Sink, b Budget) bool {
+	ok, _ := w.runMetered(sink, b)
+	return ok
+}
+
+// runMetered is RunWithin, and with b.Bytes set a look at the world's
+// footprint every memSlice events: a world past it stops there with a
+// *BudgetError (the run's summary so far is still consistent).
+func (w *World) runMetered(sink Sink, b Budget) (bool, error) {
 	n := b.Limit()
 	if n >= 0 {
 		n = max(0, n-w.Pos)
 	}
-	if w.RunTo(sink, n) {
-		return true
+	if err := w.runBytes(sink, n, b); err != nil {
+		return false, err
+	}
+	if w.Settled() {
+		return true, nil
 	}
 	w.StoppedAt(b)
-	return false
+	return false, nil
+}
+
+// runBytes is RunTo(sink, n) (n < 0: to the end), with b.Bytes set
+// looking at the world's footprint every memSlice events.
+func (w *World) runBytes(sink Sink, n int64, b Budget) error {
+	if b.Bytes <= 0 {
+		w.RunTo(sink, n)
+		return nil
+	}
+	acct := Account{Limits: Limits{Bytes: b.Bytes, BytesFlag: b.BytesFlag}, Of: "the run"}
+	stop := w.Pos + n
+	for {
+		step := int64(memSlice)
+		if n >= 0 {
+			step = min(step, stop-w.Pos)
+		}
+		from := w.Pos
+		if w.RunTo(sink, step) || w.Pos == from || n >= 0 && w.Pos >= stop {
+			return nil // settled, nothing left to play, or n played
+		}
+		if err := acct.Check(w.Footprint()); err != nil {
+			return err
+		}
+	}
 }
 
 // StoppedAt records that the run was stopped, unsettled, by budget b: a

@@ -28,3 +28,23 @@ func BenchmarkBranches(b *testing.B) {
 	}
 	b.ReportMetric(float64(res.Tried)/b.Elapsed().Seconds(), "branches/s")
 }
+
+// BenchmarkBranchesBounded is BenchmarkBranches under `inflight hunt`'s
+// default memory budget: what the accounting costs.
+func BenchmarkBranchesBounded(b *testing.B) {
+	spec, err := incidents.Get("thursday-fixed")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &engine.Property{Name: "all-published", Words: "every order is published", Checks: []engine.Expectation{{Key: "messages", Want: "108"}}}
+	acct := engine.NewAccount(engine.Limits{Bytes: 1 << 30, BytesFlag: "--max-memory-mb"}, nil)
+	b.ResetTimer()
+	res, err := Hunt(Options{Spec: spec, Seed: spec.Seed, Property: p, Depth: 2, Budget: b.N, Faults: true, Workers: 1, Account: acct})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Found || res.Tried != b.N {
+		b.Fatalf("played %d branches of %d (found: %v)", res.Tried, b.N, res.Found)
+	}
+	b.ReportMetric(float64(res.Tried)/b.Elapsed().Seconds(), "branches/s")
+}

@@ -50,6 +50,12 @@ type Options struct {
 	// Cancel, when closed, ends the hunt at the next branch (the rest of
 	// a chunk is skipped): Hunt returns ErrCancelled.
 	Cancel <-chan struct{}
+	// Account is the memory the hunt may take (nil: no bound): the base
+	// line's checkpoints are spaced to fit it, the lines in play and the
+	// frontier of a deep search are charged to it, and a hunt that would
+	// pass it is refused once the base line is known, or stopped, with a
+	// *engine.BudgetError. Everything charged is released when Hunt returns.
+	Account *engine.Account
 }
 
 // ErrCancelled is Hunt's error when Options.Cancel was closed.
@@ -126,9 +132,25 @@ func (d *dec) choice(v int64) choice {
 // forced before it, and those it forces from there, in index order.
 type node struct {
 	from   *start
+	root   *start // the base line's checkpoint its first forced choice is played from
 	prefix []Forced
 	force  []choice
 	score  int64
+}
+
+// rooted is n played from the base line's checkpoint, every choice
+// forced from there: the same branch (a decision is forced by its index,
+// a fault by where it strikes), holding no checkpoint of a line of its
+// own, for a frontier kept until the next depth.
+func (n node) rooted() node {
+	if n.from == n.root {
+		return n
+	}
+	force := make([]choice, 0, len(n.prefix)+len(n.force))
+	for _, f := range n.prefix {
+		force = append(force, forcedChoice(f))
+	}
+	return node{from: n.root, root: n.root, force: append(force, n.force...), score: n.score}
 }
 
 // start is a checkpoint: a world never stepped, only cloned, and the
@@ -157,6 +179,7 @@ type searcher struct {
 	workers  int
 	decWorld *engine.World // for DecisionText and DecisionChoices
 	err      error         // Options.Stop's answer that ended the hunt
+	mem      memory
 }
 
 type logEvent struct {
@@ -171,10 +194,17 @@ type outcome struct {
 	forced []Forced // the forced decisions as they were made
 	ok     bool     // every forced decision was made as planned
 	decs   []dec    // the line's forcible decisions after its last forced one (when asked)
+	// dropped: decs were asked for and dropped, to be found again by
+	// playing the branch once more when it is expanded
+	dropped bool
 }
 
 // Hunt searches for a run that breaks o.Property.
 func Hunt(o Options) (*Result, error) {
+	if a := o.Account; a != nil {
+		held := a.Held()
+		defer func() { a.Release(a.Held() - held) }()
+	}
 	s, err := newSearcher(o)
 	if err != nil {
 		return nil, err
@@ -189,9 +219,16 @@ func Hunt(o Options) (*Result, error) {
 	}
 	// depth 1: every forcible decision of the base line, every value
 	var level []node
+	n1 := 0
+	for _, d := range decs {
+		n1 += len(d.alt)
+	}
+	if err := s.mem.nodes(n1); err != nil {
+		return nil, err
+	}
 	for _, d := range decs {
 		for _, v := range d.alt {
-			level = append(level, node{from: d.cp, force: []choice{d.choice(v)}})
+			level = append(level, node{from: d.cp, root: d.cp, force: []choice{d.choice(v)}})
 		}
 	}
 	res.Depth = 1
@@ -202,6 +239,7 @@ func Hunt(o Options) (*Result, error) {
 	if hit >= 0 {
 		return s.found(res, outs[hit])
 	}
+	s.mem.levelDone()
 	res.Exhausted = complete
 	if complete {
 		res.Space = len(level)
@@ -220,8 +258,12 @@ func Hunt(o Options) (*Result, error) {
 		for _, same := range []bool{true, false} {
 			for _, i := range order {
 				kids := s.expand(level[i], &outs[i], same)
+				if s.err != nil {
+					return nil, s.err
+				}
 				space += len(kids)
 				hit, kouts, done := s.try(kids, depth)
+				s.mem.dropLine()
 				if s.err != nil {
 					return nil, s.err
 				}
@@ -233,7 +275,13 @@ func Hunt(o Options) (*Result, error) {
 					break passes
 				}
 				if depth < o.Depth {
-					next, nextOuts = append(next, kids...), append(nextOuts, kouts...)
+					if err := s.mem.nodes(len(kids)); err != nil {
+						return nil, err
+					}
+					for _, k := range kids {
+						next = append(next, k.rooted())
+					}
+					nextOuts = append(nextOuts, kouts...)
 				}
 			}
 		}
@@ -241,6 +289,7 @@ func Hunt(o Options) (*Result, error) {
 		if complete {
 			res.Space = space
 		}
+		s.mem.levelDone()
 		level, outs = next, nextOuts
 	}
 	// random schedules until the budget is spent
@@ -271,6 +320,7 @@ func newSearcher(o Options) (*searcher, error) {
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
+	s.mem.acct = o.Account
 	w, err := engine.NewWorld(o.Spec, o.Seed, o.Set)
 	if err != nil {
 		return nil, err
@@ -284,6 +334,7 @@ func newSearcher(o Options) (*searcher, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
+	s.workers = min(s.workers, s.mem.lines)
 	if o.Events > 0 {
 		s.o.Budget = int(max(1, min(int64(s.o.Budget), o.Events/max(s.baseLen, 1))))
 	}
@@ -326,6 +377,15 @@ func (s *searcher) walkBase() []dec {
 	})
 	k := 0
 	for s.branchForks(w, &k) && w.Step(rec) {
+		if w.Pos&memLook == 0 {
+			if s.err = s.mem.walking(w, len(s.log), decs); s.err != nil {
+				return nil
+			}
+		}
+	}
+	s.mem.lineBytes = max(s.mem.lineBytes, w.Footprint())
+	if s.err = s.mem.plan(w.Pos, len(s.log), decs); s.err != nil {
+		return nil
 	}
 	s.baseSum = w.Summarize("")
 	s.baseEnd = w.Stats.LastEvent
@@ -333,11 +393,23 @@ func (s *searcher) walkBase() []dec {
 	s.maxEv = 4*w.Pos + 100_000
 	w = s.base.Clone()
 	k = 0
+	sp := s.mem.spacing(&s.mem.base, s.baseLen)
 	for i := range decs {
 		for w.Pos < decs[i].d.Pos && s.branchForks(w, &k) && w.Step(nil) {
 		}
 		s.branchForks(w, &k)
-		s.cps = append(s.cps, &start{w: w.Clone(), pos: w.Pos})
+		if n := len(s.cps); n == 0 || s.cps[n-1].pos != w.Pos {
+			last := int64(-1)
+			if n > 0 {
+				last = s.cps[n-1].pos
+			}
+			if sp.take(w, last) {
+				s.cps = append(s.cps, &start{w: w.Clone(), pos: w.Pos})
+			}
+		}
+		if s.err = sp.err; s.err != nil {
+			return nil
+		}
 		decs[i].cp = s.cps[len(s.cps)-1]
 	}
 	return decs
@@ -470,14 +542,20 @@ func (s *searcher) try(nodes []node, depth int) (hit int, outs []outcome, comple
 		if s.err = s.stop(); s.err != nil {
 			return -1, outs, false
 		}
+		keep := depth < s.o.Depth
 		s.parallel(end-at, func(i int) {
 			if !s.cancelled() {
-				outs[at+i] = s.play(nodes[at+i], depth < s.o.Depth)
+				outs[at+i] = s.play(nodes[at+i], keep)
 			}
 		})
 		if s.cancelled() {
 			s.err = ErrCancelled
 			return -1, outs, false
+		}
+		if keep { // the outcomes are kept for the next depth
+			if s.err = s.mem.keep(outs[at:end], depth+1 == s.o.Depth); s.err != nil {
+				return -1, outs, false
+			}
 		}
 		for i := at; i < end; i++ {
 			if outs[i].ok && len(outs[i].broken) > 0 {
@@ -611,7 +689,7 @@ func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 			return nil, n
 		}
 		d := decs[r.IntN(len(decs))]
-		nd := node{from: d.cp, force: []choice{d.choice(d.alt[r.IntN(len(d.alt))])}}
+		nd := node{from: d.cp, root: d.cp, force: []choice{d.choice(d.alt[r.IntN(len(d.alt))])}}
 		want := 1 + r.IntN(max(1, s.o.Depth+1))
 		var o outcome
 		for {

@@ -124,6 +124,11 @@ func (s *searcher) play(n node, record bool) outcome {
 // the others: one more forced decision or fault each, forked from a
 // checkpoint of p's own line just before it.
 func (s *searcher) expand(p node, o *outcome, same bool) []node {
+	if o.ok && o.dropped {
+		again := *o
+		again.decs = s.play(p, true).decs
+		o = &again
+	}
 	if !o.ok || len(o.decs) == 0 {
 		return nil
 	}
@@ -143,20 +148,40 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	l := s.open(p, false)
 	var kids []node
 	var prev *start
+	// the line's checkpoints are spaced to fit the budget's share for
+	// them, as the base line's are; a kid forks from the latest before
+	// its decision, which is past every decision p forces
+	sp := s.mem.spacing(&s.mem.line, max(s.baseLen, o.decs[len(o.decs)-1].d.Pos))
+	n := 0
+	for _, i := range which {
+		n += len(o.decs[i].alt)
+	}
+	if sp.extra(int64(n) * nodeBytes); sp.err != nil { // the children and their outcomes
+		s.err = sp.err
+		return nil
+	}
 	for _, i := range which {
 		d := &o.decs[i]
 		for l.w.Pos < d.d.Pos && l.step() {
 		}
-		st := prev
-		if st == nil || st.pos != l.w.Pos {
-			st = &start{w: l.w.Clone(), pos: l.w.Pos}
-			if l.f != nil {
-				st.facts = l.f.clone()
+		if prev == nil || prev.pos != l.w.Pos {
+			last := int64(-1)
+			if prev != nil {
+				last = prev.pos
 			}
-			prev = st
+			if sp.take(l.w, last) {
+				prev = &start{w: l.w.Clone(), pos: l.w.Pos}
+				if l.f != nil {
+					prev.facts = l.f.clone()
+					sp.extra(l.f.bytes())
+				}
+			}
+		}
+		if s.err = sp.err; s.err != nil {
+			return nil
 		}
 		for _, v := range d.alt {
-			kids = append(kids, node{from: st, prefix: o.forced, force: []choice{d.choice(v)}})
+			kids = append(kids, node{from: prev, root: p.root, prefix: o.forced, force: []choice{d.choice(v)}})
 		}
 	}
 	return kids

@@ -464,7 +464,7 @@ func Parse(name string, data []byte) (spec *engine.Spec, err error) {
 		})
 		return nil, r.probs
 	}
-	return spec, nil
+	return guard(spec), nil
 }
 
 // scan tokenizes data, refusing it, before anything is parsed, if it holds

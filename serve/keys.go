@@ -70,7 +70,7 @@ func (s *Server) allowKey(ctx ssh.Context, k ssh.PublicKey) bool {
 	if s.authorized == nil || s.authorized.has(k) || s.presenters.has(k) {
 		return true
 	}
-	s.log.Info("rejected key", "key", gossh.FingerprintSHA256(k), "user", ctx.User(), "remote", ctx.RemoteAddr().String())
+	s.log.Info("rejected key", "key", gossh.FingerprintSHA256(k), "user", userOf(ctx), "remote", ctx.RemoteAddr().String())
 	return false
 }
 

@@ -112,7 +112,7 @@ func (s *Server) linkUp(l *link, c gossh.ConnMetadata, presenter bool) {
 	s.mu.Lock()
 	full := s.seatsTaken() >= s.cfg.MaxSessions
 	s.links.mu.Lock()
-	l.up, l.presenter, l.user, l.remote = true, presenter, c.User(), c.RemoteAddr().String()
+	l.up, l.presenter, l.user, l.remote = true, presenter, userOf(c), c.RemoteAddr().String()
 	grace := s.links.grace
 	if grace == 0 {
 		grace = fullGrace

@@ -69,7 +69,7 @@ func (s *Server) opener(next ssh.Handler) ssh.Handler {
 		}
 		refuse := func(why, line string) {
 			fmt.Fprint(sess.Stderr(), "inflight: "+line+"\r\n")
-			s.log.Info("refused", "why", why, "user", sess.User(), "remote", sess.RemoteAddr().String())
+			s.log.Info("refused", "why", why, "user", userOf(sess), "remote", sess.RemoteAddr().String())
 			_ = sess.Exit(1)
 		}
 		host := sshCommand(sess)

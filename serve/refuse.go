@@ -20,11 +20,11 @@ func (s *Server) refuseTheRest(srv *ssh.Server) error {
 			if _, ok := openArg(sess.RawCommand()); ok {
 				return true
 			}
-			fmt.Fprintf(sess.Stderr(), "inflight: this server runs only the explorer, not commands (%q). Connect with plain `ssh`, or open a share code with `%s open 'CODE'`.\r\n", sess.RawCommand(), sshCommand(sess))
+			fmt.Fprintf(sess.Stderr(), "inflight: this server runs only the explorer, not commands (%q). Connect with plain `ssh`, or open a share code with `%s open 'CODE'`.\r\n", clientText(sess.RawCommand()), sshCommand(sess))
 		default:
-			fmt.Fprintf(sess.Stderr(), "inflight: no %s here (%s); this server runs only the explorer.\r\n", kind, sess.Subsystem())
+			fmt.Fprintf(sess.Stderr(), "inflight: no %s here (%s); this server runs only the explorer.\r\n", kind, clientText(sess.Subsystem()))
 		}
-		s.log.Info("refused", "why", kind, "user", sess.User(), "remote", sess.RemoteAddr().String())
+		s.log.Info("refused", "why", kind, "user", userOf(sess), "remote", sess.RemoteAddr().String())
 		return false
 	}
 	// Only session channels: direct-tcpip (ssh -L) and anything else is

@@ -121,7 +121,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		if _, _, ok := sess.Pty(); !ok {
 			fmt.Fprint(sess.Stderr(), "inflight is a full-screen explorer and needs a terminal: "+
 				"connect with plain `ssh` (or `ssh -t`), without a command.\r\n")
-			s.log.Info("refused", "why", "no pty", "user", sess.User(), "remote", sess.RemoteAddr().String())
+			s.log.Info("refused", "why", "no pty", "user", userOf(sess), "remote", sess.RemoteAddr().String())
 			_ = sess.Exit(1)
 			return
 		}
@@ -150,7 +150,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		s.mu.Unlock()
 		if why != "" {
 			fmt.Fprint(sess.Stderr(), why+"\r\n")
-			s.log.Info("refused", "why", "full or closing", "user", sess.User(), "remote", sess.RemoteAddr().String(), "sessions", n)
+			s.log.Info("refused", "why", "full or closing", "user", userOf(sess), "remote", sess.RemoteAddr().String(), "sessions", n)
 			_ = sess.Exit(1)
 			return
 		}
@@ -161,7 +161,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			n := len(s.sessions)
 			s.mu.Unlock()
 			r, err := a.ended()
-			kv := []any{"id", a.id, "user", sess.User(), "remote", sess.RemoteAddr().String(),
+			kv := []any{"id", a.id, "user", userOf(sess), "remote", sess.RemoteAddr().String(),
 				"after", time.Since(a.start).Round(time.Millisecond), "why", r, "sessions", n}
 			if err != nil {
 				kv = append(kv, "err", err)
@@ -210,8 +210,8 @@ func (s *Server) track(next ssh.Handler) ssh.Handler {
 		if k := sess.PublicKey(); k != nil {
 			key = gossh.FingerprintSHA256(k)
 		}
-		s.log.Info("connect", "id", a.id, "user", sess.User(), "remote", sess.RemoteAddr().String(),
-			"role", role, "key", key, "term", pty.Term,
+		s.log.Info("connect", "id", a.id, "user", userOf(sess), "remote", sess.RemoteAddr().String(),
+			"role", role, "key", key, "term", clientText(pty.Term),
 			"size", fmt.Sprintf("%dx%d", pty.Window.Width, pty.Window.Height), "sessions", s.Sessions())
 		// the presenter holds the stage: it may stand still for a talk
 		if t := s.cfg.IdleTimeout; t > 0 && !a.presenter {

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
+	"inflight/internal/termtext"
 )
 
 // forkKeyMap is the fork form's keys.
@@ -487,7 +488,8 @@ func (f *forkForm) options() (engine.ForkOptions, error) {
 	if o.Override != nil {
 		o.Pos, o.At = f.dec.Event.Pos, f.dec.Event.T
 	}
-	o.Name = strings.TrimSpace(f.name.Value())
+	// a pasted name may hold what a share code refuses: the guard's name
+	o.Name = strings.TrimSpace(termtext.Clean(f.name.Value(), termtext.Name))
 	if o.Name == "" {
 		o.Name = f.defaultName(set, o.Override, o.At)
 	}

@@ -194,6 +194,7 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 	if m.jobs.slots != nil {
 		o.Events = m.x.Limits().Events
 	}
+	o.Account = huntAccount(m.x)
 	if o.From <= 0 {
 		o.From = 0
 	}
@@ -257,6 +258,16 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 		m.flash = err.Error()
 	}
 	return m.startJobLine(label, func() string { return prog.line(label) }, work, apply, fail)
+}
+
+// huntAccount is what a hunt from x may take: the explorer's memory
+// budget less what its checkpoints hold, and the pool it draws on.
+func huntAccount(x *engine.Explorer) *engine.Account {
+	l := x.Limits()
+	a := engine.NewAccount(engine.Limits{Bytes: l.Bytes, BytesFlag: l.BytesFlag}, nil)
+	_ = a.Charge(x.Bytes()) // held already, and by the pool already
+	a.Pool, a.Of = x.Pool(), "the hunt"
+	return a
 }
 
 // violationMsg is the message a counterexample breaks the property on:

@@ -170,3 +170,26 @@ func TestHuntBoundedBySessionBudget(t *testing.T) {
 		t.Fatalf("flash %q (want %q), %d branches", m.flash, want, len(m.x.Branches()))
 	}
 }
+
+// Under a server the hunt draws on the session's memory too: what the
+// explorer's checkpoints leave of the session's budget, and the server's
+// pool. A hunt past it stops with the budget's line, naming the flag, and
+// gives back all it took; the branch is as it was.
+func TestHuntStoppedBySessionMemory(t *testing.T) {
+	spec := specOf(t, "thursday-fixed")
+	set := []engine.Setting{{Knob: "orders", Value: "3000"}}
+	m := newTest(t, Options{Spec: spec, Set: set}, 120, 40)
+	pool := &engine.Pool{Bytes: 64 << 20, Flag: "--server-max-memory-mb"}
+	pool.Release(-m.x.Bytes()) // the explorer's checkpoints, held already
+	held := pool.Used()
+	m.x.Limit(engine.Limits{Events: 10_000_000, Bytes: m.x.Bytes() + 4<<20, EventsFlag: "--session-max-events", BytesFlag: "--session-max-memory-mb"}, pool)
+	m.jobs.slots = make(chan struct{}, 1) // as under a server
+	m = press(m, "x", "enter")
+	want := "stopped: the hunt passed its memory budget of " + engine.Bytes(m.x.Limits().Bytes) + " (raise with --session-max-memory-mb)"
+	if m.flash != want || len(m.x.Branches()) != 1 {
+		t.Fatalf("flash %q (want %q), %d branches", m.flash, want, len(m.x.Branches()))
+	}
+	if pool.Used() != held {
+		t.Errorf("the pool holds %d after the hunt, %d before", pool.Used(), held)
+	}
+}

@@ -161,11 +161,16 @@ func (p *Poll) shared() PollShared {
 // Receive takes the question as another process's presenter left it:
 // asked, revealed or dropped. A question older than the one here is
 // dropped (the link may deliver the latest state after a newer message).
-func (p *Poll) Receive(q PollShared) {
+// A question Check refuses is never put up: its error comes back.
+func (p *Poll) Receive(q PollShared) error {
+	if err := q.Check(); err != nil {
+		return err
+	}
+	q = q.clean()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if q.Seq < p.seq || q.Seq == p.seq && reflect.DeepEqual(p.shared(), q) {
-		return
+		return nil
 	}
 	if q.Seq != p.seq || !q.Open {
 		clear(p.answers)
@@ -173,6 +178,7 @@ func (p *Poll) Receive(q PollShared) {
 	q.Question.Choices = append([]string(nil), q.Question.Choices...)
 	p.seq, p.q, p.open, p.revealed = q.Seq, q.Question, q.Open, q.Revealed
 	p.moved(true)
+	return nil
 }
 
 // Shared is the question as it travels between processes.

@@ -72,7 +72,9 @@ func (s *Stage) Poll() *Poll {
 
 // Publish puts the presenter's state on stage. Publishing the state
 // already on stage does nothing, so followers are not woken for nothing.
+// What the presenter typed passes the text guard on the way.
 func (s *Stage) Publish(st StageState) {
+	st = st.clean()
 	s.mu.Lock()
 	st.Away = s.state.Away // presence is the server's to say (Arrive, Leave)
 	st.Offline = s.state.Offline
@@ -95,16 +97,21 @@ func (s *Stage) carry() {
 }
 
 // Receive puts on stage a state another process published (its presence
-// included); the link is not told again.
-func (s *Stage) Receive(st StageState) { s.receive(st, false) }
+// included); the link is not told again. A state Check refuses is not
+// put on: its error comes back.
+func (s *Stage) Receive(st StageState) error { return s.receive(st, false) }
 
 // ReceiveLost is Receive for a state whose presenter is known to be gone
 // (a process catching up finds no presenter present): it goes on stage
 // as Lost leaves one, away and stopped where the clock says, so that it
 // is never shown present for a moment. A presenter here is not away.
-func (s *Stage) ReceiveLost(st StageState) { s.receive(st, true) }
+func (s *Stage) ReceiveLost(st StageState) error { return s.receive(st, true) }
 
-func (s *Stage) receive(st StageState, lost bool) {
+func (s *Stage) receive(st StageState, lost bool) error {
+	if err := st.Check(); err != nil {
+		return err
+	}
+	st = st.clean()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st.Offline = s.state.Offline
@@ -116,10 +123,11 @@ func (s *Stage) receive(st StageState, lost bool) {
 		st.Clock = s.stopped(st.Clock)
 	}
 	if s.gen > 0 && reflect.DeepEqual(st, s.state) {
-		return
+		return nil
 	}
 	s.state = st
 	s.bump()
+	return nil
 }
 
 // SetOnline says whether the link that carries the stage is connected;

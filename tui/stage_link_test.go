@@ -35,14 +35,14 @@ func TestStageCarriesItsOwnChangesOnly(t *testing.T) {
 	s, l := NewStage(), &fakeLink{}
 	s.Link(l)
 	s.Arrive()
-	s.Publish(StageState{Code: "a"})
-	s.Publish(StageState{Code: "a"}) // no change: nothing carried
-	s.Receive(StageState{Code: "b", Away: true})
-	if st, gen := s.State(); st.Code != "b" || st.Away || gen != 2 {
+	s.Publish(StageState{Code: codeA})
+	s.Publish(StageState{Code: codeA}) // no change: nothing carried
+	s.Receive(StageState{Code: codeB, Away: true})
+	if st, gen := s.State(); st.Code != codeB || st.Away || gen != 2 {
 		t.Fatalf("received %+v gen %d: a presenter here is not away", st, gen)
 	}
 	s.Leave()
-	if len(l.states) != 2 || l.states[0].Code != "a" || l.states[1].Code != "b" || !l.states[1].Away {
+	if len(l.states) != 2 || l.states[0].Code != codeA || l.states[1].Code != codeB || !l.states[1].Away {
 		t.Fatalf("carried %+v, want a, then b away (the presenter leaving)", l.states)
 	}
 	s.Arrive()
@@ -57,7 +57,7 @@ func TestStageOfflineAndLost(t *testing.T) {
 	if _, gen := s.State(); gen != 0 {
 		t.Fatal("going offline before a state put one on stage")
 	}
-	s.Receive(StageState{Code: "a", Playing: true, Speed: 10, Clock: &StageClock{Wall: 1000}})
+	s.Receive(StageState{Code: codeA, Playing: true, Speed: 10, Clock: &StageClock{Wall: 1000}})
 	if st, _ := s.State(); !st.Offline {
 		t.Fatal("a received state cleared this process's offline flag")
 	}
@@ -66,7 +66,7 @@ func TestStageOfflineAndLost(t *testing.T) {
 	if st, _ := s.State(); st.Clock.Until == 0 {
 		t.Fatal("an offline stage without its presenter here plays on")
 	}
-	s.Receive(StageState{Code: "a", Playing: true, Speed: 10, Clock: &StageClock{Wall: 1000}}) // the latest, once back
+	s.Receive(StageState{Code: codeA, Playing: true, Speed: 10, Clock: &StageClock{Wall: 1000}}) // the latest, once back
 	s.SetOnline(true)
 	if st, _ := s.State(); st.Clock.Until != 0 || st.Offline {
 		t.Fatalf("the latest state after the outage did not play on: %+v", st.Clock)
@@ -86,7 +86,7 @@ func TestStageOfflineAndLost(t *testing.T) {
 	if st, _ := s.State(); st.Away {
 		t.Fatal("Lost with a presenter connected here")
 	}
-	s.Publish(StageState{Code: "b", Playing: true, Speed: 10, Clock: &StageClock{Wall: 2000}})
+	s.Publish(StageState{Code: codeB, Playing: true, Speed: 10, Clock: &StageClock{Wall: 2000}})
 	s.SetOnline(false) // this process's presenter plays on
 	if st, _ := s.State(); st.Clock.Until != 0 || !st.Offline {
 		t.Fatalf("the presenter's own stage stopped offline: %+v", st.Clock)
@@ -182,7 +182,7 @@ func TestPollCarriesAndTakesTheRoom(t *testing.T) {
 func TestPollOfflineCountsThisServer(t *testing.T) {
 	s, l := NewStage(), &fakeLink{}
 	s.Link(l)
-	s.Receive(StageState{Code: "a"})
+	s.Receive(StageState{Code: codeA})
 	p := s.Poll()
 	q := PollQuestion{Incident: "thursday", Key: "5", Text: "?", Choices: []string{"x", "y", "z"}, Answer: 1}
 	seq := p.Ask(q)
@@ -260,13 +260,13 @@ func TestPresenterToldTheLinkIsDown(t *testing.T) {
 // (never present for a moment); with a presenter here it plays on.
 func TestStageReceiveLost(t *testing.T) {
 	s := NewStage()
-	s.ReceiveLost(StageState{Code: "a", Playing: true, Speed: 10, Clock: &StageClock{Wall: 1000}})
+	s.ReceiveLost(StageState{Code: codeA, Playing: true, Speed: 10, Clock: &StageClock{Wall: 1000}})
 	st, gen := s.State()
 	if !st.Away || st.Clock.Until < st.Clock.Wall || gen != 1 {
 		t.Fatalf("received lost: %+v %+v gen %d; want away, the clock stopped, in one move", st, st.Clock, gen)
 	}
 	s.Arrive()
-	s.ReceiveLost(StageState{Code: "b", Playing: true, Speed: 10, Clock: &StageClock{Wall: 2000}})
+	s.ReceiveLost(StageState{Code: codeB, Playing: true, Speed: 10, Clock: &StageClock{Wall: 2000}})
 	if st, _ := s.State(); st.Away || st.Clock.Until != 0 {
 		t.Fatalf("with a presenter here: %+v %+v; want present, playing", st, st.Clock)
 	}

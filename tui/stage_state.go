@@ -346,7 +346,10 @@ func (m *Model) openScreen(s StageScreen) {
 	}
 }
 
-// restoreFork fills the form in as the presenter had it.
+// restoreFork fills the form in as the presenter had it. The row and the
+// pick index this form's rows and values: one this form does not have
+// (a state from another process, checked only against the bounds any
+// form keeps) leaves the form's own.
 func restoreFork(f *forkForm, s StageFork) {
 	if len(s.Values) == len(f.inputs) {
 		for i, v := range s.Values {
@@ -357,8 +360,12 @@ func restoreFork(f *forkForm, s StageFork) {
 	f.decIn.SetValue(s.Dec)
 	f.filter.SetValue(s.Filter)
 	f.filters = s.Filters
-	f.pick = s.Pick
-	f.row = s.Row
+	if s.Pick >= -2 && s.Pick < len(f.values) {
+		f.pick = s.Pick
+	}
+	if slices.Contains(f.rows(), s.Row) {
+		f.row = s.Row
+	}
 	f.focus()
 }
 

@@ -112,14 +112,22 @@ func (l *Link) followPresenter(proc string, presenting bool, now time.Time) {
 	}
 }
 
+// warn logs a refused message, at most once every warnEvery: a flood of
+// forged messages costs one line, which counts the ones it kept quiet.
 func (l *Link) warn(msg string, kv ...any) {
 	l.mu.Lock()
-	quiet := time.Since(l.warnedAt) < 10*time.Second
-	if !quiet {
-		l.warnedAt = time.Now()
+	quiet := !l.warnedAt.IsZero() && time.Since(l.warnedAt) < warnEvery
+	n := l.unwarned
+	if quiet {
+		l.unwarned++
+	} else {
+		l.warnedAt, l.unwarned = time.Now(), 0
 	}
 	l.mu.Unlock()
 	if !quiet {
+		if n > 0 {
+			kv = append(kv, "refused_quietly_before", n)
+		}
 		l.log.Warn(msg, kv...)
 	}
 }

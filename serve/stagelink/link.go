@@ -49,6 +49,7 @@ const (
 	clockEvery = 10 * time.Second
 	opTimeout  = 2 * time.Second
 	answersTTL = 24 * time.Hour
+	warnEvery  = 10 * time.Second
 
 	minBackoff = 100 * time.Millisecond
 	maxBackoff = 2 * time.Second
@@ -97,7 +98,8 @@ type Link struct {
 	holding   bool            // NAME:presenter may be this process's
 	tallySeq  uint64
 	tally     []int
-	warnedAt  time.Time // bad messages are logged at most every few seconds
+	warnedAt  time.Time // bad messages are logged at most every warnEvery
+	unwarned  int       // and those refused since, unlogged
 }
 
 // outbox is what waits to be sent: the latest state and question, and

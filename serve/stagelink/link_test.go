@@ -90,6 +90,11 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) t
 	return time.Since(start)
 }
 
+// sc is a share code a presenter could have on stage, told apart by
+// label (its fork's name): the link refuses a state whose code does not
+// parse.
+func sc(label string) string { return "thursday@1/p1@19:40:00#1.00000000~2;n1=" + label }
+
 func redisURL(r *redisProc) string { return "redis://" + r.addr() + "/0?key=test" }
 
 func TestPublishReachesTheOtherProcess(t *testing.T) {
@@ -98,7 +103,7 @@ func TestPublishReachesTheOtherProcess(t *testing.T) {
 
 	a.stage.Arrive()
 	for i := range 5 {
-		code := "code-" + string(rune('a'+i))
+		code := sc("code-" + string(rune('a'+i)))
 		a.stage.Publish(tui.StageState{Code: code, Speed: 1})
 		took := waitFor(t, time.Second, "B shows A's publish", func() bool { return b.code() == code })
 		t.Logf("publish %d reached the other process in %s", i, took)
@@ -122,7 +127,7 @@ func TestLateProcessCatchesUp(t *testing.T) {
 	a := openProc(t, redisURL(r), Options{})
 	waitFor(t, 5*time.Second, "A online", a.online)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: "late", Branches: []string{"late"}})
+	a.stage.Publish(tui.StageState{Code: sc("late"), Branches: []string{sc("late")}})
 	q := a.stage.Poll().Ask(tui.PollQuestion{Key: "q", Text: "why?", Choices: []string{"x", "y"}, Answer: 1})
 	waitFor(t, 2*time.Second, "A's state in Redis", func() bool {
 		b := openRaw(t, r)
@@ -132,7 +137,7 @@ func TestLateProcessCatchesUp(t *testing.T) {
 	})
 
 	b := openProc(t, redisURL(r), Options{})
-	waitFor(t, 5*time.Second, "B catches up from test:state", func() bool { return b.code() == "late" })
+	waitFor(t, 5*time.Second, "B catches up from test:state", func() bool { return b.code() == sc("late") })
 	if sh := b.stage.Poll().Shared(); sh.Seq != q || !sh.Open || sh.Question.Text != "why?" {
 		t.Errorf("B's question %+v: want A's, seq %d", sh, q)
 	}
@@ -147,7 +152,7 @@ func TestLateProcessCatchesUp(t *testing.T) {
 	defer cl.Close()
 	waitFor(t, 5*time.Second, "C catches up with its presenter here", func() bool {
 		st, _ := c.State()
-		return st.Code == "late"
+		return st.Code == sc("late")
 	})
 }
 
@@ -191,18 +196,18 @@ func TestRedisDownAndBack(t *testing.T) {
 	t.Parallel()
 	r, a, b := twoProcs(t)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: "before"})
+	a.stage.Publish(tui.StageState{Code: sc("before")})
 	pa, pb := a.stage.Poll(), b.stage.Poll()
 	seq := pa.Ask(tui.PollQuestion{Key: "q", Text: "which?", Choices: []string{"x", "y"}, Answer: 0})
-	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "before" && pb.Shared().Seq == seq })
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("before") && pb.Shared().Seq == seq })
 
 	r.kill()
 	took := waitFor(t, 2500*time.Millisecond, "both offline", func() bool { return !a.online() && !b.online() })
 	t.Logf("offline %s after Redis died", took)
 
 	// Each process keeps its stage: A's presenter moves on, B answers.
-	a.stage.Publish(tui.StageState{Code: "during"})
-	if a.code() != "during" {
+	a.stage.Publish(tui.StageState{Code: sc("during")})
+	if a.code() != sc("during") {
 		t.Fatalf("A's stage did not take its presenter's publish while offline")
 	}
 	sb := pb.Session()
@@ -214,7 +219,7 @@ func TestRedisDownAndBack(t *testing.T) {
 	r.restart()
 	took = waitFor(t, 5*time.Second, "both online again", func() bool { return a.online() && b.online() })
 	t.Logf("online %s after Redis came back", took)
-	waitFor(t, 2*time.Second, "B shows what A published during the outage", func() bool { return b.code() == "during" })
+	waitFor(t, 2*time.Second, "B shows what A published during the outage", func() bool { return b.code() == sc("during") })
 	waitFor(t, 2*time.Second, "B's answer from the outage counted on A", func() bool {
 		return slices.Equal(pa.State().Tally, []int{0, 1})
 	})
@@ -230,8 +235,8 @@ func TestKilledPresenterProcessLeavesTheStageAway(t *testing.T) {
 	t.Parallel()
 	_, a, b := twoProcs(t)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: "c", Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
-	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "c" })
+	a.stage.Publish(tui.StageState{Code: sc("c"), Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("c") })
 
 	a.link.Close() // no Leave: the process died
 	took := waitFor(t, 5*time.Second, "B's stage away", func() bool {
@@ -256,8 +261,8 @@ func TestTLSWithPassword(t *testing.T) {
 	a, b := openProc(t, good, Options{RootCAs: pool}), openProc(t, good, Options{RootCAs: pool})
 	waitFor(t, 5*time.Second, "both online over TLS", func() bool { return a.online() && b.online() })
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: "tls"})
-	waitFor(t, time.Second, "B follows over TLS", func() bool { return b.code() == "tls" })
+	a.stage.Publish(tui.StageState{Code: sc("tls")})
+	waitFor(t, time.Second, "B follows over TLS", func() bool { return b.code() == sc("tls") })
 
 	// The password from the environment (serve --stage without one in
 	// the URL) connects as well.
@@ -272,7 +277,7 @@ func TestTLSWithPassword(t *testing.T) {
 	}
 	c := openProc(t, u.Secret(), Options{RootCAs: pool})
 	waitFor(t, 5*time.Second, "the password from the environment connects", c.online)
-	waitFor(t, time.Second, "C follows", func() bool { return c.code() == "tls" })
+	waitFor(t, time.Second, "C follows", func() bool { return c.code() == sc("tls") })
 
 	// An untrusted certificate and a wrong password both stay offline,
 	// and say so without the password.
@@ -301,9 +306,9 @@ func TestRedisDownAtStart(t *testing.T) {
 	r.kill()
 	a := openProc(t, redisURL(r), Options{})
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: "alone"})
+	a.stage.Publish(tui.StageState{Code: sc("alone")})
 	time.Sleep(time.Second) // several attempts, with backoff
-	if a.online() || a.code() != "alone" {
+	if a.online() || a.code() != sc("alone") {
 		t.Fatalf("with no Redis: online %v, code %q; want offline, serving its own stage", a.online(), a.code())
 	}
 	if n := strings.Count(a.log.String(), "stage connection lost"); n != 1 {
@@ -312,7 +317,7 @@ func TestRedisDownAtStart(t *testing.T) {
 	r.restart()
 	waitFor(t, 5*time.Second, "online once Redis is up", a.online)
 	b := openProc(t, redisURL(r), Options{})
-	waitFor(t, 5*time.Second, "B catches up with what A published before Redis was up", func() bool { return b.code() == "alone" })
+	waitFor(t, 5*time.Second, "B catches up with what A published before Redis was up", func() bool { return b.code() == sc("alone") })
 }
 
 // Messages are bounded and versioned: a state too big is not sent (and
@@ -322,8 +327,8 @@ func TestMessagesBoundedAndVersioned(t *testing.T) {
 	t.Parallel()
 	r, a, b := twoProcs(t)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: "small"})
-	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "small" })
+	a.stage.Publish(tui.StageState{Code: sc("small")})
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("small") })
 
 	a.stage.Publish(tui.StageState{Code: strings.Repeat("x", maxMessage)})
 	waitFor(t, time.Second, "A says the state is too big", func() bool { return strings.Contains(a.log.String(), "too big") })
@@ -339,8 +344,8 @@ func TestMessagesBoundedAndVersioned(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a.stage.Publish(tui.StageState{Code: "after"})
-	waitFor(t, time.Second, "B follows what comes after", func() bool { return b.code() == "after" })
+	a.stage.Publish(tui.StageState{Code: sc("after")})
+	waitFor(t, time.Second, "B follows what comes after", func() bool { return b.code() == sc("after") })
 	if !strings.Contains(b.log.String(), "stage message refused") {
 		t.Errorf("B did not log the refused messages:\n%s", b.log.String())
 	}
@@ -371,8 +376,8 @@ func TestDatabasesApart(t *testing.T) {
 	c := openProc(t, "redis://"+r.addr()+"/1", Options{})
 	waitFor(t, 5*time.Second, "online", func() bool { return a.online() && b.online() && c.online() })
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: "hall-1"})
-	waitFor(t, time.Second, "the same database follows", func() bool { return c.code() == "hall-1" })
+	a.stage.Publish(tui.StageState{Code: sc("hall-1")})
+	waitFor(t, time.Second, "the same database follows", func() bool { return c.code() == sc("hall-1") })
 	if _, gen := b.stage.State(); gen != 0 {
 		t.Errorf("database 2 heard database 1: %q", b.code())
 	}
@@ -385,8 +390,8 @@ func TestReconnectPutsTheLatestStateOnAgain(t *testing.T) {
 	t.Parallel()
 	r, a, b := twoProcs(t)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: "c", Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
-	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "c" })
+	a.stage.Publish(tui.StageState{Code: sc("c"), Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("c") })
 
 	raw := openRaw(t, r)
 	defer raw.Close()
@@ -444,8 +449,8 @@ func TestNoPresenterFlickerAfterItsProcessDied(t *testing.T) {
 	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
 	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: "c", Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
-	waitFor(t, time.Second, "B follows", func() bool { return b.code() == "c" })
+	a.stage.Publish(tui.StageState{Code: sc("c"), Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
+	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("c") })
 	waitFor(t, 2*time.Second, "A's presence in Redis", func() bool {
 		return raw.Get(t.Context(), "test:presenter").Val() == a.link.proc
 	})
@@ -473,7 +478,7 @@ func TestNoPresenterFlickerAfterItsProcessDied(t *testing.T) {
 		t.Fatalf("B did not reconnect:\n%s", b.log.String())
 	}
 	st, _ := c.stage.State()
-	if !c.online() || st.Code != "c" || st.Clock == nil || st.Clock.Until == 0 {
+	if !c.online() || st.Code != sc("c") || st.Clock == nil || st.Clock.Until == 0 {
 		t.Fatalf("C did not catch up with the stage, stopped: %+v %+v", st, st.Clock)
 	}
 }
@@ -490,7 +495,7 @@ func TestPresenceKeyFollowsThePresenter(t *testing.T) {
 	a := openProc(t, redisURL(r), Options{})
 	waitFor(t, 5*time.Second, "A online", a.online)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: "p"})
+	a.stage.Publish(tui.StageState{Code: sc("p")})
 	present := func() bool { return raw.Get(t.Context(), "test:presenter").Val() == a.link.proc }
 	waitFor(t, time.Second, "A's presence set with its state", present)
 	if ttl := raw.PTTL(t.Context(), "test:presenter").Val(); ttl <= 0 || ttl > presentFor {
@@ -508,6 +513,6 @@ func TestPresenceKeyFollowsThePresenter(t *testing.T) {
 	b := openProc(t, redisURL(r), Options{})
 	waitFor(t, 3*time.Second, "B shows the presenter present", func() bool {
 		st, _ := b.stage.State()
-		return st.Code == "p" && !st.Away
+		return st.Code == sc("p") && !st.Away
 	})
 }

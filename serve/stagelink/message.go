@@ -3,10 +3,12 @@ package stagelink
 import (
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
 
+	"inflight/internal/termtext"
 	"inflight/tui"
 )
 
@@ -76,7 +78,52 @@ func (l *Link) decode(b []byte) (envelope, bool) {
 		l.warn("stage message refused: another version", "version", e.V, "want", version)
 		return e, false
 	}
+	if err := e.check(); err != nil {
+		l.warn("stage message refused", "kind", e.Kind, "err", err)
+		return e, false
+	}
 	return e, true
+}
+
+// Bounds on the counts a tally or a beat carries: far above any room.
+const maxCount = 1 << 20
+
+// check refuses a message no process of this version sends, before any of
+// it reaches the stage: an unknown kind, a state or question the tui
+// refuses (tui.StageState.Check, tui.PollShared.Check: codes that parse,
+// numbers in range, a question's 2–5 choices of plain text), a tally
+// that is no question's, a beat's count out of range.
+func (e envelope) check() error {
+	switch {
+	case len(e.Proc) == 0 || len(e.Proc) > 64:
+		return fmt.Errorf("sender %d bytes long", len(e.Proc))
+	case e.Kind == "state" && e.State != nil:
+		return e.State.Check()
+	case e.Kind == "question" && e.Question != nil:
+		return e.Question.Check()
+	case e.Kind == "tally" && e.Tally != nil:
+		return checkTally(e.Tally.Counts)
+	case e.Kind == "beat" && e.Beat != nil:
+		if e.Beat.Waiting < 0 || e.Beat.Waiting > maxCount {
+			return fmt.Errorf("%d waiting", e.Beat.Waiting)
+		}
+		return nil
+	}
+	return fmt.Errorf("kind %q without its body", termtext.Clean(e.Kind, termtext.Quote))
+}
+
+// checkTally refuses counts that are not a question's: 2 to 5 choices
+// (the tui's bound), none negative or past maxCount.
+func checkTally(counts []int) error {
+	if n := len(counts); n < 2 || n > 5 {
+		return fmt.Errorf("a tally of %d choices", n)
+	}
+	for _, c := range counts {
+		if c < 0 || c > maxCount {
+			return fmt.Errorf("a count of %d", c)
+		}
+	}
+	return nil
 }
 
 // encode marshals e, refusing (and logging) one over maxMessage: the

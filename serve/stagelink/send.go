@@ -118,6 +118,10 @@ func (l *Link) readTally(ctx context.Context) error {
 			counts[i], _ = strconv.Atoi(s)
 		}
 	}
+	if err := checkTally(counts); err != nil {
+		l.warn("stage tally refused", "err", err)
+		return nil
+	}
 	l.setTally(sh.Seq, counts)
 	return nil
 }
