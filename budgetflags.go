@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"runtime/debug"
 
 	"github.com/spf13/pflag"
 
@@ -52,6 +53,17 @@ func (f *memoryFlag) bytes() (int64, error) {
 		return 0, usageErr("--max-memory-mb must be between 1 and %d, not %d", 1<<30, f.mb)
 	}
 	return f.mb << 20, nil
+}
+
+// backstop tells the Go runtime the memory budget, so that its garbage
+// collector works to keep the heap near it instead of letting garbage
+// double it. It decides nothing: the accounting, from the state's known
+// sizes, stops the work; this only keeps RSS near what was accounted.
+// The returned func restores the limit before (commands run in-process
+// in tests).
+func backstop(bytes int64) (restore func()) {
+	prev := debug.SetMemoryLimit(bytes + 64<<20) // the binary, stacks, buffers
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // budgetStop is a budget's refusal or stop as the command's failure: one

@@ -83,6 +83,7 @@ func (o *huntOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer backstop(mem)()
 	acct := engine.NewAccount(engine.Limits{Bytes: mem, BytesFlag: "--max-memory-mb"}, nil)
 	acct.Of = "the hunt"
 	opts := hunt.Options{Spec: spec, Seed: seed, Set: set, From: at, Property: prop,

@@ -123,6 +123,7 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if ro.Budget.Bytes, err = o.mem.bytes(); err != nil {
 		return err
 	}
+	defer backstop(ro.Budget.Bytes)()
 	ro.Budget.Events, ro.Budget.BytesFlag = o.maxEvents, "--max-memory-mb"
 	out := stdout
 	if o.trace {

@@ -59,6 +59,7 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer backstop(mem)()
 	var sums []engine.Summary
 	var labels []string
 	atText := o.at

@@ -904,6 +904,10 @@ type Meter struct {
 	// hundred events: its chance to wait for a turn or to stop the work
 	// (with the error it returns).
 	Pace func() error
+	// Memory, when set, is the account work that plays a world of its
+	// own (the chart's pass) draws on: it stops, with the account's
+	// *BudgetError, when the world's footprint would pass it.
+	Memory *Account
 
 	n     int64 // events played, owned by the working goroutine
 	done  atomic.Int64
@@ -1191,6 +1195,11 @@ func ChartRun(w *World, limit int64, m *Meter, publish func([]Sample)) (out []Sa
 		m.tick()
 		if limit > 0 && w.Pos >= limit {
 			return s.Samples, last, &BudgetError{What: "events", Need: w.Pos, Limit: limit, During: true}
+		}
+		if m.Memory != nil && w.Pos%memSlice == 0 {
+			if err := m.Memory.Check(w.Footprint()); err != nil {
+				return s.Samples, last, err
+			}
 		}
 		if publish != nil && w.Pos%every == 0 {
 			publish(append([]Sample(nil), s.Samples...))

@@ -38,7 +38,7 @@ const (
 	logEventBytes = int64(unsafe.Sizeof(logEvent{}))
 	decBytes      = int64(unsafe.Sizeof(dec{})) + 6*8 // and its alternatives, typically
 	nodeBytes     = int64(unsafe.Sizeof(node{}) + unsafe.Sizeof(outcome{}))
-	forcedBytes   = int64(unsafe.Sizeof(Forced{}))
+	forcedBytes   = int64(unsafe.Sizeof(Forced{})) + 96 // and its words, typically
 )
 
 func listBytes(logN, decN int) int64 { return int64(logN)*logEventBytes + int64(decN)*decBytes }

@@ -182,6 +182,8 @@ func (c *chartWatch) watch(x *engine.Explorer, sh *Shared, inline time.Duration)
 		}
 		d.publish(head)
 		d.meter = engine.NewMeter()
+		d.meter.Memory = engine.NewAccount(engine.Limits{Bytes: sh.Budget.Bytes, BytesFlag: sh.Budget.BytesFlag}, sh.Pool)
+		d.meter.Memory.Of = "the chart's pass"
 		c.passes = append(c.passes, d)
 		go runChart(d, x.ChartStart(b), head, sh.Budget.Events, sh.slots, inline)
 	}
