@@ -25,6 +25,7 @@ const (
 	endShutdown                  // the server is stopping
 	endCrash                     // the explorer panicked
 	endError                     // the explorer could not be built
+	endHangup                    // the client closed the session's channel
 )
 
 func (r endReason) String() string {
@@ -37,6 +38,8 @@ func (r endReason) String() string {
 		return "crash"
 	case endError:
 		return "error"
+	case endHangup:
+		return "hangup"
 	}
 	return "quit"
 }
@@ -232,14 +235,75 @@ func (s *Server) track(next ssh.Handler) ssh.Handler {
 				a.mu.Unlock()
 			}()
 		}
-		next(watched{Session: sess, a: a})
+		stop := make(chan struct{})
+		defer close(stop)
+		_, winch, _ := sess.Pty()
+		next(watched{Session: sess, a: a, winch: s.coalesce(a, winch, resizeBeat, stop)})
 	}
 }
 
-// watched is a session that records activity for the idle timeout.
+// resizeBeat is how often a session's new terminal size is applied at
+// most: a client sending window changes as fast as it can costs one frame
+// a beat (the stage's beat), the latest size winning.
+const resizeBeat = 100 * time.Millisecond
+
+// coalesce forwards the sizes that come on in, at most one a beat, the
+// latest winning; the first goes at once. It ends when stop is closed. The
+// sizes go on as the terminal said them: the explorer clamps them to
+// tui.MaxWidth×tui.MaxHeight and says so on screen. in closes when the
+// client has closed the session's channel: the session ends then, as
+// nothing ends it otherwise while the connection stays open.
+func (s *Server) coalesce(a *attendee, in <-chan ssh.Window, beat time.Duration, stop <-chan struct{}) <-chan ssh.Window {
+	out := make(chan ssh.Window)
+	go func() {
+		var latest ssh.Window
+		pending, ready, logged := false, true, false
+		t := time.NewTimer(beat)
+		t.Stop()
+		defer t.Stop()
+		for {
+			var send chan<- ssh.Window
+			if pending && ready {
+				send = out
+			}
+			select {
+			case <-stop:
+				return
+			case w, ok := <-in:
+				if !ok {
+					in = nil
+					a.kick(endHangup)
+					continue
+				}
+				latest, pending = w, true
+			case send <- latest:
+				pending, ready = false, false
+				t.Reset(beat)
+				if !logged && (latest.Width > tui.MaxWidth || latest.Height > tui.MaxHeight) {
+					logged = true // once a session: a flood is not a log flood
+					s.log.Info("terminal over the cap", "id", a.id, "size", fmt.Sprintf("%dx%d", latest.Width, latest.Height),
+						"drawn", fmt.Sprintf("%dx%d", min(latest.Width, tui.MaxWidth), min(latest.Height, tui.MaxHeight)))
+				}
+			case <-t.C:
+				ready = true
+			}
+		}
+	}()
+	return out
+}
+
+// watched is a session that records activity for the idle timeout, and
+// whose window changes come coalesced.
 type watched struct {
 	ssh.Session
-	a *attendee
+	a     *attendee
+	winch <-chan ssh.Window
+}
+
+// Pty is the session's terminal, its sizes coming at most one a beat.
+func (w watched) Pty() (ssh.Pty, <-chan ssh.Window, bool) {
+	p, _, ok := w.Session.Pty()
+	return p, w.winch, ok
 }
 
 func (w watched) Read(p []byte) (int, error) {

@@ -8,6 +8,12 @@ const (
 	// line says so.
 	minWidth  = 60
 	minHeight = 16
+	// The largest terminal it draws in (more than a 4K screen holds at a
+	// small font): a larger one gets the frame at this size, top left, its
+	// last line saying so. Nothing an attendee's terminal claims to be
+	// makes a frame larger than this (about 110 KB in true colour).
+	MaxWidth  = 500
+	MaxHeight = 200
 
 	headerHeight = 1 // title, clock, play state, branch
 	// headerTitleMin is the title's share of the header a badge may not

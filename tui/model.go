@@ -32,7 +32,7 @@ func (s state) String() string {
 // Model is the explorer's root model, one per session. It routes keys to
 // the active screen and owns the explorer; panes and screens only draw.
 type Model struct {
-	common // the session's renderer, styles, keys and terminal size
+	common // the session's renderer, styles, keys and the size drawn in
 	x      *engine.Explorer
 	help   help.Model
 	state  state
@@ -46,6 +46,9 @@ type Model struct {
 	snap  snap
 	panes [numPanes]int // scroll offsets
 	flash string        // one line of news: an error, a fork made
+
+	// the terminal's size as it said it, which the drawn size is clamped from
+	termW, termH int
 
 	fork      forkForm
 	branches  branchList
@@ -144,8 +147,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		// to all: each screen gets the body's size below, once the layout
 		// this Update leaves is known
-		m.SetSize(msg.Width, msg.Height)
-		m.help.Width = msg.Width
+		m.termW, m.termH = msg.Width, msg.Height
+		w, h := drawSize(msg.Width, msg.Height)
+		m.SetSize(w, h)
+		m.help.Width = w
 		cmd = m.resized()
 	case tea.MouseMsg:
 		if m.jobs.cur == nil && m.mouseTakesCopy(msg) {

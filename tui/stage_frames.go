@@ -28,6 +28,10 @@ func coloursOf(r *lipgloss.Renderer) colours {
 	return colours{profile: r.ColorProfile(), dark: r.HasDarkBackground()}
 }
 
+// maxStageFrames bounds the frames kept for one moment of the stage: more
+// sizes than a room's terminals have, each at most MaxFrameBytes.
+const maxStageFrames = 128
+
 type frameKey struct {
 	w, h int
 	c    colours
@@ -97,6 +101,7 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen
 	}
 	// what Update does with a size, without copying the Model
 	mr.m.SetSize(w, h)
+	mr.m.termW, mr.m.termH = w, h // a follower's drawn size, within the cap
 	mr.m.help.Width = w
 	mr.m.snap.readQueuePanes(mr.m.x, mr.m.at, mr.m.sel, false)
 	sizeScreens(&mr.m)
@@ -105,6 +110,14 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen
 	d := drawn{v: v}
 	if !final {
 		d.draft = time.Now()
+	}
+	if len(f.byKey) >= maxStageFrames {
+		// a follower resizing on and on while the stage stands still: any
+		// one goes, it is drawn again if its follower asks
+		for old := range f.byKey {
+			delete(f.byKey, old)
+			break
+		}
 	}
 	f.byKey[k] = d
 	return v, gen, beat, final

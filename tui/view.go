@@ -12,11 +12,64 @@ import (
 	"inflight/engine/families/sqs"
 )
 
-// View draws the explorer.
+// MaxFrameBytes bounds what one View returns: the largest frame real
+// screens draw at MaxWidth×MaxHeight is about 110 KB in true colour (see
+// TestFrameAtCap), and this is nine times that; a frame over it is cut.
+const MaxFrameBytes = 1 << 20
+
+// View draws the explorer: at most MaxWidth×MaxHeight cells, a line saying
+// so below a frame clamped from a larger terminal, and at most
+// MaxFrameBytes.
 func (m Model) View() string {
+	v := m.view()
+	if note := m.clampNote(); note != "" {
+		v += "\n" + note
+	}
+	return boundFrame(v, m.width)
+}
+
+// drawSize is the size drawn in for a terminal of w×h: at most the cap,
+// less the line that says so when the rest is still drawn (below the
+// minimum size, the one line says the terminal's size).
+func drawSize(w, h int) (int, int) {
+	dw, dh := min(max(w, 0), MaxWidth), min(max(h, 0), MaxHeight)
+	if (dw < w || dh < h) && dw >= minWidth && dh > minHeight {
+		dh--
+	}
+	return dw, dh
+}
+
+// clampNote is the line under a frame drawn smaller than its terminal; ""
+// when the terminal is within the cap (or there is no room for it).
+func (m Model) clampNote() string {
+	w, h := drawSize(m.termW, m.termH)
+	if h == min(max(m.termH, 0), MaxHeight) { // within the cap, or no room
+		return ""
+	}
+	msg := fmt.Sprintf("terminal %d×%d is larger than inflight draws; drawing %d×%d", m.termW, m.termH, w, h+1)
+	return fitLine(m.st.Warn.Render(msg), w)
+}
+
+// boundFrame cuts a frame over MaxFrameBytes to the whole lines that fit,
+// the last of them saying so; w is the width drawn in.
+func boundFrame(v string, w int) string {
+	if len(v) <= MaxFrameBytes {
+		return v
+	}
+	note := fitLine(fmt.Sprintf("this screen is over %d KB and was cut; make the terminal smaller", MaxFrameBytes>>10), w)
+	cut := v[:MaxFrameBytes-len(ansi.ResetStyle)-1-len(note)]
+	i := strings.LastIndexByte(cut, '\n')
+	if i < 0 {
+		return note
+	}
+	return cut[:i] + ansi.ResetStyle + "\n" + note
+}
+
+// view is the frame at the drawn size.
+func (m Model) view() string {
 	v := m.mainView()
 	if m.width < minWidth || m.height < minHeight {
-		return v.tooSmall()
+		return v.tooSmall(m.termW, m.termH)
 	}
 	l := v.layout()
 	var body string
@@ -76,9 +129,10 @@ func (v mainView) newsLines() []string {
 	return out
 }
 
-// tooSmall is the one centred line shown below the minimum size.
-func (v mainView) tooSmall() string {
-	msg := fmt.Sprintf("inflight needs at least %d×%d (this is %d×%d)", minWidth, minHeight, v.width, v.height)
+// tooSmall is the one centred line shown below the minimum size, naming
+// the terminal's size tw×th.
+func (v mainView) tooSmall(tw, th int) string {
+	msg := fmt.Sprintf("inflight needs at least %d×%d (this is %d×%d)", minWidth, minHeight, tw, th)
 	w, h := max(v.width, 1), max(v.height, 1)
 	msg = ansi.Truncate(msg, w, "…")
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, msg)
