@@ -19,7 +19,7 @@ import (
 type Case struct {
 	Spec  *engine.Spec
 	Seed  uint64
-	Set   []engine.Setting // from the start (no --at)
+	Set   []engine.Setting // from the start (the CLI has none with --at)
 	HasAt bool
 	At    engine.Time
 	AtSet []engine.Setting // with --at: every change applies from At
@@ -29,7 +29,7 @@ type Case struct {
 func (c Case) Options() engine.RunOptions {
 	o := engine.RunOptions{Seed: c.Seed, Set: c.Set}
 	if c.HasAt {
-		o.Set, o.HasAt, o.At, o.AtSet = nil, true, c.At, c.AtSet
+		o.HasAt, o.At, o.AtSet = true, c.At, c.AtSet
 	}
 	return o
 }
@@ -47,6 +47,14 @@ func (c Case) Repro() string {
 	}
 	if c.HasAt {
 		fmt.Fprintf(&b, " --at %s", c.At.Short())
+		if len(c.Set) > 0 {
+			// no command line says both: a share code of the two forks does
+			b.WriteString(" (and from the start:")
+			for _, s := range c.Set {
+				fmt.Fprintf(&b, " %s=%s", s.Knob, s.Value)
+			}
+			b.WriteString(")")
+		}
 	}
 	return b.String()
 }
