@@ -87,3 +87,42 @@ func (s *twiceWhen) Event(w *engine.World, e *engine.Event, d *engine.Decision) 
 		s.next.Event(w, e, d)
 	}
 }
+
+// TestRandomForksFromChangedState: forks from a state the knobs changed
+// from the start (a breaker already open, leases renewing, a window
+// remembered), every incident but the two big ones (their own clone tests
+// cover them), under the same checker and the broker's rules. A failure
+// prints the share code that reproduces it (`inflight run --code`).
+func TestRandomForksFromChangedState(t *testing.T) {
+	n := 40 * max(*scale, 1)
+	if testing.Short() {
+		n = 8
+	}
+	for _, spec := range incidents.All() {
+		if spec.ID == "galewatch" || spec.ID == "stagefront" {
+			continue
+		}
+		t.Run(spec.ID, func(t *testing.T) {
+			g, err := NewGen(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := 0
+			for i := 0; i < n; i++ {
+				c := g.ForkCase(*suiteSeed, i)
+				r := g.Check(c, false)
+				if r.Refused || len(r.Errs) == 0 {
+					continue
+				}
+				bad++
+				if bad <= 4 {
+					code := engine.RunCode(c.Spec, c.Options(), r.World).String()
+					t.Errorf("%s\n\tinflight run --code '%s'\n\t%s", c.Repro(), code, strings.Join(r.Errs, "\n\t"))
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d forks from a changed state of %s break an invariant", bad, n, spec.ID)
+			}
+		})
+	}
+}

@@ -309,3 +309,43 @@ func tame(set []engine.Setting) []engine.Setting {
 	}
 	return append(out, engine.Setting{Knob: "crash_p", Value: "0.001"})
 }
+
+// ForkCase draws case i of a stream of forks from a changed state: knobs
+// set from the start, and some of them (or others) set again at a moment,
+// as the explorer's forks of a branch do. A fork then meets state its
+// knobs shaped (a breaker open, leases renewing, a window remembered)
+// instead of the incident's defaults. No command line gives both; the
+// run's share code does.
+func (g *Gen) ForkCase(seed uint64, i int) Case {
+	r := rand.New(rand.NewPCG(seed^0x666f726b, uint64(i)*0x9e3779b97f4a7c15+3))
+	knobs := engine.KnobsFor(g.Spec)
+	for try := 0; ; try++ {
+		c := Case{Spec: g.Spec, Seed: r.Uint64N(1 << 20), HasAt: true}
+		for _, k := range knobs {
+			isCount := sizeCap[k.Name] > 0
+			if isCount || r.IntN(2) == 0 {
+				c.Set = append(c.Set, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, false)})
+			}
+		}
+		for _, k := range knobs {
+			if r.IntN(3) == 0 {
+				c.AtSet = append(c.AtSet, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, true)})
+			}
+		}
+		if len(c.AtSet) == 0 {
+			k := knobs[r.IntN(len(knobs))]
+			c.AtSet = append(c.AtSet, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, true)})
+		}
+		c.At = g.Spec.Start + engine.Time(r.Int64N(int64(g.End-g.Spec.Start)*9/10+1))
+		w, err := engine.NewWorld(c.Spec, c.Seed, c.Set)
+		if err == nil {
+			err = w.ScheduleKnobs(c.At, c.AtSet)
+		}
+		if err == nil {
+			return c
+		}
+		if try > 50 {
+			panic(fmt.Sprintf("randsuite: no valid fork from a changed state for %s: %v", g.Spec.ID, err))
+		}
+	}
+}
