@@ -228,6 +228,9 @@ type Exercise struct {
 	Set      []Setting
 	Override *DecisionOverride // force the decision at At instead of a knob
 	Explain  string
+	// FromLesson: the question is one of the lesson's own "Check your
+	// understanding"; otherwise it was written for the incident.
+	FromLesson bool
 
 	// Choices (two to five), when given, make the exercise a question to
 	// predict, or to put to a room, before the answer is shown: Answer is

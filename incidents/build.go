@@ -201,8 +201,12 @@ func (r *reader) build(f *file) *engine.Spec {
 		if ex.Key == "" || ex.Question == "" {
 			r.at(path, "an exercise needs a key and a question")
 		}
+		if ex.From != "" && ex.From != "lesson" && ex.From != "incident" {
+			r.at(path+".from", "from %q: want lesson (the lesson's own question) or incident (written for this incident, the default)", ex.From)
+		}
 		s.Exercises = append(s.Exercises, engine.Exercise{Key: ex.Key, Question: strings.TrimSpace(ex.Question),
-			At: r.clock(path+".at", ex.At, true), Set: r.settings(path+".set", ex.Set, knobsOf(s), nil), Explain: strings.TrimSpace(ex.Explain)})
+			At: r.clock(path+".at", ex.At, true), Set: r.settings(path+".set", ex.Set, knobsOf(s), nil), Explain: strings.TrimSpace(ex.Explain),
+			FromLesson: ex.From == "lesson"})
 	}
 	return s
 }

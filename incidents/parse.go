@@ -204,6 +204,7 @@ type exercise struct {
 	At       string  `yaml:"at"`
 	Set      entries `yaml:"set"`
 	Explain  string  `yaml:"explain" text:"multiline"`
+	From     string  `yaml:"from"` // "lesson": one of its "Check your understanding" questions; else written for the incident
 	// Choices, the right one's number (answer: 1 is the first), the
 	// bookmark it is asked at and the moment that proves the answer make
 	// the exercise a question; questions() reads them.

@@ -17,24 +17,19 @@ func (v mainView) seriesNames() [4]string {
 }
 
 // chartSpan is the chart's time axis: the incident's start to the end of
-// the branch's whole run. While the run's pass is still going the end is
-// an estimate (the last publish, or as far as the pass has got); the axis
-// never follows the cursor.
+// the branch's whole run, which only its finished pass knows (no estimate
+// is right for every system: stagefront publishes nothing the spec knows
+// of, and every run drains after its last publish). So the chart is drawn
+// only once its pass is done (chartReady), and the axis, never an
+// estimate, never moves: not with the cursor, not as the pass fills in.
 func (v mainView) chartSpan() (t0, t1 engine.Time) {
 	t0 = v.x.Spec.Start
-	t1 = t0 + engine.Second
-	samples, end, done := v.chart.samples, v.chart.end, v.chart.done
-	switch {
-	case done:
-		t1 = max(t1, end)
-	default:
-		t1 = max(t1, v.chart.estEnd)
-		if len(samples) > 0 {
-			t1 = max(t1, samples[len(samples)-1].T)
-		}
-	}
-	return t0, t1
+	return t0, max(t0+engine.Second, v.chart.end)
 }
+
+// chartReady reports whether the whole run is charted, so that chartSpan
+// is the run's and the chart may be drawn (and clicked).
+func (v mainView) chartReady() bool { return v.chart.done }
 
 // chartTime is the moment under chart column c of n.
 func chartTime(t0, t1 engine.Time, c, n int) engine.Time {
@@ -46,6 +41,9 @@ func chartTime(t0, t1 engine.Time, c, n int) engine.Time {
 func (v mainView) viewChart(l layout) []string {
 	n := l.chart.w
 	rows := l.chartRow
+	if !v.chartReady() {
+		return v.chartFilling(l)
+	}
 	t0, t1 := v.chartSpan()
 	var cols [4][]float64
 	for i := range cols {
@@ -104,6 +102,21 @@ func (v mainView) viewChart(l layout) []string {
 	axis[cur] = '▲'
 	a := fmt.Sprintf("%-*s ", chartLabelW, t0.Short()[:min(5, len(t0.Short()))]) + string(axis) + " " + headerClock(t1)
 	out = append(out, fitLine(v.st.Cursor.Render(a), l.timeline.w))
+	return out
+}
+
+// chartFilling holds the chart's place, line for line, while its pass
+// runs: how far the pass has got, and no axis yet.
+func (v mainView) chartFilling(l layout) []string {
+	out := make([]string, 4*l.chartRow+1)
+	for i := range out {
+		out[i] = fitLine("", l.timeline.w)
+	}
+	so := "starting"
+	if s := v.chart.samples; len(s) > 0 {
+		so = s[len(s)-1].T.Short() + " so far"
+	}
+	out[0] = fitLine(fmt.Sprintf("%-*s ", chartLabelW, "")+v.st.Dim.Render("charting the whole run: "+so+"; the chart appears once it reaches the end"), l.timeline.w)
 	return out
 }
 

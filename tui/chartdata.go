@@ -12,9 +12,10 @@ import (
 	"inflight/engine"
 )
 
-// The chart covers a branch's whole run from the first frame: a headless
-// pass plays the branch to its end apart from the explorer (one world, no
-// checkpoints) and fills the chart in as it goes. Passes are shared, per
+// The chart covers a branch's whole run: a headless pass plays the branch
+// to its end apart from the explorer (one world, no checkpoints), and the
+// chart is drawn once it has (most runs within the first frame), on an
+// axis that is the run's from then on. Passes are shared, per
 // incident, seed, settings and forks, by every session of the process, so
 // a workshop's attendees pay for the lesson's run once.
 
@@ -134,9 +135,8 @@ type chartTickMsg struct{ d *chartData }
 // those still running are stopped and forgotten; another session needing
 // one starts it again).
 type chartWatch struct {
-	cur    *chartData  // the whole-run chart of the branch under the cursor
-	curFor chartKey    // the branch it is for
-	estEnd engine.Time // where the run is expected to end, while its pass runs
+	cur    *chartData // the whole-run chart of the branch under the cursor
+	curFor chartKey   // the branch it is for
 	passes []*chartData
 }
 
@@ -145,10 +145,10 @@ func (c *chartWatch) view(x *engine.Explorer) chartView {
 	if c.cur == nil || c.curFor != chartKeyOf(x, x.Branch()) {
 		// a job has just swapped the branch: its own series until the
 		// next update looks its chart up
-		return chartView{samples: x.Branch().Series(), estEnd: c.estEnd}
+		return chartView{samples: x.Branch().Series()}
 	}
 	s, end, done := c.cur.view()
-	return chartView{samples: s, end: end, done: done, estEnd: c.estEnd}
+	return chartView{samples: s, end: end, done: done}
 }
 
 // watch makes sure the branch under x's cursor has its whole-run chart,
@@ -163,7 +163,6 @@ func (c *chartWatch) watch(x *engine.Explorer, sh *Shared, inline time.Duration)
 	}
 	d, start := sh.charts.get(k)
 	c.cur, c.curFor = d, k
-	c.estEnd = engine.LastPublish(x.World())
 	if start {
 		// before its fork point a fork's run is its parent's
 		var head []engine.Sample

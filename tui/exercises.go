@@ -20,8 +20,9 @@ func exerciseKeyMap() scrollKeyMap {
 	}
 }
 
-// exerciseList is the lesson's "Check your understanding" questions this
-// incident can answer; each key is a preset fork at the right moment. The
+// exerciseList is the questions this incident can answer, each labelled:
+// the lesson's own "Check your understanding", or written for the
+// incident; each key is a preset fork at the right moment. The
 // root starts the exercise at row when done is submitted, or asks its
 // question (asked) when it has choices: predicted alone, or put to the
 // room by a presenter. The screen also holds the session's seat in the
@@ -192,7 +193,7 @@ func (l exerciseList) View() string {
 		if !ex.Changes() {
 			what = "on the lesson's run"
 		}
-		out = append(out, mark+st.Key.Render("["+ex.Key+"]")+" "+st.Dim.Render(what))
+		out = append(out, mark+st.Key.Render("["+ex.Key+"]")+" "+st.Dim.Render(what+" · "+exerciseSource(ex)))
 		for _, l := range wrap(ex.Question, l.width-6) {
 			out = append(out, "    "+l)
 		}
@@ -215,8 +216,24 @@ func (l exerciseList) View() string {
 		}
 		out = append(out, "")
 	}
-	out = append(out, st.Dim.Render(plural(len(l.exs), "question", "questions")+" from the lesson this incident can answer"))
+	lesson := 0
+	for _, ex := range l.exs {
+		if ex.FromLesson {
+			lesson++
+		}
+	}
+	out = append(out, st.Dim.Render(fmt.Sprintf("%s: %d from the lesson, %d written for this incident",
+		plural(len(l.exs), "question", "questions"), lesson, len(l.exs)-lesson)))
 	return window(out, focus+2, l.height)
+}
+
+// exerciseSource says where a question comes from, honestly: the lesson's
+// own list, or written for this incident from the lesson's text.
+func exerciseSource(ex engine.Exercise) string {
+	if ex.FromLesson {
+		return "from the lesson"
+	}
+	return "written for this incident"
 }
 
 // askedAt says where a question is asked: its bookmark's clock, or the

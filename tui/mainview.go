@@ -34,13 +34,11 @@ type mainView struct {
 }
 
 // chartView is a branch's whole-run chart as far as its pass has got:
-// its samples, the last event once done, and meanwhile where the run is
-// expected to end.
+// its samples, and once done the last event.
 type chartView struct {
 	samples []engine.Sample
 	end     engine.Time
 	done    bool
-	estEnd  engine.Time
 }
 
 // mainView is the main screen's view state now.

@@ -36,7 +36,7 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 		return nil
 	}
 	c := l.chart
-	if ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress && ev.X >= c.x && ev.X < c.x+c.w && ev.Y >= c.y && ev.Y <= c.y+c.h {
+	if ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress && ev.X >= c.x && ev.X < c.x+c.w && ev.Y >= c.y && ev.Y <= c.y+c.h && mv.chartReady() {
 		t0, t1 := mv.chartSpan()
 		m.pause()
 		if news := m.follower.detach(); news != "" {

@@ -20,7 +20,7 @@ func TestOneQuestion(t *testing.T) {
 		t.Skipf("christmas-friday has %d exercises", len(spec.Exercises))
 	}
 	v := viewAfterOn(t, Options{Spec: spec}, 120, 40, "e")
-	if !strings.Contains(v, "1 question from the lesson") || strings.Contains(v, "1 questions") {
+	if !strings.Contains(v, "1 question: 0 from the lesson, 1 written for this incident") || strings.Contains(v, "1 questions") {
 		t.Fatalf("want \"1 question\":\n%s", v)
 	}
 }

@@ -134,6 +134,9 @@ func (co *Consumer) setPosition(tp TP, off int64) {
 //
 //   - A consumer the coordinator removed (poll timeout) rejoins as the Java
 //     client does on its next poll.
+//   - While a rebalance is held behind a silent member (Cluster.Silence),
+//     nobody fetches: the joiner has no partitions yet, and the members
+//     that rejoined gave theirs up.
 //   - With auto-commit, positions are committed before a rebalance is
 //     joined (onJoinPrepare) and whenever auto.commit.interval.ms passed:
 //     what earlier polls returned counts as processed.
@@ -146,6 +149,9 @@ func (co *Consumer) setPosition(tp TP, off int64) {
 //     transactions' records; markers are never returned [ISO].
 func (co *Consumer) Poll(c *Cluster, now int64) []ConsumerRecord {
 	g := c.groupFor(co.cfg.Group)
+	if g.joining(co.cfg.MemberID) {
+		return nil // its JoinGroup is held: no partitions yet
+	}
 	m := g.member(co.cfg.MemberID)
 	if co.cfg.AutoCommit && m != nil &&
 		(co.generation != g.Generation || now-co.lastCommit >= co.cfg.AutoCommitInterval) {
@@ -153,9 +159,17 @@ func (co *Consumer) Poll(c *Cluster, now int64) []ConsumerRecord {
 	}
 	if m == nil {
 		co.join(c, now)
-		m = g.member(co.cfg.MemberID)
+		if m = g.member(co.cfg.MemberID); m == nil {
+			return nil // held behind a silent member
+		}
 	}
 	m.LastPoll = now
+	if len(g.Joining) > 0 {
+		// a rebalance is held: this member has rejoined and, eagerly,
+		// given up its partitions; it fetches again once it completes
+		co.generation, co.assigned, co.positions = -1, nil, nil
+		return nil
+	}
 	if co.generation != g.Generation {
 		co.generation = g.Generation
 		co.assigned = append([]TP(nil), m.Assigned...)

@@ -9,11 +9,16 @@ type member struct {
 	LastPoll        int64
 	MaxPollInterval int64
 	Assigned        []TP
+	// Silent is a member whose process died: no heartbeat, no JoinGroup.
+	// The coordinator cannot tell it from a slow one until its session
+	// times out (LeaveGroup), and a rebalance waits for it until then.
+	Silent bool
 }
 
 // group is the coordinator's state for one consumer group.
 type group struct {
 	Members    []member // sorted by ID
+	Joining    []member // JoinGroups held while a rebalance waits for a silent member, in arrival order
 	Generation int
 	Committed  map[TP]int64 // looked up, never iterated for decisions
 }
@@ -28,7 +33,31 @@ func (g *group) clone() *group {
 		m.Assigned = append([]TP(nil), m.Assigned...)
 		n.Members = append(n.Members, m)
 	}
+	for _, m := range g.Joining {
+		m.Topics = append([]string(nil), m.Topics...)
+		n.Joining = append(n.Joining, m)
+	}
 	return n
+}
+
+// waiting reports whether a rebalance is held: some member is silent, and
+// the coordinator waits for every known member to rejoin.
+func (g *group) waiting() bool {
+	for _, m := range g.Members {
+		if m.Silent {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *group) joining(id string) bool {
+	for _, m := range g.Joining {
+		if m.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *group) member(id string) *member {
@@ -97,30 +126,84 @@ func (c *Cluster) rebalance(g *group) {
 	}
 }
 
+// join is JoinGroup. With every member alive the rebalance it starts is
+// instantaneous (they all rejoin at once). While a member is silent it
+// cannot complete: with dynamic membership (no group.instance.id) the
+// coordinator waits for each known member to rejoin until that member's
+// session times out, and a dead process never rejoins (restarted, it is a
+// new member id). So the newcomer is held, with no partitions, until the
+// silent member leaves [GROUP].
 func (c *Cluster) join(groupID string, m member) {
 	g := c.groupFor(groupID)
+	if g.waiting() {
+		g.Joining = append(g.Joining, m)
+		return
+	}
 	g.Members = append(g.Members, m)
+	c.settle(g)
+}
+
+// settle completes a rebalance once no member is silent: the held joins
+// enter, and one new generation is assigned.
+func (c *Cluster) settle(g *group) {
+	if g.waiting() {
+		return
+	}
+	g.Members = append(g.Members, g.Joining...)
+	g.Joining = nil
 	sort.Slice(g.Members, func(i, j int) bool { return g.Members[i].ID < g.Members[j].ID })
 	c.rebalance(g)
 }
 
+// Silence marks a member whose process died without leaving: it keeps its
+// partitions, and every rebalance waits, until LeaveGroup at its session
+// timeout. It reports whether the member was there.
+func (c *Cluster) Silence(groupID, memberID string) bool {
+	if g, ok := c.groups[groupID]; ok {
+		if m := g.member(memberID); m != nil {
+			m.Silent = true
+			return true
+		}
+	}
+	return false
+}
+
 // LeaveGroup removes a member and rebalances: a consumer's close(), or the
 // coordinator expiring a crashed consumer after session.timeout.ms (the
-// simulator calls it at crash time + DefaultSessionTimeout). It reports
-// whether the member was there.
+// simulator calls it at crash time + DefaultSessionTimeout). A rebalance
+// that waited for that member completes now. It reports whether the
+// member was there.
 func (c *Cluster) LeaveGroup(groupID, memberID string) bool {
 	g, ok := c.groups[groupID]
 	if !ok {
 		return false
 	}
+	for i := range g.Joining {
+		if g.Joining[i].ID == memberID {
+			g.Joining = append(g.Joining[:i:i], g.Joining[i+1:]...)
+			return true
+		}
+	}
 	for i := range g.Members {
 		if g.Members[i].ID == memberID {
 			g.Members = append(g.Members[:i:i], g.Members[i+1:]...)
-			c.rebalance(g)
+			c.settle(g)
 			return true
 		}
 	}
 	return false
+}
+
+// Joining returns the member ids whose JoinGroup is held, in arrival
+// order.
+func (c *Cluster) Joining(groupID string) []string {
+	var out []string
+	if g, ok := c.groups[groupID]; ok {
+		for _, m := range g.Joining {
+			out = append(out, m.ID)
+		}
+	}
+	return out
 }
 
 // ExpirePollTimeouts removes every member whose last poll is more than its
@@ -147,7 +230,7 @@ func (c *Cluster) ExpirePollTimeouts(now int64) []string {
 		}
 		if len(kept) != len(g.Members) {
 			g.Members = kept
-			c.rebalance(g)
+			c.settle(g)
 		}
 	}
 	return out

@@ -92,6 +92,48 @@ func TestCrashBeforeCommitWithTransactionsStillDuplicatesEmail(t *testing.T) {
 	}
 }
 
+// A consumer that dies keeps its partitions until its session times out:
+// with no static membership its restart is a new member, whose JoinGroup
+// is held while the coordinator waits for the dead one to rejoin. Only
+// the eviction hands the partitions over, at the committed offsets.
+func TestJoinWaitsForSilentMember(t *testing.T) {
+	c := newCluster(t, map[string]int{"orders": 3})
+	mustProducer(t, c, ProducerConfig{}).Send(c, 0, "orders", batchOf(30)...)
+	a := consumer(c, 0, "mailer-1", ReadUncommitted)
+	read := a.Poll(c, 1)
+	if len(read) != 30 {
+		t.Fatalf("a read %d records, want 30", len(read))
+	}
+	a.CommitOffsets(c, 2, NextOffsets(read[:1])...)
+	c.Silence("mailer", "mailer-1") // dies before committing the rest
+	gen := c.Generation("mailer")
+	b := consumer(c, 2_000, "mailer-2", ReadUncommitted)
+	for now := int64(2_000); now < DefaultSessionTimeout; now += 200 {
+		if got := b.Poll(c, now); len(got) != 0 {
+			t.Fatalf("at %d ms mailer-2 read %d records while mailer-1 was still in the group", now, len(got))
+		}
+	}
+	if g := c.Generation("mailer"); g != gen {
+		t.Fatalf("generation %d → %d before the eviction", gen, g)
+	}
+	if got := c.Joining("mailer"); len(got) != 1 || got[0] != "mailer-2" {
+		t.Fatalf("held joins %v", got)
+	}
+	for p := 0; p < 3; p++ {
+		if o := c.Owner("mailer", TP{"orders", p}); o != "mailer-1" {
+			t.Fatalf("orders-%d owned by %q before the eviction, want mailer-1", p, o)
+		}
+	}
+	c.LeaveGroup("mailer", "mailer-1") // session.timeout.ms after its last heartbeat
+	if got := c.Joining("mailer"); len(got) != 0 || len(c.Assignment("mailer", "mailer-2")) != 3 {
+		t.Fatalf("after the eviction: held %v, mailer-2 owns %v", got, c.Assignment("mailer", "mailer-2"))
+	}
+	again := b.Poll(c, DefaultSessionTimeout)
+	if len(again) != 29 {
+		t.Fatalf("mailer-2 read %d records after the eviction, want the 29 not committed", len(again))
+	}
+}
+
 func TestRangeAssignmentAndRebalance(t *testing.T) {
 	c := newCluster(t, map[string]int{"orders": 6})
 	for _, m := range []string{"c", "a", "b", "d"} {

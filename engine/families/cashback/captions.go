@@ -88,7 +88,11 @@ func (c *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case KindBacklogDone:
 		return "XREADGROUP … 0 comes back empty: no pending entries left, back to new ones (>)", true
 	case engine.EvDLQ:
-		return fmt.Sprintf("%s has been delivered more than max_receives (%d) times: consumer-1 XADDs it to %s and XACKs it instead of handling it again", ev(k), c.k.MaxReceives, DeadStream), true
+		what := "its ₹100 was never credited (it waited behind crashes: every re-read of the pending list counts as a delivery)"
+		if e.Value > 0 {
+			what = fmt.Sprintf("its ₹100 was credited %d× already", e.Value)
+		}
+		return fmt.Sprintf("%s has been delivered more than max_receives (%d) times: consumer-1 XADDs it to %s and XACKs it instead of handling it again — %s", ev(k), c.k.MaxReceives, DeadStream, what), true
 	case KindCaughtUp:
 		return fmt.Sprintf("XREADGROUP … > has nothing new: all %d events consumed", e.Value), true
 	}

@@ -43,6 +43,16 @@
 // grows by one per crash of the batch it sits in, and the 1% crashes never
 // stack that high.
 //
+// A re-read of the pending list is a delivery: the limit is XPENDING's
+// delivery counter, which Redis raises on every XREADGROUP that returns
+// the entry (ID 0 included) and on XCLAIM. So an entry that waited behind
+// crashes in its batch of 10 reaches the limit without ever having been
+// handled, and at high crash rates the dead-letter stream holds credits
+// never applied beside ones applied already; the summary
+// (dead_lettered_never_applied, dead_lettered_applied) and the pane tell
+// them apart. The lesson's "a delivery count counts deliveries, not
+// failures".
+//
 // A fork's events applies from its moment: a lowered count stops the
 // producer before its next XADD (the consumer then starts on what was
 // written); a raised one lets it write on if it is still writing.
@@ -167,6 +177,7 @@ type Family struct {
 	crashes       int64
 	skipCrashes   int64 // crashes before the XACK of a delivery that skipped: nothing to repeat
 	deadLettered  int64 // entries moved to the dead-letter stream (delivery count over max_receives)
+	deadNoEffect  int64 // of those, entries whose credit never reached the wallet
 	skips         int64
 	lostSkips     int64
 	processedRows int64
@@ -175,6 +186,17 @@ type Family struct {
 	nCredits int
 	crashLog [16]crashRec
 	nCrashes int
+	deadLog  [16]deadRec
+	nDead    int
+}
+
+// deadRec is one entry given up on: its delivery count then, and how many
+// times its credit had reached the wallet (0: never applied).
+type deadRec struct {
+	entry   int32
+	count   uint16
+	applied uint16
+	at      engine.Time
 }
 
 // New builds the family (the incidents registry calls it).
@@ -468,7 +490,16 @@ func (c *Family) ackCurrent(w *engine.World) uint16 {
 // stream (counted, not kept: nothing reads it back here), then XACK.
 func (c *Family) deadLetter(w *engine.World, k int32) {
 	c.deadLettered++
-	c.ackCurrent(w)
+	r := deadRec{entry: k, at: w.Now}
+	if m, ok := w.Msg(k); ok {
+		r.applied = m.Effects
+	}
+	if r.applied == 0 {
+		c.deadNoEffect++
+	}
+	r.count = c.ackCurrent(w)
+	c.deadLog[c.nDead%len(c.deadLog)] = r
+	c.nDead++
 	w.DeadLetter(k) // the world emits the dlq event
 }
 
@@ -507,6 +538,10 @@ func (c *Family) Figures(w *engine.World) map[string]any {
 		"processed_rows":     c.processedRows,
 		"pending":            len(c.pel),
 		"dead_lettered":      c.deadLettered,
+		// a dead letter's credit either reached the wallet before it was
+		// given up on, or never did: the balance is short by the latter
+		"dead_lettered_never_applied": c.deadNoEffect,
+		"dead_lettered_applied":       c.deadLettered - c.deadNoEffect,
 	}
 }
 

@@ -27,7 +27,7 @@ var Descriptor = engine.Descriptor{
 		engine.ChoiceKnob("dedupe", "a processed-ids table: none, in the same transaction, or in a separate store", []string{"false", "true", "separate"},
 			func(k *Knobs) int { return k.Dedupe }, func(k *Knobs, i int) { k.Dedupe = i }, "false"),
 		engine.DurKnob("restart_after", "the supervisor's delay before a dead worker is back", func(k *Knobs) *engine.Duration { return &k.RestartAfter }, true, engine.Second),
-		engine.IntKnob("max_receives", "deliveries before the broker moves a message to the DLQ", func(k *Knobs) *int { return &k.MaxReceives }, 1, 1000, DefaultMaxReceives),
+		engine.IntKnob("max_receives", "deliveries before a message goes to the DLQ; every delivery counts, a redelivery or re-read after a crash included", func(k *Knobs) *int { return &k.MaxReceives }, 1, 1000, DefaultMaxReceives),
 	),
 	New: New,
 }

@@ -28,6 +28,21 @@ func (c *Family) Panes(w *engine.World) engine.Panes {
 		}
 		p.InFlight = append(p.InFlight, r)
 	}
+	if c.deadLettered > 0 {
+		// dead letters first, each saying whether its credit ever reached
+		// the wallet: a delivery count counts re-reads, not failures
+		p.DLQTitle = fmt.Sprintf("dead letters: %d (%d never applied) · %s", c.deadLettered, c.deadNoEffect, p.DLQTitle)
+		for i := c.nDead - 1; i >= 0 && i >= c.nDead-len(c.deadLog); i-- {
+			x := c.deadLog[i%len(c.deadLog)]
+			r := engine.PaneRow{Msg: x.entry, Bar: -1, Mark: "DEAD", Tone: engine.ToneWarn}
+			if x.applied == 0 {
+				r.Text, r.Tone = fmt.Sprintf("%s  event %d never applied · %d× delivered", x.at.Clock(), x.entry, x.count), engine.ToneBad
+			} else {
+				r.Text = fmt.Sprintf("%s  event %d applied %d× · %d× delivered", x.at.Clock(), x.entry, x.applied, x.count)
+			}
+			p.DLQ = append(p.DLQ, r)
+		}
+	}
 	for i := c.nCrashes - 1; i >= 0 && i >= c.nCrashes-len(c.crashLog); i-- {
 		x := c.crashLog[i%len(c.crashLog)]
 		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: x.entry, Text: fmt.Sprintf("%s  event %d, delivery %d", x.at.Clock(), x.entry, x.delivery), Mark: "CRASH", Bar: -1})

@@ -2,6 +2,7 @@ package kafkarestart
 
 import (
 	"fmt"
+	"strings"
 
 	"inflight/engine"
 )
@@ -81,10 +82,24 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		return fmt.Sprintf("%s dies after sending the email for %s and before committing offset %d on %s-%d: the email has left, the offset has not moved",
 			f.memberID(int(e.Delivery)), w.MsgName(e.Msg), e.Value, Topic, e.Aux), true
 	case engine.EvRestart:
-		return fmt.Sprintf("the supervisor restarts the email consumer as %s; it joins the group — a rebalance", f.memberID(int(e.Value))), true
+		me := f.memberID(int(e.Value))
+		if held := f.C.Joining(Group); len(held) > 0 && held[len(held)-1] == me {
+			return fmt.Sprintf("the supervisor restarts the email consumer as %s, a new member id (no group.instance.id); its JoinGroup starts a rebalance that waits for every member to rejoin — %s is dead and never will, so %s gets no partition until the coordinator drops it (session.timeout.ms, 45 s)",
+				me, strings.Join(f.C.Members(Group), ", "), me), true
+		}
+		return fmt.Sprintf("the supervisor restarts the email consumer as %s; it joins the group — a rebalance", me), true
 	case EvSessionOver:
+		gone := f.memberID(int(e.Delivery))
+		var tps []string
+		for _, tp := range f.C.Assignment(Group, f.memberID(f.Member)) {
+			tps = append(tps, tp.String())
+		}
+		if f.Alive && len(tps) > 0 {
+			return fmt.Sprintf("the coordinator drops %s after session.timeout.ms (45 s) and the rebalance completes: %s gets %s by another route, resuming at the committed offsets, so whatever %s read and did not commit is read again",
+				gone, f.memberID(f.Member), strings.Join(tps, ", "), gone), true
+		}
 		return fmt.Sprintf("the coordinator drops %s after session.timeout.ms (45 s): rebalance; its partitions resume at the committed offsets, and whatever it read and did not commit is read again",
-			f.memberID(int(e.Delivery))), true
+			gone), true
 	case EvCommitTxn:
 		if f.Txn != "" {
 			return fmt.Sprintf("producer instance %d commits the transaction: commit markers written, read_committed consumers may now read the batch", e.Delivery), true

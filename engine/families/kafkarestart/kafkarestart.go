@@ -403,6 +403,10 @@ func (f *Family) commit(w *engine.World) {
 		f.Deaths = append(f.Deaths, f.memberID(dead))
 		f.Alive, f.Handling, f.Buf, f.Cons, f.Mailer = false, false, nil, nil, nil
 		f.Expiring = true
+		// it keeps its partitions until the coordinator drops it: no
+		// group.instance.id, so the restarted process is a new member and
+		// its rebalance waits for this one's session to time out
+		f.C.Silence(Group, f.memberID(dead))
 		w.Emit(engine.EvCrash, id, -1, uint16(dead), f.Cur.Offset+1, int64(f.Cur.TP.Partition))
 		w.Schedule(w.Now+consumerReturn, engine.FamilyStep{Op: opConsumerRestart}, false)
 		w.Schedule(w.Now+engine.Time(kafka.DefaultSessionTimeout), engine.FamilyStep{Op: opSessionOver, Item: int32(dead)}, false)

@@ -7,6 +7,7 @@ import (
 
 	"inflight/engine"
 	"inflight/engine/families/familytest"
+	"inflight/engine/families/kafkarestart"
 )
 
 // The published rule, for several batch sizes: no transactional id →
@@ -159,4 +160,62 @@ func TestForkBatch(t *testing.T) {
 		{Name: "batch=1, email_crash, transactional_id", Set: []string{"batch", "1", "email_crash", "true", "transactional_id", "shop-1"},
 			Want: "messages 1 deliveries 2 effects 2 duplicates 1 end 10:00:49.56 | held 0 done 1 dlq 0 lost 0 | batch 1 emails 2 records_stored 2 records_stored_twice 0 consumer_crashes 1"},
 	})
+}
+
+// TestRebalanceWaitsForTheDeadMember: with no static membership the
+// restarted consumer is a new member, and its rebalance cannot finish
+// before the coordinator drops the dead one (session.timeout.ms, 45 s
+// after the crash). So the partitions change hands, and the uncommitted
+// record is read and emailed again, only after the eviction — "by another
+// route" — not two seconds after the crash, as the model once had it.
+func TestRebalanceWaitsForTheDeadMember(t *testing.T) {
+	cases := []struct {
+		name                                      string
+		set                                       []engine.Setting
+		crash, restart, evict, firstRead, reemail string
+		order                                     int32
+		dups                                      int64
+	}{
+		{"transactional", familytest.Set("transactional_id", "shop-1", "email_crash", "true"),
+			"10:00:12.910", "10:00:14.910", "10:00:57.910", "10:00:57.920", "10:01:03.510", 35, 1},
+		{"plain", familytest.Set("email_crash", "true"),
+			"10:00:09.710", "10:00:11.710", "10:00:54.710", "10:00:54.720", "10:01:00.310", 43, 101},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w, _ := engine.NewWorld(familytest.Incident(t, "kafka-restart"), 1, c.set)
+			var crash, restart, evict, firstRead, reemail string
+			var crashed int32 = -1
+			sink := familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+				at := e.T.Clock()
+				switch {
+				case e.Kind == engine.EvCrash && e.Msg >= 0:
+					crash, crashed = at, e.Msg
+				case e.Kind == engine.EvRestart:
+					restart = at
+					if q := w.Family().Panes(w).Queue; !strings.Contains(q[0].Text, "mailer-1 (dead: keeps it until its session times out)") {
+						t.Errorf("partition row while mailer-2 waits: %q", q[0].Text)
+					}
+				case e.Kind == kafkarestart.EvSessionOver:
+					evict = at
+				case e.Kind == engine.EvDeliver && restart != "" && firstRead == "":
+					firstRead = at
+					if evict == "" {
+						t.Errorf("mailer-2 reads at %s, before the coordinator drops mailer-1", at)
+					}
+				case e.Kind == engine.EvEffect && e.Msg == crashed && strings.Contains(w.Caption(e, d), "read again"):
+					reemail = at
+				}
+			})
+			for w.Step(sink) {
+			}
+			got := [5]string{crash, restart, evict, firstRead, reemail}
+			if want := [5]string{c.crash, c.restart, c.evict, c.firstRead, c.reemail}; got != want || crashed != c.order {
+				t.Errorf("crash, restart, eviction, first read, email again: %v (order %d); want %v (order %d)", got, crashed, want, c.order)
+			}
+			if s := w.Summarize(""); s.DuplicateEffects != c.dups || s.Figures["duplicates_from_consumer"] != int64(1) {
+				t.Errorf("duplicates %d (from the consumer %v), want %d (1)", s.DuplicateEffects, s.Figures["duplicates_from_consumer"], c.dups)
+			}
+		})
+	}
 }

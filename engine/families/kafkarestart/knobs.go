@@ -22,7 +22,7 @@ var Descriptor = engine.Descriptor{
 	Knobs: engine.KnobsOver[Knobs](
 		engine.TextKnob("transactional_id", "the producer's transactional.id (empty: none)", func(k *Knobs) *string { return &k.TransactionalID }, ""),
 		engine.IntKnob("batch", "records in the batch the restarted producer sends again", func(k *Knobs) *int { return &k.Batch }, 1, 1_000_000, 100),
-		engine.BoolChoice("email_crash", "the consumer crashes after its email and before committing its offset", [2]string{"false", "true"},
+		engine.BoolChoice("email_crash", "the consumer crashes after its email and before committing its offset; with no static membership its restart is a new member, which gets the partitions only when the coordinator drops the dead one (session.timeout.ms, 45 s)", [2]string{"false", "true"},
 			func(k *Knobs) *bool { return &k.EmailCrash }, "false"),
 	),
 	New: New,

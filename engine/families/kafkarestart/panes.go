@@ -2,6 +2,7 @@ package kafkarestart
 
 import (
 	"fmt"
+	"slices"
 
 	"inflight/engine"
 	"inflight/engine/kafka"
@@ -33,6 +34,9 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			cs = fmt.Sprint(com)
 		}
 		owner := f.C.Owner(Group, tp)
+		if slices.Contains(f.Deaths, owner) {
+			owner += " (dead: keeps it until its session times out)"
+		}
 		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1,
 			Text: fmt.Sprintf("p%d  LEO %d · LSO %d · committed %s · lag %d · %s", part, leo, lso, cs, f.C.Lag(Group, tp), owner)})
 		if f.Cons != nil {

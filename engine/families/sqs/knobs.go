@@ -83,7 +83,7 @@ var knobs = engine.KnobsOver[Knobs](
 	engine.ChoiceKnob("mode", "standard queue, or one strictly ordered FIFO group", []string{"standard", "ordered"},
 		func(k *Knobs) int { return int(k.Mode) }, func(k *Knobs, i int) { k.Mode = Mode(i) }, "standard"),
 	engine.DurKnob("visibility_timeout", "the broker's lease on a delivered message", func(k *Knobs) *dur { return &k.VisibilityTimeout }, false, 30*engine.Second),
-	engine.IntKnob("max_receives", "deliveries before the broker moves a message to the DLQ", func(k *Knobs) *int { return &k.MaxReceives }, 1, 1000, 1000),
+	engine.IntKnob("max_receives", "deliveries before a message goes to the DLQ; every delivery counts, a redelivery or re-read after a crash included", func(k *Knobs) *int { return &k.MaxReceives }, 1, 1000, 1000),
 	engine.BoolChoice("late_ack", "what the broker does with an ack quoting an expired lease", [2]string{"refuse", "accept"},
 		func(k *Knobs) *bool { return &k.LateAckAccept }, "refuse"),
 	engine.ChoiceKnob("ack", "where the handler acks: after the work or before it", []string{"after", "before"},

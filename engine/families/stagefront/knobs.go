@@ -26,7 +26,7 @@ var Descriptor = engine.Descriptor{
 		engine.BoolChoice("zero_rows", "what the consumer makes of an update that matched no rows", [2]string{"success", "failure"},
 			func(k *Knobs) *bool { return &k.ZeroRowsFail }, "success"),
 		engine.DurKnob("visibility_timeout", "the broker's lease on a delivered message", func(k *Knobs) *engine.Duration { return &k.VisibilityTimeout }, false, 30*engine.Second),
-		engine.IntKnob("max_receives", "deliveries before the broker moves a message to the DLQ", func(k *Knobs) *int { return &k.MaxReceives }, 1, 1000, 3),
+		engine.IntKnob("max_receives", "deliveries before a message goes to the DLQ; every delivery counts, a redelivery or re-read after a crash included", func(k *Knobs) *int { return &k.MaxReceives }, 1, 1000, 3),
 		engine.DurKnob("restart_after", "the supervisor's delay before a dead worker is back", func(k *Knobs) *engine.Duration { return &k.RestartAfter }, true, 2*engine.Second),
 	),
 	New: New,
