@@ -119,6 +119,8 @@ var FamilyFigures = map[string][]FigureDef{
 		{"processed_rows", "processed-id records written"},
 		{"pending", "entries in the consumer's pending list at the end"},
 		{"dead_lettered", "entries moved to the dead-letter stream"},
+		{"dead_lettered_never_applied", "of those, entries whose credit never reached the wallet"},
+		{"dead_lettered_applied", "of those, entries whose credit had reached the wallet"},
 	},
 	"stagefront": {
 		{"people", "people pressing the button"},

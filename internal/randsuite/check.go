@@ -540,6 +540,18 @@ func (c *Checker) Finish(w *engine.World, sum engine.Summary) Counts {
 			c.fail(nil, "summary figures.dead_letters_sold %v, the events give %d", f, sold)
 		}
 	}
+	if f, ok := sum.Figures["dead_lettered_never_applied"]; ok {
+		// cashback's dead letters that carry no credit
+		none := int64(0)
+		for _, id := range c.dlq {
+			if c.msgs[id].effects == 0 {
+				none++
+			}
+		}
+		if fmt.Sprint(f) != fmt.Sprint(none) {
+			c.fail(nil, "summary figures.dead_lettered_never_applied %v, the events give %d", f, none)
+		}
+	}
 	stall := Stall(js)
 	if !w.Settled() {
 		if stall == "" {
