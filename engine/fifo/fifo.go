@@ -197,6 +197,7 @@ type dedupEntry struct {
 	key      string
 	msg      int   // index into msgs of the message first accepted
 	accepted int64 // first acceptance: the window runs from here
+	until    int64 // accepted plus the interval in force then: forgotten from here
 }
 
 // Queue is one SQS FIFO queue. Create it with New.
@@ -261,15 +262,17 @@ func (q *Queue) dedupKey(in SendInput) string {
 }
 
 // expire forgets deduplication ids whose window has closed by now. The
-// window is [accepted, accepted+DedupInterval): at exactly
-// accepted+DedupInterval the id is no longer remembered. SQS documents
-// "within the 5-minute interval" without saying which end is open; the
-// model takes the half-open interval, so a window of 5 minutes is exactly
-// 300,000 ms long.
+// window is [accepted, until): at exactly until the id is no longer
+// remembered. SQS documents "within the 5-minute interval" without saying
+// which end is open; the model takes the half-open interval, so a window of
+// 5 minutes is exactly 300,000 ms long. An entry keeps the expiry it was
+// given at admission (SetDedupInterval), so after a change the entries are
+// not in expiry order: the scan stops at the first one still remembered,
+// and Send checks an entry's own expiry before calling a send a duplicate.
 func (q *Queue) expire(now int64) {
 	for q.orderStart < len(q.order) {
 		e := q.order[q.orderStart]
-		if now < e.accepted+q.cfg.DedupInterval {
+		if now < e.until {
 			break
 		}
 		if q.dedup[e.key] == q.orderStart {
@@ -287,8 +290,18 @@ func (q *Queue) expire(now int64) {
 	}
 }
 
+// SetDedupInterval changes the deduplication interval (ms, at least 1) for
+// ids admitted from now on. Real SQS fixes the interval; the model lets a
+// fork change it, and reads "a window is an admission" literally: an id
+// already remembered keeps the expiry it was given when it was admitted,
+// and an id already forgotten stays forgotten.
+func (q *Queue) SetDedupInterval(ms int64) {
+	q.cfg.DedupInterval = max(ms, 1)
+}
+
 // Send is SendMessage. A send whose deduplication id was first accepted
-// less than DedupInterval ago is accepted but not delivered, whatever has
+// less than DedupInterval ago (the interval in force at that acceptance)
+// is accepted but not delivered, whatever has
 // become of the original since (received, deleted) [DEDUP][TERMS]. A
 // duplicate does not extend the window: it runs from the first acceptance.
 // Calls must come in nondecreasing time.
@@ -306,7 +319,7 @@ func (q *Queue) Send(now int64, in SendInput) (SendResult, error) {
 	}
 	q.expire(now)
 	key := q.dedupKey(in)
-	if i, ok := q.dedup[key]; ok {
+	if i, ok := q.dedup[key]; ok && now < q.order[i].until {
 		orig := &q.msgs[q.order[i].msg]
 		q.duplicates++
 		return SendResult{MessageID: orig.ID, Seq: orig.Seq, Duplicate: true}, nil
@@ -324,6 +337,6 @@ func (q *Queue) Send(now int64, in SendInput) (SendResult, error) {
 	q.msgs = append(q.msgs, m)
 	q.groups[in.Group] = append(q.groups[in.Group], idx)
 	q.dedup[key] = len(q.order)
-	q.order = append(q.order, dedupEntry{key: key, msg: idx, accepted: now})
+	q.order = append(q.order, dedupEntry{key: key, msg: idx, accepted: now, until: now + q.cfg.DedupInterval})
 	return SendResult{MessageID: m.ID, Seq: seq}, nil
 }

@@ -328,3 +328,48 @@ func TestDedupMemoryCompacts(t *testing.T) {
 		t.Fatalf("dedup memory holds %d ids", len(q.dedup))
 	}
 }
+
+// A changed interval applies to ids admitted from then on: an id already
+// remembered keeps its expiry (a longer window does not stretch it, a
+// shorter one does not cut it), and a forgotten id is not brought back.
+func TestSetDedupIntervalKeepsAdmittedExpiry(t *testing.T) {
+	dup := func(q *Queue, at int64, id string) bool {
+		t.Helper()
+		r, err := q.Send(at, SendInput{Group: "g", DedupID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Duplicate
+	}
+	q := New(Config{DedupInterval: 5 * minute})
+	dup(q, 0, "a")        // remembered until minute 5
+	dup(q, 2*minute, "b") // until minute 7
+	q.SetDedupInterval(minute)
+	dup(q, 3*minute, "c") // until minute 4, under the new interval
+	cases := []struct {
+		at   int64
+		id   string
+		want bool
+	}{
+		{4*minute - 1, "c", true},
+		{4 * minute, "c", false}, // the new interval: forgotten at minute 4, re-admitted until 5
+		{5*minute - 1, "a", true},
+		{5 * minute, "a", false}, // the old expiry held through the shrink
+	}
+	for _, c := range cases {
+		if got := dup(q, c.at, c.id); got != c.want {
+			t.Errorf("%s at %d ms: duplicate %v, want %v", c.id, c.at, got, c.want)
+		}
+	}
+	q.SetDedupInterval(10 * minute)
+	if !dup(q, 7*minute-1, "b") {
+		t.Error("b at 7m-1ms: not a duplicate; a longer interval must not cut its expiry")
+	}
+	if dup(q, 7*minute, "b") {
+		t.Error("b at 7m: a duplicate; a longer interval brought back an id forgotten at 7m")
+	}
+	// b was re-admitted at minute 7 under 10 minutes: remembered until 17
+	if !dup(q, 17*minute-1, "b") || dup(q, 17*minute, "b") {
+		t.Error("b re-admitted at 7m under a 10-minute interval should be remembered until exactly 17m")
+	}
+}

@@ -392,6 +392,21 @@ func (f *Family) halfOpen(w *engine.World, gen uint16) {
 	f.kick(w)
 }
 
+// KnobsChanged takes the breaker out at once when a fork turns it off
+// while it is open or half-open: the pane shows it closed from the fork's
+// moment, and its pending half-open timer finds nothing to do.
+func (f *Family) KnobsChanged(w *engine.World, was *engine.Params) {
+	if s := &f.s; !f.k.Breaker && s.breaker != closed {
+		s.breaker = closed
+	}
+}
+
+// KnobsApplied wakes the consumer after the knob event, as every knob
+// change wakes the dispatcher: a breaker taken out while open leaves
+// messages waiting that the consumer may take now, not at the next
+// arrival.
+func (f *Family) KnobsApplied(w *engine.World) { f.kick(w) }
+
 func sortIDs(ids []int32) {
 	for i := 1; i < len(ids); i++ {
 		for j := i; j > 0 && ids[j] < ids[j-1]; j-- {

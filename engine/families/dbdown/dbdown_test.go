@@ -1,6 +1,7 @@
 package dbdown_test
 
 import (
+	"strconv"
 	"testing"
 
 	"inflight/engine"
@@ -184,3 +185,56 @@ func TestEveryMessageAccounted(t *testing.T) {
 			Want: "messages 3000 deliveries 6606 effects 1814 duplicates 0 end 10:19:59.55 | held 0 done 1814 dlq 1186 lost 0 | retries 3596 db_errors 4792 breaker_opened 10 probes 9 rows_written 1814 requeued 3"},
 	})
 }
+
+type sinkFn func(*engine.World, *engine.Event, *engine.Decision)
+
+func (f sinkFn) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
+
+// Taking the breaker out while it is open wakes the consumer at the fork's
+// moment, as every knob change wakes the dispatcher: event 600 (at the
+// head of the line, its attempts forgiven) is taken at once, not at the
+// next arrival, and its four refused attempts put it in the dead letter
+// queue 7.2 s later. It used to wait for the arrival at 10:04:04.000 (and
+// 10:03:11.500), putting the first dead letter at 10:04:11.2 (10:03:18.7).
+func TestBreakerRemovedWhileOpenWakesTheConsumer(t *testing.T) {
+	cases := []struct{ at, take, dlq string }{
+		{"10:04:03.904", "10:04:03.904", "10:04:11.104"},
+		{"10:03:11.427", "10:03:11.427", "10:03:18.627"},
+	}
+	for _, c := range cases {
+		at, err := engine.ParseClock(c.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := engine.NewWorld(familytest.Incident(t, "db-down"), 1, []engine.Setting{{Knob: "breaker", Value: "true"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.ScheduleKnobs(at, []engine.Setting{{Knob: "breaker", Value: "false"}}); err != nil {
+			t.Fatal(err)
+		}
+		take, dlq, waiting := "", "", -1
+		for w.Step(sinkFn(func(w *engine.World, e *engine.Event, _ *engine.Decision) {
+			switch {
+			case e.Kind == engine.EvKnob:
+				waiting, _ = w.Counts()
+			case e.Kind == engine.EvDeliver && take == "" && e.T >= at:
+				take = e.T.Short() + " " + w.KindName(e.Kind) + " " + itoa(e.Msg)
+			case e.Kind == engine.EvDLQ && dlq == "":
+				dlq = e.T.Short() + " " + itoa(e.Msg)
+			}
+		})) {
+		}
+		if want := c.take + " deliver 600"; take != want {
+			t.Errorf("breaker off at %s: first delivery %q, want %q", c.at, take, want)
+		}
+		if want := c.dlq + " 600"; dlq != want {
+			t.Errorf("breaker off at %s: first dead letter %q, want %q", c.at, dlq, want)
+		}
+		if waiting <= 0 {
+			t.Errorf("breaker off at %s: %d events waiting at the fork; the case needs a backlog", c.at, waiting)
+		}
+	}
+}
+
+func itoa(n int32) string { return strconv.Itoa(int(n)) }

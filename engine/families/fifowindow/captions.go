@@ -33,10 +33,11 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	switch e.Kind {
 	case engine.EvPublish:
 		return fmt.Sprintf("%s of order 0's confirmation (dedup id %s): the broker has no memory of the id — accepted and stored as new message %d, remembered until %s",
-			capital(f.attemptName(e.Value)), DedupID, e.Aux, (e.T + f.Window).Short()), true
+			capital(f.attemptName(e.Value)), DedupID, e.Aux, f.admittedAt(e.T).Until.Short()), true
 	case EvDuplicate:
+		m := f.admittedUntil(engine.Time(e.Aux))
 		return fmt.Sprintf("%s: dedup id %s seen within the %s interval — accepted but not delivered (remembered until %s)",
-			capital(f.attemptName(e.Value)), DedupID, span(f.Window), engine.Time(e.Aux).Short()), true
+			capital(f.attemptName(e.Value)), DedupID, span(m.Until-m.Accepted), m.Until.Short()), true
 	case EvAnswerLost:
 		if e.Aux < 0 {
 			return fmt.Sprintf("the answer to %s is lost; the next retry would be past the producer's retry deadline (%s): it gives up",
@@ -64,6 +65,28 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		return "the consumer deletes the message: the broker forgets it, but keeps the dedup id until the window ends", true
 	}
 	return "", false
+}
+
+// admittedAt is the memory entry of the send accepted at t, and
+// admittedUntil the one forgotten at until: a caption names the interval
+// an id was admitted under, which a fork may since have changed for new
+// ids. The zero memo (a caption read before its send) words as nothing.
+func (f *Family) admittedAt(t engine.Time) memo {
+	for _, m := range f.Memory {
+		if m.Accepted == t {
+			return m
+		}
+	}
+	return memo{Accepted: t, Until: t + f.Window}
+}
+
+func (f *Family) admittedUntil(until engine.Time) memo {
+	for _, m := range f.Memory {
+		if m.Until == until {
+			return m
+		}
+	}
+	return memo{Accepted: until - f.Window, Until: until}
 }
 
 // span words a window the lesson's way: "5-minute".

@@ -81,7 +81,7 @@ type memo struct {
 type Family struct {
 	k          *Knobs // the knobs in force (BindKnobs)
 	Q          *fifo.Queue
-	Window     engine.Duration // the queue's deduplication interval (see rewindow)
+	Window     engine.Duration // the interval given to ids admitted from now on (see KnobsChanged)
 	First      engine.Time     // the first attempt
 	Msg        int32           // the order's ground-truth message, -1 before the first send
 	Attempts   int             // sends made
@@ -94,26 +94,14 @@ type Family struct {
 	Holding    bool
 	Busy       bool
 	Emails     []engine.Time
-	Ended      bool            // the producer is finished: answered or gave up
-	Deliveries int             // deliveries of the order so far
-	Asked      engine.Duration // the knob's value last seen
-	Log        []queueCall     // every call made on the queue, to replay under another interval
-	Kept       bool            // a mid-run dedup_window change could not apply: the past would differ
-}
-
-// queueCall is one call on the queue: a send (with whether it was a duplicate),
-// a receive, or a delete.
-type queueCall struct {
-	Op     uint8
-	T      engine.Time
-	Dup    bool
-	Handle string
+	Ended      bool // the producer is finished: answered or gave up
+	Deliveries int  // deliveries of the order so far
 }
 
 // New makes the family. Knobs are read from the world as steps run, so a
 // fork's changes apply from its moment: retry_deadline at the next lost
 // answer or retry (a retry already scheduled is not sent past a lowered
-// deadline), dedup_window at the next step (see rewindow).
+// deadline), dedup_window to ids admitted from the fork on (KnobsChanged).
 func New(p *engine.Params) engine.Family { return &Family{Msg: -1} }
 
 // Clone implements engine.Family.
@@ -124,18 +112,13 @@ func (f *Family) Clone() engine.Family {
 	}
 	c.Memory = append([]memo(nil), f.Memory...)
 	c.Emails = append([]engine.Time(nil), f.Emails...)
-	c.Log = append([]queueCall(nil), f.Log...)
 	return &c
 }
 
 // Start implements engine.Family: the queue is created, the first send is
 // due at once.
 func (f *Family) Start(w *engine.World) {
-	f.Window = f.k.DedupWindow
-	if f.Window <= 0 {
-		f.Window = engine.Millisecond // a queue that remembers nothing
-	}
-	f.Asked = f.k.DedupWindow
+	f.Window = window(f.k)
 	f.Q = fifo.New(fifo.Config{DedupInterval: int64(f.Window)})
 	f.First = w.Now
 	w.Schedule(w.Now, engine.FamilyStep{Op: opSend}, false)
@@ -143,9 +126,6 @@ func (f *Family) Start(w *engine.World) {
 
 // Step implements engine.Family.
 func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
-	if f.k.DedupWindow != f.Asked {
-		f.rewindow(w)
-	}
 	switch s.Op {
 	case opSend:
 		f.send(w, int(s.Item))
@@ -173,9 +153,10 @@ func (f *Family) send(w *engine.World, k int) {
 		panic(err) // the input is fixed and valid
 	}
 	f.Attempts++
-	f.Log = append(f.Log, queueCall{Op: opSend, T: w.Now, Dup: res.Duplicate})
 	if f.Msg < 0 {
 		f.Msg = w.NewMessage()
+	} else if !res.Duplicate {
+		f.restore(w)
 	}
 	if res.Duplicate {
 		f.Dropped++
@@ -232,7 +213,6 @@ func (f *Family) receive(w *engine.World) {
 	if len(ds) == 0 {
 		return
 	}
-	f.Log = append(f.Log, queueCall{Op: opReceive, T: w.Now})
 	f.Handle, f.Holding, f.Busy = ds[0].Handle, true, true
 	w.Count(1, 0, 0)
 	f.Deliveries++
@@ -252,10 +232,24 @@ func (f *Family) delete(w *engine.World) {
 	if err := f.Q.Delete(int64(w.Now), f.Handle); err != nil {
 		panic(err) // the lease is 30 s; the handler takes under one
 	}
-	f.Log = append(f.Log, queueCall{Op: opDelete, T: w.Now, Handle: f.Handle})
 	f.Holding, f.Busy, f.Handle = false, false, ""
-	w.Emit(engine.EvAck, f.Msg, -1, uint16(f.Deliveries), 0, 0)
+	if !f.Ended {
+		// the broker holds nothing now; the order stays in memory, so an
+		// email for a later send still counts as its duplicate
+		w.Finish(f.Msg)
+	}
 	f.maybeDone(w)
+	w.Emit(engine.EvAck, f.Msg, -1, uint16(f.Deliveries), 0, 0)
+}
+
+// restore says the broker holds the order again: a send accepted as new is
+// a new message to the broker, stored now, and its age (the summary's
+// max_oldest_age_s, SQS's ApproximateAgeOfOldestMessage) counts from now,
+// not from the first send. While nothing is stored (between a delete and
+// the next accepted send, dropped duplicates included) nothing ages.
+func (f *Family) restore(w *engine.World) {
+	w.Hold(f.Msg)
+	w.MsgForWrite(f.Msg).Published = w.Now
 }
 
 // maybeDone tells the ground truth the order is finished once the queue
@@ -276,7 +270,6 @@ func (f *Family) Figures(w *engine.World) map[string]any {
 		"dedup_window_s":     f.Window.Seconds(),
 		"retry_deadline_s":   f.k.RetryDeadline.Seconds(),
 		"producer_gave_up":   f.GaveUp,
-		"window_change_kept": f.Kept,
 	}
 }
 
@@ -292,38 +285,25 @@ func (f *Family) Counts(w *engine.World) (waiting, taken int) {
 	return 0, 0
 }
 
-// rewindow applies a dedup_window changed by a fork. Real SQS fixes the
-// interval; the model asks "what if this queue had been created with the
-// new one": it replays every call so far on a fresh queue with the new
-// interval and adopts it only if every send got the same answer — the
-// same observable past. Otherwise (the past would have gone differently)
-// the queue keeps its interval, and Kept says so.
-func (f *Family) rewindow(w *engine.World) {
-	f.Asked = f.k.DedupWindow
-	win := max(f.k.DedupWindow, engine.Millisecond)
-	q := fifo.New(fifo.Config{DedupInterval: int64(win)})
-	var mem []memo
-	attempt := 0
-	for _, op := range f.Log {
-		switch op.Op {
-		case opSend:
-			res, err := q.Send(int64(op.T), fifo.SendInput{Group: Group, DedupID: DedupID, Body: "send the confirmation for order 0"})
-			if err != nil || res.Duplicate != op.Dup {
-				f.Kept = true
-				return
-			}
-			if !res.Duplicate {
-				mem = append(mem, memo{ID: DedupID, Accepted: op.T, Until: op.T + win, Attempt: attempt})
-			}
-			attempt++
-		case opReceive:
-			q.Receive(int64(op.T), 1)
-		case opDelete:
-			if err := q.Delete(int64(op.T), op.Handle); err != nil {
-				f.Kept = true
-				return
-			}
-		}
+// window is the interval the knobs give new admissions; a queue needs at
+// least a millisecond of memory, so 0s remembers nothing.
+func window(k *Knobs) engine.Duration { return max(k.DedupWindow, engine.Millisecond) }
+
+// KnobsChanged applies a dedup_window a fork changed. Real SQS fixes the
+// interval; the model lets a fork change it under one rule, "a window is
+// an admission": the new interval applies to ids admitted from the fork
+// on, an id already remembered keeps the expiry it was given when it was
+// admitted (a longer window does not stretch it, a shorter one does not
+// cut it), and an id already forgotten stays forgotten.
+func (f *Family) KnobsChanged(w *engine.World, was *engine.Params) {
+	if f.Q == nil {
+		return // before Start: Start reads the knobs
 	}
-	f.Q, f.Window, f.Memory, f.Kept = q, win, mem, false
+	f.Window = window(f.k)
+	f.Q.SetDedupInterval(int64(f.Window))
 }
+
+// KnobsApplied implements engine.FamilyKnobs. Nothing waits on a knob:
+// the consumer is woken by each accepted send, and a retry a lowered
+// retry_deadline stops gives up at the moment it falls due.
+func (f *Family) KnobsApplied(w *engine.World) {}

@@ -2,6 +2,7 @@ package fifowindow_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"inflight/engine"
@@ -103,30 +104,115 @@ func TestPanes(t *testing.T) {
 	}
 }
 
-// A fork that changes dedup_window mid-run replays the queue's calls under
-// the new interval and adopts it only when the past comes out the same.
-func TestWindowChangedMidRun(t *testing.T) {
+// A dedup_window changed by a fork follows one rule at every moment: it
+// applies to ids admitted from the fork on; the id admitted at 14:00 keeps
+// its 14:05:00 expiry (a longer window does not stretch it, a shorter one
+// does not cut it) and, once forgotten, stays forgotten. Only a change in
+// force at the first send (14:00:00, ahead of it) changes its memory.
+func TestWindowChangedAtFork(t *testing.T) {
 	cases := []struct {
 		at, window string
-		dups       int64
-		kept       bool
+		sends      string // what the broker did with each send, by minute
+		emails     string
+		memory     string // each admission and the expiry it was given
 	}{
-		{"14:02:00", "10m", 0, false}, // same past; the id is remembered at 14:07
-		{"14:06:00", "10m", 0, false}, // forgotten at 14:05 only silently: same past
-		{"14:02:00", "30s", 1, true},  // with 30 s the 14:01 retry would have been new
-		{"14:06:00", "7m", 1, false},  // adopted, and still forgotten exactly at 14:07
+		// grown while remembered: the expiry stays 14:05
+		{"14:02:00", "10m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:17:00"},
+		// grown after it was forgotten, at every moment from 14:05 to 14:06:59
+		{"14:04:59.999", "1h", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-15:07:00"},
+		{"14:05:00", "10m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:17:00"},
+		{"14:06:00", "10m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:17:00"},
+		{"14:06:59.999", "1h", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-15:07:00"},
+		// shrunk while remembered: the expiry stays 14:05, early or late
+		{"14:00:30", "1m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:08:00"},
+		{"14:00:30", "0s", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:07:00.001"},
+		{"14:02:00", "1m", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:08:00"},
+		// in force at the first send: the id is admitted under it
+		{"14:00:00", "10m", "0 accepted 1 dropped 3 dropped 7 dropped", "14:00:00.45", "14:00:00-14:10:00"},
+		{"14:00:00", "30s", "0 accepted 1 accepted 3 accepted 7 accepted", "14:00:00.45 14:01:00.45 14:03:00.45 14:07:00.45", "14:00:00-14:00:30 14:01:00-14:01:30 14:03:00-14:03:30 14:07:00-14:07:30"},
+		// shorter than the time since the first send: still no cut
+		{"14:02:00", "30s", "0 accepted 1 dropped 3 dropped 7 accepted", "14:00:00.45 14:07:00.45", "14:00:00-14:05:00 14:07:00-14:07:30"},
 	}
 	for _, c := range cases {
-		at, err := engine.ParseClock(c.at)
+		t.Run(c.window+"@"+c.at, func(t *testing.T) {
+			at, err := engine.ParseClock(c.at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := engine.NewWorld(familytest.Incident(t, "fifo-window"), 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.ScheduleKnobs(at, []engine.Setting{{Knob: "dedup_window", Value: c.window}}); err != nil {
+				t.Fatal(err)
+			}
+			start := w.Now
+			var sends, emails []string
+			for w.Step(sinkFn(func(_ *engine.World, e *engine.Event, _ *engine.Decision) {
+				switch e.Kind {
+				case engine.EvPublish:
+					sends = append(sends, fmt.Sprint((e.T-start)/engine.Time(engine.Minute)), "accepted")
+				case fifowindow.EvDuplicate:
+					sends = append(sends, fmt.Sprint((e.T-start)/engine.Time(engine.Minute)), "dropped")
+				case engine.EvEffect:
+					emails = append(emails, e.T.Short())
+				}
+			})) {
+			}
+			if got, want := strings.Join(sends, " "), c.sends; got != want {
+				t.Errorf("sends %q; want %q", got, want)
+			}
+			if got, want := strings.Join(emails, " "), c.emails; got != want {
+				t.Errorf("emails %q; want %q", got, want)
+			}
+			var mem []string
+			for _, m := range w.Family().(*fifowindow.Family).Memory {
+				mem = append(mem, m.Accepted.Short()+"-"+m.Until.Short())
+			}
+			if got := strings.Join(mem, " "); got != c.memory {
+				t.Errorf("memory %q; want %q", got, c.memory)
+			}
+			sum := w.Summarize("")
+			n := int64(len(emails))
+			if sum.Effects != n || sum.DuplicateEffects != n-1 || sum.Lost != 0 || sum.MaxOldestAgeS != 0.48 {
+				t.Errorf("effects %d duplicates %d lost %d oldest %v; want %d %d 0 0.48", sum.Effects, sum.DuplicateEffects, sum.Lost, sum.MaxOldestAgeS, n, n-1)
+			}
+		})
+	}
+}
+
+// max_oldest_age_s is the age of the oldest message the broker still holds
+// (SQS's ApproximateAgeOfOldestMessage): each stored message lives 0.48 s,
+// from its acceptance to its delete; a dropped duplicate is never stored,
+// and nothing ages while the broker holds nothing. The explorer's running
+// figure agrees at every moment.
+func TestOldestAgeIsWhatTheBrokerHolds(t *testing.T) {
+	first := "14:00:00 0s, 14:00:00.05 50ms, 14:00:00.12 120ms, 14:00:00.45 450ms"
+	sets := [][]engine.Setting{nil, {{Knob: "retry_deadline", Value: "3m"}}, {{Knob: "dedup_window", Value: "0s"}}}
+	want := []string{
+		first + ", 14:07:00 0s, 14:07:00.05 50ms, 14:07:00.12 120ms, 14:07:00.45 450ms",
+		first,
+		first + ", 14:01:00 0s, 14:01:00.05 50ms, 14:01:00.12 120ms, 14:01:00.45 450ms" +
+			", 14:03:00 0s, 14:03:00.05 50ms, 14:03:00.12 120ms, 14:03:00.45 450ms" +
+			", 14:07:00 0s, 14:07:00.05 50ms, 14:07:00.12 120ms, 14:07:00.45 450ms",
+	}
+	for i, set := range sets {
+		w, err := engine.NewWorld(familytest.Incident(t, "fifo-window"), 1, set)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, _, err := engine.Run(familytest.Incident(t, "fifo-window"), engine.RunOptions{Seed: 1, HasAt: true, At: at, AtSet: []engine.Setting{{Knob: "dedup_window", Value: c.window}}})
-		if err != nil {
-			t.Fatal(err)
+		var held []string
+		for w.Step(sinkFn(func(w *engine.World, e *engine.Event, _ *engine.Decision) {
+			if age := w.OldestAge(); age >= 0 {
+				held = append(held, fmt.Sprintf("%s %s", e.T.Short(), engine.FormatDuration(age)))
+			}
+		})) {
 		}
-		if sum.DuplicateEffects != c.dups || sum.Figures["window_change_kept"] != c.kept {
-			t.Errorf("%s at %s: dups %d kept %v; want %d %v", c.window, c.at, sum.DuplicateEffects, sum.Figures["window_change_kept"], c.dups, c.kept)
+		if s := w.Summarize(""); s.MaxOldestAgeS != 0.48 {
+			t.Errorf("%v: max_oldest_age_s %v, want 0.48", set, s.MaxOldestAgeS)
+		}
+		if got := strings.Join(held, ", "); got != want[i] {
+			t.Errorf("%v: the broker holds\n%s\nwant\n%s", set, got, want[i])
 		}
 	}
 }

@@ -19,10 +19,11 @@ var Descriptor = engine.Descriptor{
 	Name: "fifo-window",
 	Doc:  "an SQS FIFO producer retries past the broker's deduplication interval",
 	Knobs: engine.KnobsOver[Knobs](
-		// SQS FIFO's fixed interval
-		engine.DurKnob("dedup_window", "the broker's deduplication interval", func(k *Knobs) *engine.Duration { return &k.DedupWindow }, true, 5*engine.Minute),
+		// SQS FIFO's fixed interval; a fork's change follows "a window is an
+		// admission" (Family.KnobsChanged)
+		engine.DurKnob("dedup_window", "the broker's deduplication interval, for ids admitted from the change on: an id already remembered keeps the expiry it was admitted with, a forgotten one stays forgotten", func(k *Knobs) *engine.Duration { return &k.DedupWindow }, true, 5*engine.Minute),
 		// the producer's own give-up point
-		engine.DurKnob("retry_deadline", "the producer stops retrying after this", func(k *Knobs) *engine.Duration { return &k.RetryDeadline }, true, 10*engine.Minute),
+		engine.DurKnob("retry_deadline", "the sender re-sends until this long after its first send (a turbine: after taking the reading), then gives up", func(k *Knobs) *engine.Duration { return &k.RetryDeadline }, true, 10*engine.Minute),
 	),
 	New: New,
 }

@@ -36,15 +36,10 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	}
 	p.Queue = append(p.Queue, engine.PaneRow{Msg: f.Msg, Bar: -1,
 		Text: fmt.Sprintf("group %s  %d waiting · %d in flight", Group, queued, inflight)})
-	if f.Kept {
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1, Mark: "KEPT",
-			Text: fmt.Sprintf("dedup_window %s not applied: under it this queue's past sends would have been answered differently; the interval stays %s",
-				engine.FormatDuration(f.k.DedupWindow), engine.FormatDuration(f.Window))})
-	}
 	for _, m := range f.Memory {
 		row := engine.PaneRow{Msg: f.Msg, Bar: -1}
 		if w.Now < m.Until {
-			row.Bar = float64(m.Until-w.Now) / float64(f.Window)
+			row.Bar = float64(m.Until-w.Now) / float64(m.Until-m.Accepted)
 			row.Text = fmt.Sprintf("id %s  remembered until %s (from %s)", m.ID, m.Until.Short(), m.Accepted.Short())
 		} else {
 			row.Text = fmt.Sprintf("id %s  forgotten at %s (from %s)", m.ID, m.Until.Short(), m.Accepted.Short())

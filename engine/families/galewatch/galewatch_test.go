@@ -1,6 +1,7 @@
 package galewatch_test
 
 import (
+	"fmt"
 	"testing"
 
 	"inflight/engine"
@@ -168,5 +169,54 @@ func TestReadingsPlural(t *testing.T) {
 		if got := galewatch.ReadingsText(n); got != want {
 			t.Errorf("readings(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+type sinkFn func(*engine.World, *engine.Event, *engine.Decision)
+
+func (f sinkFn) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
+
+// The documented rule at p=0.9, event by event: a reading is re-sent a
+// minute after each lost answer until retry_deadline (10 minutes) after it
+// was taken, so at most 11 sends; a reading is given up only when its
+// 11th send, at exactly 10 minutes, loses its answer too. (The issue saw
+// "a limit of 10" in the mean: it is these ten re-sends.) The counts are
+// the figures: 2,180,315 re-sends, 116,772 readings given up — about
+// 372,000 × 0.9^11 = 116,737.
+func TestGiveUpFollowsTheDeadline(t *testing.T) {
+	w, err := engine.NewWorld(familytest.Incident(t, "galewatch"), 1, []engine.Setting{{Knob: "write_timeout_p", Value: "0.9"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := map[int32]engine.Time{}
+	resends, gaveUp, bad := 0, 0, 0
+	for w.Step(sinkFn(func(w *engine.World, e *engine.Event, _ *engine.Decision) {
+		if e.Msg < 0 {
+			return
+		}
+		switch {
+		case e.Delivery == 1 && (e.Kind == engine.EvEffect || e.Kind == galewatch.KindCollision):
+			taken[e.Msg] = e.T
+		case e.Kind == galewatch.KindReject || e.Kind == engine.EvEffect:
+			resends++
+			if at := taken[e.Msg] + engine.Time(e.Delivery-1)*engine.Time(galewatch.RetryAfter); e.T != at || e.Delivery > 11 {
+				bad++
+			}
+		case e.Kind == galewatch.KindGiveUp:
+			gaveUp++
+			if e.Delivery != 11 || e.T-taken[e.Msg] != engine.Time(10*engine.Minute) {
+				bad++
+			}
+			delete(taken, e.Msg)
+		}
+	})) {
+	}
+	if bad > 0 {
+		t.Errorf("%d sends or give-ups off the rule", bad)
+	}
+	s := w.Summarize("")
+	got := fmt.Sprintf("re-sends %d (%v) gave_up %d (%v) end %s", resends, s.Figures["retries"], gaveUp, s.Figures["gave_up"], s.End)
+	if want := "re-sends 2180315 (2180315) gave_up 116772 (116772) end 10:19:59.998"; got != want {
+		t.Errorf("%s\nwant %s", got, want)
 	}
 }

@@ -22,7 +22,7 @@ var Descriptor = engine.Descriptor{
 	Knobs: engine.KnobsOver[Knobs](
 		engine.ProbKnob("write_timeout_p", "chance a write lands but its answer is lost", func(k *Knobs) *float64 { return &k.WriteTimeoutP }, 0.001),
 		engine.SignedDurKnob("clock_step", "a daemon steps one turbine's clock by this at 10:05 (0s: never)", func(k *Knobs) *engine.Duration { return &k.ClockStep }, -6*engine.Second),
-		engine.DurKnob("retry_deadline", "the producer stops retrying after this", func(k *Knobs) *engine.Duration { return &k.RetryDeadline }, true, DefaultRetryDeadline),
+		engine.DurKnob("retry_deadline", "the sender re-sends until this long after its first send (a turbine: after taking the reading), then gives up", func(k *Knobs) *engine.Duration { return &k.RetryDeadline }, true, DefaultRetryDeadline),
 	),
 	New: New,
 }

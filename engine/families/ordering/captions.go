@@ -21,6 +21,8 @@ func (f *Family) KindName(k engine.Kind) string {
 		return "rebalance"
 	case EvRetryTail:
 		return "retry_to_tail"
+	case EvDuplicate:
+		return "duplicate_ignored"
 	}
 	return "unknown"
 }
@@ -72,6 +74,9 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case EvStale:
 		return fmt.Sprintf("%s arrives late and is ignored: \"I'm already at status %s, version %d; ignore this %s event with version %d\"",
 			f.ev(e.Msg), statuses[e.Aux], e.Aux, statuses[f.MsgVer[e.Msg]], f.MsgVer[e.Msg]), true
+	case EvDuplicate:
+		return fmt.Sprintf("%s is a duplicate and is ignored: the row is already at status %s, version %d, this event's own version — nothing older, nothing to apply",
+			f.ev(e.Msg), statuses[e.Aux], e.Aux), true
 	case EvFail:
 		if e.Aux&1 == 1 {
 			return fmt.Sprintf("the database call for %s fails; the consumer moves on, and the event goes back at the end of the queue at %s", f.ev(e.Msg), engine.Time(e.Aux>>1).Short()), true

@@ -112,7 +112,9 @@ func (f *Family) start(w *engine.World, i, th int) {
 }
 
 // end: the attempt's database call succeeds or fails (a decision). A
-// success applies the event, or, with versions, ignores a stale one.
+// success applies the event, or, with versions, ignores one older than the
+// version applied (stale) or of that version (a duplicate: the lesson
+// ignores events "older than what you've already applied").
 func (f *Family) end(w *engine.World, i, th int) {
 	c := &f.Cons[i]
 	t := &c.Threads[th]
@@ -153,10 +155,14 @@ func (f *Family) end(w *engine.World, i, th int) {
 	if late {
 		aux = 1
 	}
-	if f.k.Versions && v <= f.Status[o] {
+	switch {
+	case f.k.Versions && v < f.Status[o]:
 		f.Ignored++
 		w.Emit(EvStale, id, -1, uint16(n), part, int64(f.Status[o]))
-	} else {
+	case f.k.Versions && v == f.Status[o]:
+		f.IgnoredDup++
+		w.Emit(EvDuplicate, id, -1, uint16(n), part, int64(f.Status[o]))
+	default:
 		prev := f.Status[o]
 		f.Status[o] = v
 		f.Applied++
@@ -179,16 +185,17 @@ func (f *Family) WrongFinal() int {
 // Figures implements engine.Family.
 func (f *Family) Figures(w *engine.World) map[string]any {
 	return map[string]any{
-		"orders":           f.Orders,
-		"out_of_order":     f.OutOfOrder,
-		"wrong_final":      f.WrongFinal(),
-		"ignored_stale":    f.Ignored,
-		"applied":          f.Applied,
-		"handler_failures": f.Fails,
-		"retried_to_tail":  f.ToTail,
-		"rebalances":       f.Rebalances,
-		"partitions":       f.C.Partitions(Topic),
-		"sticky_switches":  f.Switches,
+		"orders":            f.Orders,
+		"out_of_order":      f.OutOfOrder,
+		"wrong_final":       f.WrongFinal(),
+		"ignored_stale":     f.Ignored,
+		"ignored_duplicate": f.IgnoredDup,
+		"applied":           f.Applied,
+		"handler_failures":  f.Fails,
+		"retried_to_tail":   f.ToTail,
+		"rebalances":        f.Rebalances,
+		"partitions":        f.C.Partitions(Topic),
+		"sticky_switches":   f.Switches,
 	}
 }
 
@@ -231,4 +238,19 @@ const auxThreadHigh = 58
 // unpackDeliver is deliverAux's inverse.
 func unpackDeliver(aux int64) (off int64, consumer, thread int) {
 	return (aux >> 8) & (1<<(auxThreadHigh-8) - 1), int(aux>>4) & 15, int(aux&15) | int(aux>>auxThreadHigh)<<4
+}
+
+// KnobsChanged implements engine.FamilyKnobs; the knobs are read where
+// they act.
+func (f *Family) KnobsChanged(w *engine.World, was *engine.Params) {}
+
+// KnobsApplied wakes every consumer holding fetched records after the knob
+// event, as every knob change wakes the dispatcher: more consumer_threads
+// take buffered records at the fork's moment, not when a busy thread ends.
+func (f *Family) KnobsApplied(w *engine.World) {
+	for i := range f.Cons {
+		if len(f.Cons[i].Buf) > 0 {
+			f.dispatch(w, i)
+		}
+	}
 }

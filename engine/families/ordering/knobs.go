@@ -8,7 +8,7 @@ type Knobs struct {
 	ConsumerThreads int  // threads inside one consumer
 	Repartition     int  // partitions after the mid-run increase (0: none)
 	RetryToTail     bool // failed events go to the back of the line
-	Versions        bool // ignore events older than the applied version
+	Versions        bool // ignore events older than the applied version (and duplicates of it)
 }
 
 // KnobsOf is the family's knobs in p, to read.
@@ -28,7 +28,7 @@ var Descriptor = engine.Descriptor{
 		engine.IntKnob("repartition", "partitions after the mid-run increase (0: no increase)", func(k *Knobs) *int { return &k.Repartition }, 0, 1024, 0),
 		engine.BoolChoice("retry", "where a failed event is retried", [2]string{"in_place", "to_tail"},
 			func(k *Knobs) *bool { return &k.RetryToTail }, "in_place"),
-		engine.BoolChoice("versions", "ignore events older than the version already applied", [2]string{"false", "true"},
+		engine.BoolChoice("versions", "ignore events older than the version already applied (stale) or of that version (duplicates)", [2]string{"false", "true"},
 			func(k *Knobs) *bool { return &k.Versions }, "false"),
 	),
 	New: New,

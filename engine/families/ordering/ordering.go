@@ -39,6 +39,7 @@ const (
 	EvRepartition                            // an operator raises the partition count
 	EvRebalance                              // the group notices and rebalances
 	EvRetryTail                              // a failed event is republished to the tail
+	EvDuplicate                              // versions: an event of the version already applied is ignored
 )
 
 // The family's decisions.
@@ -152,7 +153,8 @@ type Family struct {
 	Began       engine.Time // the first order
 	PendingTail int         // failed events waiting to be put back at the tail
 	OutOfOrder  int
-	Ignored     int
+	Ignored     int // versions: events older than the applied version
+	IgnoredDup  int // versions: events of the applied version (a record read again)
 	Applied     int
 	Fails       int
 	ToTail      int
