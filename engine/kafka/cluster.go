@@ -23,7 +23,11 @@
 //     https://kafka.apache.org/documentation/#consumerconfigs_isolation.level
 //   - [PART] KIP-794 and BuiltInPartitioner (3.3+), Utils.murmur2.
 //   - [GROUP] consumer configs max.poll.interval.ms, session.timeout.ms,
-//     auto.offset.reset, enable.auto.commit; RangeAssignor.
+//     auto.offset.reset, enable.auto.commit; RangeAssignor; the
+//     coordinator's join phase (GroupCoordinator: a rebalance completes
+//     when every known member has rejoined or been expired). Members are
+//     dynamic: KIP-345's group.instance.id, with which a restarted
+//     instance would take its old place without waiting, is not modelled.
 package kafka
 
 import (

@@ -277,3 +277,21 @@ func TestOrderingPerPartitionNotPerTopic(t *testing.T) {
 		t.Fatal("repartition 6->8 mid-run: no order out of order")
 	}
 }
+
+// A checkpoint taken while a join is held keeps both the silent member
+// and the held join: the clone completes the rebalance at its own
+// eviction, and the original is untouched by it.
+func TestHeldJoinClones(t *testing.T) {
+	c := newCluster(t, map[string]int{"orders": 3})
+	consumer(c, 0, "mailer-1", ReadUncommitted)
+	c.Silence("mailer", "mailer-1")
+	consumer(c, 1, "mailer-2", ReadUncommitted)
+	d := c.Clone()
+	d.LeaveGroup("mailer", "mailer-1")
+	if got := c.Joining("mailer"); len(got) != 1 || c.Owner("mailer", TP{"orders", 2}) != "mailer-1" {
+		t.Fatalf("original after the clone's eviction: held %v, orders-2 owned by %q", got, c.Owner("mailer", TP{"orders", 2}))
+	}
+	if got := d.Joining("mailer"); len(got) != 0 || d.Owner("mailer", TP{"orders", 2}) != "mailer-2" {
+		t.Fatalf("clone after its eviction: held %v, orders-2 owned by %q", got, d.Owner("mailer", TP{"orders", 2}))
+	}
+}

@@ -88,7 +88,7 @@ func (c *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case KindBacklogDone:
 		return "XREADGROUP … 0 comes back empty: no pending entries left, back to new ones (>)", true
 	case engine.EvDLQ:
-		what := "its ₹100 was never credited (it waited behind crashes: every re-read of the pending list counts as a delivery)"
+		what := "its ₹100 was never credited: a delivery count counts reads, the pending list's re-reads included, not failures"
 		if e.Value > 0 {
 			what = fmt.Sprintf("its ₹100 was credited %d× already", e.Value)
 		}
