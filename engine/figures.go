@@ -24,7 +24,7 @@ type FigureDef struct {
 var SummaryFigures = []FigureDef{
 	{"messages", "messages published: orders, stream entries, readings, order events; kafka-restart's batch counts each order once however many copies are stored"},
 	{"deliveries", "times a message was handed to a handler: a receive, a read of a record or a stream entry (a re-read of the pending list too), a write attempt (db-down's and galewatch's, first or retried)"},
-	{"effects", "times a message's work reached the world: an email, a credit, a row stored or applied (ordering: an event applied, or ignored as older than the row)"},
+	{"effects", "times a message's work reached the world: an email, a credit, a row stored or applied (ordering: an event applied, or ignored with versions=true as stale or a duplicate)"},
 	{"duplicate_effects", "effects beyond each message's first"},
 	{"done", "messages the system let go after at least one effect"},
 	{"held_at_end", "messages still held at the end, or still being handled after an ack before the work"},
@@ -63,7 +63,6 @@ var FamilyFigures = map[string][]FigureDef{
 		{"dedup_window_s", "the deduplication interval in force at the end, in seconds"},
 		{"retry_deadline_s", "the producer's retry deadline in force at the end, in seconds"},
 		{"producer_gave_up", "the producer stopped retrying without an answer"},
-		{"window_change_kept", "a fork's dedup_window change could not apply to the queue"},
 	},
 	"db-down": {
 		{"retries", "failed writes put on a retry timer"},
@@ -88,6 +87,7 @@ var FamilyFigures = map[string][]FigureDef{
 		{"out_of_order", "events handled after a later event of the same order"},
 		{"wrong_final", "orders whose final applied status is not shipped"},
 		{"ignored_stale", "events ignored as older than the version applied (versions=true)"},
+		{"ignored_duplicate", "events ignored as of the version already applied (versions=true)"},
 		{"applied", "events written to the table"},
 		{"handler_failures", "handler attempts whose database call failed"},
 		{"retried_to_tail", "failed events republished to the tail"},

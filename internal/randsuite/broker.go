@@ -411,7 +411,7 @@ func (o *orderRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engi
 			c.fail(e, "reads %s-%d offset %d, a record the topic does not hold for this event", ordering.Topic, e.Value, off)
 		}
 		c.hold.hold(e.Msg, c.pub(e.Msg)) // read again after a rebalance: not handled yet
-	case engine.EvEffect, ordering.EvStale:
+	case engine.EvEffect, ordering.EvStale, ordering.EvDuplicate:
 		c.hold.leave(e.Msg)
 	}
 }

@@ -233,8 +233,8 @@ func (c *Checker) alert(e *engine.Event) {
 // handledKinds are family event kinds that end a message's work in
 // another way than an effect event, and that the family counts as its
 // effect: ordering's consumer handling an event older than the applied
-// version by ignoring it.
-var handledKinds = map[string]bool{"stale_ignored": true}
+// version, or of that version, by ignoring it.
+var handledKinds = map[string]bool{"stale_ignored": true, "duplicate_ignored": true}
 
 func (c *Checker) effect(m *tally) {
 	if m == nil {
