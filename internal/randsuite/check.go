@@ -232,8 +232,8 @@ func (c *Checker) alert(e *engine.Event) {
 
 // handledKinds are family event kinds that end a message's work in
 // another way than an effect event, and that the family counts as its
-// effect: ordering's consumer handling an event older than the applied
-// version, or of that version, by ignoring it.
+// effect: ordering's consumer ignoring an event older than the applied
+// version (stale) or of that version (a duplicate).
 var handledKinds = map[string]bool{"stale_ignored": true, "duplicate_ignored": true}
 
 func (c *Checker) effect(m *tally) {
