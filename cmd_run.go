@@ -19,6 +19,7 @@ var runCommand = command{
 	name:     "run",
 	synopsis: "inflight run ID [flags]",
 	summary:  "run to the end, print the summary",
+	help:     "Usage of inflight run ID [flags]:\n\n" + engine.FiguresHelp() + "Flags:\n",
 	options:  func() options { return &runOptions{} },
 }
 

@@ -19,7 +19,7 @@ type AlertFiring struct {
 
 // Summary is the run summary. Its JSON keys are a published interface:
 // incident files' expect sections and users' scripts read them, so a key
-// is never renamed.
+// is never renamed. Each key's definition is SummaryFigures' (figures.go).
 type Summary struct {
 	Incident         string `json:"incident"`
 	Seed             uint64 `json:"seed"`
@@ -27,12 +27,11 @@ type Summary struct {
 	Deliveries       int64  `json:"deliveries"`
 	Effects          int64  `json:"effects"`
 	DuplicateEffects int64  `json:"duplicate_effects"`
-	// Every message is in one state at the end (see World.States):
-	// messages = done + held_at_end + dlq + lost.
-	Done            int64          `json:"done"`        // deleted with at least one effect
-	HeldAtEnd       int64          `json:"held_at_end"` // waiting or in flight
-	Lost            int64          `json:"lost"`        // gone with no effect
-	DLQ             int64          `json:"dlq"`         // in the dead letter queue
+	// Every message is in one state at the end (see World.States).
+	Done            int64          `json:"done"`
+	HeldAtEnd       int64          `json:"held_at_end"`
+	Lost            int64          `json:"lost"`
+	DLQ             int64          `json:"dlq"`
 	LateAcksRefused int64          `json:"late_acks_refused"`
 	MaxOldestAgeS   float64        `json:"max_oldest_age_s"`
 	Busy            float64        `json:"busy"`

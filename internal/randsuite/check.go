@@ -62,6 +62,16 @@ type Checker struct {
 
 	errs []string
 	seen map[string]bool
+
+	// NoRules leaves out the broker's rules (broker.go), for a run too
+	// big to check them on every case
+	NoRules bool
+
+	// the broker's rules and holdings, rebuilt from the events
+	rules     rules
+	rulesSet  bool
+	hold      holdings
+	firstSeen []engine.Time // per message: the first event naming it
 }
 
 // NewChecker makes a checker for a run of spec.
@@ -123,7 +133,7 @@ func (c *Checker) move(m *tally, to uint8) {
 func (c *Checker) held(s uint8) bool { return s == sWaiting || s == sInFlight || s == sHeld }
 
 // Event implements engine.Sink.
-func (c *Checker) Event(w *engine.World, e *engine.Event, _ *engine.Decision) {
+func (c *Checker) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	if e.Pos != c.events {
 		c.fail(e, "position %d, but %d events came before it", e.Pos, c.events)
 	}
@@ -191,6 +201,13 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, _ *engine.Decision) {
 		}
 	}
 	c.crossCheck(w, e, m)
+	if !c.rulesSet {
+		c.rulesSet = true
+		if !c.NoRules {
+			c.rules = rulesFor(w)
+		}
+	}
+	c.brokerEvent(w, e, d)
 }
 
 func (c *Checker) alert(e *engine.Event) {
@@ -510,6 +527,7 @@ func (c *Checker) Finish(w *engine.World, sum engine.Summary) Counts {
 			c.fail(nil, "summary end %s, the last event %s", sum.End, c.lastT.Short())
 		}
 	}
+	c.brokerFinish(sum, c.lastT)
 	if f, ok := sum.Figures["dead_letters_sold"]; ok {
 		// stagefront's false failures: seats in the drawer that were sold
 		sold := int64(0)
@@ -520,6 +538,18 @@ func (c *Checker) Finish(w *engine.World, sum engine.Summary) Counts {
 		}
 		if fmt.Sprint(f) != fmt.Sprint(sold) {
 			c.fail(nil, "summary figures.dead_letters_sold %v, the events give %d", f, sold)
+		}
+	}
+	if f, ok := sum.Figures["dead_lettered_never_applied"]; ok {
+		// cashback's dead letters that carry no credit
+		none := int64(0)
+		for _, id := range c.dlq {
+			if c.msgs[id].effects == 0 {
+				none++
+			}
+		}
+		if fmt.Sprint(f) != fmt.Sprint(none) {
+			c.fail(nil, "summary figures.dead_lettered_never_applied %v, the events give %d", f, none)
 		}
 	}
 	stall := Stall(js)

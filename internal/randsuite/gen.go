@@ -19,7 +19,7 @@ import (
 type Case struct {
 	Spec  *engine.Spec
 	Seed  uint64
-	Set   []engine.Setting // from the start (no --at)
+	Set   []engine.Setting // from the start (the CLI has none with --at)
 	HasAt bool
 	At    engine.Time
 	AtSet []engine.Setting // with --at: every change applies from At
@@ -29,7 +29,7 @@ type Case struct {
 func (c Case) Options() engine.RunOptions {
 	o := engine.RunOptions{Seed: c.Seed, Set: c.Set}
 	if c.HasAt {
-		o.Set, o.HasAt, o.At, o.AtSet = nil, true, c.At, c.AtSet
+		o.HasAt, o.At, o.AtSet = true, c.At, c.AtSet
 	}
 	return o
 }
@@ -47,6 +47,14 @@ func (c Case) Repro() string {
 	}
 	if c.HasAt {
 		fmt.Fprintf(&b, " --at %s", c.At.Short())
+		if len(c.Set) > 0 {
+			// no command line says both: a share code of the two forks does
+			b.WriteString(" (and from the start:")
+			for _, s := range c.Set {
+				fmt.Fprintf(&b, " %s=%s", s.Knob, s.Value)
+			}
+			b.WriteString(")")
+		}
 	}
 	return b.String()
 }
@@ -300,4 +308,44 @@ func tame(set []engine.Setting) []engine.Setting {
 		}
 	}
 	return append(out, engine.Setting{Knob: "crash_p", Value: "0.001"})
+}
+
+// ForkCase draws case i of a stream of forks from a changed state: knobs
+// set from the start, and some of them (or others) set again at a moment,
+// as the explorer's forks of a branch do. A fork then meets state its
+// knobs shaped (a breaker open, leases renewing, a window remembered)
+// instead of the incident's defaults. No command line gives both; the
+// run's share code does.
+func (g *Gen) ForkCase(seed uint64, i int) Case {
+	r := rand.New(rand.NewPCG(seed^0x666f726b, uint64(i)*0x9e3779b97f4a7c15+3))
+	knobs := engine.KnobsFor(g.Spec)
+	for try := 0; ; try++ {
+		c := Case{Spec: g.Spec, Seed: r.Uint64N(1 << 20), HasAt: true}
+		for _, k := range knobs {
+			isCount := sizeCap[k.Name] > 0
+			if isCount || r.IntN(2) == 0 {
+				c.Set = append(c.Set, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, false)})
+			}
+		}
+		for _, k := range knobs {
+			if r.IntN(3) == 0 {
+				c.AtSet = append(c.AtSet, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, true)})
+			}
+		}
+		if len(c.AtSet) == 0 {
+			k := knobs[r.IntN(len(knobs))]
+			c.AtSet = append(c.AtSet, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, true)})
+		}
+		c.At = g.Spec.Start + engine.Time(r.Int64N(int64(g.End-g.Spec.Start)*9/10+1))
+		w, err := engine.NewWorld(c.Spec, c.Seed, c.Set)
+		if err == nil {
+			err = w.ScheduleKnobs(c.At, c.AtSet)
+		}
+		if err == nil {
+			return c
+		}
+		if try > 50 {
+			panic(fmt.Sprintf("randsuite: no valid fork from a changed state for %s: %v", g.Spec.ID, err))
+		}
+	}
 }

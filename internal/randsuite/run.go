@@ -60,6 +60,10 @@ func (g *Gen) check(c Case, hash bool, also engine.Sink) Result {
 	o := c.Options()
 	o.MaxSteps = g.Budget(c)
 	ck := NewChecker(c.Spec)
+	// galewatch's and stagefront's runs are 370,000 to 800,000 events
+	// each, every case: the broker's rules (about half again their
+	// checking time) go with one case in eight of them
+	ck.NoRules = g.Events > 300_000 && c.Seed%8 != 0
 	r := Result{Case: c}
 	w, err := engine.NewWorld(c.Spec, o.Seed, o.Set)
 	if err == nil && o.HasAt {

@@ -1,0 +1,128 @@
+package randsuite
+
+import (
+	"strings"
+	"testing"
+
+	"inflight/engine"
+	"inflight/engine/families/dbdown"
+	"inflight/engine/families/fifowindow"
+	"inflight/engine/families/galewatch"
+	"inflight/engine/families/kafkarestart"
+	"inflight/incidents"
+)
+
+// TestBrokerRulesCatch: the broker's rules are not checks that cannot
+// fail. Each lie told about an honest run's events — a message handed out
+// twice, a delete that never happened, a record kept past its expiry, a
+// session that never ended — is caught, on every family.
+func TestBrokerRulesCatch(t *testing.T) {
+	first := func(k engine.Kind) func(e *engine.Event) bool {
+		return func(e *engine.Event) bool { return e.Kind == k }
+	}
+	drop := func(*engine.Event) bool { return false }
+	cases := []struct {
+		name, incident string
+		set            []engine.Setting
+		match          func(e *engine.Event) bool
+		edit           func(e *engine.Event) bool // nil: the event told twice
+		want           string                     // any of these, |-separated
+	}{
+		{"a lease handed out twice", "stagefront", nil, first(engine.EvDeliver), nil, "delivered while leased"},
+		{"a delete that never happened", "cashback", nil, first(engine.EvAck), drop, "max_oldest_age_s"},
+		{"a record kept past its expiry", "fifo-window", nil, first(fifowindow.EvDuplicate),
+			func(e *engine.Event) bool { e.Aux += int64(engine.Minute); return true }, "remembered until"},
+		{"a session that never ended", "kafka-restart", []engine.Setting{{Knob: "email_crash", Value: "true"}},
+			first(kafkarestart.EvSessionOver), drop, "session times out"},
+		{"a retry's timer cut short", "db-down", nil,
+			func(e *engine.Event) bool { return e.Kind == dbdown.KindFail && e.Aux == dbdown.FailRetry },
+			func(e *engine.Event) bool { e.Value += int64(engine.Hour); return true }, "before its timer"},
+		{"an entry read twice as new", "cashback", nil, first(engine.EvDeliver), nil, "already delivered|delivery count"},
+		{"a record read from the wrong partition", "ordering", nil, first(engine.EvDeliver),
+			func(e *engine.Event) bool { e.Value++; return true }, "does not hold"},
+		{"a reading re-sent twice", "galewatch", nil, first(galewatch.KindReject), nil, "again after|before the minute"},
+		{"a dead letter before the limit", "thursday", nil,
+			func(e *engine.Event) bool { return e.Kind == engine.EvDeliver && e.Delivery == 3 },
+			func(e *engine.Event) bool { e.Delivery = 2; return true }, "below max_receives"},
+	}
+	for _, tc := range cases {
+		spec, err := incidents.Get(tc.incident)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := engine.NewWorld(spec, spec.Seed, tc.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ck := NewChecker(spec)
+		var sink engine.Sink = &tamper{next: ck, match: tc.match, edit: tc.edit}
+		if tc.edit == nil {
+			sink = &twiceWhen{next: ck, match: tc.match}
+		}
+		for w.Step(sink) {
+		}
+		ck.Finish(w, w.Summarize(""))
+		all := strings.Join(ck.Errs(), "\n")
+		found := false
+		for _, want := range strings.Split(tc.want, "|") {
+			found = found || strings.Contains(all, want)
+		}
+		if !found {
+			t.Errorf("%s (%s): the checker said %q, want a report naming %q", tc.name, tc.incident, all, tc.want)
+		}
+	}
+}
+
+// twiceWhen tells the first matching event twice.
+type twiceWhen struct {
+	next  engine.Sink
+	match func(e *engine.Event) bool
+	done  bool
+}
+
+func (s *twiceWhen) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
+	s.next.Event(w, e, d)
+	if !s.done && s.match(e) {
+		s.done = true
+		s.next.Event(w, e, d)
+	}
+}
+
+// TestRandomForksFromChangedState: forks from a state the knobs changed
+// from the start (a breaker already open, leases renewing, a window
+// remembered), every incident but the two big ones (their own clone tests
+// cover them), under the same checker and the broker's rules. A failure
+// prints the share code that reproduces it (`inflight run --code`).
+func TestRandomForksFromChangedState(t *testing.T) {
+	n := 40 * max(*scale, 1)
+	if testing.Short() {
+		n = 8
+	}
+	for _, spec := range incidents.All() {
+		if spec.ID == "galewatch" || spec.ID == "stagefront" {
+			continue
+		}
+		t.Run(spec.ID, func(t *testing.T) {
+			g, err := NewGen(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := 0
+			for i := 0; i < n; i++ {
+				c := g.ForkCase(*suiteSeed, i)
+				r := g.Check(c, false)
+				if r.Refused || len(r.Errs) == 0 {
+					continue
+				}
+				bad++
+				if bad <= 4 {
+					code := engine.RunCode(c.Spec, c.Options(), r.World).String()
+					t.Errorf("%s\n\tinflight run --code '%s'\n\t%s", c.Repro(), code, strings.Join(r.Errs, "\n\t"))
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d forks from a changed state of %s break an invariant", bad, n, spec.ID)
+			}
+		})
+	}
+}
