@@ -371,6 +371,9 @@ func (q *Family) restart(w *engine.World, wi int) {
 
 func (q *Family) renew(w *engine.World, wi int, id int32, delivery uint16) {
 	wk := &q.workers[wi]
+	if q.k.Heartbeat <= 0 {
+		return // turned off at a fork: the renewal thread stops (it rescheduled itself at now+0 for ever)
+	}
 	if wk.State != WBusy || wk.Msg != id || wk.Delivery != delivery || wk.Wedged || w.Now >= wk.CallEnd {
 		return
 	}

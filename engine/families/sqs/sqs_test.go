@@ -46,6 +46,11 @@ func TestEveryMessageAccounted(t *testing.T) {
 			Want: "messages 108 deliveries 216 effects 216 duplicates 108 end 21:10:38.322 | held 0 done 108 dlq 0 lost 0 | crashes 0 redriven 0 wedged 0 wedged_retried 0 late_acks_accepted 216"},
 		{Name: "mode=ordered at 19:45", Fork: familytest.Fork{At: "19:45:00", Set: familytest.Set("mode", "ordered")},
 			Want: "messages 108 deliveries 324 effects 324 duplicates 216 end 22:19:07.296 | held 0 done 0 dlq 108 lost 0 | crashes 0 redriven 0 wedged 0 wedged_retried 0 late_acks_accepted 0"},
+		// a heartbeat turned off while handlers renew: the renewal thread
+		// stops, the leases run out as they stand (it used to renew at
+		// the same instant for ever)
+		{Name: "heartbeat=10s, 0s at 19:45", Set: []string{"heartbeat", "10s"}, Fork: familytest.Fork{At: "19:45:00", Set: familytest.Set("heartbeat", "0s")},
+			Want: "messages 108 deliveries 312 effects 312 duplicates 204 end 21:11:07.296 | held 0 done 6 dlq 102 lost 0 | crashes 0 redriven 0 wedged 0 wedged_retried 0 late_acks_accepted 0"},
 		{Name: "orders=200 at 21:10", Fork: familytest.Fork{At: "21:10:00", Set: familytest.Set("orders", "200")},
 			Want: "messages 200 deliveries 600 effects 600 duplicates 400 end 22:27:42.693 | held 0 done 0 dlq 200 lost 0 | crashes 0 redriven 0 wedged 0 wedged_retried 0 late_acks_accepted 0"},
 	})
