@@ -175,21 +175,7 @@ func TestMemoryBudgetSameTrace(t *testing.T) {
 func TestMemoryBudgetStopsRun(t *testing.T) {
 	// every order at once under a lease of a millisecond: the world
 	// holds every message
-	spec, err := incidents.Parse("big.yaml", []byte(`id: big
-title: "Two million at once"
-story: every order at the same moment, a lease of a millisecond
-label: order
-start: "19:40:20"
-sources:
-  - {name: orders, start: "19:40:20", every: 0s, count: 2000000}
-broker: {mode: standard, visibility_timeout: 1ms, max_receives: 1000, late_ack: refuse}
-workers: {boxes: [A], per_box: 64, restart_after: 2s}
-handler: {ack: after}
-provider: {latency_min: 31s, latency_max: 40s}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := everyOrderAtOnce(t)
 	var set []engine.Setting
 	var at []int64
 	for range 2 {
@@ -211,6 +197,25 @@ provider: {latency_min: 31s, latency_max: 40s}
 // The chart's pass plays a world of its own: its meter's account stops
 // it, in the account's line, when the world outgrows it.
 func TestChartPassMemory(t *testing.T) {
+	spec := everyOrderAtOnce(t)
+	w, err := engine.NewWorld(spec, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := engine.NewMeter()
+	m.Memory = engine.NewAccount(engine.Limits{Bytes: 16 << 20, BytesFlag: "--session-max-memory-mb"}, nil)
+	m.Memory.Of = "the chart's pass"
+	_, _, err = engine.ChartRun(w, 0, m, nil)
+	if err == nil || err.Error() != "stopped: the chart's pass passed its memory budget of 16 MB (raise with --session-max-memory-mb)" {
+		t.Fatalf("err %v, want the chart's memory stop", err)
+	}
+}
+
+// everyOrderAtOnce is two million orders at one moment under a lease of a
+// millisecond: a world that holds every message and outgrows any small
+// memory budget.
+func everyOrderAtOnce(t *testing.T) *engine.Spec {
+	t.Helper()
 	spec, err := incidents.Parse("big.yaml", []byte(`id: big
 title: "Two million at once"
 story: every order at the same moment, a lease of a millisecond
@@ -226,15 +231,5 @@ provider: {latency_min: 31s, latency_max: 40s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := engine.NewWorld(spec, 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := engine.NewMeter()
-	m.Memory = engine.NewAccount(engine.Limits{Bytes: 16 << 20, BytesFlag: "--session-max-memory-mb"}, nil)
-	m.Memory.Of = "the chart's pass"
-	_, _, err = engine.ChartRun(w, 0, m, nil)
-	if err == nil || err.Error() != "stopped: the chart's pass passed its memory budget of 16 MB (raise with --session-max-memory-mb)" {
-		t.Fatalf("err %v, want the chart's memory stop", err)
-	}
+	return spec
 }
