@@ -54,3 +54,18 @@ provider: {latency_min: 31s, latency_max: 40s}
 		}
 	}
 }
+
+// run --code draws on --max-events as run does: a code's run stops at the
+// budget with the run's line, and a code whose fork or cursor lies past
+// the budget is refused before it is played (it used to play to the end,
+// whatever --max-events said).
+func TestCodeEventBudget(t *testing.T) {
+	out, _, code := runCLI("run", "--code", "thursday@1/@19:52:00;visibility_timeout=60s#end.1dde67ec", "--max-events", "100")
+	if code != 0 || !strings.Contains(out, "stopped: event budget of 100 reached (raise with --max-events)") {
+		t.Errorf("end code: exit %d, stdout %q", code, out)
+	}
+	_, errOut, code := runCLI("run", "--code", "thursday@1/p178@19:52:00;visibility_timeout=60s#560.1dde67ec", "--max-events", "100")
+	if want := "inflight: stopped: this code's event 178 is past the event budget of 100 (raise with --max-events)\n"; code != 1 || errOut != want {
+		t.Errorf("fork past the budget: exit %d, stderr %q, want 1, %q", code, errOut, want)
+	}
+}

@@ -161,7 +161,7 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 // cursor. A wrong code is a usage error (exit 2); a trace that cannot be
 // written is a failure (exit 1).
 func runCode(spec *engine.Spec, c engine.Code, trace io.Writer, b engine.Budget) (engine.Summary, error) {
-	o := engine.ReplayOptions{Trace: trace, Budget: engine.Budget{Bytes: b.Bytes, BytesFlag: b.BytesFlag}}
+	o := engine.ReplayOptions{Trace: trace, Budget: b}
 	if trace == nil {
 		o.Hash = newPipeHash()
 	}

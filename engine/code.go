@@ -633,6 +633,9 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 	seen := 0
 	// to plays until event pos (or the end), checking the cursor on the way
 	to := func(pos int64) error {
+		if l := b.Limit(); l >= 0 && pos > l {
+			return fmt.Errorf("stopped: this code's event %d is past the event budget of %d (raise with --max-events)", pos, l)
+		}
 		if !checked && c.Cursor >= 0 && c.Cursor <= pos {
 			checked = true
 			if err := w.runBytes(sink, c.Cursor-w.Pos, b); err != nil {
@@ -682,8 +685,12 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 			return w, nil
 		}
 	}
-	if err := w.runBytes(sink, -1, b); err != nil {
+	settled, err := w.runMetered(sink, b)
+	if err != nil {
 		return nil, err
+	}
+	if !settled {
+		return w, nil // stopped by the event budget: its summary says so
 	}
 	if clockFork && len(c.Forks[0].Set) > 0 && len(w.pending) > 0 {
 		// the run settled before the clock: the explorer refuses such a fork
