@@ -632,9 +632,17 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 	var now Time // the cursor's moment, and the messages published by it
 	seen := 0
 	// to plays until event pos (or the end), checking the cursor on the way
-	to := func(pos int64) error {
+	var to func(pos int64) error
+	to = func(pos int64) error {
 		if l := b.Limit(); l >= 0 && pos > l {
-			return fmt.Errorf("stopped: this code's event %d is past the event budget of %d (raise with --max-events)", pos, l)
+			// play to the budget; a run that ends before it is judged
+			// by its end, as ever
+			if err := to(l); err != nil {
+				return err
+			}
+			if !w.Settled() {
+				return fmt.Errorf("stopped: this code's event %d is past the event budget of %d (raise with --max-events)", pos, l)
+			}
 		}
 		if !checked && c.Cursor >= 0 && c.Cursor <= pos {
 			checked = true
