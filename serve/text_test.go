@@ -36,10 +36,7 @@ func TestHostileUserNameInTheLogs(t *testing.T) {
 	tm.mustSee(t, 10*time.Second, "fake explorer")
 	tm.close()
 	c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(s.logs.String(), "disconnect") && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitUntil(t, func() bool { return strings.Contains(s.logs.String(), "disconnect") })
 	logs := s.logs.String()
 	if !strings.Contains(logs, "]0;pwned[2Jatt") {
 		t.Fatalf("no connect line with the cleaned name:\n%s", logs)
