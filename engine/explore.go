@@ -45,11 +45,11 @@ type Branch struct {
 	Override *DecisionOverride
 	Faults   []Fault // forced from the fork on
 
-	cps []checkpoint // own checkpoints, ascending pos; cps[0] is the fork point
-	// cpMu serialises clones of the checkpoints, which an explorer and its
-	// Clone (a job off the UI goroutine) share: World.Clone writes the
-	// world it copies (a fresh owner, so that its own writes copy too).
-	cpMu     *sync.Mutex
+	// cps are its own checkpoints, ascending pos; cps[0] is the fork
+	// point. A checkpoint is immutable once made (a fresh clone owns no
+	// leaf, so cloning it writes nothing): an explorer and its Clones
+	// share them read-only, from any goroutine.
+	cps      []checkpoint
 	frontier *World
 	hash     *hashSink // hashing the frontier's events, nil until first extension
 	done     bool
@@ -122,7 +122,7 @@ func NewExplorer(spec *Spec, seed uint64, set []Setting) (*Explorer, error) {
 		return nil, err
 	}
 	x := &Explorer{Spec: spec, Seed: seed, Set: set, Every: 16384}
-	b := &Branch{ID: 0, Name: "main", frontier: w.Clone(), hash: newHashSink(nil), cpMu: new(sync.Mutex)}
+	b := &Branch{ID: 0, Name: "main", frontier: w.Clone(), hash: newHashSink(nil)}
 	b.cps = []checkpoint{{pos: 0, w: w.Clone(), hstate: marshalHash(b.hash), hlast: 0}}
 	x.branches = []*Branch{b}
 	x.cur = b
@@ -243,12 +243,9 @@ func (x *Explorer) hashAt(b *Branch, pos int64) *hashSink {
 	return h
 }
 
-// clone copies checkpoint cp of b into a world of the caller's own.
-func (b *Branch) clone(cp checkpoint) *World {
-	b.cpMu.Lock()
-	defer b.cpMu.Unlock()
-	return cp.w.Clone()
-}
+// clone copies checkpoint cp of b into a world of the caller's own. It
+// only reads cp, so an explorer and its clones may do it at once.
+func (b *Branch) clone(cp checkpoint) *World { return cp.w.Clone() }
 
 func (b *Branch) checkpointBefore(pos int64) checkpoint {
 	i := sort.Search(len(b.cps), func(i int) bool { return b.cps[i].pos > pos }) - 1
@@ -614,7 +611,7 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 		name = fmt.Sprintf("fork%d", x.nextID)
 	}
 	b := &Branch{ID: x.nextID, Name: name, Parent: parent, ForkPos: o.Pos, ForkAt: max(o.At, w.Now),
-		Changes: append([]Setting(nil), o.Set...), Override: o.Override, Faults: slices.Clone(o.Faults), frontier: w.Clone(), cpMu: new(sync.Mutex)}
+		Changes: append([]Setting(nil), o.Set...), Override: o.Override, Faults: slices.Clone(o.Faults), frontier: w.Clone()}
 	b.cps = []checkpoint{{pos: o.Pos, w: w.Clone()}}
 	for _, s := range parent.series.Samples {
 		if s.Pos <= o.Pos {

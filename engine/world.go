@@ -175,7 +175,11 @@ func (w *World) Clone() *World {
 	c.bindKnobs()
 	c.famRecs, _ = c.fam.(FamilyRecords)
 	c.owner = &token{}
-	w.owner = &token{} // the original must now copy shared leaves too
+	if w.msgs.owns(w.owner) || w.dlq.owns(w.owner) {
+		// the original must now copy shared leaves too; one that owns
+		// none (a checkpoint) is left unwritten, for concurrent clones
+		w.owner = &token{}
+	}
 	return &c
 }
 
