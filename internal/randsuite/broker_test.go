@@ -94,10 +94,7 @@ func (s *twiceWhen) Event(w *engine.World, e *engine.Event, d *engine.Decision) 
 // cover them), under the same checker and the broker's rules. A failure
 // prints the share code that reproduces it (`inflight run --code`).
 func TestRandomForksFromChangedState(t *testing.T) {
-	n := 40 * max(*scale, 1)
-	if testing.Short() {
-		n = 8
-	}
+	n := count(40, 16)
 	for _, spec := range incidents.All() {
 		if spec.ID == "galewatch" || spec.ID == "stagefront" {
 			continue

@@ -73,10 +73,7 @@ func (e explored) String() string { return e.c.Repro() }
 // then playing on gives the same events as the run played straight, and
 // the same trace hash as the headless run.
 func TestRandomRewindThenReplay(t *testing.T) {
-	n := 60 * max(*scale, 1)
-	if testing.Short() {
-		n = 12
-	}
+	n := count(60, 20)
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, ec := range explorerCases(t, 11, n) {
 		c, x := ec.c, ec.x
@@ -119,10 +116,7 @@ func entries(x *engine.Explorer, b *engine.Branch, from, to int64) []engine.Even
 // any moment of a branch (a --at fork's included) before its end, is its parent: same
 // events, trace hash and end fingerprint, and Compare finds no divergence.
 func TestRandomForkNoChangeEqualsParent(t *testing.T) {
-	n := 40 * max(*scale, 1)
-	if testing.Short() {
-		n = 8
-	}
+	n := count(40, 16)
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, ec := range explorerCases(t, 13, n) {
 		x := ec.x
