@@ -4,14 +4,6 @@ import (
 	"container/heap"
 
 	"inflight/engine"
-	"inflight/engine/families/cashback"
-	"inflight/engine/families/dbdown"
-	"inflight/engine/families/fifowindow"
-	"inflight/engine/families/galewatch"
-	"inflight/engine/families/kafkarestart"
-	"inflight/engine/families/ordering"
-	"inflight/engine/families/sqs"
-	"inflight/engine/families/stagefront"
 )
 
 // The broker's rules, from the trace alone: what each system held and
@@ -32,24 +24,28 @@ type rules interface {
 	deliveries() int64
 }
 
-// rulesFor picks the family's rules (nil: none but the tally's).
-func rulesFor(w *engine.World) rules {
-	switch w.Family().(type) {
-	case *sqs.Family:
-		return &queueRules{}
-	case *fifowindow.Family:
-		return &fifoRules{}
-	case *dbdown.Family:
-		return &dbRules{timers: map[int32]engine.Time{}}
-	case *galewatch.Family:
-		return &galeRules{}
-	case *ordering.Family:
-		return &orderRules{recs: map[int32][]int64{}}
-	case *kafkarestart.Family:
-		return &kafkaRules{}
-	case *cashback.Family:
+// rulesFor picks the family's rules by its registry name (nil: none but
+// the tally's), each with the family's kinds it reads looked up by name.
+func rulesFor(c *Checker, w *engine.World) rules {
+	ks := c.kinds
+	switch familyName(c.spec) {
+	case queueFamily:
+		return &queueRules{redrive: c.evRed}
+	case "fifo-window":
+		return &fifoRules{dup: ks.Own("duplicate_dropped")}
+	case "db-down":
+		return &dbRules{timers: map[int32]engine.Time{}, fail: ks.Own("db_error"),
+			open: ks.Own("breaker_open"), half: ks.Own("breaker_half_open"), closed: ks.Own("breaker_closed")}
+	case "galewatch":
+		return &galeRules{collision: ks.Own("collision"), reject: ks.Own("reject"), giveUp: ks.Own("give_up")}
+	case "ordering":
+		return &orderRules{recs: map[int32][]int64{}, retryTail: ks.Own("retry_to_tail"),
+			stale: ks.Own("stale_ignored"), dup: ks.Own("duplicate_ignored")}
+	case "kafka-restart":
+		return &kafkaRules{initProducer: ks.Own("init_producer"), sessionOver: ks.Own("session_timeout"), commit: ks.Own("commit")}
+	case "cashback":
 		return &streamRules{}
-	case *stagefront.Family:
+	case "stagefront":
 		return &leaseRules{}
 	}
 	return nil
@@ -148,9 +144,10 @@ func (s *holdings) held(id int32) bool { return int(id) < len(s.in) && s.in[id] 
 // against the max_receives in force, and the holdings ---
 
 type queueRules struct {
-	recv  []uint16 // receive count per message: the last delivery's number
-	dlq   []int32
-	deliv int64
+	recv    []uint16 // receive count per message: the last delivery's number
+	dlq     []int32
+	deliv   int64
+	redrive engine.Kind
 }
 
 func (q *queueRules) deliveries() int64 { return q.deliv }
@@ -172,12 +169,12 @@ func (q *queueRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engi
 	case engine.EvDLQ:
 		// the broker dead-letters at a lease's expiry once the receive
 		// count reaches the limit in force then, counts a fork kept
-		if mr := sqs.KnobsOf(&w.Knobs).MaxReceives; e.Msg >= 0 && int(e.Msg) < len(q.recv) && int(q.recv[e.Msg]) < mr {
+		if mr := c.knobInt(w, "max_receives"); e.Msg >= 0 && int(e.Msg) < len(q.recv) && int(q.recv[e.Msg]) < mr {
 			c.fail(e, "dead-lettered after %d receives, below max_receives=%d", q.recv[e.Msg], mr)
 		}
 		c.hold.leave(e.Msg)
 		q.dlq = append(q.dlq, e.Msg)
-	case engine.EvRedrive:
+	case q.redrive:
 		// back in the queue with the time it was first sent
 		for _, id := range q.dlq {
 			c.hold.hold(id, c.pub(id))
@@ -191,6 +188,7 @@ func (q *queueRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engi
 type fifoRules struct {
 	records []dedupRecord // every accepted send, with the expiry it was given
 	deliv   int64
+	dup     engine.Kind // a send dropped as a duplicate
 }
 
 type dedupRecord struct{ at, until engine.Time }
@@ -215,10 +213,10 @@ func (f *fifoRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engin
 		if r, ok := f.live(e.T); ok {
 			c.fail(e, "stores a send whose id the broker still remembers (admitted %s, until %s)", r.at.Short(), r.until.Short())
 		}
-		win := max(fifowindow.KnobsOf(&w.Knobs).DedupWindow, engine.Millisecond)
+		win := max(c.knobDur(w, "dedup_window"), engine.Millisecond)
 		f.records = append(f.records, dedupRecord{e.T, e.T + win})
 		c.hold.hold(e.Msg, e.T) // each stored copy ages from its own send
-	case fifowindow.EvDuplicate:
+	case f.dup:
 		r, ok := f.live(e.T)
 		switch {
 		case !ok && len(f.records) > 0:
@@ -249,7 +247,17 @@ type dbRules struct {
 	idle    engine.Time
 	idleSet bool
 	deliv   int64
+
+	fail, open, half, closed engine.Kind // db_error, breaker_open, _half_open, _closed
 }
+
+// What a failed write leads to: db_error's Aux in the trace.
+const (
+	failRetry  = 0 // retried after its backoff
+	failTrip   = 2 // the failure that opens the breaker
+	failProbe  = 3 // the half-open trial failed: open again
+	failRetryB = 4 // retried, the breaker counting
+)
 
 func (b *dbRules) deliveries() int64 { return b.deliv }
 
@@ -264,7 +272,7 @@ func (b *dbRules) due(t engine.Time) int {
 }
 
 func (b *dbRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engine.Decision) {
-	on := dbdown.KnobsOf(&w.Knobs).Breaker
+	on := c.knob(w, "breaker") == "true"
 	if b.idleSet && e.T > b.idle {
 		c.fail(e, "the consumer sat idle from %s with messages waiting (breaker=%v, %s)", b.idle.Short(), on, []string{"closed", "open", "half-open"}[b.breaker])
 		b.idleSet = false
@@ -293,24 +301,24 @@ func (b *dbRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engine.
 	case engine.EvEffect:
 		b.busy = false
 		c.hold.leave(e.Msg)
-	case dbdown.KindFail:
+	case b.fail:
 		b.busy = false
 		switch e.Aux {
-		case dbdown.FailRetry, dbdown.FailRetryB:
+		case failRetry, failRetryB:
 			b.timers[e.Msg] = engine.Time(e.Value)
-		case dbdown.FailTrip, dbdown.FailProbe:
+		case failTrip, failProbe:
 			b.waiting++ // back at the head
 		}
-	case dbdown.KindBreakerOpen:
+	case b.open:
 		if int(e.Aux) != len(b.timers) {
 			c.fail(e, "the breaker puts %d back at the head; %d were waiting for a retry", e.Aux, len(b.timers))
 		}
 		b.waiting += len(b.timers)
 		clear(b.timers)
 		b.breaker = 1
-	case dbdown.KindHalfOpen:
+	case b.half:
 		b.breaker = 2
-	case dbdown.KindClosed:
+	case b.closed:
 		b.breaker = 0
 	case engine.EvDLQ:
 		c.hold.leave(e.Msg)
@@ -334,15 +342,21 @@ type galeRules struct {
 	state  []uint8       // 0 unseen, 1 kept for re-sending, 2 answered, 3 given up
 	dueAt  []engine.Time // the next re-send's earliest moment
 	writes int64
+
+	collision, reject, giveUp engine.Kind
 }
+
+// galeRetryAfter is how long a turbine waits before re-sending a write
+// whose answer it lost.
+const galeRetryAfter = engine.Minute
 
 func (g *galeRules) deliveries() int64 { return g.writes }
 
 func (g *galeRules) event(c *Checker, w *engine.World, e *engine.Event, d *engine.Decision) {
 	r := e.Msg
 	switch e.Kind {
-	case engine.EvEffect, galewatch.KindCollision, galewatch.KindReject:
-	case galewatch.KindGiveUp:
+	case engine.EvEffect, g.collision, g.reject:
+	case g.giveUp:
 		if int(r) >= len(g.state) || g.state[r] != 1 {
 			c.fail(e, "gives up a reading it does not keep")
 		} else {
@@ -368,11 +382,12 @@ func (g *galeRules) event(c *Checker, w *engine.World, e *engine.Event, d *engin
 		if e.T < g.dueAt[r] {
 			c.fail(e, "re-sends before the minute is up (due %s)", g.dueAt[r].Short())
 		}
-		if dl := galewatch.KnobsOf(&w.Knobs).RetryDeadline; e.T-g.first[r] > dl {
+		if dl := c.knobDur(w, "retry_deadline"); e.T-g.first[r] > dl {
 			c.fail(e, "re-sends %s after the reading, past retry_deadline=%s", engine.FormatDuration(e.T-g.first[r]), engine.FormatDuration(dl))
 		}
 	}
-	if d == nil || d.Kind != galewatch.DecTimeout {
+	// the family's one decision: is the write's answer lost
+	if d == nil || d.Kind != engine.FamilyDecision {
 		c.fail(e, "a write without its answer's decision")
 		return
 	}
@@ -383,7 +398,7 @@ func (g *galeRules) event(c *Checker, w *engine.World, e *engine.Event, d *engin
 	}
 	c.hold.hold(r, g.first[r]) // kept for re-sending (answered at once, it ages 0)
 	g.state[r] = 1
-	g.dueAt[r] = e.T + galewatch.RetryAfter
+	g.dueAt[r] = e.T + galeRetryAfter
 }
 
 // --- ordering: a record is read only once its partition holds it ---
@@ -391,13 +406,15 @@ func (g *galeRules) event(c *Checker, w *engine.World, e *engine.Event, d *engin
 type orderRules struct {
 	recs  map[int32][]int64 // per message: partition<<50 | offset of each record of it
 	deliv int64
+
+	retryTail, stale, dup engine.Kind
 }
 
 func (o *orderRules) deliveries() int64 { return o.deliv }
 
 func (o *orderRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engine.Decision) {
 	switch e.Kind {
-	case engine.EvPublish, ordering.EvRetryTail:
+	case engine.EvPublish, o.retryTail:
 		o.recs[e.Msg] = append(o.recs[e.Msg], e.Value<<50|e.Aux)
 		c.hold.hold(e.Msg, c.pub(e.Msg))
 	case engine.EvDeliver:
@@ -408,10 +425,10 @@ func (o *orderRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engi
 			found = found || r == e.Value<<50|off
 		}
 		if !found {
-			c.fail(e, "reads %s-%d offset %d, a record the topic does not hold for this event", ordering.Topic, e.Value, off)
+			c.fail(e, "reads partition %d offset %d, a record the topic does not hold for this event", e.Value, off)
 		}
 		c.hold.hold(e.Msg, c.pub(e.Msg)) // read again after a rebalance: not handled yet
-	case engine.EvEffect, ordering.EvStale, ordering.EvDuplicate:
+	case engine.EvEffect, o.stale, o.dup:
 		c.hold.leave(e.Msg)
 	}
 }
@@ -429,6 +446,8 @@ type kafkaRules struct {
 	dead     []death // members dead whose session has not ended
 	messages int
 	deliv    int64
+
+	initProducer, sessionOver, commit engine.Kind
 }
 
 type death struct {
@@ -441,11 +460,11 @@ func (k *kafkaRules) deliveries() int64 { return k.deliv }
 
 func (k *kafkaRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engine.Decision) {
 	switch e.Kind {
-	case kafkarestart.EvInit:
+	case k.initProducer:
 		if !k.created {
 			// the orders exist once the first producer instance sends them
 			k.created = true
-			k.messages = max(kafkarestart.KnobsOf(&w.Knobs).Batch, 1)
+			k.messages = max(c.knobInt(w, "batch"), 1)
 			for id := 0; id < k.messages; id++ {
 				c.hold.hold(int32(id), e.T)
 			}
@@ -464,7 +483,7 @@ func (k *kafkaRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engi
 			k.dead = append(k.dead, death{int(e.Delivery), e.T, -1})
 			k.member = 0
 		}
-	case kafkarestart.EvSessionOver:
+	case k.sessionOver:
 		for i, d := range k.dead {
 			if d.member == int(e.Delivery) {
 				k.dead = append(k.dead[:i], k.dead[i+1:]...)
@@ -479,13 +498,13 @@ func (k *kafkaRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engi
 		}
 		for _, d := range k.dead {
 			if d.joined >= 0 {
-				c.fail(e, "mailer-%d reads %s-%d, but it joined at %s after mailer-%d died at %s: no partition is handed on before mailer-%d's session times out",
-					k.member, kafkarestart.Topic, e.Aux, d.joined.Short(), d.member, d.at.Short(), d.member)
+				c.fail(e, "mailer-%d reads partition %d, but it joined at %s after mailer-%d died at %s: no partition is handed on before mailer-%d's session times out",
+					k.member, e.Aux, d.joined.Short(), d.member, d.at.Short(), d.member)
 				break
 			}
 		}
 		c.hold.hold(e.Msg, c.pub(e.Msg))
-	case kafkarestart.EvCommit:
+	case k.commit:
 		c.hold.leave(e.Msg)
 	}
 }
@@ -585,7 +604,7 @@ func (l *leaseRules) event(c *Checker, w *engine.World, e *engine.Event, _ *engi
 		}
 		l.state[id] = 1
 		if e.Kind == engine.EvDLQ {
-			if mr := stagefront.KnobsOf(&w.Knobs).MaxReceives; int(l.recv[id]) < mr {
+			if mr := c.knobInt(w, "max_receives"); int(l.recv[id]) < mr {
 				c.fail(e, "dead-lettered after %d receives, below max_receives=%d", l.recv[id], mr)
 			}
 			l.state[id] = 4

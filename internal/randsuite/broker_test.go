@@ -5,10 +5,6 @@ import (
 	"testing"
 
 	"inflight/engine"
-	"inflight/engine/families/dbdown"
-	"inflight/engine/families/fifowindow"
-	"inflight/engine/families/galewatch"
-	"inflight/engine/families/kafkarestart"
 	"inflight/incidents"
 )
 
@@ -17,32 +13,34 @@ import (
 // twice, a delete that never happened, a record kept past its expiry, a
 // session that never ended — is caught, on every family.
 func TestBrokerRulesCatch(t *testing.T) {
-	first := func(k engine.Kind) func(e *engine.Event) bool {
-		return func(e *engine.Event) bool { return e.Kind == k }
+	first := func(k engine.Kind) match {
+		return func(_ *engine.World, e *engine.Event) bool { return e.Kind == k }
 	}
 	drop := func(*engine.Event) bool { return false }
 	cases := []struct {
 		name, incident string
 		set            []engine.Setting
-		match          func(e *engine.Event) bool
+		match          match
 		edit           func(e *engine.Event) bool // nil: the event told twice
 		want           string                     // any of these, |-separated
 	}{
 		{"a lease handed out twice", "stagefront", nil, first(engine.EvDeliver), nil, "delivered while leased"},
 		{"a delete that never happened", "cashback", nil, first(engine.EvAck), drop, "max_oldest_age_s"},
-		{"a record kept past its expiry", "fifo-window", nil, first(fifowindow.EvDuplicate),
+		{"a record kept past its expiry", "fifo-window", nil, named("duplicate_dropped"),
 			func(e *engine.Event) bool { e.Aux += int64(engine.Minute); return true }, "remembered until"},
 		{"a session that never ended", "kafka-restart", []engine.Setting{{Knob: "email_crash", Value: "true"}},
-			first(kafkarestart.EvSessionOver), drop, "session times out"},
+			named("session_timeout"), drop, "session times out"},
 		{"a retry's timer cut short", "db-down", nil,
-			func(e *engine.Event) bool { return e.Kind == dbdown.KindFail && e.Aux == dbdown.FailRetry },
+			func(w *engine.World, e *engine.Event) bool {
+				return w.KindName(e.Kind) == "db_error" && e.Aux == failRetry
+			},
 			func(e *engine.Event) bool { e.Value += int64(engine.Hour); return true }, "before its timer"},
 		{"an entry read twice as new", "cashback", nil, first(engine.EvDeliver), nil, "already delivered|delivery count"},
 		{"a record read from the wrong partition", "ordering", nil, first(engine.EvDeliver),
 			func(e *engine.Event) bool { e.Value++; return true }, "does not hold"},
-		{"a reading re-sent twice", "galewatch", nil, first(galewatch.KindReject), nil, "again after|before the minute"},
+		{"a reading re-sent twice", "galewatch", nil, named("reject"), nil, "again after|before the minute"},
 		{"a dead letter before the limit", "thursday", nil,
-			func(e *engine.Event) bool { return e.Kind == engine.EvDeliver && e.Delivery == 3 },
+			func(_ *engine.World, e *engine.Event) bool { return e.Kind == engine.EvDeliver && e.Delivery == 3 },
 			func(e *engine.Event) bool { e.Delivery = 2; return true }, "below max_receives"},
 	}
 	for _, tc := range cases {
@@ -76,13 +74,13 @@ func TestBrokerRulesCatch(t *testing.T) {
 // twiceWhen tells the first matching event twice.
 type twiceWhen struct {
 	next  engine.Sink
-	match func(e *engine.Event) bool
+	match match
 	done  bool
 }
 
 func (s *twiceWhen) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	s.next.Event(w, e, d)
-	if !s.done && s.match(e) {
+	if !s.done && s.match(w, e) {
 		s.done = true
 		s.next.Event(w, e, d)
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"inflight/engine"
-	"inflight/engine/families/cashback"
-	"inflight/engine/families/sqs"
 )
 
 // A message's state as the checker's own tally has it, from the events
@@ -72,11 +70,19 @@ type Checker struct {
 	rulesSet  bool
 	hold      holdings
 	firstSeen []engine.Time // per message: the first event naming it
+
+	// read off the world at its first event (view.go)
+	kinds    kinds
+	knobVals map[string]string // knobs in force by name, until a knob event
+	// the queue's: its workers (its start event's count), and its own
+	// kinds (a handler's renew and answer, an operator's redrive)
+	workers                  int64
+	evRenew, evAnswer, evRed engine.Kind
 }
 
 // NewChecker makes a checker for a run of spec.
 func NewChecker(spec *engine.Spec) *Checker {
-	c := &Checker{spec: spec, queue: sqs.Runs(spec), lastT: spec.Start}
+	c := &Checker{spec: spec, queue: familyName(spec) == queueFamily, lastT: spec.Start}
 	for _, k := range engine.KnobsFor(spec) {
 		if k.Name == "orders" || k.Name == "events" {
 			c.capKnob = k.Name
@@ -137,6 +143,10 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	if e.Pos != c.events {
 		c.fail(e, "position %d, but %d events came before it", e.Pos, c.events)
 	}
+	if c.events == 0 {
+		c.kinds = kindsOf(w)
+		c.evRenew, c.evAnswer, c.evRed = c.kinds.Std("renew"), c.kinds.Std("answer"), c.kinds.Std("redrive")
+	}
 	c.events++
 	if e.T < c.lastT {
 		c.fail(e, "time went back from %s to %s", c.lastT.Clock(), e.T.Clock())
@@ -148,14 +158,13 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	}
 	switch e.Kind {
 	case engine.EvKnob:
+		clear(c.knobVals)
 		if c.capKnob != "" {
 			c.capped = true
-			if c.capKnob == "orders" {
-				c.cap = int64(sqs.KnobsOf(&w.Knobs).Orders)
-			} else {
-				c.cap = int64(cashback.KnobsOf(&w.Knobs).Events)
-			}
+			c.cap = int64(c.knobInt(w, c.capKnob))
 		}
+	case engine.EvStart:
+		c.workers = e.Value
 	case engine.EvPublish:
 		if m == nil {
 			break
@@ -204,7 +213,7 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	if !c.rulesSet {
 		c.rulesSet = true
 		if !c.NoRules {
-			c.rules = rulesFor(w)
+			c.rules = rulesFor(c, w)
 		}
 	}
 	c.brokerEvent(w, e, d)
@@ -283,11 +292,11 @@ func (c *Checker) other(e *engine.Event, m *tally) {
 		if m != nil && m.acked && m.ackDel == e.Delivery && e.Delivery > 0 {
 			c.fail(e, "refuses an ack of delivery %d, which that delivery already made", e.Delivery)
 		}
-	case engine.EvAnswer:
+	case c.evAnswer:
 		if c.queue && m != nil && m.beforeOf != e.Delivery {
 			c.fail(e, "delivery %d finishes as ack=before but never acked before its work", e.Delivery)
 		}
-	case engine.EvLeaseExpired, engine.EvVisible:
+	case engine.EvLeaseExpired:
 		if m == nil {
 			break
 		}
@@ -313,7 +322,7 @@ func (c *Checker) other(e *engine.Event, m *tally) {
 		}
 		c.move(m, sDLQ)
 		c.dlq = append(c.dlq, e.Msg)
-	case engine.EvRedrive:
+	case c.evRed:
 		if e.Value != int64(len(c.dlq)) {
 			c.fail(e, "redrives %d, but %d are in the dead letter queue", e.Value, len(c.dlq))
 		}
@@ -361,11 +370,11 @@ func (c *Checker) crossCheck(w *engine.World, e *engine.Event, m *tally) {
 		}
 		return
 	}
-	q := sqs.Of(w)
-	if got := int64(q.QueueLen()); got != c.n[sWaiting] {
+	waiting, inFlight := w.Family().Counts(w)
+	if got := int64(waiting); got != c.n[sWaiting] {
 		c.fail(e, "the engine has %d waiting, the events %d", got, c.n[sWaiting])
 	}
-	if got := int64(len(q.Leased())); got != c.n[sInFlight] {
+	if got := int64(inFlight); got != c.n[sInFlight] {
 		c.fail(e, "the engine has %d in flight, the events %d", got, c.n[sInFlight])
 	}
 	if got := int64(w.Published()); got != c.published {
@@ -576,26 +585,24 @@ func (c *Checker) liveness(w *engine.World, k Counts, stall string) {
 		}
 		return
 	}
-	idle, wedged := 0, 0
-	holder := map[int32]bool{}
-	for _, wk := range sqs.Of(w).Workers() {
-		switch {
-		case wk.State == sqs.WIdle:
-			idle++
-		case wk.State == sqs.WBusy && wk.Wedged:
-			wedged++
-			holder[wk.Msg] = true
-		}
+	// settled, a worker is idle or wedged (a busy one's call would
+	// return, a dead one restart, an unstarted one start): the queue's
+	// count of wedged ones, its start event's of them all
+	wedged := 0
+	if fs, ok := w.Family().(engine.FamilySummary); ok {
+		_, wedged, _ = fs.Running(w, w.Now)
 	}
+	idle := c.workers - int64(wedged)
 	if c.n[sWaiting] > 0 && idle > 0 {
-		if stall == "" || sqs.KnobsOf(&w.Knobs).Mode != sqs.ModeOrdered {
+		if stall == "" || c.knob(w, "mode") != "ordered" {
 			// in a standard queue an idle worker takes any waiting message
 			c.fail(nil, "settled with %d waiting and %d idle workers (stall note: %q)", c.n[sWaiting], idle, stall)
 		}
 	}
-	for _, id := range sqs.Of(w).Leased() {
-		if !holder[id] {
-			c.fail(nil, "settled with message %d in flight and no wedged worker holding it", id)
+	for id := int32(0); int64(id) < c.published; id++ {
+		// in flight at the end: only a wedged handler keeps a lease
+		if m, ok := w.Msg(id); ok && m.Status == engine.StInFlight && m.Holders == 0 {
+			c.fail(nil, "settled with message %d in flight and no worker holding it", id)
 			break
 		}
 	}

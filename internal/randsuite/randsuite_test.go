@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 	"inflight/incidents"
 )
 
@@ -54,7 +53,7 @@ func count(n, quick int) int {
 // 1,000 for each queue incident and 200 for each family (issue 9).
 func casesFor(spec *engine.Spec) int {
 	n := 200
-	if sqs.Runs(spec) {
+	if familyName(spec) == queueFamily {
 		n = 1000
 	}
 	return count(n, quickMax)
@@ -201,13 +200,13 @@ func TestGeneratorValid(t *testing.T) {
 // checker must notice each kind of lie.
 type tamper struct {
 	next  engine.Sink
-	match func(e *engine.Event) bool
+	match match
 	edit  func(e *engine.Event) bool // false: drop the event
 	done  bool
 }
 
 func (s *tamper) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
-	if !s.done && s.match(e) {
+	if !s.done && s.match(w, e) {
 		s.done = true
 		c := *e
 		if !s.edit(&c) {
@@ -219,27 +218,48 @@ func (s *tamper) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	s.next.Event(w, e, d)
 }
 
+// match picks the event to lie about.
+type match func(w *engine.World, e *engine.Event) bool
+
+// named matches the first event of the kind the trace names n.
+func named(n string) match {
+	return func(w *engine.World, e *engine.Event) bool { return w.KindName(e.Kind) == n }
+}
+
 // TestCheckerCatches: the checker is not a test that cannot fail. Each
 // lie told to it about an honest run is caught: a lost ack, an effect
 // counted twice, time going back, a dead letter it never heard of.
 func TestCheckerCatches(t *testing.T) {
+	// the queue's own kinds, by their trace names
+	th, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, err := engine.NewWorld(th, th.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queueKinds := kindsOf(tw)
+	if queueKinds.Std("renew") == 0 || queueKinds.Std("answer") == 0 {
+		t.Fatalf("the queue's world names no renew or answer kind: %v", queueKinds.std)
+	}
 	cases := []struct {
 		name, incident string
-		match          func(e *engine.Event) bool
+		match          match
 		edit           func(e *engine.Event) bool
 		want           string
 	}{
-		{"an ack dropped", "christmas-friday", func(e *engine.Event) bool { return e.Kind == engine.EvAck },
+		{"an ack dropped", "christmas-friday", named("ack"),
 			func(*engine.Event) bool { return false }, "in flight"},
-		{"time going back", "christmas-friday", func(e *engine.Event) bool { return e.Pos == 50 },
+		{"time going back", "christmas-friday", func(_ *engine.World, e *engine.Event) bool { return e.Pos == 50 },
 			func(e *engine.Event) bool { e.T -= engine.Hour; return true }, "time went back"},
-		{"a dead letter unheard of", "christmas-friday", func(e *engine.Event) bool { return e.Kind == engine.EvDLQ },
+		{"a dead letter unheard of", "christmas-friday", named("dlq"),
 			func(*engine.Event) bool { return false }, "DLQ"},
-		{"a lease expiry missed", "thursday", func(e *engine.Event) bool { return e.Kind == engine.EvLeaseExpired },
-			func(e *engine.Event) bool { e.Kind = engine.EvRenew; return true }, "delivered while in flight"},
-		{"an answer without an ack before", "thursday", func(e *engine.Event) bool { return e.Kind == engine.EvAckRefused },
-			func(e *engine.Event) bool { e.Kind = engine.EvAnswer; return true }, "never acked before"},
-		{"an alert unheard of", "christmas-friday", func(e *engine.Event) bool { return e.Kind == engine.EvAlert },
+		{"a lease expiry missed", "thursday", named("lease_expired"),
+			func(e *engine.Event) bool { e.Kind = queueKinds.Std("renew"); return true }, "delivered while in flight"},
+		{"an answer without an ack before", "thursday", named("ack_refused"),
+			func(e *engine.Event) bool { e.Kind = queueKinds.Std("answer"); return true }, "never acked before"},
+		{"an alert unheard of", "christmas-friday", named("alert"),
 			func(*engine.Event) bool { return false }, "summary alerts"},
 		{"an effect told twice", "christmas-friday", nil, nil, "duplicate_effects"},
 	}
