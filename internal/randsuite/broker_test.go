@@ -1,6 +1,7 @@
 package randsuite
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -119,5 +120,32 @@ func TestRandomForksFromChangedState(t *testing.T) {
 				t.Errorf("%d of %d forks from a changed state of %s break an invariant", bad, n, spec.ID)
 			}
 		})
+	}
+}
+
+// TestRulesKnowTheirKinds: the rules find a family's kinds by their trace
+// names; a name the family no longer gives would silently check nothing.
+// Every bundled incident gets rules, and every kind they look up exists.
+func TestRulesKnowTheirKinds(t *testing.T) {
+	for _, spec := range incidents.All() {
+		w, err := engine.NewWorld(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ck := NewChecker(spec)
+		w.Step(ck)
+		if ck.rules == nil {
+			t.Errorf("%s (family %q): no broker rules", spec.ID, familyName(spec))
+			continue
+		}
+		v := reflect.ValueOf(ck.rules).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			if f := v.Field(i); f.Type() == reflect.TypeOf(engine.Kind(0)) && f.Uint() == 0 {
+				t.Errorf("%s: the rules' kind %s names no kind of the family's", spec.ID, v.Type().Field(i).Name)
+			}
+		}
+		if ck.queue && (ck.evRenew == 0 || ck.evAnswer == 0 || ck.evRed == 0) {
+			t.Errorf("%s: the queue's renew, answer or redrive kind not found", spec.ID)
+		}
 	}
 }

@@ -296,6 +296,11 @@ func TestCheckerCatches(t *testing.T) {
 		if ck.Finish(w, w.Summarize("")); len(ck.Errs()) > 0 {
 			t.Errorf("the honest %s run: %v", id, ck.Errs())
 		}
+		// the liveness check reads the queue's workers off its start event
+		// and its rules are the queue's: neither may be missing
+		if !ck.queue || ck.workers == 0 || ck.rules == nil {
+			t.Errorf("%s: the checker took it for the queue %v, saw %d workers start, rules %T", id, ck.queue, ck.workers, ck.rules)
+		}
 	}
 }
 
