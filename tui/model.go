@@ -9,7 +9,8 @@ import (
 	"inflight/engine"
 )
 
-// state is which screen has the keyboard.
+// state is which screen has the keyboard: its row in the screens' table
+// (screens.go).
 type state int
 
 const (
@@ -27,7 +28,8 @@ const (
 )
 
 // Model is the explorer's root model, one per session. It routes keys to
-// the active screen and owns the explorer; panes and screens only draw.
+// the active screen (the table in screens.go) and owns the explorer;
+// panes and screens only draw.
 type Model struct {
 	common // the session's renderer, styles, keys and the size drawn in
 	x      *engine.Explorer
@@ -110,8 +112,9 @@ func (m Model) Init() tea.Cmd {
 // hold on every screen first (ctrl+c; while a job runs, its own keys),
 // then the sizes, which every screen gets, then the app's messages (jobs,
 // charts, autoplay, the stage), and the rest of the keys to the active
-// screen. Every screen is a component with its own KeyMap, SetSize,
-// Update and View; it asks the root to act through its done outcome.
+// screen. Every screen is a component with its own keys, SetSize, Update
+// and View (the screen interface, screens.go); its onKey acts on the root
+// as its Update's outcome asks.
 // After any move the panes' snapshot is reread, here and never in View.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	before := m.x.Pos()

@@ -22,8 +22,8 @@ type screen interface {
 // row (and the key that opens it).
 type screenDef struct {
 	name string // the state's name, and the stage's (StageScreen.Kind)
-	// of is the screen's component in m; nil for the main view, which the
-	// root draws and answers itself (main.go)
+	// of is the screen's component in m; nil for the main view, whose
+	// keys and mouse mainScreen answers and which mainView draws
 	of func(m *Model) screen
 	// prompt screens are drawn on the news line, over the main view
 	// (the jump's clock prompt), and sized to it
@@ -35,6 +35,9 @@ type screenDef struct {
 	// a presenter resuming); the screens that read the engine run their
 	// job
 	open func(m *Model, s StageScreen)
+	// scroll scrolls the open screen as the stage's s does; nil for a
+	// screen that does not scroll
+	scroll func(m *Model, s StageScreen)
 }
 
 // screens is the table of screens, by the state that has the keyboard.
@@ -62,7 +65,8 @@ func init() {
 			save: func(m *Model) StageScreen {
 				return StageScreen{A: branchIndex(m.x, m.compare.a), B: branchIndex(m.x, m.compare.b), Off: m.compare.off}
 			},
-			open: func(m *Model, _ StageScreen) { compareJob(m.x, &m.snap, m.sel).run(m) }},
+			open:   func(m *Model, _ StageScreen) { compareJob(m.x, &m.snap, m.sel).run(m) },
+			scroll: func(m *Model, s StageScreen) { m.compare.off = s.Off }},
 		stateExercises: {name: "exercises", of: func(m *Model) screen { return &m.exercises },
 			save: func(m *Model) StageScreen { return StageScreen{Row: m.exercises.row} },
 			open: func(m *Model, s StageScreen) {
@@ -133,6 +137,14 @@ func openStaged(m *Model, s StageScreen) bool {
 		}
 	}
 	return false
+}
+
+// scrollStaged scrolls the open screen as the stage's s does, when s is
+// that screen's: a scroll only scrolls the open screen.
+func scrollStaged(m *Model, s StageScreen) {
+	if d := screens[m.state]; d.scroll != nil && d.name == s.Kind {
+		d.scroll(m, s)
+	}
 }
 
 // sizeScreens gives every screen the body's size at the layout m leaves:

@@ -265,13 +265,7 @@ func (m *Model) showStage(st StageState, reopen bool, now int64) error {
 	if reopen {
 		m.openScreen(st.Screen)
 	}
-	// a scroll only scrolls the open screen
-	switch s := st.Screen; {
-	case s.Kind == "story" && m.state == stateStory:
-		m.story.off = s.Off
-	case s.Kind == "compare" && m.state == stateCompare:
-		m.compare.off = s.Off
-	}
+	scrollStaged(m, st.Screen) // the screens' table (screens.go)
 	// after the screen: a screen's job pauses
 	m.play.on = st.Playing
 	m.play.speed = speedIndex(st.Speed)
