@@ -18,8 +18,10 @@ type screen interface {
 	onKey(m *Model, k tea.KeyMsg) tea.Cmd
 }
 
-// screenDef is one screen's row in the table: adding a screen is adding a
-// row (and the key that opens it).
+// screenDef is one screen's row in the table. Adding a screen is a state
+// (before numStates, model.go), its component (a field of Model with the
+// screen methods) and a row here, plus the key that opens it; sizing,
+// keys, the help bar, the view and the stage all go through the row.
 type screenDef struct {
 	name string // the state's name, and the stage's (StageScreen.Kind)
 	// of is the screen's component in m; nil for the main view, whose
