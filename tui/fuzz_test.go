@@ -64,7 +64,7 @@ func randomInput(t *testing.T, seed uint64, n int, o Options, path *[]string) {
 	r := rand.New(rand.NewPCG(seed, 2))
 	// as under a server: a session's event budget bounds every job a
 	// key starts (a hunt, a far fork), whose end a step may wait for
-	o.Shared = NewShared(engine.Limits{Events: 2_000_000, EventsFlag: "--max-events"}, nil, 2)
+	o.Shared = NewShared(engine.Limits{Events: 300_000, EventsFlag: "--max-events"}, nil, 2)
 	m := newTest(t, o, 120, 40)
 	still := time.Unix(0, 0)
 	m.play.clock = func() time.Time { return still }

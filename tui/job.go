@@ -28,7 +28,7 @@ type job struct {
 	id    int
 	label string
 	meter *engine.Meter
-	base  *engine.Explorer // the explorer the clone was taken from
+	base  int64            // the bytes the explorer held when the clone was taken
 	clone *engine.Explorer // the clone worked on
 	x     *engine.Explorer // what to swap in: the clone, or a new explorer
 	start time.Time
@@ -105,7 +105,7 @@ func (r *jobRunner) startLine(x *engine.Explorer, label string, line func() stri
 	r.cancel()
 	r.seq++
 	c := x.Clone()
-	j = &job{id: r.seq, label: label, meter: engine.NewMeter(), base: x, clone: c, x: c,
+	j = &job{id: r.seq, label: label, meter: engine.NewMeter(), base: x.Bytes(), clone: c, x: c,
 		start: time.Now(), done: make(chan struct{}), apply: apply, fail: fail, line: line,
 		slots: r.slots, pool: r.pool, gate: r.gate}
 	j.meter.SetTotal(total)
@@ -258,7 +258,7 @@ func (j *job) release(kept bool) {
 	}
 	switch {
 	case !kept:
-		j.pool.Release(max(0, j.clone.Bytes()-j.base.Bytes()))
+		j.pool.Release(max(0, j.clone.Bytes()-j.base))
 	case j.x != j.clone:
 		// a new explorer replaces the old one and its clone
 		j.pool.Release(j.clone.Bytes())
