@@ -397,7 +397,7 @@ func (s *mainScreen) reset(m *Model) {
 	m.exercise = nil
 	m.exercises.row = 0
 	m.branches.row = 0
-	s.panes = [numPanes]int{}
+	s.scroll = [maxPanes]int{}
 	m.at = x.World().Now
 	m.refresh(true)
 }
