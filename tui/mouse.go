@@ -46,7 +46,7 @@ func (s *mainScreen) mouse(m *Model, msg tea.MouseMsg) tea.Cmd {
 	c := l.chart
 	if ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress && ev.X >= c.x && ev.X < c.x+c.w && ev.Y >= c.y && ev.Y <= c.y+c.h && mv.chartReady() {
 		t0, t1 := mv.chartSpan()
-		m.pause()
+		m.play.pause()
 		if news := m.follower.detach(); news != "" {
 			m.flash = news
 		}
