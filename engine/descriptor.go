@@ -16,7 +16,12 @@ type Descriptor struct {
 	// Actions are the operator actions the family carries out (see
 	// OperatorSpec and FamilyOperator): the queue's repair_redrive.
 	Actions []OperatorAction
-	New     func(p *Params) Family
+	// ExploreMax caps, by knob name, the probabilities worth drawing for
+	// random runs (the random suite): a fault rate applied to a run of
+	// fixed, large size (stagefront's 200,000 sales) takes it past any
+	// event budget long before 1. Nil: a knob's whole range.
+	ExploreMax map[string]float64
+	New        func(p *Params) Family
 }
 
 // KnobNames lists the knobs the family reads, in its order.

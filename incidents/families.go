@@ -46,3 +46,20 @@ func familyNames() []string {
 	}
 	return names
 }
+
+// Families lists the registry's descriptors, sorted by name: for tools
+// that go through the registry instead of importing the families.
+func Families() []*engine.Descriptor { return append([]*engine.Descriptor(nil), families...) }
+
+// FamilyOf is the descriptor of the family spec runs, or nil for a spec
+// whose knobs are no registered family's.
+func FamilyOf(spec *engine.Spec) *engine.Descriptor {
+	own := spec.Params.Knobs()
+	for _, d := range families {
+		// a spec's knobs are its family's table (Descriptor.Params)
+		if len(own) > 0 && len(d.Knobs.List) > 0 && own[0] == d.Knobs.List[0] {
+			return d
+		}
+	}
+	return nil
+}
