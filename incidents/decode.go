@@ -327,6 +327,12 @@ func (r *reader) decodeStruct(path string, n ast.Node, v reflect.Value, depth in
 			continue
 		}
 		r.pos[p] = valuePos(kv, pos)
+		if f := v.Field(i); f.Type() == sectionsType {
+			var e entries
+			r.decode(p, kv.Value, reflect.ValueOf(&e).Elem(), "", depth+1)
+			f.Set(reflect.Append(f, reflect.ValueOf(section{Name: k, Entries: e})))
+			continue
+		}
 		r.decode(p, kv.Value, v.Field(i), t.Field(i).Tag.Get("text"), depth+1)
 	}
 }
@@ -381,9 +387,11 @@ func editDistance(a, b string, max int) int {
 	return prev[len(b)]
 }
 
+// fieldIndex is the field a key decodes into: the one tagged with it, or
+// the sections field for a family's knob section.
 func fieldIndex(t reflect.Type, key string) int {
 	for i := 0; i < t.NumField(); i++ {
-		if t.Field(i).Tag.Get("yaml") == key {
+		if f := t.Field(i); f.Tag.Get("yaml") == key || f.Type == sectionsType && contains(familySections, key) {
 			return i
 		}
 	}
@@ -393,6 +401,10 @@ func fieldIndex(t reflect.Type, key string) int {
 func keysOf(t reflect.Type) []string {
 	var ks []string
 	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Type == sectionsType {
+			ks = append(ks, familySections...)
+			continue
+		}
 		ks = append(ks, t.Field(i).Tag.Get("yaml"))
 	}
 	return ks

@@ -15,23 +15,24 @@ type file struct {
 	Featured *int32 `yaml:"featured"`
 	// FeaturedKnobs are the knobs the lesson is about, first in the fork
 	// form: featured_knobs: [visibility_timeout, late_ack]
-	FeaturedKnobs []string   `yaml:"featured_knobs"`
-	Sources       []source   `yaml:"sources"`
-	Broker        entries    `yaml:"broker"`
-	Workers       workers    `yaml:"workers"`
-	Handler       entries    `yaml:"handler"`
-	Provider      entries    `yaml:"provider"`
-	Family        string     `yaml:"family"`
-	Params        entries    `yaml:"params"`
-	Pins          []pin      `yaml:"pins"`
-	Alerts        []alert    `yaml:"alerts"`
-	WouldHave     []alert    `yaml:"would_have"`
-	Operators     []operator `yaml:"operators"`
-	Bookmarks     []bookmark `yaml:"bookmarks"`
-	Expect        entries    `yaml:"expect"`
-	Forks         []fork     `yaml:"forks"`
-	Exercises     []exercise `yaml:"exercises"`
-	Properties    []property `yaml:"properties"`
+	FeaturedKnobs []string `yaml:"featured_knobs"`
+	Sources       []source `yaml:"sources"`
+	Workers       workers  `yaml:"workers"`
+	// Sections are the families' own knob sections (the queue's broker,
+	// handler and provider), as the file writes them: which family's
+	// they are is known only once family: is read
+	Sections   sections   `yaml:"-"`
+	Family     string     `yaml:"family"`
+	Params     entries    `yaml:"params"`
+	Pins       []pin      `yaml:"pins"`
+	Alerts     []alert    `yaml:"alerts"`
+	WouldHave  []alert    `yaml:"would_have"`
+	Operators  []operator `yaml:"operators"`
+	Bookmarks  []bookmark `yaml:"bookmarks"`
+	Expect     entries    `yaml:"expect"`
+	Forks      []fork     `yaml:"forks"`
+	Exercises  []exercise `yaml:"exercises"`
+	Properties []property `yaml:"properties"`
 }
 
 type source struct {
@@ -115,9 +116,24 @@ type entry struct {
 
 var entriesType = reflect.TypeOf(entries(nil))
 
-// knobSections says which knobs each section may set.
-var knobSections = map[string][]string{
-	"broker":   {"mode", "visibility_timeout", "max_receives", "late_ack"},
-	"handler":  {"ack", "claim", "claim_window", "crash_after_claim", "heartbeat"},
-	"provider": {"latency_min", "latency_max", "wedge_p"},
+// sections are the top-level knob sections a file writes, in file order.
+// The decoder takes every section a registered family declares
+// (familySections) and the builder checks them against the file's family.
+type sections []section
+
+type section struct {
+	Name    string
+	Entries entries
+}
+
+var sectionsType = reflect.TypeOf(sections(nil))
+
+// get is the section named name, if the file has it.
+func (ss sections) get(name string) entries {
+	for _, s := range ss {
+		if s.Name == name {
+			return s.Entries
+		}
+	}
+	return nil
 }
