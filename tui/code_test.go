@@ -3,7 +3,20 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"inflight/engine"
 )
+
+// parsedCode is s parsed, as the command line or the server hands a code
+// to New.
+func parsedCode(t testing.TB, s string) *engine.Code {
+	t.Helper()
+	c, err := engine.ParseCode(s)
+	if err != nil {
+		t.Fatalf("code %q: %v", s, err)
+	}
+	return &c
+}
 
 // TestCodeScreenUnderServe: under serve, y shows the ssh form at the
 // server's address; locally, inflight open. Both quote the code for a

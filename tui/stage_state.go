@@ -373,7 +373,7 @@ func restoreFork(f *forkForm, s StageFork) {
 // stage: a presenter who reconnects finds it where it was. A presenter
 // who opens a share code (ssh -t HOST open CODE) puts that on stage instead.
 func (o Options) resumable() (StageState, bool) {
-	if !o.Presenter || o.Stage == nil || o.Code != "" || o.Explorer != nil {
+	if !o.Presenter || o.Stage == nil || o.Code != nil || o.Explorer != nil {
 		return StageState{}, false
 	}
 	st, gen := o.Stage.State()
