@@ -159,7 +159,7 @@ func (m *Model) startExercise(ex engine.Exercise) tea.Cmd {
 		}
 		x.SeekTime(ex.At)
 		_, err := x.Fork(engine.ForkOptions{
-			Name: "exercise " + ex.Key + ": " + engine.ForkName(ex.Set, ex.Override, ex.At),
+			Name: ex.Branch(),
 			Pos:  x.Pos(), At: ex.At, Set: ex.Set, Override: ex.Override,
 		})
 		return x, err
