@@ -91,7 +91,10 @@ func (r *reader) build(f *file) *engine.Spec {
 	if f.Workers.Start != "" {
 		s.Workers.Start = r.clock("$.workers.start", f.Workers.Start, false)
 	}
-	if f.Workers.RestartAfter != "" {
+	if f.Workers.RestartAfter != "" && !contains(s.Knobs, "restart_after") {
+		// the family reads no such knob: the value would be dropped
+		r.at("$.workers.restart_after", "knob \"restart_after\" does not apply to this incident (its knobs: %s)", strings.Join(sorted(s.Knobs), ", "))
+	} else if f.Workers.RestartAfter != "" {
 		set = append(set, engine.Setting{Knob: "restart_after", Value: f.Workers.RestartAfter})
 		where["restart_after"] = "$.workers.restart_after"
 	}

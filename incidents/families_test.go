@@ -81,6 +81,12 @@ func TestSectionsAreTheirFamilys(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "broker is a section of the queue's incidents; family db-down's knobs go under params") {
 		t.Errorf("broker in db-down: %v", err)
 	}
+	// workers.restart_after sets the knob of that name: refused, not
+	// dropped, for a family that reads none
+	dd := strings.Replace(string(data), "  per_box: 1\n", "  per_box: 1\n  restart_after: 2s\n", 1)
+	if _, err := Parse("db-down.yaml", []byte(dd)); err == nil || !strings.Contains(err.Error(), `knob "restart_after" does not apply to this incident (its knobs: breaker)`) {
+		t.Errorf("workers.restart_after in db-down: %v", err)
+	}
 	_, err = Parse("tiny.yaml", []byte(minimal+"params:\n  mode: ordered\n"))
 	if err == nil || !strings.Contains(err.Error(), "params is for incidents with a family; the queue's knobs go under broker, handler and provider") {
 		t.Errorf("params in a queue file: %v", err)
