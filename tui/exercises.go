@@ -161,7 +161,7 @@ func startExercise(m *Model, ex engine.Exercise) tea.Cmd {
 		}
 		x.SeekTime(ex.At)
 		_, err := x.Fork(engine.ForkOptions{
-			Name: "exercise " + ex.Key + ": " + engine.ForkName(ex.Set, ex.Override, ex.At),
+			Name: ex.Branch(),
 			Pos:  x.Pos(), At: ex.At, Set: ex.Set, Override: ex.Override,
 		})
 		return x, err

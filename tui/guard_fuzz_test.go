@@ -125,7 +125,13 @@ func FuzzFramesCarryNoControls(f *testing.F) {
 			c := code
 			c.Forks = []engine.CodeFork{code.Forks[0]}
 			c.Forks[0].Name = data
-			m, err := colourTest(t, Options{Code: c.String()}, w, h)
+			// as the server hands it on: parsed from the text
+			pc, err := engine.ParseCode(c.String())
+			if err != nil {
+				frameSafe(t, "the code's refusal", err.Error())
+				return
+			}
+			m, err := colourTest(t, Options{Code: &pc}, w, h)
 			if err != nil {
 				frameSafe(t, "the code's refusal", err.Error())
 				return

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"inflight/incidents"
 )
 
 // Share codes a presenter could have on stage: the stage refuses a
@@ -37,7 +39,7 @@ func realQuestion(t *testing.T) PollShared {
 // TestQuestionCheck: every question of every bundled incident passes;
 // the forged ones of the issue and their neighbours do not.
 func TestQuestionCheck(t *testing.T) {
-	for _, spec := range bundled() {
+	for _, spec := range incidents.All() {
 		for _, ex := range spec.Exercises {
 			if len(ex.Choices) == 0 {
 				continue

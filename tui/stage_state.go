@@ -98,11 +98,7 @@ func (m *Model) stageScreen() StageScreen {
 func branchLine(x *engine.Explorer, b *engine.Branch) engine.Code {
 	c := engine.Code{Incident: x.Spec.ID, Seed: x.Seed, Set: x.Set, Cursor: b.ForkPos}
 	for _, p := range b.Path()[1:] {
-		f := engine.CodeFork{Pos: p.ForkPos, At: p.ForkAt, Set: p.Changes, Override: p.Override}
-		if p.Name != engine.ForkName(p.Changes, p.Override, p.ForkAt) {
-			f.Name = p.Name
-		}
-		c.Forks = append(c.Forks, f)
+		c.Forks = append(c.Forks, x.CodeFork(p))
 	}
 	return c
 }
@@ -113,14 +109,11 @@ func branchLine(x *engine.Explorer, b *engine.Branch) engine.Code {
 func addLine(x *engine.Explorer, c engine.Code) (*engine.Branch, error) {
 	cur := x.Branches()[0]
 	for i, f := range c.Forks {
-		name := f.Name
-		if name == "" {
-			name = engine.ForkName(f.Set, f.Override, f.At)
-		}
+		name := x.ForkNameOf(f)
 		var next *engine.Branch
 		for _, b := range x.Branches() {
 			if b.Parent == cur && b.Name == name && (f.Pos < 0 || b.ForkPos == f.Pos) &&
-				slices.Equal(b.Changes, f.Set) && sameOverride(b.Override, f.Override) {
+				slices.Equal(b.Changes, f.Set) && sameOverride(b.Override, f.Override) && slices.Equal(b.Faults, f.Faults) {
 				next = b
 				break
 			}
@@ -135,7 +128,7 @@ func addLine(x *engine.Explorer, c engine.Code) (*engine.Branch, error) {
 			if x.Pos() != pos {
 				return nil, fmt.Errorf("fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
 			}
-			b, err := x.Fork(engine.ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override})
+			b, err := x.Fork(engine.ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults})
 			if err != nil {
 				return nil, fmt.Errorf("fork %d: %w", i+1, err)
 			}
@@ -318,7 +311,7 @@ func restoreFork(f *forkForm, s StageFork) {
 // stage: a presenter who reconnects finds it where it was. A presenter
 // who opens a share code (ssh -t HOST open CODE) puts that on stage instead.
 func (o Options) resumable() (StageState, bool) {
-	if !o.Presenter || o.Stage == nil || o.Code != "" || o.Explorer != nil {
+	if !o.Presenter || o.Stage == nil || o.Code != nil || o.Explorer != nil {
 		return StageState{}, false
 	}
 	st, gen := o.Stage.State()
