@@ -8,6 +8,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"inflight/stage"
 )
 
 // room is a presenter and followers sharing one stage, as serve makes
@@ -195,7 +197,7 @@ func TestLeavingEndsTheWait(t *testing.T) {
 		t.Fatalf("%d waiting; want 2", w)
 	}
 	f := synced(fs[0]) // it has read the question: its next wait blocks
-	releaseEnds(t, f, f.watchPoll(), pollWait/2, "the poll")
+	releaseEnds(t, f, f.watchPoll(), stage.PollWait/2, "the poll")
 	if w := st.Poll().State().Waiting; w != 1 {
 		t.Fatalf("%d waiting after one follower left; want 1", w)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
 // onStage is a presenter on s at the second bookmark, at speed index sp,
@@ -36,7 +37,7 @@ func tick(p Model) Model {
 }
 
 // clocked is the state on stage, which must be anchored, and its code.
-func clocked(t *testing.T, s *Stage) (StageState, engine.Code, uint64) {
+func clocked(t *testing.T, s *Stage) (stage.State, engine.Code, uint64) {
 	t.Helper()
 	st, gen := s.State()
 	if st.Clock == nil || st.Clock.Wall == 0 {
@@ -183,7 +184,7 @@ func TestStageClockTwoProcesses(t *testing.T) {
 		if fa == "" || fa != fb || ga != gb || ba != beat || bb != beat {
 			t.Fatalf("beat %d: the two processes drew different frames (beats %d, %d):\n%s\n%s", i, ba, bb, fa, fb)
 		}
-		want := clockMoment(c.At, st.Speed, st.Clock.Wall, beat)
+		want := stage.ClockMoment(c.At, st.Speed, st.Clock.Wall, beat)
 		for _, sg := range []*Stage{a, b} {
 			if at := sg.frames.mirrors[ascii].m.at; at != want {
 				t.Fatalf("beat %d: the frame shows %s, want %s", i, at.Clock(), want.Clock())

@@ -4,57 +4,14 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
+	"inflight/stage"
 )
-
-func TestStageConcurrent(t *testing.T) {
-	s := NewStage()
-	if st, gen := s.State(); st.Code != "" || gen != 0 {
-		t.Fatal("a new stage is not empty")
-	}
-	ch := s.Changed(0)
-	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-ch
-			s.State()
-		}()
-	}
-	s.Publish(StageState{Code: "a"})
-	s.Publish(StageState{Code: "a"}) // no change, no new generation
-	wg.Wait()
-	if st, gen := s.State(); st.Code != "a" || gen != 1 {
-		t.Fatalf("current %q %d", st.Code, gen)
-	}
-	select {
-	case <-s.Changed(0):
-	default:
-		t.Fatal("Changed(old gen) is not closed")
-	}
-	select {
-	case <-s.Changed(1):
-		t.Fatal("Changed(current gen) is closed")
-	default:
-	}
-	// the last presenter leaving says so; coming back clears it
-	s.Arrive()
-	s.Leave()
-	if st, gen := s.State(); !st.Away || gen != 2 {
-		t.Fatalf("away %v gen %d after the presenter left", st.Away, gen)
-	}
-	s.Arrive()
-	if st, _ := s.State(); st.Away {
-		t.Fatal("still away after the presenter came back")
-	}
-}
 
 // run executes a command the way the program would, with a deadline,
 // and returns the stage's message: a batch (the stage's wait beside a
@@ -125,7 +82,7 @@ func TestStageStateSerialises(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back StageState
+	var back stage.State
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +197,7 @@ func TestPresenterResumes(t *testing.T) {
 	}
 	// the stage plays on its clock meanwhile: the moment it gives now
 	c, _ := engine.ParseCode(after.Code)
-	now := clockMoment(c.At, after.Speed, after.Clock.Wall, stageMs(s.Now()))
+	now := stage.ClockMoment(c.At, after.Speed, after.Clock.Wall, stageMs(s.Now()))
 	if lineOf(q.shareCode()) != lineOf(p.shareCode()) || q.at < p.at || q.at > now || len(q.x.Branches()) != 2 || !q.play.on || !q.help.ShowAll {
 		t.Fatalf("resumed at %s (playing %v, help %v), left at %s, the clock at %s", q.shareCode(), q.play.on, q.help.ShowAll, p.shareCode(), now.Clock())
 	}

@@ -15,13 +15,13 @@ import (
 	"github.com/charmbracelet/log"
 	"github.com/redis/go-redis/v9"
 
-	"inflight/tui"
+	"inflight/stage"
 )
 
 // proc is one serve process as far as the stage goes: a stage and its
 // link.
 type proc struct {
-	stage *tui.Stage
+	stage *stage.Stage
 	link  *Link
 	log   *syncBuf
 }
@@ -59,10 +59,10 @@ func openProc(t *testing.T, raw string, opt Options) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{stage: tui.NewStage(), log: &syncBuf{}}
+	p := &proc{stage: stage.New(), log: &syncBuf{}}
 	opt.Logger = log.New(p.log)
 	p.link = Open(u, p.stage, opt)
-	t.Cleanup(func() { p.link.Close(); p.stage.Close() })
+	t.Cleanup(func() { p.link.Close() })
 	return p
 }
 
@@ -104,7 +104,7 @@ func TestPublishReachesTheOtherProcess(t *testing.T) {
 	a.stage.Arrive()
 	for i := range 5 {
 		code := sc("code-" + string(rune('a'+i)))
-		a.stage.Publish(tui.StageState{Code: code, Speed: 1})
+		a.stage.Publish(stage.State{Code: code, Speed: 1})
 		took := waitFor(t, time.Second, "B shows A's publish", func() bool { return b.code() == code })
 		t.Logf("publish %d reached the other process in %s", i, took)
 	}
@@ -127,8 +127,8 @@ func TestLateProcessCatchesUp(t *testing.T) {
 	a := openProc(t, redisURL(r), Options{})
 	waitFor(t, 5*time.Second, "A online", a.online)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("late"), Branches: []string{sc("late")}})
-	q := a.stage.Poll().Ask(tui.PollQuestion{Key: "q", Text: "why?", Choices: []string{"x", "y"}, Answer: 1})
+	a.stage.Publish(stage.State{Code: sc("late"), Branches: []string{sc("late")}})
+	q := a.stage.Poll().Ask(stage.PollQuestion{Key: "q", Text: "why?", Choices: []string{"x", "y"}, Answer: 1})
 	waitFor(t, 2*time.Second, "A's state in Redis", func() bool {
 		b := openRaw(t, r)
 		defer b.Close()
@@ -145,8 +145,7 @@ func TestLateProcessCatchesUp(t *testing.T) {
 	// A process whose presenter arrived before it connected, and has
 	// published nothing, is no authority yet: it catches up too.
 	u, _ := ParseURL(redisURL(r))
-	c := tui.NewStage()
-	defer c.Close()
+	c := stage.New()
 	c.Arrive()
 	cl := Open(u, c, Options{Logger: log.New(&syncBuf{})})
 	defer cl.Close()
@@ -162,7 +161,7 @@ func TestAnswersCountedOverProcesses(t *testing.T) {
 	pa, pb := a.stage.Poll(), b.stage.Poll()
 
 	a.stage.Arrive()
-	seq := pa.Ask(tui.PollQuestion{Key: "q", Text: "which?", Choices: []string{"x", "y", "z"}, Answer: 2})
+	seq := pa.Ask(stage.PollQuestion{Key: "q", Text: "which?", Choices: []string{"x", "y", "z"}, Answer: 2})
 	waitFor(t, time.Second, "B hears the question", func() bool { return pb.Shared().Seq == seq })
 
 	sa := pa.Session()
@@ -196,9 +195,9 @@ func TestRedisDownAndBack(t *testing.T) {
 	t.Parallel()
 	r, a, b := twoProcs(t)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("before")})
+	a.stage.Publish(stage.State{Code: sc("before")})
 	pa, pb := a.stage.Poll(), b.stage.Poll()
-	seq := pa.Ask(tui.PollQuestion{Key: "q", Text: "which?", Choices: []string{"x", "y"}, Answer: 0})
+	seq := pa.Ask(stage.PollQuestion{Key: "q", Text: "which?", Choices: []string{"x", "y"}, Answer: 0})
 	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("before") && pb.Shared().Seq == seq })
 
 	r.kill()
@@ -206,7 +205,7 @@ func TestRedisDownAndBack(t *testing.T) {
 	t.Logf("offline %s after Redis died", took)
 
 	// Each process keeps its stage: A's presenter moves on, B answers.
-	a.stage.Publish(tui.StageState{Code: sc("during")})
+	a.stage.Publish(stage.State{Code: sc("during")})
 	if a.code() != sc("during") {
 		t.Fatalf("A's stage did not take its presenter's publish while offline")
 	}
@@ -235,7 +234,7 @@ func TestKilledPresenterProcessLeavesTheStageAway(t *testing.T) {
 	t.Parallel()
 	_, a, b := twoProcs(t)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("c"), Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
+	a.stage.Publish(stage.State{Code: sc("c"), Playing: true, Speed: 2, Clock: &stage.Anchor{Wall: time.Now().UnixMilli()}})
 	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("c") })
 
 	a.link.Close() // no Leave: the process died
@@ -261,7 +260,7 @@ func TestTLSWithPassword(t *testing.T) {
 	a, b := openProc(t, good, Options{RootCAs: pool}), openProc(t, good, Options{RootCAs: pool})
 	waitFor(t, 5*time.Second, "both online over TLS", func() bool { return a.online() && b.online() })
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("tls")})
+	a.stage.Publish(stage.State{Code: sc("tls")})
 	waitFor(t, time.Second, "B follows over TLS", func() bool { return b.code() == sc("tls") })
 
 	// The password from the environment (serve --stage without one in
@@ -306,7 +305,7 @@ func TestRedisDownAtStart(t *testing.T) {
 	r.kill()
 	a := openProc(t, redisURL(r), Options{})
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("alone")})
+	a.stage.Publish(stage.State{Code: sc("alone")})
 	time.Sleep(time.Second) // several attempts, with backoff
 	if a.online() || a.code() != sc("alone") {
 		t.Fatalf("with no Redis: online %v, code %q; want offline, serving its own stage", a.online(), a.code())
@@ -327,10 +326,10 @@ func TestMessagesBoundedAndVersioned(t *testing.T) {
 	t.Parallel()
 	r, a, b := twoProcs(t)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("small")})
+	a.stage.Publish(stage.State{Code: sc("small")})
 	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("small") })
 
-	a.stage.Publish(tui.StageState{Code: strings.Repeat("x", maxMessage)})
+	a.stage.Publish(stage.State{Code: strings.Repeat("x", maxMessage)})
 	waitFor(t, time.Second, "A says the state is too big", func() bool { return strings.Contains(a.log.String(), "too big") })
 
 	raw := openRaw(t, r)
@@ -344,7 +343,7 @@ func TestMessagesBoundedAndVersioned(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a.stage.Publish(tui.StageState{Code: sc("after")})
+	a.stage.Publish(stage.State{Code: sc("after")})
 	waitFor(t, time.Second, "B follows what comes after", func() bool { return b.code() == sc("after") })
 	if !strings.Contains(b.log.String(), "stage message refused") {
 		t.Errorf("B did not log the refused messages:\n%s", b.log.String())
@@ -376,7 +375,7 @@ func TestDatabasesApart(t *testing.T) {
 	c := openProc(t, "redis://"+r.addr()+"/1", Options{})
 	waitFor(t, 5*time.Second, "online", func() bool { return a.online() && b.online() && c.online() })
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("hall-1")})
+	a.stage.Publish(stage.State{Code: sc("hall-1")})
 	waitFor(t, time.Second, "the same database follows", func() bool { return c.code() == sc("hall-1") })
 	if _, gen := b.stage.State(); gen != 0 {
 		t.Errorf("database 2 heard database 1: %q", b.code())
@@ -390,7 +389,7 @@ func TestReconnectPutsTheLatestStateOnAgain(t *testing.T) {
 	t.Parallel()
 	r, a, b := twoProcs(t)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("c"), Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
+	a.stage.Publish(stage.State{Code: sc("c"), Playing: true, Speed: 2, Clock: &stage.Anchor{Wall: time.Now().UnixMilli()}})
 	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("c") })
 
 	raw := openRaw(t, r)
@@ -449,7 +448,7 @@ func TestNoPresenterFlickerAfterItsProcessDied(t *testing.T) {
 	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
 	waitFor(t, 5*time.Second, "both online", func() bool { return a.online() && b.online() })
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("c"), Playing: true, Speed: 2, Clock: &tui.StageClock{Wall: time.Now().UnixMilli()}})
+	a.stage.Publish(stage.State{Code: sc("c"), Playing: true, Speed: 2, Clock: &stage.Anchor{Wall: time.Now().UnixMilli()}})
 	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("c") })
 	waitFor(t, 2*time.Second, "A's presence in Redis", func() bool {
 		return raw.Get(t.Context(), "test:presenter").Val() == a.link.proc
@@ -495,7 +494,7 @@ func TestPresenceKeyFollowsThePresenter(t *testing.T) {
 	a := openProc(t, redisURL(r), Options{})
 	waitFor(t, 5*time.Second, "A online", a.online)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("p")})
+	a.stage.Publish(stage.State{Code: sc("p")})
 	present := func() bool { return raw.Get(t.Context(), "test:presenter").Val() == a.link.proc }
 	waitFor(t, time.Second, "A's presence set with its state", present)
 	if ttl := raw.PTTL(t.Context(), "test:presenter").Val(); ttl <= 0 || ttl > presentFor {
