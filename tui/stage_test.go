@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +13,31 @@ import (
 	"inflight/engine"
 	"inflight/stage"
 )
+
+// testClock is a stage's clock in a test: it moves only when the test
+// moves it, so no test waits for real time to pass or reads it.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// clockedStage is an empty stage on a clock of the test's.
+func clockedStage() (*Stage, *testClock) {
+	c := &testClock{t: time.UnixMilli(1_700_000_000_000)}
+	return &Stage{Stage: stage.NewWithClock(c.Now)}, c
+}
 
 // run executes a command the way the program would, with a deadline,
 // and returns the stage's message: a batch (the stage's wait beside a
@@ -180,16 +206,18 @@ func TestPresenterAndFollower(t *testing.T) {
 // A presenter who comes back finds the stage where it was: the branches,
 // the moment, the open screen, the play state.
 func TestPresenterResumes(t *testing.T) {
-	s := NewStage()
+	s, clk := clockedStage()
 	p := newTest(t, Options{Stage: s, Presenter: true}, 120, 40)
 	p = press(p, "]", "]", "f", "enter", "l", "l", "+", "+", "space")
 	for range 5 {
+		clk.Add(frame)
 		nm, _ := p.Update(playTickMsg{gen: p.play.gen})
 		p = nm.(Model)
 	}
 	p = press(p, "?")
 	before, _ := s.State()
 	p.Release()
+	clk.Add(time.Second)
 	q := newTest(t, Options{Stage: s, Presenter: true}, 80, 24)
 	after, _ := s.State()
 	if !reflect.DeepEqual(before, after) {
@@ -198,7 +226,7 @@ func TestPresenterResumes(t *testing.T) {
 	// the stage plays on its clock meanwhile: the moment it gives now
 	c, _ := engine.ParseCode(after.Code)
 	now := stage.ClockMoment(c.At, after.Speed, after.Clock.Wall, stageMs(s.Now()))
-	if lineOf(q.shareCode()) != lineOf(p.shareCode()) || q.at < p.at || q.at > now || len(q.x.Branches()) != 2 || !q.play.on || !q.help.ShowAll {
+	if lineOf(q.shareCode()) != lineOf(p.shareCode()) || q.at <= p.at || q.at != now || len(q.x.Branches()) != 2 || !q.play.on || !q.help.ShowAll {
 		t.Fatalf("resumed at %s (playing %v, help %v), left at %s, the clock at %s", q.shareCode(), q.play.on, q.help.ShowAll, p.shareCode(), now.Clock())
 	}
 	if q.Init() == nil {
