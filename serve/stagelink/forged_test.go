@@ -72,7 +72,7 @@ func TestForgedMessagesRefused(t *testing.T) {
 	r, a, b := twoProcs(t)
 	a.stage.Arrive()
 	a.stage.Publish(stage.State{Code: sc("before")})
-	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("before") })
+	waitFor(t, "B follows", func() bool { return b.code() == sc("before") })
 
 	raw := openRaw(t, r)
 	defer raw.Close()
@@ -86,7 +86,7 @@ func TestForgedMessagesRefused(t *testing.T) {
 		}
 	}
 	a.stage.Publish(stage.State{Code: sc("after")})
-	waitFor(t, 10*time.Second, "B follows what comes after the flood", func() bool { return b.code() == sc("after") })
+	waitFor(t, "B follows what comes after the flood", func() bool { return b.code() == sc("after") })
 	elapsed := time.Since(start)
 	if sh := b.stage.Poll().Shared(); sh.Seq != 0 || sh.Open {
 		t.Fatalf("a forged question is up on B: %+v", sh)
@@ -107,8 +107,8 @@ func TestForgedMessagesRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := openProc(t, redisURL(r), Options{})
-	waitFor(t, 5*time.Second, "C online", c.online)
-	waitFor(t, 5*time.Second, "C logs the refusal", func() bool { return strings.Contains(c.log.String(), "stage message refused") })
+	waitFor(t, "C online", c.online)
+	waitFor(t, "C logs the refusal", func() bool { return strings.Contains(c.log.String(), "stage message refused") })
 	if sh := c.stage.Poll().Shared(); sh.Seq != 0 || sh.Open {
 		t.Fatalf("a forged question from the keys is up on C: %+v", sh)
 	}
@@ -119,7 +119,7 @@ func TestForgedMessagesRefused(t *testing.T) {
 
 	// the presenter's real question still reaches both
 	seq := a.stage.Poll().Ask(stage.PollQuestion{Incident: "thursday", Key: "5", Text: "which?", Choices: []string{"x", "y"}, Answer: 1})
-	waitFor(t, 2*time.Second, "B and C hear the real question", func() bool {
+	waitFor(t, "B and C hear the real question", func() bool {
 		return b.stage.Poll().Shared().Seq == seq && c.stage.Poll().Shared().Seq == seq
 	})
 }

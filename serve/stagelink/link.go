@@ -29,6 +29,7 @@ import (
 	"math"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -81,6 +82,7 @@ type Link struct {
 	done   chan struct{}
 	wake   chan struct{} // the mailbox has something; capacity 1
 	close  sync.Once
+	tries  atomic.Int64 // connections tried, which tests wait on
 
 	mu     sync.Mutex
 	out    outbox
@@ -94,12 +96,17 @@ type Link struct {
 	presenter string          // the process the presenter's state came from
 	heardAt   time.Time       // when presenter last spoke
 	seen      seenState       // the last state applied
-	last      *stage.State // and that state, as its sender sent it
+	last      *stage.State    // and that state, as its sender sent it
 	holding   bool            // NAME:presenter may be this process's
 	tallySeq  uint64
 	tally     []int
 	warnedAt  time.Time // bad messages are logged at most every warnEvery
 	unwarned  int       // and those refused since, unlogged
+
+	// now is the clock silences and beats' ages are read off (the
+	// process's; a test's own). Connecting, its backoff and the beat's
+	// tickers keep real time.
+	now func() time.Time
 }
 
 // outbox is what waits to be sent: the latest state and question, and
@@ -161,6 +168,7 @@ func Open(u URL, s *stage.Stage, opt Options) *Link {
 		done: make(chan struct{}), wake: make(chan struct{}, 1),
 		out:   outbox{answers: map[uint64]int{}, unsent: map[uint64]bool{}},
 		beats: map[string]beat{},
+		now:   time.Now,
 	}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	s.SetOnline(false) // until connected
@@ -227,6 +235,7 @@ func (l *Link) run() {
 	backoff := minBackoff
 	for {
 		start := time.Now()
+		l.tries.Add(1)
 		up, err := l.session()
 		if l.ctx.Err() != nil {
 			return

@@ -28,14 +28,14 @@ func (k keys) tally(seq uint64) string   { return k.name + ":tally:" + strconv.F
 
 // envelope is every message on the channel and in the keys.
 type envelope struct {
-	V        int             `json:"v"`
-	Proc     string          `json:"proc"`
-	Kind     string          `json:"kind"` // state, question, tally, beat
-	Rev      uint64          `json:"rev,omitempty"`
-	State    *stage.State `json:"state,omitempty"`
+	V        int               `json:"v"`
+	Proc     string            `json:"proc"`
+	Kind     string            `json:"kind"` // state, question, tally, beat
+	Rev      uint64            `json:"rev,omitempty"`
+	State    *stage.State      `json:"state,omitempty"`
 	Question *stage.PollShared `json:"question,omitempty"`
-	Tally    *tallyMsg       `json:"tally,omitempty"`
-	Beat     *beatMsg        `json:"beat,omitempty"`
+	Tally    *tallyMsg         `json:"tally,omitempty"`
+	Beat     *beatMsg          `json:"beat,omitempty"`
 }
 
 type tallyMsg struct {

@@ -40,7 +40,7 @@ func (l *Link) catchUp(ctx context.Context) error {
 		l.out.unsent[s] = true
 	}
 	if l.presenter != "" && authority {
-		l.heardAt = time.Now() // the outage was ours, not its silence
+		l.heardAt = l.now() // the outage was ours, not its silence
 	}
 	l.mu.Unlock()
 	l.poke()
@@ -81,7 +81,7 @@ func (l *Link) readStage(ctx context.Context) error {
 		l.presenter = "" // its own beats are not heard, and need not be
 	}
 	if present != "" {
-		l.heardAt = time.Now().Add(min(left-presentFor, 0))
+		l.heardAt = l.now().Add(min(left-presentFor, 0))
 	}
 	l.mu.Unlock()
 	if b, err := st.Bytes(); err == nil {
