@@ -5,6 +5,7 @@ package stagelink
 import (
 	"bytes"
 	"crypto/tls"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -45,7 +46,7 @@ func (s *syncBuf) String() string {
 
 // twoProcs is a private Redis and two processes linked through it, both
 // online.
-func twoProcs(t *testing.T) (*redisProc, *proc, *proc) {
+func twoProcs(t testing.TB) (*redisProc, *proc, *proc) {
 	t.Helper()
 	r := startRedis(t, nil, "")
 	a, b := openProc(t, redisURL(r), Options{}), openProc(t, redisURL(r), Options{})
@@ -53,7 +54,7 @@ func twoProcs(t *testing.T) (*redisProc, *proc, *proc) {
 	return r, a, b
 }
 
-func openProc(t *testing.T, raw string, opt Options) *proc {
+func openProc(t testing.TB, raw string, opt Options) *proc {
 	t.Helper()
 	u, err := ParseURL(raw)
 	if err != nil {
@@ -83,7 +84,7 @@ const hung = 2 * time.Minute
 
 // waitFor polls cond until it holds and returns how long that took, for
 // the log: how long a link takes is no test's to assert.
-func waitFor(t *testing.T, what string, cond func() bool) time.Duration {
+func waitFor(t testing.TB, what string, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for !cond() {
@@ -522,4 +523,21 @@ func TestPresenceKeyFollowsThePresenter(t *testing.T) {
 		st, _ := b.stage.State()
 		return st.Code == sc("p") && !st.Away
 	})
+}
+
+// How long a state published on one process takes to be on the other's
+// stage: the latency TestPublishReachesTheOtherProcess logs.
+func BenchmarkPublishReachesTheOtherProcess(b *testing.B) {
+	_, p, q := twoProcs(b)
+	p.stage.Arrive()
+	b.ResetTimer()
+	for i := range b.N {
+		code := sc(fmt.Sprintf("bench-%d", i))
+		_, gen := q.stage.State()
+		p.stage.Publish(stage.State{Code: code})
+		for q.code() != code {
+			<-q.stage.Changed(gen)
+			_, gen = q.stage.State()
+		}
+	}
 }
