@@ -70,3 +70,49 @@ func TestQuestionCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestStateCheck: a state a presenter could send passes; forged codes and
+// numbers do not, and Receive leaves the stage as it was.
+func TestStateCheck(t *testing.T) {
+	line := "thursday@1/p1@19:40:00#1.00000000~2;n1=mine"
+	base := State{Code: line, Branches: []string{"thursday@1#end.00000000", line}, Speed: 10, Screen: Screen{Kind: "branches", Row: 1}}
+	if err := base.Check(); err != nil {
+		t.Fatalf("a presenter's state refused: %v", err)
+	}
+	s := New()
+	if err := s.Receive(base); err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func(*State){
+		"a code with an escaped ESC in a name": func(st *State) {
+			st.Code = "thursday@1/p178@19:52:00;visibility_timeout=60s#560.1dde67ec~2;n1=%1b%5d52%3bc%3bZXZpbA%3d%3d%07"
+		},
+		"a code that is not one":        func(st *State) { st.Code = "\x1b[2J" },
+		"an incident not bundled":       func(st *State) { st.Code = "nowhere@1#1.00000000" },
+		"a branch that is not a code":   func(st *State) { st.Branches = append(st.Branches, "evil") },
+		"a branch of another incident":  func(st *State) { st.Branches = append(st.Branches, "cashback@1#end.00000000") },
+		"a speed the stage lacks":       func(st *State) { st.Speed = 3 },
+		"an unknown screen":             func(st *State) { st.Screen.Kind = "shell" },
+		"a negative row":                func(st *State) { st.Screen.Row = -1 },
+		"a huge scroll":                 func(st *State) { st.Screen.Off = 1 << 40 },
+		"a compare past the branches":   func(st *State) { st.Screen.Kind, st.Screen.B = "compare", len(st.Branches) },
+		"a fork form on the main view":  func(st *State) { st.Screen.Kind, st.Screen.Fork = "", &Fork{} },
+		"a fork pick out of range":      func(st *State) { st.Screen.Kind, st.Screen.Fork = "fork", &Fork{Pick: -3} },
+		"a clock before 1970":           func(st *State) { st.Clock = &Anchor{Wall: -5} },
+		"a question slot with controls": func(st *State) { st.Question = "\x1b]0;x\x07" },
+	} {
+		st := base
+		st.Branches = append([]string(nil), base.Branches...)
+		edit(&st)
+		if err := st.Check(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+		before, gen := s.State()
+		if err := s.Receive(st); err == nil {
+			t.Errorf("%s: received", name)
+		}
+		if after, g := s.State(); g != gen || after.Code != before.Code {
+			t.Errorf("%s: the refused state moved the stage", name)
+		}
+	}
+}
