@@ -7,6 +7,10 @@ import (
 	"inflight/stage"
 )
 
+// Play on stage is paced by the stage's clock (stage.Stage.Now; the
+// moment a state shows is stage.State.Moment): here the presenter's play
+// keeps its anchor on it.
+
 // stageAnchor is where the presenter's clocked play started from: the
 // state on stage holds its code and wall until it is re-anchored.
 type stageAnchor struct {

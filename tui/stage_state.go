@@ -8,6 +8,9 @@ import (
 	"inflight/stage"
 )
 
+// The state on stage is package stage's plain data; here is how a session
+// makes it from what it shows, and shows it or rebuilds an explorer from it.
+
 // stageState is what this session shows, as the stage keeps it.
 func (m *Model) stageState() stage.State {
 	st := stage.State{Code: m.shareCode(), Playing: m.play.on, Speed: speeds[m.play.speed], Screen: m.stageScreen()}
