@@ -12,6 +12,7 @@ import (
 
 	"inflight/engine"
 	"inflight/internal/termtext"
+	"inflight/stage"
 )
 
 // forkKeyMap is the fork form's keys.
@@ -494,6 +495,15 @@ func (f *forkForm) options() (engine.ForkOptions, error) {
 		o.Name = f.defaultName(set, o.Override, o.At)
 	}
 	return o, nil
+}
+
+// staged is the form as it is filled in, for the stage.
+func (f *forkForm) staged() *stage.Fork {
+	sf := &stage.Fork{Row: f.row, Pick: f.pick, Dec: f.decIn.Value(), Name: f.name.Value(), Filter: f.filter.Value(), Filters: f.filters}
+	for _, in := range f.inputs {
+		sf.Values = append(sf.Values, in.Value())
+	}
+	return sf
 }
 
 // forkJob makes the fork o describes: the fork's replay to its point,

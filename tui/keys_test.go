@@ -508,7 +508,7 @@ func TestMouse(t *testing.T) {
 	dead := l.panes[paneDead]
 	nm, _ := m.Update(tea.MouseMsg{X: dead.x + 2, Y: dead.y + 2, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
 	m = nm.(Model)
-	if m.panes[paneDead] == 0 {
+	if m.main.panes[paneDead] == 0 {
 		t.Fatal("wheel did not scroll the dead letters")
 	}
 	nm, _ = m.Update(tea.MouseMsg{X: dead.x + 2, Y: dead.y + 1, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
