@@ -383,12 +383,18 @@ func TestDatabasesApart(t *testing.T) {
 	a := openProc(t, "redis://"+r.addr()+"/1", Options{})
 	b := openProc(t, "redis://"+r.addr()+"/2", Options{})
 	c := openProc(t, "redis://"+r.addr()+"/1", Options{})
-	waitFor(t, "online", func() bool { return a.online() && b.online() && c.online() })
+	d := openProc(t, "redis://"+r.addr()+"/2", Options{})
+	waitFor(t, "online", func() bool { return a.online() && b.online() && c.online() && d.online() })
 	a.stage.Arrive()
 	a.stage.Publish(stage.State{Code: sc("hall-1")})
 	waitFor(t, "the same database follows", func() bool { return c.code() == sc("hall-1") })
-	if _, gen := b.stage.State(); gen != 0 {
-		t.Errorf("database 2 heard database 1: %q", b.code())
+	// database 2's own state, sent after: on a channel shared with
+	// database 1 it would reach B after A's
+	d.stage.Arrive()
+	d.stage.Publish(stage.State{Code: sc("hall-2")})
+	waitFor(t, "database 2 follows its own", func() bool { return b.code() == sc("hall-2") })
+	if _, gen := b.stage.State(); gen != 1 {
+		t.Errorf("database 2 heard database 1: %d states on B's stage, want its own only", gen)
 	}
 }
 
