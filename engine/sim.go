@@ -297,8 +297,8 @@ func (w *World) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64,
 			w.gaveWay(p, lo, hi)
 			continue
 		}
-		for i := 0; i < w.workerCount(); i++ {
-			if _, box := w.worker(i); mask&(1<<uint(i)) != 0 && box == p.Box {
+		for i := 0; i < w.spec.Workers.count(); i++ {
+			if _, box := w.spec.Workers.name(i); mask&(1<<uint(i)) != 0 && box == p.Box {
 				return int64(i), true
 			}
 		}

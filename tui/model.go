@@ -191,7 +191,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			s.moved(&m)
 		}
 	}
-	m.snap.readQueuePanes(m.x, m.at, m.sel, false) // the clock or the selection may have moved
+	m.snap.readPanes(m.x, m.at, m.sel, false) // the clock or the selection may have moved
 	// what the presenter shows on stage: the moment, the branches, the
 	// play state and the open screen
 	if m.presenter && m.stage != nil {

@@ -138,9 +138,8 @@ func TestPaneClocksHoldStill(t *testing.T) {
 		}
 		rows := 0
 		check := func(w *engine.World) {
-			p := w.Family().Panes(w)
-			for _, list := range [][]engine.PaneRow{p.Queue, p.InFlight, p.DLQ, p.Inbox} {
-				for _, r := range list {
+			for _, p := range w.Family().Panes(w, engine.CursorOf(w)) {
+				for _, r := range p.Rows {
 					f := strings.Fields(r.Text)
 					if len(f) == 0 || !strings.Contains(f[0], ":") || f[0][0] < '0' || f[0][0] > '9' {
 						continue

@@ -202,7 +202,7 @@ func (m *Model) showStage(st stage.State, reopen bool, now int64) error {
 		m.snap.noteSel(m.x, c.Sel)
 	}
 	m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
-	m.snap.readQueuePanes(m.x, m.at, m.sel, false)
+	m.snap.readPanes(m.x, m.at, m.sel, false)
 	if reopen {
 		m.openScreen(st.Screen)
 	}

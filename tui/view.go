@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 )
 
 // MaxFrameBytes bounds what one View returns: the largest frame real
@@ -159,7 +158,7 @@ func (v mainView) viewHeader() string {
 // widest its figure reaches over the branch's run (read from the whole-run
 // chart; the spec's message count, or the effects' peak, bounds "lost"),
 // so that as a number grows nothing right of it moves.
-type statusWidths struct{ oldest, busy, effects, lost, dlq int }
+type statusWidths struct{ oldest, effects, lost, dlq int }
 
 func (v mainView) statusWidths(w *engine.World) statusWidths {
 	samples := v.chart.samples
@@ -169,13 +168,8 @@ func (v mainView) statusWidths(w *engine.World) statusWidths {
 		published += v.x.Spec.Sources[i].CountUnder(&w.Knobs)
 	}
 	digits := func(n int64) int { return len(fmt.Sprint(n)) }
-	workers := 0
-	if q := sqs.Of(w); q != nil {
-		workers = len(q.Workers())
-	}
 	return statusWidths{
 		oldest:  len("10m02s"), // fmtDur up to 99h59m
-		busy:    digits(int64(workers)),
 		effects: digits(max(int64(p[3]), w.Stats.Effects)),
 		// a family's messages come from no source: its effects' scale then
 		lost: digits(max(int64(published), v.snap.lost, int64(p[3]))),
@@ -199,12 +193,10 @@ func (v mainView) viewStatus() string {
 		}
 	}
 	parts = append(parts, oldest)
-	if v.snap.fam != nil {
-		parts = append(parts, fmt.Sprintf("effects %*d", sw.effects, w.Stats.Effects))
-	} else {
-		parts = append(parts, fmt.Sprintf("busy %*d/%d", sw.busy, v.snap.busy, len(sqs.Of(w).Workers())))
-		parts = append(parts, fmt.Sprintf("emails %*d", sw.effects, w.Stats.Effects))
+	for _, g := range v.snap.status { // the family's own: "busy 3/8"
+		parts = append(parts, fmt.Sprintf("%s %*d/%d", g.Name, len(fmt.Sprint(g.Of)), g.N, g.Of))
 	}
+	parts = append(parts, fmt.Sprintf("%s %*d", v.snap.words.Effects, sw.effects, w.Stats.Effects))
 	dup := fmt.Sprintf("dups %*d", sw.effects, w.Stats.Duplicates)
 	if w.Stats.Duplicates > 0 {
 		dup = st.Bad.Render(dup)
