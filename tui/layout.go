@@ -26,8 +26,9 @@ const (
 	// four panes are two rows of two, or one row from wideWidth.
 	threeWidth = 3*36 + 2*paneGap
 	wideWidth  = 160
-	// maxPanes is the most panes the screen places; a family's panes past
-	// it are not drawn (at the smallest size each row is then one line).
+	// maxPanes is the most panes the screen places, in at most three rows,
+	// each at least a line high (minPanesHeight): a family's panes past it
+	// are not drawn.
 	maxPanes = 6
 	// The body's share the panes take: panesPercent and panesRowPercent
 	// more for each row (one row 45 %, two half).
