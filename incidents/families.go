@@ -15,9 +15,10 @@ import (
 // families is the registry of incident families an incident file can name
 // with `family:`, sorted by name: one line per family, each its package's
 // descriptor (its knobs, typed, with their defaults, and its constructor).
-// A file's `params:` section overrides the defaults; a file without
-// `family:` runs sqs, the queue. The engine learns the knobs from it
-// (--set and its errors know every family's).
+// A file's `params:` section (or the sections its family's File schema
+// declares) overrides the defaults; a file without `family:` runs the
+// family whose schema is the Default (sqs, the queue). The engine learns
+// the knobs from it (--set and its errors know every family's).
 var families = engine.Register(
 	&cashback.Descriptor,
 	&dbdown.Descriptor,
@@ -37,6 +38,40 @@ func family(name string) (*engine.Descriptor, bool) {
 		}
 	}
 	return nil, false
+}
+
+// defaultFamily is the family of a file without `family:`.
+func defaultFamily() *engine.Descriptor {
+	for _, d := range families {
+		if d.File.Default {
+			return d
+		}
+	}
+	panic("incidents: no family is the default")
+}
+
+// familySections are the knob sections the families declare, in the
+// registry's order: the top-level keys a file may have besides its own.
+var familySections = func() []string {
+	var out []string
+	for _, d := range families {
+		for _, sec := range d.File.Sections {
+			out = append(out, sec.Name)
+		}
+	}
+	return out
+}()
+
+// sectionOwner is the family that declares the knob section name.
+func sectionOwner(name string) *engine.Descriptor {
+	for _, d := range families {
+		for _, sec := range d.File.Sections {
+			if sec.Name == name {
+				return d
+			}
+		}
+	}
+	return nil
 }
 
 func familyNames() []string {

@@ -16,6 +16,7 @@ import (
 
 	"inflight/engine"
 	"inflight/incidents"
+	"inflight/stage"
 )
 
 // goldenSizes are the terminal sizes every incident's screens are pinned at.
@@ -169,12 +170,12 @@ func TestPaneClocksHoldStill(t *testing.T) {
 func TestWrappedRowSelects(t *testing.T) {
 	m := press(newTest(t, Options{}, 120, 40), "]", "]", "]", "]")
 	click := func(y int) {
-		r := m.mainView().layout().panes[paneFlight]
+		r := m.mainView().layout().panes[1]
 		nm, _ := m.Update(tea.MouseMsg{X: r.x + 3, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
 		m = nm.(Model)
 	}
 	find := func(s string) int {
-		r := m.mainView().layout().panes[paneFlight]
+		r := m.mainView().layout().panes[1]
 		lines := strings.Split(m.View(), "\n")
 		for y := r.y; y < r.y+r.h; y++ {
 			if strings.Contains(ansi.Strip(ansi.Cut(lines[y], r.x, r.x+r.w)), s) {
@@ -329,7 +330,7 @@ func TestScreenTable(t *testing.T) {
 			continue
 		}
 		m := session()
-		m.openScreen(StageScreen{Kind: d.name}) // through the table
+		m.openScreen(stage.Screen{Kind: d.name}) // through the table
 		m = settle(m)
 		st, ok := m.state.staged(&m)
 		if m.state != s || !ok || st.Kind != d.name {
