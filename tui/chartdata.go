@@ -154,9 +154,9 @@ func (c *chartWatch) view(x *engine.Explorer) chartView {
 // watch makes sure the branch under x's cursor has its whole-run chart,
 // starting its pass if no session has yet, and keeps redrawing it while
 // it fills in. The pass starts from a clone of the branch's fork state,
-// an immutable checkpoint, so it may run beside any job. inline is how
-// long to wait for a pass to end (zero, a session's: not at all).
-func (c *chartWatch) watch(x *engine.Explorer, sh *Shared, inline time.Duration) tea.Cmd {
+// an immutable checkpoint, so it may run beside any job. Nothing waits
+// for the pass: the chart's ticks redraw it as it fills in.
+func (c *chartWatch) watch(x *engine.Explorer, sh *Shared) tea.Cmd {
 	b := x.Branch()
 	k := chartKeyOf(x, b)
 	if c.cur != nil && k == c.curFor {
@@ -186,12 +186,6 @@ func (c *chartWatch) watch(x *engine.Explorer, sh *Shared, inline time.Duration)
 		d.meter.Memory.Of = "the chart's pass"
 		c.passes = append(c.passes, d)
 		go runChart(d, x.ChartStart(b), head, sh.Budget.Events, sh.slots)
-	}
-	if inline > 0 {
-		select {
-		case <-d.ready:
-		case <-time.After(inline):
-		}
 	}
 	select {
 	case <-d.ready: // charted already: drawn whole at once

@@ -22,10 +22,11 @@ type follower struct {
 	stalled  bool   // a stage message came during a job: wait again after it
 	frame    string // the stage drawn for this terminal; "" before the first
 	colours  colours
-	coloured bool     // colours is known
-	draft    bool     // the frame was drawn before the chart was ready: fetch again soon
-	beat     int64    // the beat of the stage's clock (Unix ms) the frame was drawn at
-	left     *leaving // closed when the session ends (Release): its wait ends with it
+	coloured bool            // colours is known
+	draft    bool            // the frame was drawn before the chart was ready: fetch again soon
+	opening  <-chan struct{} // closed when the screen the frame waits for can be drawn open: fetch again then
+	beat     int64           // the beat of the stage's clock (Unix ms) the frame was drawn at
+	left     *leaving        // closed when the session ends (Release): its wait ends with it
 }
 
 // stageWait bounds one wait on the stage, so a session that quits leaves
@@ -54,6 +55,7 @@ type stageMsg struct {
 	w, h    int
 	timeout bool
 	draft   bool
+	opening <-chan struct{} // see follower.opening
 }
 
 // start makes the session a follower of s (ssh follow@host, or F); news
@@ -80,7 +82,7 @@ func (m *Model) wait() tea.Cmd {
 	if m.follower.left == nil { // made before the wait that selects on it, in the Model Release gets
 		m.follower.left = &leaving{c: make(chan struct{})}
 	}
-	tag, gen, w, h, c, sh, left := m.follower.tag, m.follower.gen, m.width, m.height, m.follower.colours, m.shared, m.follower.left
+	tag, gen, w, h, c, sh, left, opening := m.follower.tag, m.follower.gen, m.width, m.height, m.follower.colours, m.shared, m.follower.left, m.follower.opening
 	next := m.follower.beat + stageBeat.Milliseconds() // one frame a beat at most
 	d := stageWait
 	if m.follower.draft {
@@ -99,6 +101,7 @@ func (m *Model) wait() tea.Cmd {
 		select {
 		case <-s.Changed(gen):
 		case <-beat:
+		case <-opening:
 		case <-left.c:
 			return nil // the session has ended
 		case <-t.C:
@@ -116,8 +119,8 @@ func (m *Model) wait() tea.Cmd {
 			}
 			now = max(next, stageMs(s.Now()))
 		}
-		f, g, b, final := s.frame(w, h, c, sh, beatOf(now))
-		return stageMsg{tag: tag, gen: g, beat: b, frame: f, w: w, h: h, draft: !final}
+		f, g, b, final, op := s.frame(w, h, c, sh, beatOf(now))
+		return stageMsg{tag: tag, gen: g, beat: b, frame: f, w: w, h: h, draft: !final, opening: op}
 	}
 }
 
@@ -145,7 +148,7 @@ func (f *follower) follow(m *Model) tea.Cmd {
 	m.flash = f.start(m.stage)
 	f.tag++
 	f.gen = 0 // show the current stage at once
-	f.frame = ""
+	f.frame, f.opening = "", nil
 	return m.wait()
 }
 
@@ -160,6 +163,7 @@ func (m *Model) onStage(s stageMsg) tea.Cmd {
 			m.follower.frame = s.frame
 			m.follower.gen = s.gen
 			m.follower.draft = s.draft
+			m.follower.opening = s.opening
 			m.follower.beat = s.beat
 			if s.gen > 0 && m.flash != "" && s.frame != "" {
 				m.flash = "" // "nothing to follow yet" is over

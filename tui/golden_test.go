@@ -3,14 +3,13 @@ package tui
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/charmbracelet/x/exp/teatest"
 )
 
-// viewAfter runs the explorer under teatest at w×h, sends keys, quits and
-// returns the final model's view.
+// viewAfter opens the explorer at w×h, sends keys through Update one by
+// one, each job's end delivered as its message once it has ended and each
+// chart waited for (no progress line in a golden), and returns the view.
 func viewAfter(t *testing.T, w, h int, keys ...string) string {
 	t.Helper()
 	return viewAfterOn(t, Options{}, w, h, keys...)
@@ -19,21 +18,7 @@ func viewAfter(t *testing.T, w, h int, keys ...string) string {
 // viewAfterOn is viewAfter on the incident o names.
 func viewAfterOn(t *testing.T, o Options, w, h int, keys ...string) string {
 	t.Helper()
-	o.Renderer = asciiRenderer()
-	m, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.jobs.inline = time.Minute // every move and chart completes in its key's frame: no progress line in a golden
-	waitChart(m)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
-	for _, k := range keys {
-		tm.Send(keyMsg(k))
-	}
-	if err := tm.Quit(); err != nil {
-		t.Fatal(err)
-	}
-	return tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).View()
+	return press(newTest(t, o, w, h), keys...).View()
 }
 
 // TestGolden pins the explorer's screens at 120×40 and 80×24: update with

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
 // A job is engine work that may take longer than a frame (playing to the
@@ -47,6 +48,7 @@ type job struct {
 	// reports an error (a budget refusal, a fork the engine refused).
 	apply func(m *Model)
 	fail  func(m *Model, err error)
+	opens *stage.Screen // the stage's screen it opens (openScreen), kept on stage meanwhile
 
 	waiting atomic.Bool  // queued for one of the server's work slots
 	slot    bool         // holds a slot (the working goroutine's)
@@ -56,7 +58,7 @@ type job struct {
 
 	// line, when set, is the progress line's text (a hunt's branches),
 	// drawn instead of the events played; such a job needs a work slot
-	// as soon as it runs past the inline wait.
+	// as soon as it runs past slotWait.
 	line func() string
 
 	gate chan struct{} // a test's: the goroutine waits for it to close before working
@@ -81,45 +83,33 @@ const slotWait = 30 * time.Millisecond
 // the explorer, paced under the server's work slots, its clone's memory
 // charged to the pool until it is swapped in or dropped.
 type jobRunner struct {
-	cur *job // the long move running, nil none
-	seq int
-	// inline is how long start waits for its job inside Update: zero (a
-	// session's) waits not at all. A golden test sets it long, so that
-	// every move completes in its key's frame.
-	inline time.Duration
-	slots  chan struct{} // the server's work slots, nil none
-	pool   *engine.Pool  // the server's memory pool, nil none
-	gate   chan struct{} // a test's, handed to each job: see job.gate
+	cur   *job // the long move running, nil none
+	seq   int
+	slots chan struct{} // the server's work slots, nil none
+	pool  *engine.Pool  // the server's memory pool, nil none
+	gate  chan struct{} // a test's, handed to each job: see job.gate
 }
 
-// start runs work on a clone of x as the current job. With an inline
-// wait it waits up to that for it: finished reports that it ended within
-// it (the caller finishes it now).
-func (r *jobRunner) start(x *engine.Explorer, label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) (j *job, finished bool) {
+// start runs work on a clone of x as the current job and returns at once:
+// its end comes back as a jobDoneMsg.
+func (r *jobRunner) start(x *engine.Explorer, label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) *job {
 	return r.startLine(x, label, nil, total, work, apply, fail)
 }
 
 // startLine is start with a progress line of the job's own (nil: the
 // events played).
-func (r *jobRunner) startLine(x *engine.Explorer, label string, line func() string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) (j *job, finished bool) {
+func (r *jobRunner) startLine(x *engine.Explorer, label string, line func() string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) *job {
 	r.cancel()
 	r.seq++
 	c := x.Clone()
-	j = &job{id: r.seq, label: label, meter: engine.NewMeter(), base: x.Bytes(), clone: c, x: c,
+	j := &job{id: r.seq, label: label, meter: engine.NewMeter(), base: x.Bytes(), clone: c, x: c,
 		start: time.Now(), done: make(chan struct{}), apply: apply, fail: fail, line: line,
 		slots: r.slots, pool: r.pool, gate: r.gate}
 	j.meter.SetTotal(total)
 	j.meter.Pace = r.pacer(j)
 	go j.run(work)
-	if r.inline > 0 {
-		select {
-		case <-j.done:
-			return j, true
-		case <-time.After(r.inline):
-		}
-	}
 	r.cur = j
-	return j, false
+	return j
 }
 
 // startJob runs work on a clone of the explorer. work returns the explorer
@@ -129,10 +119,7 @@ func (r *jobRunner) startLine(x *engine.Explorer, label string, line func() stri
 // here.
 func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
 	m.play.pause()
-	j, finished := m.jobs.start(m.x, label, total, work, apply, fail)
-	if finished {
-		return m.finishJob(j)
-	}
+	j := m.jobs.start(m.x, label, total, work, apply, fail)
 	return tea.Batch(j.wait(), jobTick(j.id))
 }
 
@@ -141,10 +128,7 @@ func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer
 // Pace between pieces of work.
 func (m *Model) startJobLine(label string, line func() string, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
 	m.play.pause()
-	j, finished := m.jobs.startLine(m.x, label, line, 0, work, apply, fail)
-	if finished {
-		return m.finishJob(j)
-	}
+	j := m.jobs.startLine(m.x, label, line, 0, work, apply, fail)
 	return tea.Batch(j.wait(), jobTick(j.id))
 }
 

@@ -80,10 +80,10 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	h := help.New()
 	h.Styles = st.Help
 	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, kept: keptIncidents{},
-		jobs: jobRunner{slots: sh.slots, pool: sh.Pool}}
+		jobs: jobRunner{slots: sh.slots, pool: sh.Pool, gate: sh.gate}}
 	m.play = newPlayer()
 	m.picker = newPicker(c)
-	m.charts.watch(x, sh, m.jobs.inline)
+	m.charts.watch(x, sh)
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
 		m.flash = m.follower.start(o.Stage)
@@ -103,6 +103,9 @@ func (m Model) Init() tea.Cmd {
 	}
 	if m.play.on { // a presenter resuming a stage that plays
 		cmds = append(cmds, tickCmd(m.play.gen))
+	}
+	if j := m.jobs.cur; j != nil { // a presenter resuming a screen that opens by a job
+		cmds = append(cmds, j.wait(), jobTick(j.id))
 	}
 	cmds = append(cmds, m.watchPoll()) // the room's questions (poll_room.go)
 	return tea.Batch(cmds...)
@@ -198,7 +201,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	sizeScreens(&m)
 	if m.jobs.cur == nil {
-		if c := m.charts.watch(m.x, m.shared, m.jobs.inline); c != nil {
+		if c := m.charts.watch(m.x, m.shared); c != nil {
 			cmd = tea.Batch(cmd, c)
 		}
 	}

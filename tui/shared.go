@@ -28,6 +28,7 @@ type Shared struct {
 	Pool   *engine.Pool  // nil: no limit across sessions
 	slots  chan struct{} // long jobs at once; nil: no limit
 	charts *chartCache
+	gate   chan struct{} // a test's, handed to the jobs of every Model built on it (job.gate)
 }
 
 // NewShared makes the shared part: budget for each explorer, pool across

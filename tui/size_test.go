@@ -137,7 +137,7 @@ func TestStageFramesBounded(t *testing.T) {
 	p = press(p, "]")
 	sh := NewShared(DefaultBudget(), nil, 0)
 	for i := range maxStageFrames + 16 {
-		if v, _, _, _ := s.frame(minWidth+i, 20, ascii, sh, 0); v == "" {
+		if v, _, _, _, _ := s.frame(minWidth+i, 20, ascii, sh, 0); v == "" {
 			t.Fatalf("no frame at %d×20", minWidth+i)
 		}
 	}
@@ -147,7 +147,7 @@ func TestStageFramesBounded(t *testing.T) {
 	if n > maxStageFrames {
 		t.Errorf("%d frames kept for one moment, over %d", n, maxStageFrames)
 	}
-	if v, _, _, _ := s.frame(50, 12, ascii, sh, 0); !strings.Contains(v, "(this is 50×12)") {
+	if v, _, _, _, _ := s.frame(50, 12, ascii, sh, 0); !strings.Contains(v, "(this is 50×12)") {
 		t.Errorf("a follower at 50×12 gets:\n%s", v)
 	}
 }

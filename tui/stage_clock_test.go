@@ -180,8 +180,8 @@ func TestStageClockTwoProcesses(t *testing.T) {
 	var firstFrame string
 	for i := range int64(6) {
 		beat := first + i*stageBeat.Milliseconds()
-		fa, ga, ba, _ := a.frame(100, 30, ascii, sh, beat)
-		fb, gb, bb, _ := b.frame(100, 30, ascii, sh, beat)
+		fa, ga, ba, _, _ := a.frame(100, 30, ascii, sh, beat)
+		fb, gb, bb, _, _ := b.frame(100, 30, ascii, sh, beat)
 		if fa == "" || fa != fb || ga != gb || ba != beat || bb != beat {
 			t.Fatalf("beat %d: the two processes drew different frames (beats %d, %d):\n%s\n%s", i, ba, bb, fa, fb)
 		}
@@ -195,11 +195,11 @@ func TestStageClockTwoProcesses(t *testing.T) {
 			firstFrame = fa
 		}
 	}
-	if _, _, _, _ = a.frame(100, 30, ascii, sh, first+5*stageBeat.Milliseconds()); firstFrame == last(a) {
+	if _, _, _, _, _ = a.frame(100, 30, ascii, sh, first+5*stageBeat.Milliseconds()); firstFrame == last(a) {
 		t.Fatal("five beats of play at 10× drew the same frame")
 	}
 	// a follower late for its beat takes the newer frame: no going back
-	_, _, late, _ := a.frame(100, 30, ascii, sh, first)
+	_, _, late, _, _ := a.frame(100, 30, ascii, sh, first)
 	if late != first+5*stageBeat.Milliseconds() {
 		t.Fatalf("a late follower got the beat %d", late-first)
 	}
@@ -224,7 +224,7 @@ func TestStageClockTwoProcesses(t *testing.T) {
 			t.Fatalf("the followers did not move on the beat: %d→%d, %d→%d", ba, fa.follower.beat, bb, fb.follower.beat)
 		}
 		for _, f := range []Model{fa, fb} {
-			other, _, _, _ := a.frame(100, 30, f.follower.colours, sh, f.follower.beat)
+			other, _, _, _, _ := a.frame(100, 30, f.follower.colours, sh, f.follower.beat)
 			if f.follower.beat != a.frames.at { // a is on a later beat already
 				continue
 			}

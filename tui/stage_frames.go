@@ -13,11 +13,6 @@ import (
 	"inflight/stage"
 )
 
-// stageJobWait is how long drawing the stage waits for a screen's job (a
-// life story, a comparison): the frame shows the screen open or nothing
-// new, never a progress bar.
-const stageJobWait = 10 * time.Second
-
 // colours is what a terminal's frame depends on besides its size.
 type colours struct {
 	profile termenv.Profile
@@ -38,10 +33,24 @@ type frameKey struct {
 	c    colours
 }
 
-// drawn is a frame and, for one drawn before its chart was ready, when.
+// drawn is a frame and, for one drawn before its chart was ready, when;
+// for one drawn while a screen's job runs, the job's end.
 type drawn struct {
-	v     string
-	draft time.Time // zero: final
+	v       string
+	draft   time.Time       // zero: final
+	opening <-chan struct{} // closed when the screen's job has ended; nil none
+}
+
+// fresh reports whether d may be shared still.
+func (d drawn) fresh() bool {
+	if d.opening != nil {
+		select {
+		case <-d.opening:
+			return false // the screen can be drawn open now
+		default:
+		}
+	}
+	return d.draft.IsZero() || time.Since(d.draft) < draftWait/2
 }
 
 // frames draws the stage for followers: one mirror (a Model rebuilt from
@@ -54,6 +63,7 @@ type frames struct {
 	gen     uint64 // the generation the frames are of
 	at      int64  // and the stage time of their moment (0: not clocked)
 	byKey   map[frameKey]drawn
+	prev    map[frameKey]drawn // the moment's before, drawn while a screen opens
 	mirrors map[colours]*mirror
 }
 
@@ -74,17 +84,25 @@ type mirror struct {
 // while nothing is on stage. sh pays for the mirror's explorer. A frame
 // drawn while the whole-run chart is still being computed is a draft: it
 // is shared for half of draftWait only, and its followers ask again after
-// draftWait.
-func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen uint64, beat int64, final bool) {
+// draftWait. While a screen's job (a life story, a comparison) runs, the
+// frame is the one drawn before at this size, else the moment without the
+// screen, never a progress bar; opening is closed when the job has ended,
+// and the next frame shows the screen. Nothing here waits for a job: the
+// followers' wait commands (follow.go) call it off the update loop, and
+// copyExplorer, in a follower's Update, only starts the job.
+func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen uint64, beat int64, final bool, opening <-chan struct{}) {
 	st, gen := s.State()
 	if gen == 0 || w <= 0 || h <= 0 {
-		return "", gen, now, true
+		return "", gen, now, true, nil
 	}
 	at, _ := st.ClockTime(now)
 	f := &s.frames
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.byKey == nil || f.gen != gen || at > f.at {
+		if len(f.byKey) > 0 {
+			f.prev = f.byKey
+		}
 		f.byKey, f.gen, f.at = map[frameKey]drawn{}, gen, at
 	}
 	at = f.at // a follower late for its beat takes the newer one: the mirror never goes back
@@ -93,22 +111,27 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen
 		beat = at
 	}
 	k := frameKey{w, h, c}
-	if d, ok := f.byKey[k]; ok && (d.draft.IsZero() || time.Since(d.draft) < draftWait/2) {
-		return d.v, gen, beat, d.draft.IsZero()
+	if d, ok := f.byKey[k]; ok && d.fresh() {
+		return d.v, gen, beat, d.draft.IsZero(), d.opening
 	}
 	mr := f.mirror(c)
 	if err := mr.sync(st, gen, at, c, sh); err != nil {
-		return "", gen, beat, true
+		return "", gen, beat, true, nil
 	}
+	opening = mr.settle()
 	// what Update does with a size, without copying the Model
 	mr.m.SetSize(w, h)
 	mr.m.termW, mr.m.termH = w, h // a follower's drawn size, within the cap
 	mr.m.help.Width = w
 	mr.m.snap.readPanes(mr.m.x, mr.m.at, mr.m.sel, false)
 	sizeScreens(&mr.m)
-	v = mr.m.View()
+	d := drawn{opening: opening}
+	if p, ok := f.prev[k]; ok && opening != nil {
+		d.v = p.v // nothing new until the screen is open
+	} else {
+		d.v = mr.m.View()
+	}
 	final = mr.m.charts.filling() == nil // no chart, or one filled in
-	d := drawn{v: v}
 	if !final {
 		d.draft = time.Now()
 	}
@@ -121,7 +144,7 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen
 		}
 	}
 	f.byKey[k] = d
-	return v, gen, beat, final
+	return d.v, gen, beat, final, opening
 }
 
 func (f *frames) mirror(c colours) *mirror {
@@ -205,6 +228,26 @@ func (mr *mirror) sync(st stage.State, gen uint64, at int64, c colours, sh *Shar
 	return nil
 }
 
+// settle finishes the screen's job the mirror's last sync started, if it
+// has ended, without waiting for it: the screen opens, scrolled as the
+// stage has it now. While it runs, settle returns its end.
+func (mr *mirror) settle() (opening <-chan struct{}) {
+	j := mr.m.jobs.cur
+	if j == nil {
+		return nil
+	}
+	select {
+	case <-j.done:
+	default:
+		return j.done
+	}
+	flash := mr.m.flash // the stage's news, not the job's
+	mr.m.finishJob(j)
+	scrollStaged(&mr.m, mr.scr)
+	mr.m.flash = flash
+	return nil
+}
+
 func (mr *mirror) release() {
 	if mr.ok {
 		mr.m.Release()
@@ -218,5 +261,5 @@ func (f *frames) close() {
 	for _, mr := range f.mirrors {
 		mr.release()
 	}
-	f.mirrors, f.byKey = nil, nil
+	f.mirrors, f.byKey, f.prev = nil, nil, nil
 }

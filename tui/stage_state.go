@@ -25,6 +25,9 @@ func (m *Model) stageState() stage.State {
 
 // stageScreen is the open screen and its parameters.
 func (m *Model) stageScreen() stage.Screen {
+	if j := m.jobs.cur; j != nil && j.opens != nil { // opening, as the stage had it
+		return *j.opens
+	}
 	if s, ok := m.state.staged(m); ok { // the screens' table (screens.go)
 		return s
 	}
@@ -151,7 +154,7 @@ func speedIndex(sp float64) int {
 // showStage shows a state's moment and screen on this session's
 // explorer, which already holds the state's branches: the cursor, clock
 // and selection, the play state, the open screen. Screens that read the
-// engine when they open run their job to the end here. A clocked state
+// engine when they open start their job here (openScreen). A clocked state
 // shows the moment its clock gives at stage time now (Unix ms): the
 // events at or before it, the clock capped at the branch's end.
 func (m *Model) showStage(st stage.State, reopen bool, now int64) error {
@@ -207,21 +210,30 @@ func (m *Model) showStage(st stage.State, reopen bool, now int64) error {
 }
 
 // openScreen opens the screen s names over the main view, as the
-// presenter left it.
+// presenter left it. A screen that reads the engine (a life story, a
+// comparison) starts its job and returns: the screen opens, scrolled as
+// s says, when the job's end is delivered (a session's jobDoneMsg, the
+// stage's mirror settling), and meanwhile the stage keeps s as the open
+// screen. Nothing here waits.
 func (m *Model) openScreen(s stage.Screen) {
+	m.jobs.cancel() // the screen before, still opening
 	m.state = stateMain
 	m.help.ShowAll = false
-	inline := m.jobs.inline
-	m.jobs.inline = stageJobWait // the screen's job is waited for: a frame shows it open
-	defer func() { m.jobs.inline = inline }()
 	if s.Kind == "help" {
 		m.help.ShowAll = true
 	} else {
 		openStaged(m, s) // the screens' table (screens.go)
 	}
 	m.flash = ""
-	if m.jobs.cancel() { // an overrun or a refusal: the main view, then
-		m.state = stateMain
+	if j := m.jobs.cur; j != nil {
+		j.opens = &s
+		apply := j.apply
+		j.apply = func(m *Model) {
+			if apply != nil {
+				apply(m)
+			}
+			scrollStaged(m, s)
+		}
 	}
 }
 
