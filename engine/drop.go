@@ -45,6 +45,6 @@ func (w *World) tableBytes() int64 {
 	const ptr = int64(unsafe.Sizeof(uintptr(0)))
 	return int64(unsafe.Sizeof(*w)) +
 		int64(len(w.msgs.leaves)+len(w.dlq.leaves))*ptr +
-		int64(len(w.heap)+len(w.soon)-w.soonHead)*int64(unsafe.Sizeof(item{})) +
+		w.q.bytes() +
 		w.familyBytes()
 }

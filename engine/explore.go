@@ -1028,7 +1028,7 @@ func (w *World) ownBytes() int64 {
 	const ptr = int64(unsafe.Sizeof(uintptr(0)))
 	n := int64(unsafe.Sizeof(*w)) +
 		int64(len(w.msgs.leaves)+len(w.dlq.leaves))*ptr +
-		int64(len(w.heap)+len(w.soon)-w.soonHead)*int64(unsafe.Sizeof(item{})) +
+		w.q.bytes() +
 		w.familyBytes()
 	for _, l := range w.msgs.leaves {
 		if l != nil && l.owner == w.owner {

@@ -169,15 +169,16 @@ func (w *World) Schedule(t Time, s FamilyStep, background bool) {
 		t = w.Now
 	}
 	it := item{t: t, op: opFamily, msg: s.Item, who: s.Actor, delivery: s.Gen, fop: s.Op, bg: background}
-	// schedule's body, so the hot path makes one call, not two
-	w.seq++
-	it.seq = w.seq
+	// add's body, so the hot path makes one call, not two
+	q := &w.q
+	q.seq++
+	it.seq = q.seq
 	if t == w.Now && !background {
-		w.live++
-		w.soon = append(w.soon, it)
+		q.live++
+		q.soon = append(q.soon, it)
 		return
 	}
-	w.push(it)
+	q.push(it)
 }
 
 // Emit records one event of the family's step (see World.emit).

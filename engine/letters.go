@@ -32,18 +32,18 @@ func (w *World) deadLetter(id int32, m *Msg) {
 	w.emit(EvDLQ, id, -1, m.Receives, int64(m.Effects), 0)
 	for i, a := range w.spec.Alerts {
 		if a.Kind == AlertDLQNonEmpty && w.AlertAt[i] < 0 {
-			w.schedule(item{t: w.Now, op: opAlert, who: int16(i)})
+			w.q.add(item{t: w.Now, op: opAlert, who: int16(i)}, w.Now)
 		}
 	}
 	for i, a := range w.spec.WouldHave {
 		if a.Kind == AlertDLQNonEmpty && w.WouldAt[i] < 0 {
-			w.schedule(item{t: w.Now, op: opAlert, who: int16(i), delivery: 1})
+			w.q.add(item{t: w.Now, op: opAlert, who: int16(i), delivery: 1}, w.Now)
 		}
 	}
 	for i, o := range w.spec.Operators {
 		if !w.opDone[i] && o.WhenDLQ > 0 && w.dlqLen >= o.WhenDLQ {
 			w.opDone[i] = true
-			w.schedule(item{t: w.Now, op: opOperator, who: int16(i)})
+			w.q.add(item{t: w.Now, op: opOperator, who: int16(i)}, w.Now)
 		}
 	}
 }

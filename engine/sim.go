@@ -79,7 +79,7 @@ func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 		at = w.Now
 	}
 	w.pending = append(w.pending, settings...)
-	w.push(item{t: at, seq: 0, op: opKnobs, bg: true})
+	w.q.push(item{t: at, seq: 0, op: opKnobs, bg: true})
 	return nil
 }
 
@@ -87,108 +87,12 @@ func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 // (see ForceDecisions for several).
 func (w *World) Override(o DecisionOverride) { w.override, w.overrides = &o, nil }
 
-// --- the event queue: a binary heap ordered by (t, seq) ---
-
-func (w *World) schedule(it item) {
-	w.seq++
-	it.seq = w.seq
-	if it.t == w.Now && !it.bg {
-		// Most steps schedule a follow-up at the current time. Their seq
-		// is the largest yet, so a FIFO gives the heap's order without
-		// the heap's cost.
-		w.live++
-		w.soon = append(w.soon, it)
-		return
-	}
-	w.push(it)
-}
-
-func (w *World) push(it item) {
-	if !it.bg {
-		w.live++
-	}
-	h := append(w.heap, it)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !less(&h[i], &h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	w.heap = h
-}
-
-func less(a, b *item) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
-
-// next removes the step to run next: the earliest (t, seq) of the heap and
-// the FIFO of steps due now.
-func (w *World) next() item {
-	if w.soonHead < len(w.soon) {
-		f := &w.soon[w.soonHead]
-		if len(w.heap) == 0 || w.heap[0].t > f.t || (w.heap[0].t == f.t && w.heap[0].seq > f.seq) {
-			it := *f
-			w.soonHead++
-			if w.soonHead == len(w.soon) {
-				w.soon, w.soonHead = w.soon[:0], 0
-			}
-			w.live--
-			return it
-		}
-	}
-	return w.pop()
-}
-
-func (w *World) pop() item {
-	h := w.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && less(&h[r], &h[l]) {
-			m = r
-		}
-		if !less(&h[m], &h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	w.heap = h
-	if !top.bg {
-		w.live--
-	}
-	return top
-}
-
-// NextTime is when the next scheduled step runs, or Never when settled.
-func (w *World) NextTime() Time {
-	if w.live == 0 {
-		if w.stranded() {
-			return w.Now // the settled-state guard moves it (see revive)
-		}
-		return Never
-	}
-	if w.soonHead < len(w.soon) {
-		return w.soon[w.soonHead].t
-	}
-	return w.heap[0].t
-}
-
 // Step runs steps until one emits an event, and reports false when the run
 // has settled (nothing but background steps remain) without emitting.
 func (w *World) Step(sink Sink) bool {
 	w.sink = sink
-	for w.live > 0 || w.revive() {
-		it := w.next()
+	for w.q.live > 0 || w.revive() {
+		it := w.q.next()
 		w.Now = it.t
 		w.emitted = false
 		w.run(&it)
@@ -207,8 +111,8 @@ func (w *World) Step(sink Sink) bool {
 func (w *World) RunTo(sink Sink, n int64) bool {
 	w.sink = sink
 	stop := w.Pos + n
-	for (w.live > 0 || w.revive()) && (n < 0 || w.Pos < stop) {
-		it := w.next()
+	for (w.q.live > 0 || w.revive()) && (n < 0 || w.Pos < stop) {
+		it := w.q.next()
 		w.Now = it.t
 		w.run(&it)
 	}

@@ -122,7 +122,7 @@ func (w *World) ensureAgeCheck() {
 		return
 	}
 	w.ageCheckAt = at
-	w.schedule(item{t: max(at, w.Now), op: opAgeCheck, bg: true})
+	w.q.add(item{t: max(at, w.Now), op: opAgeCheck, bg: true}, w.Now)
 }
 
 func (w *World) ageCheck() {
@@ -208,7 +208,7 @@ func (w *World) revive() bool {
 	}
 	w.revived++ // a missing wake: tests assert it stays 0
 	w.fam.(FamilyGuard).Revive(w)
-	return w.live > 0
+	return w.q.live > 0
 }
 
 func boolIdx(b bool) int {

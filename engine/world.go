@@ -81,8 +81,7 @@ const (
 	opFamily
 )
 
-// item is a scheduled step. Steps run in (t, seq) order; seq is assigned
-// at scheduling, so ties resolve in the order the model scheduled them.
+// item is a scheduled step (see agenda).
 type item struct {
 	t   Time
 	seq uint64
@@ -107,14 +106,10 @@ type World struct {
 	Pos       int64 // events emitted so far
 	Decisions int64 // decisions made so far
 
-	seq      uint64
-	heap     []item
-	soon     []item // steps due at Now, in seq order (see schedule)
-	soonHead int
-	live     int // scheduled non-background steps
-	msgs     cowVec[Msg]
-	dlq      cowVec[DeadLetter]
-	dlqLen   int
+	q      agenda // the scheduled steps
+	msgs   cowVec[Msg]
+	dlq    cowVec[DeadLetter]
+	dlqLen int
 	// countOnly: keep only counts of dead letters, not the letters. A
 	// headless run that no operator redrives keeps memory flat this way.
 	countOnly bool
@@ -157,9 +152,7 @@ type World struct {
 // Clone returns an independent copy sharing unchanged leaves.
 func (w *World) Clone() *World {
 	c := *w
-	c.heap = append([]item(nil), w.heap...)
-	c.soon = append([]item(nil), w.soon[w.soonHead:]...)
-	c.soonHead = 0
+	c.q = w.q.clone()
 	c.msgs = w.msgs.clone()
 	c.dlq = w.dlq.clone()
 	c.AlertAt = append([]Time(nil), w.AlertAt...)
@@ -207,7 +200,7 @@ func (w *World) Fingerprint() uint64 { return w.fp }
 
 // Settled reports whether nothing but background steps remain and no
 // message can move again.
-func (w *World) Settled() bool { return w.live == 0 && !w.stranded() }
+func (w *World) Settled() bool { return w.q.live == 0 && !w.stranded() }
 
 // States counts the published messages by where each one is now. Every
 // message is in exactly one state, so Held + Done + DLQ + Lost ==
