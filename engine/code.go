@@ -627,7 +627,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 	if err != nil {
 		return nil, codeErr("share code: %v", err)
 	}
-	w.countOnly = len(spec.Operators) == 0
+	w.truth.countOnly = len(spec.Operators) == 0
 	checked := false
 	var now Time // the cursor's moment, and the messages published by it
 	seen := 0

@@ -95,7 +95,7 @@ func (s *Series) add(w *World) {
 		s.stride = 1
 	}
 	waiting, taken := w.fam.Counts(w)
-	now := Sample{w.Pos, w.Now, int32(waiting), int32(taken), int32(w.dlqLen), w.Stats.Effects}
+	now := Sample{w.Pos, w.Now, int32(waiting), int32(taken), int32(w.DLQLen()), w.Stats.Effects}
 	if n := len(s.Samples); n > 0 && w.Pos-s.Samples[n-1].Pos < s.stride {
 		s.Samples[n-1].raise(now)
 		return
@@ -1024,24 +1024,7 @@ func (x *Explorer) account(n int64) {
 // ownBytes estimates what a checkpoint of w costs on top of the others:
 // its leaf tables, the leaves written since the last clone (the ones w
 // owns), and its private slices. A family's own state is not counted.
-func (w *World) ownBytes() int64 {
-	const ptr = int64(unsafe.Sizeof(uintptr(0)))
-	n := int64(unsafe.Sizeof(*w)) +
-		int64(len(w.msgs.leaves)+len(w.dlq.leaves))*ptr +
-		w.q.bytes() +
-		w.familyBytes()
-	for _, l := range w.msgs.leaves {
-		if l != nil && l.owner == w.owner {
-			n += int64(unsafe.Sizeof(*l))
-		}
-	}
-	for _, l := range w.dlq.leaves {
-		if l != nil && l.owner == w.owner {
-			n += int64(unsafe.Sizeof(*l))
-		}
-	}
-	return n
-}
+func (w *World) ownBytes() int64 { return w.tableBytes() + w.truth.leafBytes() }
 
 // Clone is an independent copy of the explorer, for work done on another
 // goroutine and swapped in when it completes: its own branches, frontiers,
@@ -1090,7 +1073,7 @@ func messagesOf(w *World) int64 {
 func (x *Explorer) eventsPerMessage(b *Branch) int64 {
 	root := x.branches[0]
 	ratio := func(w *World) int64 {
-		if n := int64(w.msgs.n); n > 0 && w.Pos > 0 {
+		if n := int64(w.Published()); n > 0 && w.Pos > 0 {
 			return max(1, (w.Pos+n/2)/n)
 		}
 		return 0
@@ -1106,7 +1089,7 @@ func (x *Explorer) eventsPerMessage(b *Branch) int64 {
 		for w.Pos < probeEvents && w.Step(nil) {
 		}
 		x.epm = max(1, ratio(w))
-		if w.msgs.n == 0 {
+		if w.Published() == 0 {
 			x.epm = 16
 		}
 	}

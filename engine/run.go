@@ -65,9 +65,8 @@ func (w *World) Summarize(traceHash string) Summary {
 	}
 	end := w.Stats.LastEvent
 	maxAge := w.Stats.MaxOldestAge
-	if i := w.advanceOldest(); i < w.msgs.n {
-		m, _ := w.msgs.at(i)
-		maxAge = max(maxAge, end-m.Published)
+	if p, ok := w.truth.oldestPublished(); ok {
+		maxAge = max(maxAge, end-p)
 	}
 	s.MaxOldestAgeS = maxAge.Seconds()
 	busy := w.Stats.BusyMs
@@ -302,7 +301,7 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 		}
 	}
 	tr := newTraceOut(o.Trace)
-	w.countOnly = len(spec.Operators) == 0
+	w.truth.countOnly = len(spec.Operators) == 0
 	hs := withHash(o.Hash, tr.next())
 	var over error
 	if o.MaxSteps > 0 && !o.Budget.Reached(o.MaxSteps) {

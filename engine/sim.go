@@ -21,17 +21,18 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	if n := len(spec.Workers.Boxes) * spec.Workers.PerBox; n > maxWorkers {
 		return nil, fmt.Errorf("incident %s: %d workers; at most %d", spec.ID, n, maxWorkers)
 	}
-	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
+	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start}
+	w.truth = Truth{w: w, owner: &token{}}
+	w.watch = watch{w: w, ageCheckAt: -1, opDone: make([]bool, len(spec.Operators))}
 	w.pinTop = -1
 	for _, p := range spec.Pins {
 		w.pinTop = max(w.pinTop, p.Message)
 	}
 	w.AlertAt = fill(len(spec.Alerts))
 	w.WouldAt = fill(len(spec.WouldHave))
-	w.opDone = make([]bool, len(spec.Operators))
 	w.fam = spec.NewFamily(&w.Knobs)
 	w.bindKnobs()
-	w.famRecs, _ = w.fam.(FamilyRecords)
+	w.truth.recs, _ = w.fam.(FamilyRecords)
 	w.fam.Start(w)
 	return w, nil
 }
@@ -126,19 +127,68 @@ func (w *World) run(it *item) {
 	case opFamily:
 		w.fam.Step(w, FamilyStep{Op: it.fop, Item: it.msg, Actor: it.who, Gen: it.delivery})
 	case opAgeCheck:
-		w.ageCheck()
+		w.watch.checkAge()
 	case opOperator:
-		w.operate(int(it.who))
+		w.watch.operate(int(it.who))
 	case opKnobs:
 		w.applyKnobs()
 	case opAlert:
-		w.fireAlert(int(it.who), it.delivery == 1)
+		w.watch.fire(int(it.who), it.delivery == 1)
 	}
 }
 
-// emit records one event. Exactly one event or none per step, so the world
-// between any two events is a well-defined state to seek to and fork from.
-func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
+// bindKnobs hands the family the knobs in force (see KnobBinder).
+func (w *World) bindKnobs() {
+	if b, ok := w.fam.(KnobBinder); ok {
+		b.BindKnobs(&w.Knobs)
+	}
+}
+
+func (w *World) applyKnobs() {
+	if len(w.pending) == 0 {
+		return
+	}
+	// validated when scheduled
+	was := w.Knobs
+	_ = w.Knobs.Apply(w.pending)
+	w.bindKnobs()
+	fk, _ := w.fam.(FamilyKnobs)
+	if fk != nil {
+		fk.KnobsChanged(w, &was)
+	}
+	n := len(w.pending)
+	w.applied = w.pending
+	w.pending = nil
+	w.Emit(EvKnob, -1, -1, 0, int64(n), 0)
+	if fk != nil {
+		fk.KnobsApplied(w)
+	}
+}
+
+// stranded reports whether the family has a message that could move now
+// while no step will move it (see FamilyGuard).
+func (w *World) stranded() bool {
+	g, ok := w.fam.(FamilyGuard)
+	return ok && g.Stranded(w)
+}
+
+// revive is the settled-state rule: a run settles only when no message can
+// move again, so when nothing live is left while the family has a
+// stranded message, the family schedules the step that moves it. It
+// reports whether the run goes on.
+func (w *World) revive() bool {
+	if !w.stranded() {
+		return false
+	}
+	w.revived++ // a missing wake: tests assert it stays 0
+	w.fam.(FamilyGuard).Revive(w)
+	return w.q.live > 0
+}
+
+// Emit records one event of a step. Exactly one event or none per step, so
+// the world between any two events is a well-defined state to seek to and
+// fork from.
+func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
 	// the event lives in the world so that handing it to the sink does not
 	// allocate: a sink must copy what it keeps
 	e := &w.ev

@@ -113,7 +113,7 @@ func TestBreakerStory(t *testing.T) {
 			t.Fatalf("a dead letter with the breaker at %s", e.T.Short())
 		}
 		if e.Kind == engine.EvEffect && w.Caption(e, d) != "" && e.T > dbdown.DownUntil {
-			if age := w.OldestAge(); age > engine.Minute {
+			if age := w.Truth().OldestAge(); age > engine.Minute {
 				lastLate = e.T
 			}
 		}

@@ -13,7 +13,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	var p engine.Panes
 	waiting, _ := f.Counts(w)
 	p.QueueTitle = fmt.Sprintf("Waiting %d", waiting)
-	if age := w.OldestAge(); age >= engine.Second {
+	if age := w.Truth().OldestAge(); age >= engine.Second {
 		p.QueueTitle += " · lag " + span(age) // lag in time: what users feel
 	}
 	if f.k.Breaker && s.breaker == open {
@@ -78,7 +78,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	}
 
 	p.DLQTitle = fmt.Sprintf("Dead letters %d", w.DLQLen())
-	for _, d := range w.DeadLetters(maxRows) {
+	for _, d := range w.Truth().DeadLetters(maxRows) {
 		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-10s %s · refused %d×", w.MsgName(d.Msg), d.At.Clock(), s.attempts[d.Msg]),
 			Mark: "NOT POISON", Bar: -1})
 	}

@@ -203,7 +203,7 @@ func TestOldestAgeIsWhatTheBrokerHolds(t *testing.T) {
 		}
 		var held []string
 		for w.Step(sinkFn(func(w *engine.World, e *engine.Event, _ *engine.Decision) {
-			if age := w.OldestAge(); age >= 0 {
+			if age := w.Truth().OldestAge(); age >= 0 {
 				held = append(held, fmt.Sprintf("%s %s", e.T.Short(), engine.FormatDuration(age)))
 			}
 		})) {

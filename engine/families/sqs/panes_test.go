@@ -86,7 +86,7 @@ func TestDeadRowFormat(t *testing.T) {
 func deadRows(t *testing.T, w *engine.World) {
 	t.Helper()
 	p := sqs.Panes(w, sqs.Cursor{At: w.Now, Sel: -1})
-	dead := w.DeadLetters(sqs.ListCap)
+	dead := w.Truth().DeadLetters(sqs.ListCap)
 	if len(dead) == 0 || len(p.DLQ) != len(dead) {
 		t.Fatalf("%d dead letter rows for %d", len(p.DLQ), len(dead))
 	}
