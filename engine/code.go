@@ -52,7 +52,7 @@ const maxCodeName = 120
 // CodeFork is one fork on the path: at event Pos (or, with Pos -1, at the
 // moment At, as `run --at` does), with knob changes, an override and/or
 // forced faults. Name is the branch's name when it is not the default
-// (ForkName, or a World's ForkLabel when it forces faults).
+// (ForkName, or a world's Forcing.Label when it forces faults).
 //
 // A forced fault is a field ";fault=POINT:MSG.DELIVERY" of its fork, one
 // per fault, at most MaxCodeFaults a fork:
@@ -416,7 +416,7 @@ func (x *Explorer) Code() Code {
 	c := Code{Incident: x.Spec.ID, Seed: x.Seed, Set: x.Set, Cursor: x.w.Pos, Fingerprint: fp32(x.w.fp)}
 	for _, b := range x.cur.Path()[1:] {
 		f := CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override, Faults: b.Faults}
-		if b.Name != x.w.ForkLabel(b.Changes, b.Override, b.Faults, b.ForkAt) {
+		if b.Name != x.w.Forcing().Label(b.Changes, b.Override, b.Faults, b.ForkAt) {
 			f.Name = b.Name
 		}
 		c.Forks = append(c.Forks, f)
@@ -534,11 +534,12 @@ func (c Code) checkShown(start, now Time, seen int, end func() Time, published f
 	return nil
 }
 
-// ApplyFork makes a code's fork on a world standing at the fork's event,
-// as a replay does: its faults forced, its knob changes queued for its
-// clock, its decision override armed.
-func (w *World) ApplyFork(f CodeFork) error {
-	if err := w.ForceFaults(f.Faults...); err != nil {
+// Fork makes a code's fork on a world standing at the fork's event, as a
+// replay does: its faults forced, its knob changes queued for its clock,
+// its decision override armed.
+func (fc *Forcing) Fork(f CodeFork) error {
+	w := fc.w
+	if err := fc.Faults(f.Faults...); err != nil {
 		return err
 	}
 	if len(f.Set) > 0 {
@@ -550,7 +551,7 @@ func (w *World) ApplyFork(f CodeFork) error {
 		if err := checkOverride(w, *f.Override); err != nil {
 			return err
 		}
-		w.Override(*f.Override)
+		fc.Override(*f.Override)
 	}
 	return nil
 }
@@ -570,7 +571,7 @@ func (x *Explorer) ForkPath(forks []CodeFork) error {
 		}
 		name := f.Name
 		if name == "" {
-			name = x.w.ForkLabel(f.Set, f.Override, f.Faults, f.At)
+			name = x.w.Forcing().Label(f.Set, f.Override, f.Faults, f.At)
 		}
 		if _, err := x.Fork(ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults}); err != nil {
 			return fmt.Errorf("share code fork %d: %w", i+1, err)
@@ -646,7 +647,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 		}
 		if !checked && c.Cursor >= 0 && c.Cursor <= pos {
 			checked = true
-			if err := w.runBytes(sink, c.Cursor-w.Pos, b); err != nil {
+			if err := (meter{w, sink, b}).upTo(c.Cursor - w.Pos); err != nil {
 				return err
 			}
 			if w.Pos != c.Cursor {
@@ -657,7 +658,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 			}
 			now, seen = w.Now, w.Published()
 		}
-		return w.runBytes(sink, pos-w.Pos, b)
+		return meter{w, sink, b}.upTo(pos - w.Pos)
 	}
 	clockFork := len(c.Forks) == 1 && c.Forks[0].Pos < 0 // ParseCode allows no other
 	for i, f := range c.Forks {
@@ -681,7 +682,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 		if w.Settled() && f.Override == nil {
 			return nil, codeErr("share code fork %d at event %d: the run has ended there, so a change has nothing left to act on", i+1, f.Pos)
 		}
-		if err := w.ApplyFork(f); err != nil {
+		if err := w.Forcing().Fork(f); err != nil {
 			return nil, codeErr("share code fork %d at event %d: %v", i+1, f.Pos, err)
 		}
 	}
@@ -693,7 +694,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 			return w, nil
 		}
 	}
-	settled, err := w.runMetered(sink, b)
+	settled, err := meter{w, sink, b}.run()
 	if err != nil {
 		return nil, err
 	}
@@ -719,19 +720,19 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 
 // ForkName is a branch's default name, from what it changes:
 // "visibility_timeout=60s @19:52". A branch that forces faults is named by
-// a world's ForkLabel, which words them.
+// a world's Forcing.Label, which words them.
 func ForkName(set []Setting, o *DecisionOverride, at Time) string {
 	return forkName(nil, set, o, nil, at)
 }
 
-// ForkLabel is a branch's default name as ForkName, with each forced fault
-// in the lesson's words: "the worker crashes after its claim on order 14,
+// Label is a branch's default name as ForkName, with each forced fault in
+// the lesson's words: "the worker crashes after its claim on order 14,
 // delivery 1 @19:40". Without faults it is ForkName.
-func (w *World) ForkLabel(set []Setting, o *DecisionOverride, faults []Fault, at Time) string {
-	return forkName(w, set, o, faults, at)
+func (fc *Forcing) Label(set []Setting, o *DecisionOverride, faults []Fault, at Time) string {
+	return forkName(fc, set, o, faults, at)
 }
 
-func forkName(w *World, set []Setting, o *DecisionOverride, faults []Fault, at Time) string {
+func forkName(fc *Forcing, set []Setting, o *DecisionOverride, faults []Fault, at Time) string {
 	var parts []string
 	for _, s := range set {
 		parts = append(parts, s.Knob+"="+s.Value)
@@ -740,7 +741,7 @@ func forkName(w *World, set []Setting, o *DecisionOverride, faults []Fault, at T
 		parts = append(parts, fmt.Sprintf("decision %d=%d", o.Index, o.Value))
 	}
 	for _, f := range faults {
-		parts = append(parts, w.FaultWords(f, -1))
+		parts = append(parts, fc.Words(f, -1))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "copy")

@@ -45,5 +45,5 @@ func (w *World) tableBytes() int64 {
 	return int64(unsafe.Sizeof(*w)) +
 		w.truth.tableBytes() +
 		w.q.bytes() +
-		w.familyBytes()
+		familyBytes(w.fam)
 }

@@ -314,7 +314,7 @@ func (x *Explorer) stateAt(b *Branch, pos int64) *World { return x.walkerAt(b, p
 // WorldAt is a world of its own at event pos of branch b (clipped to the
 // branch's end), played from the nearest checkpoint: the cheap start of a
 // branch nobody needs to see, which a search forces faults and decisions
-// on (World.ForceFaults, ForceDecisions) and plays to its end. Like every
+// on (World.Forcing) and plays to its end. Like every
 // Explorer method it is for one goroutine at a time; the world it returns
 // is independent of the explorer and may run on any goroutine. For many
 // branches from one moment, take it once and Clone it for each: a clone
@@ -565,7 +565,7 @@ type ForkOptions struct {
 	At       Time  // when the knob changes apply (not before the state's clock)
 	Set      []Setting
 	Override *DecisionOverride
-	Faults   []Fault // faults to force (World.ForceFaults)
+	Faults   []Fault // faults to force (Forcing.Faults)
 }
 
 // Fork makes a branch of the current one and moves the cursor onto it, at
@@ -582,7 +582,7 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	}
 	parent := k.path[k.seg]
 	w := k.w.Clone()
-	if err := w.ForceFaults(o.Faults...); err != nil {
+	if err := w.Forcing().Faults(o.Faults...); err != nil {
 		return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
 	}
 	if w.Settled() && o.Override == nil {
@@ -601,7 +601,7 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 		if err := checkOverride(w, *o.Override); err != nil {
 			return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
 		}
-		w.Override(*o.Override)
+		w.Forcing().Override(*o.Override)
 	}
 	if err := x.budgetFits(w, x.eventsPerMessage(parent)); err != nil {
 		return nil, err
@@ -609,7 +609,7 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	name := o.Name
 	switch {
 	case name == "" && len(o.Faults) > 0:
-		name = w.ForkLabel(o.Set, o.Override, o.Faults, max(o.At, w.Now))
+		name = w.Forcing().Label(o.Set, o.Override, o.Faults, max(o.At, w.Now))
 	case name == "":
 		name = fmt.Sprintf("fork%d", x.nextID)
 	}

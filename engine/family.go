@@ -150,13 +150,9 @@ const (
 // SQS-like queue included.
 func (w *World) Family() Family { return w.fam }
 
-// Counts are the chart's numbers: messages waiting, and messages taken but
-// not finished (Family.Counts).
-func (w *World) Counts() (waiting, taken int) { return w.fam.Counts(w) }
-
-// familyBytes is what the family adds to a checkpoint's estimated size.
-func (w *World) familyBytes() int64 {
-	if f, ok := w.fam.(FamilyFootprint); ok {
+// familyBytes is what family f adds to a checkpoint's estimated size.
+func familyBytes(fam Family) int64 {
+	if f, ok := fam.(FamilyFootprint); ok {
 		return f.Footprint()
 	}
 	return 0
@@ -182,9 +178,9 @@ func (w *World) Schedule(t Time, s FamilyStep, background bool) {
 }
 
 // Decide records a decision and returns its value (natural unless a fork
-// overrides it); see World.decide.
+// overrides it); see DecideAmong.
 func (w *World) Decide(k DecisionKind, msg int32, worker int, delivery uint16, natural, lo, hi int64) int64 {
-	return w.decide(k, msg, worker, delivery, natural, lo, hi, 0)
+	return w.DecideAmong(k, msg, worker, delivery, natural, lo, hi, 0)
 }
 
 // Draw returns 64 random bits for (stream, a, b) under the world's seed:
@@ -200,18 +196,9 @@ func Chance(x uint64, p float64) bool { return chance(x, p) }
 // Seed is the run's seed.
 func (w *World) Seed() uint64 { return w.seed }
 
-// DecideAmong is Decide for a choice among the workers in mask (DecWorker).
-func (w *World) DecideAmong(k DecisionKind, msg int32, worker int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
-	return w.decide(k, msg, worker, delivery, natural, lo, hi, mask)
-}
-
-// KindName names an event kind as the trace does (a family's own kinds
-// by the family's names).
-func (w *World) KindName(k Kind) string { return w.kindName(k) }
-
-// kindName names an event kind for the trace; a family names its own kinds
-// (FamilyKind and above).
-func (w *World) kindName(k Kind) string {
+// KindName names an event kind as the trace does; a family names its own
+// kinds (FamilyKind and above).
+func (w *World) KindName(k Kind) string {
 	if k >= FamilyKind && w.fam != nil {
 		return w.fam.KindName(k)
 	}

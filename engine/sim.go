@@ -23,6 +23,7 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	}
 	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start}
 	w.truth = Truth{w: w, owner: &token{}}
+	w.forcing = Forcing{w: w}
 	w.watch = watch{w: w, ageCheckAt: -1, opDone: make([]bool, len(spec.Operators))}
 	w.pinTop = -1
 	for _, p := range spec.Pins {
@@ -31,8 +32,9 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	w.AlertAt = fill(len(spec.Alerts))
 	w.WouldAt = fill(len(spec.WouldHave))
 	w.fam = spec.NewFamily(&w.Knobs)
-	w.bindKnobs()
+	bindKnobs(w.fam, &w.Knobs)
 	w.truth.recs, _ = w.fam.(FamilyRecords)
+	w.guard, _ = w.fam.(FamilyGuard)
 	w.fam.Start(w)
 	return w, nil
 }
@@ -84,10 +86,6 @@ func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 	return nil
 }
 
-// Override forces the outcome of decision index in this world's future
-// (see ForceDecisions for several).
-func (w *World) Override(o DecisionOverride) { w.override, w.overrides = &o, nil }
-
 // Step runs steps until one emits an event, and reports false when the run
 // has settled (nothing but background steps remain) without emitting.
 func (w *World) Step(sink Sink) bool {
@@ -137,10 +135,10 @@ func (w *World) run(it *item) {
 	}
 }
 
-// bindKnobs hands the family the knobs in force (see KnobBinder).
-func (w *World) bindKnobs() {
-	if b, ok := w.fam.(KnobBinder); ok {
-		b.BindKnobs(&w.Knobs)
+// bindKnobs hands family f the knobs in force, p (see KnobBinder).
+func bindKnobs(f Family, p *Params) {
+	if b, ok := f.(KnobBinder); ok {
+		b.BindKnobs(p)
 	}
 }
 
@@ -151,7 +149,7 @@ func (w *World) applyKnobs() {
 	// validated when scheduled
 	was := w.Knobs
 	_ = w.Knobs.Apply(w.pending)
-	w.bindKnobs()
+	bindKnobs(w.fam, &w.Knobs)
 	fk, _ := w.fam.(FamilyKnobs)
 	if fk != nil {
 		fk.KnobsChanged(w, &was)
@@ -165,23 +163,16 @@ func (w *World) applyKnobs() {
 	}
 }
 
-// stranded reports whether the family has a message that could move now
-// while no step will move it (see FamilyGuard).
-func (w *World) stranded() bool {
-	g, ok := w.fam.(FamilyGuard)
-	return ok && g.Stranded(w)
-}
-
 // revive is the settled-state rule: a run settles only when no message can
 // move again, so when nothing live is left while the family has a
 // stranded message, the family schedules the step that moves it. It
 // reports whether the run goes on.
 func (w *World) revive() bool {
-	if !w.stranded() {
+	if w.guard == nil || !w.guard.Stranded(w) {
 		return false
 	}
 	w.revived++ // a missing wake: tests assert it stays 0
-	w.fam.(FamilyGuard).Revive(w)
+	w.guard.Revive(w)
 	return w.q.live > 0
 }
 
@@ -212,20 +203,22 @@ func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 	}
 }
 
-// decide records a decision and returns its value: the natural one, unless
-// a fork's override or the incident's pin says otherwise.
-func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
+// DecideAmong records a decision and returns its value: the natural one,
+// unless a fork's override or the incident's pin says otherwise. mask is
+// the workers a choice among them may take (DecWorker); Decide is it
+// without one.
+func (w *World) DecideAmong(k DecisionKind, msg int32, wk int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
 	d := &w.dec // filled in place: the hot path makes two decisions an event
 	d.Index, d.T, d.Kind, d.Msg, d.Worker, d.Delivery = w.Decisions, w.Now, k, msg, int16(wk), delivery
 	d.Value, d.Lo, d.Hi, d.Mask, d.Forced, d.Pos = natural, lo, hi, mask, false, 0
 	w.Decisions++
 	if msg <= w.pinTop {
-		if v, ok := w.pinned(k, msg, delivery, lo, hi, mask); ok {
+		if v, ok := w.spec.pinned(k, msg, delivery, lo, hi, mask, &w.PinsGaveWay); ok {
 			d.Value, d.Forced = v, true
 		}
 	}
-	if o := w.override; o != nil && o.Index == d.Index {
-		w.nextOverride()
+	if o := w.forcing.override; o != nil && o.Index == d.Index {
+		w.forcing.nextOverride()
 		if overrideValid(k, o.Value, lo, hi, mask) {
 			d.Value, d.Forced = o.Value, true
 		}
@@ -238,9 +231,11 @@ func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natur
 // inside what the knobs in force allow: a latency in [lo, hi], an idle
 // worker on the pinned box, an outcome in [lo, hi]. Outside, the pin gives
 // way to the natural draw (already taken from the decision's own stream, so
-// nothing else reshuffles) and the world records it in PinsGaveWay.
-func (w *World) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64, mask uint64) (int64, bool) {
-	for _, p := range w.spec.Pins {
+// nothing else reshuffles) and is added to gave (the world's PinsGaveWay).
+func (s *Spec) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64, mask uint64, gave *[]PinGaveWay) (int64, bool) {
+	// a full slice expression: a clone sharing the backing array never sees it
+	gaveWay := func(p Pin) { *gave = append((*gave)[:len(*gave):len(*gave)], pinGaveWay(s.Label, p, lo, hi)) }
+	for _, p := range s.Pins {
 		if p.Kind != k || p.Message != msg || p.Delivery != int(delivery) {
 			continue
 		}
@@ -248,15 +243,15 @@ func (w *World) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64,
 			if p.Value >= lo && p.Value <= hi {
 				return p.Value, true
 			}
-			w.gaveWay(p, lo, hi)
+			gaveWay(p)
 			continue
 		}
-		for i := 0; i < w.workerCount(); i++ {
-			if _, box := w.worker(i); mask&(1<<uint(i)) != 0 && box == p.Box {
+		for i := 0; i < len(s.Workers.Boxes)*s.Workers.PerBox; i++ {
+			if box := s.Workers.Boxes[i/s.Workers.PerBox]; mask&(1<<uint(i)) != 0 && box == p.Box {
 				return int64(i), true
 			}
 		}
-		w.gaveWay(p, lo, hi)
+		gaveWay(p)
 	}
 	return 0, false
 }
@@ -271,11 +266,6 @@ type PinGaveWay struct {
 	Pinned   string       `json:"pinned"` // "34s", "box B"
 	Range    string       `json:"range"`  // "1s–2s", "no idle worker on box B"
 	Line     string       `json:"line"`
-}
-
-func (w *World) gaveWay(p Pin, lo, hi int64) {
-	// a full slice expression: a clone sharing the backing array never sees it
-	w.PinsGaveWay = append(w.PinsGaveWay[:len(w.PinsGaveWay):len(w.PinsGaveWay)], pinGaveWay(w.spec.Label, p, lo, hi))
 }
 
 // LatencyRange is implemented by a knob struct with latency knobs (the

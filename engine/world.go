@@ -106,9 +106,10 @@ type World struct {
 	Pos       int64 // events emitted so far
 	Decisions int64 // decisions made so far
 
-	q     agenda // the scheduled steps
-	truth Truth  // the ground truth per message
-	watch watch  // the alerts and operators watching it
+	q       agenda  // the scheduled steps
+	forcing Forcing // the faults and decisions a fork forces
+	truth   Truth   // the ground truth per message
+	watch   watch   // the alerts and operators watching it
 
 	Stats     Stats     // the run's counters, behind the summary's figures
 	AlertAt   []Time    // per spec.Alerts: first firing, or -1
@@ -116,16 +117,14 @@ type World struct {
 	budgetHit int64     // the event budget that stopped the run, or 0
 	pending   []Setting // a fork's knob changes, applied at its first step
 	applied   []Setting // the last changes applied, for the knob event's caption
-	override  *DecisionOverride
-	overrides []DecisionOverride // more forced decisions after override, ascending (ForceDecisions)
-	faults    *faultState        // forced faults and their observer; nil for none (see Fault)
-	pinTop    int32              // the highest message a pin names, -1 for none: decide's fast path
+	pinTop    int32     // the highest message a pin names, -1 for none: decide's fast path
 	// PinsGaveWay lists the incident's pins that did not hold because their
 	// value lay outside the knobs in force (see pinned)
 	PinsGaveWay []PinGaveWay
 
-	fam     Family // the incident's system
-	revived int    // revivals of a stranded family (FamilyGuard): tests assert 0
+	fam     Family      // the incident's system
+	guard   FamilyGuard // fam, when it strands messages a step of its own must move (see revive)
+	revived int         // revivals of a stranded family (FamilyGuard): tests assert 0
 
 	fp uint64 // running fingerprint of the trace
 
@@ -144,13 +143,10 @@ func (w *World) Clone() *World {
 	c.AlertAt = append([]Time(nil), w.AlertAt...)
 	c.WouldAt = append([]Time(nil), w.WouldAt...)
 	c.pending = append([]Setting(nil), w.pending...)
-	if w.override != nil {
-		o := *w.override
-		c.override = &o
-	}
-	c.faults = w.cloneFaults()
+	c.forcing = w.forcing.clone(&c)
 	c.fam = w.fam.Clone()
-	c.bindKnobs()
+	bindKnobs(c.fam, &c.Knobs)
+	c.guard, _ = c.fam.(FamilyGuard)
 	c.truth = w.truth.clone(&c)
 	c.watch = w.watch.clone(&c)
 	return &c
@@ -178,7 +174,9 @@ func (w *World) Fingerprint() uint64 { return w.fp }
 
 // Settled reports whether nothing but background steps remain and no
 // message can move again.
-func (w *World) Settled() bool { return w.q.live == 0 && !w.stranded() }
+func (w *World) Settled() bool {
+	return w.q.live == 0 && (w.guard == nil || !w.guard.Stranded(w))
+}
 
 // States counts the published messages by where each one is now. Every
 // message is in exactly one state, so Held + Done + DLQ + Lost ==

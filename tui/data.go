@@ -171,7 +171,7 @@ func (s *snap) published(x *engine.Explorer, id int32) (engine.Time, bool) {
 			return s.selPub.at, true
 		}
 	}
-	return x.World().PublishTime(id)
+	return x.World().Truth().PublishTime(id)
 }
 
 // noteSel notes when message id was published while the world holds it.

@@ -217,7 +217,7 @@ func TestBreakerRemovedWhileOpenWakesTheConsumer(t *testing.T) {
 		for w.Step(sinkFn(func(w *engine.World, e *engine.Event, _ *engine.Decision) {
 			switch {
 			case e.Kind == engine.EvKnob:
-				waiting, _ = w.Counts()
+				waiting, _ = w.Family().Counts(w)
 			case e.Kind == engine.EvDeliver && take == "" && e.T >= at:
 				take = e.T.Short() + " " + w.KindName(e.Kind) + " " + itoa(e.Msg)
 			case e.Kind == engine.EvDLQ && dlq == "":

@@ -78,7 +78,7 @@ func TestAnswerDecisionIsForkable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Override(engine.DecisionOverride{Index: 0, Value: 0})
+	w.Forcing().Override(engine.DecisionOverride{Index: 0, Value: 0})
 	for w.Step(nil) {
 	}
 	s := w.Summarize("")
