@@ -19,17 +19,16 @@ func (w *World) MsgName(id int32) string {
 	return label + " " + strconv.FormatInt(int64(id), 10)
 }
 
-// worker names worker i of the incident's workers section and its box:
-// box by box, "A1", "A2", "B1"… (the queue's workers, or a family's
-// consumers that an incident file places on boxes).
-func (w *World) worker(i int) (name, box string) {
-	per := w.spec.Workers.PerBox
-	box = w.spec.Workers.Boxes[i/per]
-	return box + strconv.Itoa(i%per+1), box
+// name names worker i of the incident's workers section and its box: box
+// by box, "A1", "A2", "B1"… (a family's workers or consumers that an
+// incident file places on boxes).
+func (ws *WorkerSetup) name(i int) (name, box string) {
+	box = ws.Boxes[i/ws.PerBox]
+	return box + strconv.Itoa(i%ws.PerBox+1), box
 }
 
-// workerCount is the number of workers the incident places.
-func (w *World) workerCount() int { return len(w.spec.Workers.Boxes) * w.spec.Workers.PerBox }
+// count is the number of workers the incident places.
+func (ws *WorkerSetup) count() int { return len(ws.Boxes) * ws.PerBox }
 
 // FormatSeconds writes a duration in seconds as captions do: "34.963 s",
 // "31 s".
@@ -92,13 +91,13 @@ func (w *World) DecisionText(d *Decision) string {
 		return fmt.Sprintf("provider latency, %s, delivery %d: %s (could be %s–%s)", name, d.Delivery, FormatSeconds(Duration(d.Value)), FormatSeconds(Duration(d.Lo)), FormatSeconds(Duration(d.Hi)))
 	case DecWorker:
 		var alts []string
-		for i := 0; i < w.workerCount(); i++ {
+		for i := 0; i < w.spec.Workers.count(); i++ {
 			if d.Mask&(1<<uint(i)) != 0 {
-				n, _ := w.worker(i)
+				n, _ := w.spec.Workers.name(i)
 				alts = append(alts, n)
 			}
 		}
-		chosen, _ := w.worker(int(d.Value))
+		chosen, _ := w.spec.Workers.name(int(d.Value))
 		return fmt.Sprintf("which idle worker takes %s, delivery %d: %s (idle: %s)", name, d.Delivery, chosen, strings.Join(alts, ", "))
 	case DecLateAck:
 		return fmt.Sprintf("the broker and a late ack for %s: %s (or %s)", name, [2]string{"refuse", "accept"}[d.Value&1], [2]string{"accept", "refuse"}[d.Value&1])
@@ -123,9 +122,9 @@ func (w *World) DecisionChoices(d *Decision) (values []int64, labels []string) {
 			labels = append(labels, FormatSeconds(Duration(v)))
 		}
 	case DecWorker:
-		for i := 0; i < w.workerCount(); i++ {
+		for i := 0; i < w.spec.Workers.count(); i++ {
 			if d.Mask&(1<<uint(i)) != 0 {
-				n, _ := w.worker(i)
+				n, _ := w.spec.Workers.name(i)
 				values = append(values, int64(i))
 				labels = append(labels, n)
 			}

@@ -3,54 +3,45 @@ package engine
 // Kind is what an event is. The names are the trace's `kind` values.
 type Kind uint8
 
-// The event kinds.
+// The kernel's event kinds. The numbers between them are not the
+// kernel's: a family may declare its own kinds there as well as from
+// FamilyKind on. Kinds a family took over from the kernel keep the numbers
+// they had, which trace hashes and codes hold (Kernel tells them apart).
 const (
-	EvPublish      Kind = iota + 1 // a message reaches the broker
-	EvDeliver                      // the broker hands a message to a worker (a lease begins)
-	EvEffect                       // the handler acts on the world: an email leaves
-	EvAck                          // the broker deletes the message on the worker's ack
-	EvAckRefused                   // an ack quoting an expired lease is refused
-	EvLeaseExpired                 // a lease ran out: the message is visible again
-	EvDLQ                          // the broker moves the message to the dead letter queue
-	EvCrash                        // a worker process dies
-	EvRestart                      // the supervisor brings a worker back
-	EvAlert                        // an alert fires (or would have, for a missing one)
-	EvClaim                        // the handler writes a sent_at claim
-	EvDefer                        // the handler hands the message back with a delay
-	EvStamp                        // the handler stamps sent_at
-	EvRenew                        // the handler extends its lease
-	EvVisible                      // a deferred message becomes visible
-	EvRedrive                      // an operator moves the DLQ back to the queue
-	EvWedge                        // a handler is stuck; its lease is renewed forever
-	EvKnob                         // a knob changed (a fork's changes)
-	EvStart                        // the consumers begin polling
-	EvAnswer                       // the provider answers a call the handler already acked
-	numKinds
+	EvPublish      Kind = 1  // a message reaches the system
+	EvDeliver      Kind = 2  // the system hands a message to a worker (a lease begins)
+	EvEffect       Kind = 3  // the handler acts on the world: an email leaves
+	EvAck          Kind = 4  // the system lets the message go on the worker's ack
+	EvAckRefused   Kind = 5  // an ack quoting an expired lease is refused
+	EvLeaseExpired Kind = 6  // a lease ran out: the message is visible again
+	EvDLQ          Kind = 7  // the message moves to the dead letter queue
+	EvCrash        Kind = 8  // a worker process dies
+	EvRestart      Kind = 9  // the supervisor brings a worker back
+	EvAlert        Kind = 10 // an alert fires (or would have, for a missing one)
+	EvRedrive      Kind = 16 // an operator moves the dead letters back (World.Redrive)
+	EvKnob         Kind = 18 // a knob changed (a fork's changes)
+	EvStart        Kind = 19 // the consumers begin polling
+	numKinds            = 20
 )
 
 var kindNames = [numKinds]string{
 	EvPublish: "publish", EvDeliver: "deliver", EvEffect: "effect", EvAck: "ack",
 	EvAckRefused: "ack_refused", EvLeaseExpired: "lease_expired", EvDLQ: "dlq",
-	EvCrash: "crash", EvRestart: "restart", EvAlert: "alert", EvClaim: "claim",
-	EvDefer: "defer", EvStamp: "stamp", EvRenew: "renew", EvVisible: "visible",
-	EvRedrive: "redrive", EvWedge: "wedge", EvKnob: "knob", EvStart: "start", EvAnswer: "answer",
+	EvCrash: "crash", EvRestart: "restart", EvAlert: "alert",
+	EvRedrive: "redrive", EvKnob: "knob", EvStart: "start",
 }
 
+// Kernel reports whether k is one of the kernel's kinds; any other is the
+// family's, named and told by it.
+func (k Kind) Kernel() bool { return k < numKinds && kindNames[k] != "" }
+
+// String names a kernel kind; a family's is "unknown" here (World.KindName
+// names it).
 func (k Kind) String() string {
-	if k < numKinds && kindNames[k] != "" {
+	if k.Kernel() {
 		return kindNames[k]
 	}
 	return "unknown"
-}
-
-// KindByName finds a kind from its trace name.
-func KindByName(s string) (Kind, bool) {
-	for k, n := range kindNames {
-		if n == s && n != "" {
-			return Kind(k), true
-		}
-	}
-	return 0, false
 }
 
 // Event is one line of the trace. Pos is its index in its branch's trace;
@@ -58,17 +49,13 @@ func KindByName(s string) (Kind, bool) {
 //
 // Value and Aux are two kind-specific operands; the fingerprint covers
 // both, and the typed readings below (Until, Latency, AckHow…) name them.
-// For the standard kinds:
+// For the kernel's kinds:
 //
 //	kind           Value                           Aux
 //	publish        message's number in its source  0
 //	start          workers                         0
 //	deliver        lease expiry (Time)             0
-//	renew          new lease expiry (Time)         0
-//	defer          when it is visible again (Time) age of the claim found
 //	effect         the call's latency (ms)         copies of the effect so far
-//	wedge          1 if the lease is renewed       0
-//	stamp, answer  the call's duration (ms)        0
 //	ack            0, or the ack meant (AckGoneNoop) an Ack* variant
 //	ack_refused    the expired lease's end (Time)  0
 //	lease_expired  0                               1 if it was deferred
@@ -78,8 +65,7 @@ func KindByName(s string) (Kind, bool) {
 //	redrive        messages redriven               operator index
 //	knob           settings applied                0
 //
-// A family's kinds (FamilyKind and above) give them their own meanings,
-// told by its Caption.
+// A family's kinds give them their own meanings, told by its Caption.
 type Event struct {
 	Pos      int64
 	T        Time
@@ -92,12 +78,11 @@ type Event struct {
 	Dec      int64 // the decision made here, or -1
 }
 
-// The typed readings of Value and Aux for the standard kinds: captions and
+// The typed readings of Value and Aux for the kernel's kinds: captions and
 // screens read these rather than the raw operands. Each says the kinds it
 // is meant for; on another kind it returns that kind's operand unread.
 
-// Until is when a lease ends (deliver, renew) or when a deferred message
-// is visible again (defer).
+// Until is when a lease ends (deliver), or a time a family's kind carries.
 func (e *Event) Until() Time { return Time(e.Value) }
 
 // QuotedLease is the end of the expired lease a refused ack quoted
@@ -110,8 +95,8 @@ func (e *Event) RestartAt() Time { return Time(e.Value) }
 // CrashReason is why the worker died, a Crash* constant (crash).
 func (e *Event) CrashReason() int64 { return e.Aux }
 
-// Latency is how long the call the effect started takes (effect), or how
-// long it took (stamp, answer).
+// Latency is how long the call the effect started takes (effect), or a
+// duration a family's kind carries.
 func (e *Event) Latency() Duration { return Duration(e.Value) }
 
 // Copy is how many effects the message has had so far, this one included
@@ -127,13 +112,6 @@ func (e *Event) AckMeant() int64 { return e.Value }
 // WasDeferred reports that the expiring lease was a handler's delay, not
 // a delivery's (lease_expired).
 func (e *Event) WasDeferred() bool { return e.Aux == 1 }
-
-// ClaimAge is the age of the claim the handler found (defer).
-func (e *Event) ClaimAge() Duration { return Duration(e.Aux) }
-
-// Renewing reports that the wedged handler's lease is renewed for ever
-// (wedge).
-func (e *Event) Renewing() bool { return e.Value == 1 }
 
 // EffectsBefore is how many effects a dead-lettered message had (dlq).
 func (e *Event) EffectsBefore() int64 { return e.Value }

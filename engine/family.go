@@ -1,11 +1,11 @@
 package engine
 
-// Family is the model of an incident's system: the SQS-like queue, a Redis
-// Streams consumer and its wallet, a database with a unique key, an SQS
-// FIFO producer, Kafka producers and consumers. A family owns its
-// system's state (plain data, deep-copied by Clone) and its steps. The world keeps everything shared: the clock, the event queue,
-// the trace and its hash, decisions, the ground truth per message, alerts,
-// checkpoints and forks. Families live in engine/families/<name>, each
+// Family is the model of an incident's system: a queue, a stream and its
+// consumers, a database, producers. A family owns its system's state
+// (plain data, deep-copied by Clone), its steps, its own event kinds and
+// the words its events and panes are told in. The world keeps everything
+// shared: the clock, the event queue, the trace and its hash, decisions,
+// the ground truth per message, alerts, checkpoints and forks. Families live in engine/families/<name>, each
 // exporting a Descriptor; the incidents package's registry lists them and
 // picks one from an incident file's `family:` key.
 type Family interface {
@@ -18,17 +18,18 @@ type Family interface {
 	Step(w *World, s FamilyStep)
 	// Figures are the family's own summary figures ("balance", "crashes").
 	Figures(w *World) map[string]any
-	// KindName names a family event kind (FamilyKind and above) for the
-	// trace: "xack", "produce", "reject".
+	// KindName names one of the family's event kinds (any kind not the
+	// kernel's, see Kind.Kernel) for the trace: "xack", "produce", "reject".
 	KindName(k Kind) string
-	// Caption tells a family event in one line; ok false falls back to the
-	// standard caption of a standard kind.
+	// Caption tells an event in one line; ok false falls back to the
+	// kernel's caption of a kernel kind.
 	Caption(w *World, e *Event, d *Decision) (string, bool)
 	// DecisionText describes a family decision kind (FamilyDecision and
 	// above) with its alternatives.
 	DecisionText(w *World, d *Decision) string
-	// Panes lists what the explorer's panes show, in the system's terms.
-	Panes(w *World) Panes
+	// Panes lists what the explorer's panes show at its cursor, in the
+	// system's terms, in the order the explorer places them.
+	Panes(w *World, c Cursor) []Pane
 	// Counts are the chart's numbers, cheaply: messages waiting, and
 	// messages taken but not finished.
 	Counts(w *World) (waiting, taken int)
@@ -64,7 +65,7 @@ type FamilyKnobs interface {
 }
 
 // FamilyGuard is implemented by a family whose messages move only when a
-// step of its own moves them (the queue's dispatch): the settled-state
+// step of its own moves them (a dispatcher): the settled-state
 // guard. Stranded reports a message that could move now while no step
 // will move it; the world then calls Revive, which schedules the step. A
 // model that never forgets that step never strands anything.
@@ -88,6 +89,63 @@ type FamilyFootprint interface {
 	Footprint() int64
 }
 
+// FamilyWords is implemented by a family whose screens name its effects
+// and its own kinds in its system's words; without it the explorer uses
+// PlainWords.
+type FamilyWords interface {
+	Words() Words
+}
+
+// Words are how the explorer names what a family's system does, where the
+// kernel's plain words would not say it.
+type Words struct {
+	Waiting, Taken  string // the chart's bands for Counts: "waiting", "taken"
+	Effect, Effects string // one effect and many: "effect", "effects"
+	AnEffect        string // what an effect was, in a comparison: "an effect"
+	EffectMark      string // an effect's mark in a life story: "+"
+	// the comparison's rows: effects, duplicates, messages with none
+	Sent, Duplicates, Lost string
+	// the selected message's effects, after its name: "'s effects"
+	Inbox, NoEffect string
+	// Did is what each of the family's own kinds did, for a comparison
+	// ("deferred"); a kind not listed is told by its caption
+	Did map[Kind]string
+}
+
+// PlainWords are the words of a family without its own.
+var PlainWords = Words{
+	Waiting: "waiting", Taken: "taken", Effect: "effect", Effects: "effects", AnEffect: "an effect", EffectMark: "+",
+	Sent: "effects", Duplicates: "duplicate effects", Lost: "lost (no effect)", Inbox: "'s effects", NoEffect: "none",
+}
+
+// WordsOf is f's words: its own, or PlainWords.
+func WordsOf(f Family) Words {
+	if fw, ok := f.(FamilyWords); ok {
+		return fw.Words()
+	}
+	return PlainWords
+}
+
+// FamilyStatus is implemented by a family with figures of its own for the
+// explorer's status line ("busy 3/8").
+type FamilyStatus interface {
+	Status(w *World) []Gauge
+}
+
+// Gauge is one figure of the status line: N of Of, named ("busy").
+type Gauge struct {
+	Name  string
+	N, Of int
+}
+
+// StatusOf is f's own status figures on w, if any.
+func StatusOf(f Family, w *World) []Gauge {
+	if fs, ok := f.(FamilyStatus); ok {
+		return fs.Status(w)
+	}
+	return nil
+}
+
 // FamilyStep is a step a family scheduled: an op of its own and three
 // small operands, each the family's to interpret.
 type FamilyStep struct {
@@ -97,17 +155,32 @@ type FamilyStep struct {
 	Gen   uint16 // a delivery or generation number, so a stale step can tell
 }
 
-// FamilyKind is the first event kind a family may define for itself.
+// FamilyKind is where a family's own event kinds start; a family may also
+// use the numbers the kernel leaves free below it (Kind.Kernel).
 const FamilyKind Kind = 64
 
 // FamilyDecision is the first decision kind a family may define.
 const FamilyDecision DecisionKind = 64
 
-// Panes is what the explorer draws for a family, pane by pane. Each row is
-// already worded in the system's terms ("p3  LEO 120  committed 96").
-type Panes struct {
-	QueueTitle, InFlightTitle, DLQTitle, InboxTitle string
-	Queue, InFlight, DLQ, Inbox                     []PaneRow
+// Cursor is what the explorer shows besides the world's state: its
+// displayed clock (at or after the world's), its selection, and the
+// effects it read from the trace up to its cursor.
+type Cursor struct {
+	At      Time
+	Sel     int32   // the selected message, -1 none
+	Inbox   []Entry // the selected message's effects, oldest first
+	Effects []Entry // every message's latest effects, newest first
+}
+
+// CursorOf is the cursor at w's own clock with nothing selected.
+func CursorOf(w *World) Cursor { return Cursor{At: w.Now, Sel: -1} }
+
+// Pane is one list the explorer shows for a family: its title and its
+// rows, each already worded in the system's terms ("p3  LEO 120
+// committed 96"). Where the panes go on screen is the explorer's choice.
+type Pane struct {
+	Title string
+	Rows  []PaneRow
 }
 
 // PaneRow is one line of a pane. Msg (or -1) lets the explorer select the
@@ -115,8 +188,8 @@ type Panes struct {
 // that must survive without colour ("COPY 2", "LOST").
 //
 // A lease's countdown is drawn exactly instead: when Of > 0 the bar is
-// Left of Of, between Text and Tail, as wide as the pane allows (3 to 20
-// cells), and Bar is not read. Tone colours the whole row.
+// Left of Of, between Text and Tail, and Bar is not read. Tone colours
+// the whole row.
 type PaneRow struct {
 	Msg  int32
 	Text string
@@ -146,8 +219,7 @@ const (
 	ToneNote
 )
 
-// Family returns the world's family: the system its incident runs, the
-// SQS-like queue included.
+// Family returns the world's family: the system its incident runs.
 func (w *World) Family() Family { return w.fam }
 
 // familyBytes is what family f adds to a checkpoint's estimated size.
@@ -197,9 +269,9 @@ func Chance(x uint64, p float64) bool { return chance(x, p) }
 func (w *World) Seed() uint64 { return w.seed }
 
 // KindName names an event kind as the trace does; a family names its own
-// kinds (FamilyKind and above).
+// kinds (those outside the kernel's).
 func (w *World) KindName(k Kind) string {
-	if k >= FamilyKind && w.fam != nil {
+	if !k.Kernel() && w.fam != nil {
 		return w.fam.KindName(k)
 	}
 	return k.String()

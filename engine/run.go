@@ -76,7 +76,7 @@ func (w *World) Summarize(traceHash string) Summary {
 		running, stuck, retried = fs.Running(w, end)
 		busy += running
 	}
-	if span := int64(end-max(w.spec.Workers.Start, w.spec.Start)) * int64(w.workerCount()); span > 0 {
+	if span := int64(end-max(w.spec.Workers.Start, w.spec.Start)) * int64(w.spec.Workers.count()); span > 0 {
 		s.Busy = math.Round(float64(busy)/float64(span)*10000) / 10000
 	}
 	for i, a := range w.spec.Alerts {
@@ -220,8 +220,8 @@ func (w *World) Line(e *Event, d *Decision) TraceLine {
 		if name := fa.ActorName(w, e); name != "" {
 			l.Actor = name
 		}
-	} else if e.Worker >= 0 && int(e.Worker) < w.workerCount() {
-		l.Actor, _ = w.worker(int(e.Worker))
+	} else if e.Worker >= 0 && int(e.Worker) < w.spec.Workers.count() {
+		l.Actor, _ = w.spec.Workers.name(int(e.Worker))
 	} else if e.Kind == EvRedrive || e.Kind == EvKnob {
 		l.Actor = "operator"
 	}

@@ -246,8 +246,8 @@ func (s *Spec) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64, 
 			gaveWay(p)
 			continue
 		}
-		for i := 0; i < len(s.Workers.Boxes)*s.Workers.PerBox; i++ {
-			if box := s.Workers.Boxes[i/s.Workers.PerBox]; mask&(1<<uint(i)) != 0 && box == p.Box {
+		for i := 0; i < s.Workers.count(); i++ {
+			if _, box := s.Workers.name(i); mask&(1<<uint(i)) != 0 && box == p.Box {
 				return int64(i), true
 			}
 		}

@@ -196,7 +196,7 @@ type States struct {
 // States reads the counts; it costs O(1).
 func (w *World) States() States { return w.truth.states(w.Stats.Published) }
 
-// Count adds to the standard counters families share with the queue.
+// Count adds to the counters every family shares.
 func (s *Stats) Count(deliveries, lateRefused, crashes int64) {
 	s.Deliveries += deliveries
 	s.LateRefused += lateRefused

@@ -43,7 +43,7 @@ func (f *tick) Caption(*engine.World, *engine.Event, *engine.Decision) (string, 
 	return "tick", true
 }
 func (f *tick) DecisionText(*engine.World, *engine.Decision) string { return "" }
-func (f *tick) Panes(*engine.World) engine.Panes                    { return engine.Panes{} }
+func (f *tick) Panes(*engine.World, engine.Cursor) []engine.Pane    { return nil }
 func (f *tick) Counts(*engine.World) (int, int)                     { return 0, 0 }
 
 type tickCount struct{ n int }

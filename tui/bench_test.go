@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 	"inflight/incidents"
 )
 
@@ -20,14 +19,16 @@ func bigSpec(tb testing.TB) *engine.Spec {
 	s.Sources = append([]engine.Source(nil), base.Sources...)
 	s.Sources[0].Every = 10 * engine.Millisecond
 	s.Sources[0].Count = 20000
-	engine.MutKnobs[sqs.Knobs](&s.Params).Orders = 20000
+	if err := s.Params.Apply([]engine.Setting{{Knob: "orders", Value: "20000"}}); err != nil {
+		tb.Fatal(err)
+	}
 	return &s
 }
 
 // bigModel is the explorer at 200×60 with about 10,000 messages queued.
 func bigModel(tb testing.TB) Model {
 	m := newTest(tb, Options{Spec: bigSpec(tb)}, 200, 60)
-	for sqs.Of(m.x.World()).QueueLen() < 10_000 {
+	for waiting, _ := m.x.World().Family().Counts(m.x.World()); waiting < 10_000; waiting, _ = m.x.World().Family().Counts(m.x.World()) {
 		m.x.Step(1000)
 		if m.x.AtEnd() {
 			tb.Fatal("the big run ended before 10,000 were queued")
@@ -40,7 +41,8 @@ func bigModel(tb testing.TB) Model {
 
 func BenchmarkView200x60Queue10k(b *testing.B) {
 	m := bigModel(b)
-	b.Logf("queue %d, in flight %d, pos %d", sqs.Of(m.x.World()).QueueLen(), len(sqs.Of(m.x.World()).Leased()), m.x.Pos())
+	waiting, taken := m.x.World().Family().Counts(m.x.World())
+	b.Logf("queue %d, in flight %d, pos %d", waiting, taken, m.x.Pos())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = m.View()

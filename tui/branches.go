@@ -79,15 +79,25 @@ func (l branchList) Update(msg tea.Msg) (branchList, tea.Cmd) {
 	return l, nil
 }
 
-func (m *Model) updateBranches(k tea.KeyMsg) tea.Cmd {
+// onKey switches to the branch chosen (a follower choosing one of its own
+// branches detaches) or deletes it, the list staying open on the rest.
+func (l *branchList) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
+	cmd := l.answer(m, k)
+	if m.follower.on && l.done == submitted && !l.del {
+		m.flash = m.follower.detach()
+	}
+	return cmd
+}
+
+func (l *branchList) answer(m *Model, k tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
-	m.branches, cmd = m.branches.Update(k)
-	switch m.branches.done {
+	*l, cmd = l.Update(k)
+	switch l.done {
 	case closed:
 		m.state = stateMain
 	case submitted:
-		if m.branches.del { // the list stays open on the rest
-			b, current, err := m.branches.remove(m.x)
+		if l.del { // the list stays open on the rest
+			b, current, err := l.remove(m.x)
 			switch {
 			case err != nil:
 				m.flash = err.Error()
@@ -102,8 +112,8 @@ func (m *Model) updateBranches(k tea.KeyMsg) tea.Cmd {
 		}
 		m.state = stateMain
 		// by place: a job since the list opened may have cloned them
-		if bs := m.x.Branches(); m.branches.row < len(bs) && bs[m.branches.row] != m.x.Branch() {
-			return switchMove(m.x, bs[m.branches.row], m.at).run(m) // a job: it pauses
+		if bs := m.x.Branches(); l.row < len(bs) && bs[l.row] != m.x.Branch() {
+			return switchMove(m.x, bs[l.row], m.at).run(m) // a job: it pauses
 		}
 	}
 	return cmd

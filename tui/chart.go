@@ -7,13 +7,11 @@ import (
 	"inflight/engine"
 )
 
-// seriesNames label the chart's bands: the queue's words, or for a family
-// incident the words of engine.Family.Counts.
+// seriesNames label the chart's bands in the family's words
+// (engine.Family.Counts, and its effects).
 func (v mainView) seriesNames() [4]string {
-	if v.snap.fam != nil {
-		return [4]string{"waiting", "taken", "DLQ", "effects"}
-	}
-	return [4]string{"queue", "in flight", "DLQ", "emails"}
+	wd := v.snap.words
+	return [4]string{wd.Waiting, wd.Taken, "DLQ", wd.Effects}
 }
 
 // chartSpan is the chart's time axis: the incident's start to the end of

@@ -45,9 +45,9 @@ type compareView struct {
 	done           outcome
 
 	// read when it opened, so that View asks the engine nothing
-	sel     int32  // the selected message, -1 none
-	selName string // its name
-	family  bool   // a family's effects are not emails
+	sel     int32        // the selected message, -1 none
+	selName string       // its name
+	words   engine.Words // the family's: its effects need not be emails
 }
 
 // compareJob compares the branch under x's cursor with its parent (on
@@ -89,7 +89,7 @@ func compareJob(x *engine.Explorer, s *snap, sel int32) explorerJob {
 			Choose: key.NewBinding(key.WithDisabled()),
 			Close:  binding([]string{"esc", "enter", "q", "c"}, "esc", "close"),
 		}
-		c.sel, c.family = sel, isFamily(m.x)
+		c.sel, c.words = sel, engine.WordsOf(m.x.World().Family())
 		if sel >= 0 {
 			c.selName = m.x.World().MsgName(sel)
 		}
@@ -241,8 +241,9 @@ func sameBeat(a, b engine.Event) bool {
 }
 
 // kindWord is what an event did, in the captions' words, for "refused →
-// accepted".
-func kindWord(e *engine.Entry, family bool) string {
+// accepted": the kernel's kinds in plain words, the effect and the
+// family's own kinds in the family's (wd).
+func kindWord(e *engine.Entry, wd *engine.Words) string {
 	if e == nil {
 		return "the branch has ended"
 	}
@@ -252,10 +253,7 @@ func kindWord(e *engine.Entry, family bool) string {
 	case engine.EvDeliver:
 		return "delivered"
 	case engine.EvEffect:
-		if family {
-			return "an effect"
-		}
-		return "an email"
+		return wd.AnEffect
 	case engine.EvAck:
 		return "accepted"
 	case engine.EvAckRefused:
@@ -266,20 +264,16 @@ func kindWord(e *engine.Entry, family bool) string {
 		return "dead-lettered"
 	case engine.EvCrash:
 		return "a crash"
-	case engine.EvDefer:
-		return "deferred"
-	case engine.EvClaim:
-		return "claimed"
 	}
-	return "" // a family's own kinds: its captions say it
+	return wd.Did[e.Event.Kind] // "" for a kind its captions say
 }
 
 // changed is what differs at a divergence, in the captions' words: the
 // kinds ("refused → accepted") when they differ, else the words of the two
 // captions that differ ("lease until 10:00:30.000) → lease until
 // 10:00:00.015)").
-func changed(a, b *engine.Entry, family bool) (string, string) {
-	wa, wb := kindWord(a, family), kindWord(b, family)
+func changed(a, b *engine.Entry, wd *engine.Words) (string, string) {
+	wa, wb := kindWord(a, wd), kindWord(b, wd)
 	if a == nil || b == nil || wa != wb && wa != "" && wb != "" {
 		return wa, wb
 	}
@@ -375,10 +369,7 @@ func (c compareView) lines() []string {
 	i := func(v float64) string { return fmt.Sprint(int64(v)) }
 	sec := func(v float64) string { return fmtDur(engine.Duration(math.Round(v * 1000))) }
 	pct := func(v float64) string { return fmt.Sprintf("%.0f%%", v) }
-	sent, dups, lost := "emails sent", "duplicate emails", "lost (never sent)"
-	if c.family {
-		sent, dups, lost = "effects", "duplicate effects", "lost (no effect)"
-	}
+	sent, dups, lost := c.words.Sent, c.words.Duplicates, c.words.Lost
 	f := func(v int64) float64 { return float64(v) }
 	out = append(out,
 		num("messages", f(a.Messages), f(b.Messages), i),
@@ -401,7 +392,7 @@ func (c compareView) lines() []string {
 		} else if e := c.div.B; e != nil {
 			at = ", " + e.Event.T.Short()
 		}
-		wa, wb := changed(c.div.A, c.div.B, c.family)
+		wa, wb := changed(c.div.A, c.div.B, &c.words)
 		out = append(out, st.Header.Render(fmt.Sprintf("First divergence at event %d%s:", c.div.Pos, at)))
 		for i, l := range wrap(wa+" → "+wb, c.width-4) {
 			p := "   "
@@ -431,10 +422,7 @@ func (c compareView) lines() []string {
 	out = append(out, "")
 	if c.sel >= 0 {
 		name := c.selName
-		head, none := name+"'s customer's inbox (↑/↓ on the main screen selects another):", "no email"
-		if c.family {
-			head, none = name+"'s effects (↑/↓ on the main screen selects another):", "none"
-		}
+		head, none := name+c.words.Inbox+" (↑/↓ on the main screen selects another):", c.words.NoEffect
 		out = append(out, st.Header.Render(head))
 		inbox := func(es []engine.Entry) string {
 			if len(es) == 0 {

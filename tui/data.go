@@ -2,7 +2,6 @@ package tui
 
 import (
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 )
 
 // snap is what the panes draw, read from the explorer after every move so
@@ -11,7 +10,8 @@ type snap struct {
 	br         *engine.Branch
 	pos        int64
 	recent     []engine.Entry // events before the cursor, oldest first
-	busy       int
+	status     []engine.Gauge // the family's own status figures
+	words      engine.Words   // how the family names what it does
 	lost       int64
 	oldest     engine.Duration // the oldest held message's age, 0 none
 	inbox      []engine.Entry  // the selected customer's emails
@@ -19,9 +19,8 @@ type snap struct {
 	inboxStale bool           // full-speed play skipped events: reread when it stops
 	effects    []engine.Entry // every customer's recent emails
 	selectable []int32
-	fam        *engine.Panes // a family incident's panes; nil for the queue
-	panes      *engine.Panes // what the panes draw: fam, or the queue's
-	// the queue's panes were worded at this clock and selection
+	panes      []engine.Pane // what the panes draw
+	// the panes were worded at this clock and selection
 	panesAt  engine.Time
 	panesSel int32
 	// parted is when the branch first does something main does not (its
@@ -39,24 +38,24 @@ type snap struct {
 	}
 }
 
-// panesFor reports whether the queue's panes were worded for the clock at
-// and the selection sel.
+// panesFor reports whether the panes were worded for the clock at and the
+// selection sel.
 func (s *snap) panesFor(at engine.Time, sel int32) bool { return s.panesAt == at && s.panesSel == sel }
 
-// queueCursor is what the queue's panes read besides the world, at the
-// clock at with sel selected.
-func (s *snap) queueCursor(at engine.Time, sel int32) sqs.Cursor {
-	return sqs.Cursor{At: at, Sel: sel, Inbox: s.inbox, Effects: s.effects}
+// cursor is what the panes read besides the world, at the clock at with
+// sel selected.
+func (s *snap) cursor(at engine.Time, sel int32) engine.Cursor {
+	return engine.Cursor{At: at, Sel: sel, Inbox: s.inbox, Effects: s.effects}
 }
 
-// readQueuePanes words the queue's panes again when the world, the clock
-// at or the selection sel moved (a family's are read in read).
-func (s *snap) readQueuePanes(x *engine.Explorer, at engine.Time, sel int32, force bool) {
-	if s.fam != nil || !force && s.panes != nil && s.panesFor(at, sel) {
+// readPanes words the panes again when the world, the clock at or the
+// selection sel moved: a family's rows may age with the displayed clock.
+func (s *snap) readPanes(x *engine.Explorer, at engine.Time, sel int32, force bool) {
+	if !force && s.panes != nil && s.panesFor(at, sel) {
 		return
 	}
-	p := sqs.Panes(x.World(), s.queueCursor(at, sel))
-	s.panes, s.panesAt, s.panesSel = &p, at, sel
+	w := x.World()
+	s.panes, s.panesAt, s.panesSel = w.Family().Panes(w, s.cursor(at, sel)), at, sel
 }
 
 const (
@@ -104,17 +103,8 @@ func (s *snap) read(x *engine.Explorer, at engine.Time, sel int32, playing, full
 	}
 	s.br, s.pos = x.Branch(), pos
 
-	s.fam = nil
-	if sqs.Of(w) == nil { // the queue's panes take the explorer's cursor
-		p := w.Family().Panes(w)
-		s.fam, s.panes = &p, &p
-	}
-	s.busy = 0
-	for _, wk := range sqs.Of(w).Workers() {
-		if wk.State == sqs.WBusy {
-			s.busy++
-		}
-	}
+	s.status = engine.StatusOf(w.Family(), w)
+	s.words = engine.WordsOf(w.Family())
 	s.lost = w.States().Lost
 	// OldestAge moves the broker's oldest-message cursor: read here, in
 	// Update, so that View changes nothing
@@ -139,7 +129,7 @@ func (s *snap) read(x *engine.Explorer, at engine.Time, sel int32, playing, full
 		}
 	}
 
-	s.readQueuePanes(x, at, sel, true)
+	s.readPanes(x, at, sel, true)
 	s.selectable = append(s.selectable[:0], famSelectable(s.panes)...)
 }
 

@@ -126,32 +126,34 @@ func (l exerciseList) Update(msg tea.Msg) (exerciseList, tea.Cmd) {
 	return l, nil
 }
 
-func (m *Model) updateExercises(k tea.KeyMsg) tea.Cmd {
-	if m.exercises.q.on {
-		return m.updateQuestion(k)
+// onKey answers the list's key, or the question's on screen, and starts
+// the exercise or asks the question the list asks for.
+func (l *exerciseList) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
+	if l.q.on {
+		return l.answer(m, k)
 	}
 	var cmd tea.Cmd
-	m.exercises, cmd = m.exercises.Update(k)
-	switch m.exercises.done {
+	*l, cmd = l.Update(k)
+	switch l.done {
 	case closed:
 		m.state = stateMain
 	case submitted:
-		ex := m.exercises.exs[m.exercises.row]
-		if m.exercises.asked {
+		ex := l.exs[l.row]
+		if l.asked {
 			if len(ex.Choices) == 0 {
 				m.flash = "exercise " + ex.Key + " has no choices to ask: its key forks at its moment"
 				return nil
 			}
-			return m.askQuestion(ex)
+			return askQuestion(m, ex)
 		}
-		return m.startExercise(ex)
+		return startExercise(m, ex)
 	}
 	return cmd
 }
 
 // startExercise forks the lesson's run (main) at the exercise's moment
 // with its change, and puts the question in the timeline.
-func (m *Model) startExercise(ex engine.Exercise) tea.Cmd {
+func startExercise(m *Model, ex engine.Exercise) tea.Cmd {
 	m.state = stateMain
 	return m.startJob("starting exercise "+ex.Key, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
 		if root := x.Branches()[0]; x.Branch() != root {
@@ -312,7 +314,7 @@ func (q question) update(k tea.KeyMsg) (question, outcome) {
 // askQuestion takes the explorer to the question's moment (a job: on the
 // exercise's fork, at its bookmark) and shows the question; a presenter
 // puts it to the room there.
-func (m *Model) askQuestion(ex engine.Exercise) tea.Cmd {
+func askQuestion(m *Model, ex engine.Exercise) tea.Cmd {
 	return m.startJob("going to question "+ex.Key+"'s moment", 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
 		return x, ex.SeekAsk(x)
 	}, func(m *Model) {
@@ -336,11 +338,9 @@ func (m *Model) askQuestion(ex engine.Exercise) tea.Cmd {
 	})
 }
 
-// updateQuestion answers a key on the question: reveal plays on to the
-// proof moment (a job, cancellable like any), close drops a room's
-// question.
-func (m *Model) updateQuestion(k tea.KeyMsg) tea.Cmd {
-	l := &m.exercises
+// answer answers a key on the question: reveal plays on to the proof
+// moment (a job, cancellable like any), close drops a room's question.
+func (l *exerciseList) answer(m *Model, k tea.KeyMsg) tea.Cmd {
 	var o outcome
 	l.q, o = l.q.update(k)
 	q := &l.q
@@ -370,13 +370,13 @@ func (m *Model) updateQuestion(k tea.KeyMsg) tea.Cmd {
 		q.keys.Choose = binding([]string{"enter", " "}, "enter", "play on to the proof")
 		l.keys = q.keys
 		l.tried[q.ex.Key] = true
-		return m.playToProof(q.ex)
+		return playToProof(m, q.ex)
 	}
 	return nil
 }
 
 // playToProof plays on to the moment that proves the question's answer.
-func (m *Model) playToProof(ex engine.Exercise) tea.Cmd {
+func playToProof(m *Model, ex engine.Exercise) tea.Cmd {
 	if ex.Proof == nil {
 		return nil
 	}

@@ -7,31 +7,21 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 )
 
-// Every incident words its own panes (engine.Panes): a family (a Redis
-// stream, a database, Kafka: see engine.Family) through Family.Panes, the
-// SQS-like queue through sqs.Panes. The explorer draws the rows it is
+// Every incident's family words its own panes (Family.Panes, at the
+// explorer's cursor), its status figures and its words for what it does
+// (engine.Words). The explorer places the panes and draws the rows it is
 // given, in the system's terms, and keeps what every incident shares — the
 // chart, the status line, the timeline, the life story, forks and compare.
 
-// isFamily reports whether the incident under x's cursor is not the
-// SQS-like queue.
-func isFamily(x *engine.Explorer) bool { return sqs.Of(x.World()) == nil }
-
-// famRows is one pane's rows.
+// famRows is pane p's title and rows; a family with fewer panes than the
+// screen has leaves the rest empty.
 func (v paneView) famRows(p pane) (string, []engine.PaneRow) {
-	f := v.panes
-	switch p {
-	case paneQueue:
-		return f.QueueTitle, f.Queue
-	case paneFlight:
-		return f.InFlightTitle, f.InFlight
-	case paneDead:
-		return f.DLQTitle, f.DLQ
+	if int(p) < len(v.panes) {
+		return v.panes[p].Title, v.panes[p].Rows
 	}
-	return f.InboxTitle, f.Inbox
+	return "", nil
 }
 
 // famPane draws pane p: each row's text, its countdown bar when
@@ -168,10 +158,10 @@ func barFrac(f float64, w int) string {
 }
 
 // famSelectable lists the messages a family's panes show, for ↑/↓.
-func famSelectable(p *engine.Panes) []int32 {
+func famSelectable(panes []engine.Pane) []int32 {
 	var out []int32
-	for _, rows := range [][]engine.PaneRow{p.Queue, p.InFlight, p.DLQ, p.Inbox} {
-		for i, r := range rows {
+	for _, p := range panes {
+		for i, r := range p.Rows {
 			if i >= 100 {
 				break
 			}

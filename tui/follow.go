@@ -132,7 +132,7 @@ func (m *Model) resume() tea.Cmd {
 
 // follow starts following the stage again. The session's own branches
 // stay: they come back when it detaches.
-func (m *Model) follow() tea.Cmd {
+func (f *follower) follow(m *Model) tea.Cmd {
 	if m.stage == nil {
 		m.flash = "there is no stage to follow here (presenter mode runs under inflight serve)"
 		return nil
@@ -142,10 +142,10 @@ func (m *Model) follow() tea.Cmd {
 		return nil
 	}
 	m.pause()
-	m.flash = m.follower.start(m.stage)
-	m.follower.tag++
-	m.follower.gen = 0 // show the current stage at once
-	m.follower.frame = ""
+	m.flash = f.start(m.stage)
+	f.tag++
+	f.gen = 0 // show the current stage at once
+	f.frame = ""
 	return m.wait()
 }
 
@@ -171,14 +171,15 @@ func (m *Model) onStage(s stageMsg) tea.Cmd {
 	return m.wait()
 }
 
-// resized fetches the stage's frame at a new size.
-func (m *Model) resized() tea.Cmd {
-	if !m.follower.on {
-		return nil
+// restart drops the wait on the stage for one that fetches the frame
+// afresh (at a new size); false when not following.
+func (f *follower) restart() bool {
+	if !f.on {
+		return false
 	}
-	m.follower.tag++
-	m.follower.gen = 0
-	return m.wait()
+	f.tag++
+	f.gen = 0
+	return true
 }
 
 // takesCopy reports whether msg detaches a follower into its own copy of
@@ -186,21 +187,6 @@ func (m *Model) resized() tea.Cmd {
 // moment (a life story, a comparison, its share code), which read the copy.
 func (k KeyMap) takesCopy(msg tea.KeyMsg) bool {
 	return k.movesCursor(msg) || key.Matches(msg, k.Story) || key.Matches(msg, k.Compare) || key.Matches(msg, k.Code)
-}
-
-// mouseTakesCopy reports whether a mouse event goes on to the explorer.
-// A follower's screen is the stage's: a click (on a message, on the
-// chart) detaches into its copy first and acts there; the wheel and
-// motion do nothing.
-func (m *Model) mouseTakesCopy(msg tea.MouseMsg) bool {
-	if !m.follower.on {
-		return true
-	}
-	if msg.Button != tea.MouseButtonLeft || msg.Action != tea.MouseActionPress {
-		return false
-	}
-	m.leaveStage()
-	return true
 }
 
 // stageFrame is what a following session draws: the stage's frame, when
@@ -212,19 +198,19 @@ func (m *Model) stageFrame() (string, bool) {
 	return m.follower.frame, true
 }
 
-// leaveStage detaches a follower into its own copy of the stage's moment:
-// the presenter's branches and cursor, and the branches the session had
-// made itself before it followed.
-func (m *Model) leaveStage() {
-	if !m.follower.on {
+// leave detaches m, a follower (f is its follower), into its own copy of
+// the stage's moment: the presenter's branches and cursor, and the
+// branches the session had made itself before it followed.
+func (f *follower) leave(m *Model) {
+	if !f.on {
 		return
 	}
-	m.flash = m.follower.detach()
-	m.follower.frame = ""
-	if !m.follower.coloured {
-		m.follower.colours, m.follower.coloured = coloursOf(m.r), true
+	m.flash = f.detach()
+	f.frame = ""
+	if !f.coloured {
+		f.colours, f.coloured = coloursOf(m.r), true
 	}
-	x, st := m.stage.copyExplorer(m.follower.colours, m.shared, m.follower.beat) // the moment it sees
+	x, st := m.stage.copyExplorer(f.colours, m.shared, f.beat) // the moment it sees
 	if x == nil {
 		return // nothing on stage: the session's own explorer is its copy
 	}
@@ -258,7 +244,7 @@ func (m *Model) leaveStage() {
 		}
 	}
 	m.x = x
-	m.reset()
+	m.main.reset(m)
 	// the presenter's clock, when it is ahead of its cursor's event, and
 	// the selected message
 	showMoment(m, &c)

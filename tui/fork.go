@@ -496,6 +496,15 @@ func (f *forkForm) options() (engine.ForkOptions, error) {
 	return o, nil
 }
 
+// staged is the form as it is filled in, for the stage.
+func (f *forkForm) staged() *StageFork {
+	sf := &StageFork{Row: f.row, Pick: f.pick, Dec: f.decIn.Value(), Name: f.name.Value(), Filter: f.filter.Value(), Filters: f.filters}
+	for _, in := range f.inputs {
+		sf.Values = append(sf.Values, in.Value())
+	}
+	return sf
+}
+
 // forkJob makes the fork o describes: the fork's replay to its point,
 // and the budget's estimate, run as a job; the form stays up until it is
 // done and shows a refusal.

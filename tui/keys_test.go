@@ -11,7 +11,6 @@ import (
 	"github.com/muesli/termenv"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 )
 
 func clock(t *testing.T, s string) engine.Time {
@@ -240,8 +239,8 @@ func TestReadmeForkInTenKeys(t *testing.T) {
 	}
 	// the change takes effect with the branch's next event
 	m = press(m, "l", "l")
-	if sqs.KnobsOf(&m.x.World().Knobs).VisibilityTimeout != 60*engine.Second {
-		t.Fatalf("visibility timeout in force %v", sqs.KnobsOf(&m.x.World().Knobs).VisibilityTimeout)
+	if vt, _ := engine.LookupKnob("visibility_timeout"); vt.Get(&m.x.World().Knobs) != engine.FormatDuration(60*engine.Second) {
+		t.Fatalf("visibility timeout in force %v", vt.Get(&m.x.World().Knobs))
 	}
 	// the form on the branch shows the value as written, not 1m0s
 	m = press(m, "f")
@@ -508,7 +507,7 @@ func TestMouse(t *testing.T) {
 	dead := l.panes[paneDead]
 	nm, _ := m.Update(tea.MouseMsg{X: dead.x + 2, Y: dead.y + 2, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
 	m = nm.(Model)
-	if m.panes[paneDead] == 0 {
+	if m.main.panes[paneDead] == 0 {
 		t.Fatal("wheel did not scroll the dead letters")
 	}
 	nm, _ = m.Update(tea.MouseMsg{X: dead.x + 2, Y: dead.y + 1, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})

@@ -19,8 +19,7 @@ type mainView struct {
 	sel      int32       // the selected message, -1 none
 	exercise *engine.Exercise
 	flash    string
-	state    state
-	jump     jumpInput
+	prompt   screen // the active screen when it is drawn on the news line, nil none
 	progress string // the running job's progress line, read once: a job moves while a frame is drawn
 	help     help.Model
 	active   help.KeyMap // the active screen's keys, for the footer
@@ -41,11 +40,20 @@ type chartView struct {
 	done    bool
 }
 
+// mainScreen is the main view's own state: the panes' scroll offsets. It
+// answers the keys and the mouse when no screen is open over it.
+type mainScreen struct {
+	panes [numPanes]int
+}
+
 // mainView is the main screen's view state now.
 func (m Model) mainView() mainView {
 	v := mainView{common: m.common, x: m.x, snap: &m.snap, at: m.at, sel: m.sel, exercise: m.exercise,
-		flash: m.presenterFlash(), state: m.state, jump: m.jump, help: m.help, active: m.activeKeys(),
-		play: m.play, panes: m.panes, presenter: m.presenter, following: m.follower.on, staged: m.stage != nil}
+		flash: presenterFlash(m.presenter, m.exercises.room.state, m.flash), help: m.help, active: activeKeys(&m),
+		play: m.play, panes: m.main.panes, presenter: m.presenter, following: m.follower.on, staged: m.stage != nil}
+	if screens[m.state].prompt {
+		v.prompt = m.state.screen(&m)
+	}
 	v.chart = m.charts.view(m.x)
 	if j := m.jobs.cur; j != nil {
 		// once per frame: the layout and the drawing must count the same lines
@@ -56,19 +64,18 @@ func (m Model) mainView() mainView {
 
 // presenterFlash is the flash, ahead of which a presenter whose stage has
 // lost its link is told that followers on other servers no longer see
-// the stage (it comes with the poll's state, which wakes the presenter
+// the stage (it comes with the poll's state rs, which wakes the presenter
 // when the link goes and comes back).
-func (m Model) presenterFlash() string {
-	rs := m.exercises.room.state
-	if !m.presenter || !rs.Offline {
-		return m.flash
+func presenterFlash(presenter bool, rs PollState, flash string) string {
+	if !presenter || !rs.Offline {
+		return flash
 	}
 	s := "stage connection lost: other servers' followers do not see this"
 	if rs.Open && !rs.Revealed {
 		s += " · the tally counts this server only"
 	}
-	if m.flash != "" {
-		s += " · " + m.flash
+	if flash != "" {
+		s += " · " + flash
 	}
 	return s
 }

@@ -9,7 +9,8 @@ import (
 	"inflight/engine"
 )
 
-// state is which screen has the keyboard.
+// state is which screen has the keyboard: its row in the screens' table
+// (screens.go).
 type state int
 
 const (
@@ -23,14 +24,12 @@ const (
 	stateCode
 	statePicker
 	stateHunt
+	numStates
 )
 
-func (s state) String() string {
-	return [...]string{"main", "fork", "branches", "compare", "exercises", "story", "jump", "code", "picker", "hunt"}[s]
-}
-
 // Model is the explorer's root model, one per session. It routes keys to
-// the active screen and owns the explorer; panes and screens only draw.
+// the active screen (the table in screens.go) and owns the explorer;
+// panes and screens only draw.
 type Model struct {
 	common // the session's renderer, styles, keys and the size drawn in
 	x      *engine.Explorer
@@ -44,8 +43,8 @@ type Model struct {
 	play  player
 	sel   int32 // the selected message, -1 none
 	snap  snap
-	panes [numPanes]int // scroll offsets
-	flash string        // one line of news: an error, a fork made
+	main  mainScreen // the main view's own state
+	flash string     // one line of news: an error, a fork made
 
 	// the terminal's size as it said it, which the drawn size is clamped from
 	termW, termH int
@@ -113,8 +112,9 @@ func (m Model) Init() tea.Cmd {
 // hold on every screen first (ctrl+c; while a job runs, its own keys),
 // then the sizes, which every screen gets, then the app's messages (jobs,
 // charts, autoplay, the stage), and the rest of the keys to the active
-// screen. Every screen is a component with its own KeyMap, SetSize,
-// Update and View; it asks the root to act through its done outcome.
+// screen. Every screen is a component with its own keys, SetSize, Update
+// and View (the screen interface, screens.go); its onKey acts on the root
+// as its Update's outcome asks.
 // After any move the panes' snapshot is reread, here and never in View.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	before := m.x.Pos()
@@ -151,10 +151,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		w, h := drawSize(msg.Width, msg.Height)
 		m.SetSize(w, h)
 		m.help.Width = w
-		cmd = m.resized()
+		if m.follower.restart() { // the stage's frame at the new size
+			cmd = m.wait()
+		}
 	case tea.MouseMsg:
-		if m.jobs.cur == nil && m.mouseTakesCopy(msg) {
-			cmd = m.updateMouse(msg)
+		if m.jobs.cur == nil {
+			cmd = m.main.mouse(&m, msg)
 		}
 	case jobDoneMsg: // one that went on in the background has ended
 		if m.jobs.current(msg.id) {
@@ -185,11 +187,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if m.x.Pos() != before || m.x.Branch() != beforeBr {
 		m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
-		if m.state == stateCode { // a follower's cursor moves under it
-			m.code.code = m.shareCode()
+		if s, ok := m.state.screen(&m).(moving); ok { // a follower's cursor moves under it
+			s.moved(&m)
 		}
 	}
-	m.snap.readQueuePanes(m.x, m.at, m.sel, false) // the clock or the selection may have moved
+	m.snap.readPanes(m.x, m.at, m.sel, false) // the clock or the selection may have moved
 	// what the presenter shows on stage: the moment, the branches, the
 	// play state and the open screen
 	if m.presenter && m.stage != nil {
@@ -205,93 +207,19 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// sizeScreens gives every screen the body's size at the layout m leaves:
-// the news line and the help's height change it (below the minimum size
-// no screen is drawn). Update does it last; the stage's mirror, drawn
-// without Update, does it before drawing.
-func sizeScreens(m *Model) {
-	m.jump.SetSize(m.width, newsHeight) // the news line, below the body
-	if m.width >= minWidth && m.height >= minHeight {
-		b := m.mainView().layout().body
-		m.fork.SetSize(b.w, b.h)
-		m.story.SetSize(b.w, b.h)
-		m.branches.SetSize(b.w, b.h)
-		m.exercises.SetSize(b.w, b.h)
-		m.compare.SetSize(b.w, b.h)
-		m.code.SetSize(b.w, b.h)
-		m.picker.SetSize(b.w, b.h)
-		m.hunt.SetSize(b.w, b.h)
-	}
-}
-
 // updateKey routes a key to the screen that has the keyboard.
 func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	if cmd, ok := m.roomKey(k); ok { // a follower answering the room's question
 		return cmd
 	}
-	switch m.state {
-	case stateFork:
-		var cmd tea.Cmd
-		m.fork, cmd = m.fork.Update(k)
-		switch m.fork.done {
-		case closed:
-			m.state = stateMain
-		case submitted:
-			o, err := m.fork.options()
-			if err != nil {
-				m.fork.err = err.Error()
-				return nil
-			}
-			return forkJob(o).run(m)
-		}
-		return cmd
-	case stateBranches:
-		cmd := m.updateBranches(k)
-		if m.follower.on && m.branches.done == submitted && !m.branches.del {
-			m.flash = m.follower.detach() // a follower chose one of its own branches
-		}
-		return cmd
-	case stateCompare:
-		m.compare, _ = m.compare.Update(k)
-		if m.compare.done == closed {
-			m.state = stateMain
-		}
-		return nil
-	case stateCode:
-		m.code, _ = m.code.Update(k)
-		if m.code.done == closed {
-			m.state = stateMain
-		}
-		return nil
-	case stateExercises:
-		return m.updateExercises(k)
-	case stateStory:
-		var cmd tea.Cmd
-		if m.story, cmd = m.story.Update(k); m.story.done == closed {
-			m.state = stateMain
-		}
-		return cmd
-	case stateJump:
-		var cmd tea.Cmd
-		m.jump, cmd = m.jump.Update(k)
-		switch m.jump.done {
-		case closed:
-			m.state = stateMain
-		case submitted:
-			m.state = stateMain
-			return jumpJob(m.x.Spec, m.jump.input.Value()).run(m)
-		}
-		return cmd
-	case statePicker:
-		return m.updatePicker(k)
-	case stateHunt:
-		return m.updateHunt(k)
+	if s := m.state.screen(m); s != nil {
+		return s.onKey(m, k)
 	}
-	return m.updateMain(k)
+	return m.main.onKey(m, k)
 }
 
-// updateMain handles a key on the main screen.
-func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
+// onKey answers a key on the main view.
+func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	km := m.keys
 	if key.Matches(k, km.Quit) {
 		return tea.Quit
@@ -306,11 +234,11 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	if key.Matches(k, km.Follow) {
-		return m.follow()
+		return m.follower.follow(m)
 	}
 	// every key below moves or forks: a follower detaches into its own copy
 	if m.follower.on && km.takesCopy(k) {
-		m.leaveStage()
+		m.follower.leave(m)
 	}
 	if km.movesCursor(k) {
 		m.flash = "" // news of where the cursor was ("end of the branch") is stale once it moves
@@ -374,13 +302,13 @@ func (m *Model) updateMain(k tea.KeyMsg) tea.Cmd {
 		m.openExercises()
 	case key.Matches(k, km.Up):
 		if id, ok := nextSelectable(m.snap.selectable, m.sel, -1); ok {
-			m.setSel(id)
+			s.setSel(m, id)
 		} else {
 			m.flash = "no messages on screen to select"
 		}
 	case key.Matches(k, km.Down):
 		if id, ok := nextSelectable(m.snap.selectable, m.sel, 1); ok {
-			m.setSel(id)
+			s.setSel(m, id)
 		} else {
 			m.flash = "no messages on screen to select"
 		}
@@ -445,61 +373,31 @@ func (k keptIncidents) branches() int {
 	return n
 }
 
-// setExplorer replaces the explorer with another incident's, keeping the
-// one it leaves (its branches, cursor and selection) for `i` back: its
-// memory stays charged to the pool, and the new explorer's memory budget
-// is what the kept ones leave.
-func (m *Model) setExplorer(x *engine.Explorer) {
+// swap replaces m's explorer with another incident's, keeping the one it
+// leaves (its branches, cursor and selection) in k, m's kept incidents,
+// for `i` back: its memory stays charged to the pool, and the new
+// explorer's memory budget is what the kept ones leave.
+func (k keptIncidents) swap(m *Model, x *engine.Explorer) {
 	if m.x != nil {
-		m.kept[m.x.Spec.ID] = keptExplorer{x: m.x, at: m.at, sel: m.sel}
+		k[m.x.Spec.ID] = keptExplorer{x: m.x, at: m.at, sel: m.sel}
 	}
-	if k, ok := m.kept[x.Spec.ID]; ok && k.x == x {
-		delete(m.kept, x.Spec.ID)
+	if e, ok := k[x.Spec.ID]; ok && e.x == x {
+		delete(k, x.Spec.ID)
 	}
-	x.Limit(m.kept.budgetLeft(m.shared.Budget), m.shared.Pool)
+	x.Limit(k.budgetLeft(m.shared.Budget), m.shared.Pool)
 	m.x = x
-	m.reset()
+	m.main.reset(m)
 }
 
-// reset forgets what belonged to the explorer before m.x.
-func (m *Model) reset() {
+// reset forgets what belonged to the explorer before m.x: the main
+// view's and the lists' places.
+func (s *mainScreen) reset(m *Model) {
 	x := m.x
 	m.sel = x.Spec.Featured
 	m.exercise = nil
 	m.exercises.row = 0
 	m.branches.row = 0
-	m.panes = [numPanes]int{}
+	s.panes = [numPanes]int{}
 	m.at = x.World().Now
 	m.refresh(true)
-}
-
-// activeKeys are the keys the help bar shows: the active screen's own, so
-// that it never offers a key the screen does not answer.
-func (m Model) activeKeys() help.KeyMap {
-	if r := m.exercises.room; m.stage != nil && !m.presenter && r.asked() {
-		return roomKeyMap(r.state) // a follower's question is over the screen
-	}
-	switch m.state {
-	case stateFork:
-		return m.fork.keys
-	case stateBranches:
-		return m.branches.keys
-	case stateCompare:
-		return m.compare.keys
-	case stateCode:
-		return m.code.keys
-	case stateExercises:
-		return m.exercises.keys
-	case stateStory:
-		return m.story.keys
-	case stateJump:
-		return m.jump.keys
-	case statePicker:
-		return m.picker.keys
-	case stateHunt:
-		return m.hunt.keys
-	}
-	k := m.keys
-	k.Question.SetEnabled(m.stage != nil && !m.presenter && m.exercises.room.hiddenOpen())
-	return k
 }

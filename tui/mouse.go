@@ -2,9 +2,17 @@ package tui
 
 import tea "github.com/charmbracelet/bubbletea"
 
-// updateMouse scrolls the pane under the wheel, selects the message
-// clicked in a pane, and seeks to the moment clicked on the chart.
-func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
+// mouse scrolls the pane under the wheel, selects the message clicked in
+// a pane, and seeks to the moment clicked on the chart. A follower's
+// screen is the stage's: a click (on a message, on the chart) detaches
+// into its copy first and acts there; the wheel and motion do nothing.
+func (s *mainScreen) mouse(m *Model, msg tea.MouseMsg) tea.Cmd {
+	if m.follower.on {
+		if msg.Button != tea.MouseButtonLeft || msg.Action != tea.MouseActionPress {
+			return nil
+		}
+		m.follower.leave(m)
+	}
 	if m.state != stateMain || m.width < minWidth || m.height < minHeight {
 		return nil
 	}
@@ -18,19 +26,19 @@ func (m *Model) updateMouse(msg tea.MouseMsg) tea.Cmd {
 		}
 		switch {
 		case ev.Button == tea.MouseButtonWheelUp:
-			m.panes[i] = max(0, m.panes[i]-3)
+			s.panes[i] = max(0, s.panes[i]-3)
 		case ev.Button == tea.MouseButtonWheelDown:
-			m.panes[i] += 3
+			s.panes[i] += 3
 			v := mv.paneView()
 			title, _, _, total := v.pane(i, r.w, 0)
-			_, _, m.panes[i] = v.paneHead(title, total, r.w, r.h, m.panes[i])
+			_, _, s.panes[i] = v.paneHead(title, total, r.w, r.h, s.panes[i])
 		case ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress:
 			v := mv.paneView()
-			title, _, ids, total := v.pane(i, r.w, m.panes[i]+r.h)
-			head, _, off := v.paneHead(title, total, r.w, r.h, m.panes[i])
+			title, _, ids, total := v.pane(i, r.w, s.panes[i]+r.h)
+			head, _, off := v.paneHead(title, total, r.w, r.h, s.panes[i])
 			row := ev.Y - r.y - len(head) + off
 			if row >= 0 && row < len(ids) && ids[row] >= 0 {
-				m.setSel(ids[row])
+				s.setSel(m, ids[row])
 			}
 		}
 		return nil

@@ -43,11 +43,6 @@ func (mv explorerJob) run(m *Model) tea.Cmd {
 	}, mv.apply, mv.fail)
 }
 
-// move runs a cursor move on the branch under the cursor as a job.
-func (m *Model) move(label string, f func(x *engine.Explorer), apply func(m *Model)) tea.Cmd {
-	return explorerJob{label: label, seek: f, apply: apply}.run(m)
-}
-
 // stepBy moves x's cursor n events (not a job: a step is small) and the
 // clock *at to the last event's moment, and says why it did not.
 func stepBy(x *engine.Explorer, n int64, at *engine.Time) (news string) {
@@ -252,7 +247,7 @@ func nextSelectable(ids []int32, sel int32, d int) (int32, bool) {
 }
 
 // setSel selects message id: the inbox and life story follow it.
-func (m *Model) setSel(id int32) {
+func (s *mainScreen) setSel(m *Model, id int32) {
 	if id == m.sel {
 		return
 	}

@@ -8,35 +8,30 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 )
 
-// paneView is what the four state panes draw from, built for one frame:
-// the rows the engine worded (engine.Panes, read in Update), the world
+// paneView is what the state panes draw from, built for one frame: the
+// rows the family worded (Family.Panes, read in Update), the world
 // they were read from (read, never moved), the displayed clock and the
 // selected message. family.go draws the rows; the root keeps the scroll
 // offsets, since the mouse moves them.
 type paneView struct {
 	common
 	snap  *snap
-	panes *engine.Panes
+	panes []engine.Pane
 	w     *engine.World
 	spec  *engine.Spec
 	at    engine.Time
 	sel   int32
 }
 
-// paneView is the panes' view of the cursor. The queue's rows age with the
-// displayed clock: when the clock or the selection moved since Update read
-// them, they are worded again for this frame.
+// paneView is the panes' view of the cursor. A family's rows may age with
+// the displayed clock: when the clock or the selection moved since Update
+// read them, they are worded again for this frame.
 func (v mainView) paneView() paneView {
 	p := paneView{common: v.common, snap: v.snap, panes: v.snap.panes, w: v.x.World(), spec: v.x.Spec, at: v.at, sel: v.sel}
-	switch {
-	case v.snap.fam != nil:
-		p.panes = v.snap.fam
-	case p.panes == nil || !v.snap.panesFor(v.at, v.sel):
-		q := sqs.Panes(p.w, v.snap.queueCursor(v.at, v.sel))
-		p.panes = &q
+	if p.panes == nil || !v.snap.panesFor(v.at, v.sel) {
+		p.panes = p.w.Family().Panes(p.w, v.snap.cursor(v.at, v.sel))
 	}
 	return p
 }

@@ -135,21 +135,21 @@ func (p picker) selected() (*engine.Spec, bool) {
 	return it.spec, ok
 }
 
-// updatePicker gives the picker the key and opens the incident it asks for.
-func (m *Model) updatePicker(k tea.KeyMsg) tea.Cmd {
+// onKey gives the picker the key and opens the incident it asks for.
+func (p *picker) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
-	m.picker, cmd = m.picker.Update(k)
-	switch m.picker.done {
+	*p, cmd = p.Update(k)
+	switch p.done {
 	case closed:
 		m.state = stateMain
 	case submitted:
 		m.state = stateMain
-		spec, ok := m.picker.selected()
+		spec, ok := p.selected()
 		if !ok || spec.ID == m.x.Spec.ID {
 			return nil
 		}
 		if k, ok := m.kept[spec.ID]; ok {
-			m.setExplorer(k.x)
+			m.kept.swap(m, k.x)
 			m.sel, m.at = k.sel, max(k.at, m.x.World().Now)
 			m.refresh(true)
 			m.flash = fmt.Sprintf("back to %s as you left it: %s (b lists them)", spec.ID, plural(len(m.x.Branches()), "branch", "branches"))
@@ -160,7 +160,7 @@ func (m *Model) updatePicker(k tea.KeyMsg) tea.Cmd {
 			m.flash = err.Error()
 			return nil
 		}
-		m.setExplorer(x)
+		m.kept.swap(m, x)
 		m.flash = "opened " + spec.ID + ": ] jumps to the first beat of the story"
 		if n := m.kept.branches(); n > 0 {
 			m.flash += fmt.Sprintf(" · %s of other incidents kept (i goes back)", plural(n, "fork", "forks"))

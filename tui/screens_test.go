@@ -137,9 +137,8 @@ func TestPaneClocksHoldStill(t *testing.T) {
 		}
 		rows := 0
 		check := func(w *engine.World) {
-			p := w.Family().Panes(w)
-			for _, list := range [][]engine.PaneRow{p.Queue, p.InFlight, p.DLQ, p.Inbox} {
-				for _, r := range list {
+			for _, p := range w.Family().Panes(w, engine.CursorOf(w)) {
+				for _, r := range p.Rows {
 					f := strings.Fields(r.Text)
 					if len(f) == 0 || !strings.Contains(f[0], ":") || f[0][0] < '0' || f[0][0] > '9' {
 						continue
@@ -299,6 +298,47 @@ func TestOwnCopyBadgeYields(t *testing.T) {
 		}
 		if lipgloss.Width(h) != c.w {
 			t.Errorf("%d columns: header %d wide", c.w, lipgloss.Width(h))
+		}
+	}
+}
+
+// TestScreenTable: every state has a row in the screens' table, under a
+// name of its own; every screen but the main view is a component, and
+// every screen the stage keeps opens again, on another session, from what
+// the stage kept of it: adding a screen is adding a row.
+func TestScreenTable(t *testing.T) {
+	names := map[string]bool{}
+	for s := range numStates {
+		d := screens[s]
+		if d.name == "" || names[d.name] {
+			t.Errorf("state %d: name %q missing or taken", s, d.name)
+		}
+		names[d.name] = true
+		if (d.of == nil) != (s == stateMain) {
+			t.Errorf("%s: a component only for the main view's absence", s)
+		}
+		if (d.save == nil) != (d.open == nil) {
+			t.Errorf("%s: kept by the stage without opening from it, or the reverse", s)
+		}
+	}
+	// a branch to compare with main, and a message published for its story
+	session := func() Model { return press(newTest(t, Options{}, 120, 40), "]", "]", "]", "f", "enter") }
+	for s := range numStates {
+		d := screens[s]
+		if d.save == nil {
+			continue
+		}
+		m := session()
+		m.openScreen(StageScreen{Kind: d.name}) // through the table
+		m = settle(m)
+		st, ok := m.state.staged(&m)
+		if m.state != s || !ok || st.Kind != d.name {
+			t.Fatalf("%s: opened from the stage, the state is %s (kept as %+v)", d.name, m.state, st)
+		}
+		o := session()
+		o.openScreen(st)
+		if o = settle(o); o.state != s || o.View() != m.View() {
+			t.Errorf("%s: another session opens it as %s:\n%s\nnot\n%s", d.name, o.state, o.View(), m.View())
 		}
 	}
 }

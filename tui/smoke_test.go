@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"inflight/engine/families/sqs"
+	"inflight/engine"
 	"inflight/incidents"
 )
 
@@ -75,8 +75,8 @@ func TestEveryIncident(t *testing.T) {
 			look("share code")
 			m = press(m, "esc")
 			m.refresh(true)
-			if got, want := m.snap.fam != nil, !sqs.Runs(spec); got != want {
-				t.Fatalf("family panes %v for a spec with family %v", got, want)
+			if got, want := paneTitles(m.snap.panes), paneTitles(m.x.World().Family().Panes(m.x.World(), m.snap.cursor(m.at, m.sel))); got != want {
+				t.Fatalf("the screen's panes %q, the family's %q", got, want)
 			}
 		})
 	}
@@ -96,10 +96,19 @@ func TestPickerOpensFamilies(t *testing.T) {
 		if m.x.Spec.ID != spec.ID {
 			t.Fatalf("picked row %d: got %s, want %s", i, m.x.Spec.ID, spec.ID)
 		}
-		if isFamily(m.x) != !sqs.Runs(spec) {
-			t.Fatalf("%s: family %v", spec.ID, isFamily(m.x))
+		if got, want := m.snap.words.Effects, engine.WordsOf(m.x.World().Family()).Effects; got != want {
+			t.Fatalf("%s: the screen says %q, the family %q", spec.ID, got, want)
 		}
 		m = press(m, "l", "]")
 		_ = m.View()
 	}
+}
+
+// paneTitles is the panes' titles, one string.
+func paneTitles(ps []engine.Pane) string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Title)
+	}
+	return strings.Join(out, " | ")
 }

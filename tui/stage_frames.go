@@ -103,7 +103,7 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen
 	mr.m.SetSize(w, h)
 	mr.m.termW, mr.m.termH = w, h // a follower's drawn size, within the cap
 	mr.m.help.Width = w
-	mr.m.snap.readQueuePanes(mr.m.x, mr.m.at, mr.m.sel, false)
+	mr.m.snap.readPanes(mr.m.x, mr.m.at, mr.m.sel, false)
 	sizeScreens(&mr.m)
 	v = mr.m.View()
 	final = mr.m.charts.filling() == nil // no chart, or one filled in

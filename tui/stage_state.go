@@ -84,28 +84,8 @@ func (m *Model) stageState() StageState {
 
 // stageScreen is the open screen and its parameters.
 func (m *Model) stageScreen() StageScreen {
-	switch m.state {
-	case stateStory:
-		return StageScreen{Kind: "story", Msg: m.story.id, Off: m.story.off}
-	case stateCompare:
-		return StageScreen{Kind: "compare", A: branchIndex(m.x, m.compare.a), B: branchIndex(m.x, m.compare.b), Off: m.compare.off}
-	case stateExercises:
-		return StageScreen{Kind: "exercises", Row: m.exercises.row}
-	case stateBranches:
-		return StageScreen{Kind: "branches", Row: m.branches.row}
-	case stateCode:
-		return StageScreen{Kind: "code"}
-	case stateJump:
-		return StageScreen{Kind: "jump", Text: m.jump.input.Value()}
-	case statePicker:
-		return StageScreen{Kind: "picker"}
-	case stateFork:
-		f := &m.fork
-		sf := &StageFork{Row: f.row, Pick: f.pick, Dec: f.decIn.Value(), Name: f.name.Value(), Filter: f.filter.Value(), Filters: f.filters}
-		for _, in := range f.inputs {
-			sf.Values = append(sf.Values, in.Value())
-		}
-		return StageScreen{Kind: "fork", Fork: sf}
+	if s, ok := m.state.staged(m); ok { // the screens' table (screens.go)
+		return s
 	}
 	if m.help.ShowAll {
 		return StageScreen{Kind: "help"}
@@ -281,17 +261,11 @@ func (m *Model) showStage(st StageState, reopen bool, now int64) error {
 		m.snap.noteSel(m.x, c.Sel)
 	}
 	m.refresh(m.x.Branch() != beforeBr || m.x.Pos() < before)
-	m.snap.readQueuePanes(m.x, m.at, m.sel, false)
+	m.snap.readPanes(m.x, m.at, m.sel, false)
 	if reopen {
 		m.openScreen(st.Screen)
 	}
-	// a scroll only scrolls the open screen
-	switch s := st.Screen; {
-	case s.Kind == "story" && m.state == stateStory:
-		m.story.off = s.Off
-	case s.Kind == "compare" && m.state == stateCompare:
-		m.compare.off = s.Off
-	}
+	scrollStaged(m, st.Screen) // the screens' table (screens.go)
 	// after the screen: a screen's job pauses
 	m.play.on = st.Playing
 	m.play.speed = speedIndex(st.Speed)
@@ -306,39 +280,10 @@ func (m *Model) openScreen(s StageScreen) {
 	inline := m.jobs.inline
 	m.jobs.inline = stageJobWait // the screen's job is waited for: a frame shows it open
 	defer func() { m.jobs.inline = inline }()
-	switch s.Kind {
-	case "help":
+	if s.Kind == "help" {
 		m.help.ShowAll = true
-	case "story":
-		sel, _, ok := storySubject(m.x, m.snap.selectable, s.Msg)
-		if sel != m.sel {
-			m.sel = sel
-			m.snap.readInbox(m.x, sel)
-		}
-		if ok {
-			storyJob(m.x, &m.snap, sel).run(m)
-		}
-	case "compare":
-		compareJob(m.x, &m.snap, m.sel).run(m)
-	case "exercises":
-		m.exercises.row = s.Row
-		m.openExercises()
-	case "branches":
-		m.branches, m.state = newBranchList(m.common, m.x), stateBranches
-		m.branches.row = min(s.Row, max(0, len(m.x.Branches())-1))
-	case "code":
-		m.openCode()
-	case "jump":
-		m.jump, m.state = newJumpInput(m.common, m.at), stateJump
-		m.jump.input.SetValue(s.Text)
-	case "picker":
-		m.picker.show(m.x.Spec.ID)
-		m.state = statePicker
-	case "fork":
-		m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork
-		if s.Fork != nil {
-			restoreFork(&m.fork, *s.Fork)
-		}
+	} else {
+		openStaged(m, s) // the screens' table (screens.go)
 	}
 	m.flash = ""
 	if m.jobs.cancel() { // an overrun or a refusal: the main view, then

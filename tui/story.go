@@ -52,7 +52,7 @@ type storyView struct {
 
 	// read when it opened, so that View asks the engine nothing
 	name, branch, clock string
-	family              bool // a family's effects are not emails
+	words               engine.Words // the family's: its effects need not be emails
 }
 
 // storySubject is whose story the story key tells: the selected message
@@ -90,7 +90,7 @@ func storyJob(x *engine.Explorer, s *snap, sel int32) explorerJob {
 	}, apply: func(m *Model) {
 		w := m.x.World()
 		m.story = storyView{common: m.common, keys: storyKeyMap(), id: sel, events: evs, cursor: cursor,
-			name: w.MsgName(sel), branch: branchPath(m.x.Branch()), clock: max(m.at, w.Now).Short(), family: isFamily(m.x)}
+			name: w.MsgName(sel), branch: branchPath(m.x.Branch()), clock: max(m.at, w.Now).Short(), words: engine.WordsOf(w.Family())}
 		m.state = stateStory
 	}}
 }
@@ -116,10 +116,6 @@ func (s storyView) Update(msg tea.Msg) (storyView, tea.Cmd) {
 // View is the story from the scroll offset on.
 func (s storyView) View() string {
 	st := s.st
-	effect := "emails"
-	if s.family {
-		effect = "effects"
-	}
 	var effects, deliveries int
 	for _, e := range s.events {
 		switch e.Event.Kind {
@@ -130,7 +126,7 @@ func (s storyView) View() string {
 		}
 	}
 	out := []string{
-		st.PaneTitle.Render("Life story of "+s.name) + fmt.Sprintf("  on %s · %s, %s", s.branch, plural(deliveries, "delivery", "deliveries"), plural(effects, strings.TrimSuffix(effect, "s"), effect)),
+		st.PaneTitle.Render("Life story of "+s.name) + fmt.Sprintf("  on %s · %s, %s", s.branch, plural(deliveries, "delivery", "deliveries"), plural(effects, s.words.Effect, s.words.Effects)),
 		st.Dim.Render("dimmed lines are still to come after the cursor · ↑/↓ scrolls · esc closes"), "",
 	}
 	var lines []string
@@ -141,8 +137,8 @@ func (s storyView) View() string {
 			marked = true
 		}
 		icon := storyIcon(e.Event.Kind)
-		if e.Event.Kind == engine.EvEffect && s.family {
-			icon = "+" // a row, a credit, a record: not an email
+		if e.Event.Kind == engine.EvEffect {
+			icon = s.words.EffectMark // an email, a credit, a row
 		}
 		// the caption, then the decision, wrapped under the caption's start
 		prefix := fmt.Sprintf("  %s  %-3s ", e.Event.T.Clock(), icon)
@@ -174,15 +170,14 @@ func (s storyView) View() string {
 	return strings.Join(out, "\n")
 }
 
-// storyIcon is a short word for an event kind, readable without colour.
+// storyIcon is a short word for an event kind, readable without colour
+// (an effect's is the family's, Words.EffectMark).
 func storyIcon(k engine.Kind) string {
 	switch k {
 	case engine.EvPublish:
 		return "NEW"
 	case engine.EvDeliver:
 		return "→"
-	case engine.EvEffect:
-		return "✉"
 	case engine.EvAck:
 		return "✓"
 	case engine.EvAckRefused:

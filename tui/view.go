@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 )
 
 // MaxFrameBytes bounds what one View returns: the largest frame real
@@ -19,13 +18,29 @@ const MaxFrameBytes = 1 << 20
 
 // View draws the explorer: at most MaxWidth×MaxHeight cells, a line saying
 // so below a frame clamped from a larger terminal, and at most
-// MaxFrameBytes.
+// MaxFrameBytes. The body is the active screen's, or the main view's.
 func (m Model) View() string {
-	v := m.view()
-	if note := m.clampNote(); note != "" {
-		v += "\n" + note
+	v := m.mainView()
+	var f string
+	if m.width < minWidth || m.height < minHeight {
+		f = v.tooSmall(m.termW, m.termH)
+	} else {
+		l := v.layout()
+		var body string
+		if s := m.state.screen(&m); s != nil && !screens[m.state].prompt {
+			body = s.View()
+		} else {
+			body = v.viewMain(l)
+		}
+		if o, ok := m.roomOverlay(m.width, l.body.h); ok { // a follower's question (poll_room.go)
+			body = o
+		}
+		f = v.frame(l, body)
 	}
-	return boundFrame(v, m.width)
+	if note := clampNote(m.st, m.termW, m.termH); note != "" {
+		f += "\n" + note
+	}
+	return boundFrame(f, m.width)
 }
 
 // drawSize is the size drawn in for a terminal of w×h: at most the cap,
@@ -39,15 +54,16 @@ func drawSize(w, h int) (int, int) {
 	return dw, dh
 }
 
-// clampNote is the line under a frame drawn smaller than its terminal; ""
-// when the terminal is within the cap (or there is no room for it).
-func (m Model) clampNote() string {
-	w, h := drawSize(m.termW, m.termH)
-	if h == min(max(m.termH, 0), MaxHeight) { // within the cap, or no room
+// clampNote is the line under a frame drawn smaller than its terminal of
+// tw×th; "" when the terminal is within the cap (or there is no room for
+// it).
+func clampNote(st Styles, tw, th int) string {
+	w, h := drawSize(tw, th)
+	if h == min(max(th, 0), MaxHeight) { // within the cap, or no room
 		return ""
 	}
-	msg := fmt.Sprintf("terminal %d×%d is larger than inflight draws; drawing %d×%d", m.termW, m.termH, w, h+1)
-	return fitLine(m.st.Warn.Render(msg), w)
+	msg := fmt.Sprintf("terminal %d×%d is larger than inflight draws; drawing %d×%d", tw, th, w, h+1)
+	return fitLine(st.Warn.Render(msg), w)
 }
 
 // boundFrame cuts a frame over MaxFrameBytes to the whole lines that fit,
@@ -65,41 +81,12 @@ func boundFrame(v string, w int) string {
 	return cut[:i] + ansi.ResetStyle + "\n" + note
 }
 
-// view is the frame at the drawn size.
-func (m Model) view() string {
-	v := m.mainView()
-	if m.width < minWidth || m.height < minHeight {
-		return v.tooSmall(m.termW, m.termH)
-	}
-	l := v.layout()
-	var body string
-	switch m.state {
-	case stateFork:
-		body = m.fork.View()
-	case stateBranches:
-		body = m.branches.View()
-	case stateCompare:
-		body = m.compare.View()
-	case stateExercises:
-		body = m.exercises.View()
-	case stateStory:
-		body = m.story.View()
-	case stateCode:
-		body = m.code.View()
-	case statePicker:
-		body = m.picker.View()
-	case stateHunt:
-		body = m.hunt.View()
-	default:
-		body = v.viewMain(l)
-	}
-	if o, ok := m.roomOverlay(m.width, l.body.h); ok { // a follower's question (poll_room.go)
-		body = o
-	}
-	body = fit(body, m.width, l.body.h)
+// frame is the frame at the drawn size around body, laid out by l.
+func (v mainView) frame(l layout, body string) string {
+	body = fit(body, v.width, l.body.h)
 	parts := []string{v.viewHeader(), body}
 	parts = append(parts, v.newsLines()...)
-	parts = append(parts, v.viewStatus(), fit(v.viewFooter(), m.width, l.footer))
+	parts = append(parts, v.viewStatus(), fit(v.viewFooter(), v.width, l.footer))
 	return strings.Join(parts, "\n")
 }
 
@@ -111,8 +98,8 @@ func (v mainView) newsLines() []string {
 	switch {
 	case v.progress != "":
 		s = v.progress
-	case v.state == stateJump:
-		return []string{v.jump.View()}
+	case v.prompt != nil:
+		return []string{v.prompt.View()}
 	case v.flash != "":
 		s = v.flash
 	default:
@@ -171,7 +158,7 @@ func (v mainView) viewHeader() string {
 // widest its figure reaches over the branch's run (read from the whole-run
 // chart; the spec's message count, or the effects' peak, bounds "lost"),
 // so that as a number grows nothing right of it moves.
-type statusWidths struct{ oldest, busy, effects, lost, dlq int }
+type statusWidths struct{ oldest, effects, lost, dlq int }
 
 func (v mainView) statusWidths(w *engine.World) statusWidths {
 	samples := v.chart.samples
@@ -181,13 +168,8 @@ func (v mainView) statusWidths(w *engine.World) statusWidths {
 		published += v.x.Spec.Sources[i].CountUnder(&w.Knobs)
 	}
 	digits := func(n int64) int { return len(fmt.Sprint(n)) }
-	workers := 0
-	if q := sqs.Of(w); q != nil {
-		workers = len(q.Workers())
-	}
 	return statusWidths{
 		oldest:  len("10m02s"), // fmtDur up to 99h59m
-		busy:    digits(int64(workers)),
 		effects: digits(max(int64(p[3]), w.Stats.Effects)),
 		// a family's messages come from no source: its effects' scale then
 		lost: digits(max(int64(published), v.snap.lost, int64(p[3]))),
@@ -211,12 +193,10 @@ func (v mainView) viewStatus() string {
 		}
 	}
 	parts = append(parts, oldest)
-	if v.snap.fam != nil {
-		parts = append(parts, fmt.Sprintf("effects %*d", sw.effects, w.Stats.Effects))
-	} else {
-		parts = append(parts, fmt.Sprintf("busy %*d/%d", sw.busy, v.snap.busy, len(sqs.Of(w).Workers())))
-		parts = append(parts, fmt.Sprintf("emails %*d", sw.effects, w.Stats.Effects))
+	for _, g := range v.snap.status { // the family's own: "busy 3/8"
+		parts = append(parts, fmt.Sprintf("%s %*d/%d", g.Name, len(fmt.Sprint(g.Of)), g.N, g.Of))
 	}
+	parts = append(parts, fmt.Sprintf("%s %*d", v.snap.words.Effects, sw.effects, w.Stats.Effects))
 	dup := fmt.Sprintf("dups %*d", sw.effects, w.Stats.Duplicates)
 	if w.Stats.Duplicates > 0 {
 		dup = st.Bad.Render(dup)

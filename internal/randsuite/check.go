@@ -283,11 +283,11 @@ func (c *Checker) other(e *engine.Event, m *tally) {
 		if m != nil && m.acked && m.ackDel == e.Delivery && e.Delivery > 0 {
 			c.fail(e, "refuses an ack of delivery %d, which that delivery already made", e.Delivery)
 		}
-	case engine.EvAnswer:
+	case sqs.EvAnswer:
 		if c.queue && m != nil && m.beforeOf != e.Delivery {
 			c.fail(e, "delivery %d finishes as ack=before but never acked before its work", e.Delivery)
 		}
-	case engine.EvLeaseExpired, engine.EvVisible:
+	case engine.EvLeaseExpired:
 		if m == nil {
 			break
 		}

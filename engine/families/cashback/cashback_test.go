@@ -191,16 +191,16 @@ func TestPanesAndCaptions(t *testing.T) {
 		if w.Pos%97 != 0 {
 			continue
 		}
-		p := w.Family().Panes(w)
-		for _, r := range p.Inbox {
+		p := w.Family().Panes(w, engine.CursorOf(w))
+		for _, r := range p[3].Rows {
 			sawDup = sawDup || r.Mark == "DUP"
 		}
-		for _, r := range p.InFlight {
+		for _, r := range p[1].Rows {
 			sawRedelivered = sawRedelivered || r.Mark == "REDELIVERED"
 		}
 		q, f := w.Family().Counts(w)
-		if q != len(p.Queue) && len(p.Queue) < 40 || f != len(p.InFlight) {
-			t.Fatalf("counts %d/%d, panes %d/%d", q, f, len(p.Queue), len(p.InFlight))
+		if q != len(p[0].Rows) && len(p[0].Rows) < 40 || f != len(p[1].Rows) {
+			t.Fatalf("counts %d/%d, panes %d/%d", q, f, len(p[0].Rows), len(p[1].Rows))
 		}
 	}
 	if bad > 0 || !sawDup || !sawRedelivered {
@@ -322,9 +322,9 @@ func TestDeadLettersSayWhetherApplied(t *testing.T) {
 		t.Errorf("dlq %d lost %d balance %v of %v, dead letters never applied %v, applied %v; want 3 0 885600 885700 1 2",
 			s.DLQ, s.Lost, s.Figure("balance"), s.Figure("expected_balance"), s.Figure("dead_lettered_never_applied"), s.Figure("dead_lettered_applied"))
 	}
-	p := w.Family().Panes(w)
-	if p.DLQTitle != "dead letters: 3 (1 never applied) · crashes: 2153 (after commit, before XACK)" || len(p.DLQ) < 3 ||
-		p.DLQ[1].Text != "10:01:46.999  event 389 never applied · 11× delivered" || p.DLQ[0].Text != "10:12:57.440  event 3339 applied 1× · 11× delivered" {
-		t.Errorf("dead letters pane %q: %+v", p.DLQTitle, p.DLQ[:min(3, len(p.DLQ))])
+	p := w.Family().Panes(w, engine.CursorOf(w))
+	if p[2].Title != "dead letters: 3 (1 never applied) · crashes: 2153 (after commit, before XACK)" || len(p[2].Rows) < 3 ||
+		p[2].Rows[1].Text != "10:01:46.999  event 389 never applied · 11× delivered" || p[2].Rows[0].Text != "10:12:57.440  event 3339 applied 1× · 11× delivered" {
+		t.Errorf("dead letters pane %q: %+v", p[2].Title, p[2].Rows[:min(3, len(p[2].Rows))])
 	}
 }

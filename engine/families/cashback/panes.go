@@ -8,30 +8,30 @@ import (
 
 // Panes shows the stream in Redis's terms: undelivered entries, the
 // pending entries list with delivery counts, the crashes, and u1's wallet.
-func (c *Family) Panes(w *engine.World) engine.Panes {
-	p := engine.Panes{
-		QueueTitle:    fmt.Sprintf("stream: %d entries not yet read (XREADGROUP >)", c.produced-c.readNew),
-		InFlightTitle: fmt.Sprintf("pending entries list: %d delivered, not XACKed", len(c.pel)),
-		DLQTitle:      fmt.Sprintf("crashes: %d (after commit, before XACK)", c.crashes),
-		InboxTitle:    fmt.Sprintf("wallet u1: %s (expected %s)", Rupees(c.balance), Rupees(int64(c.produced)*Amount)),
+func (c *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
+	p := []engine.Pane{
+		{Title: fmt.Sprintf("stream: %d entries not yet read (XREADGROUP >)", c.produced-c.readNew)},
+		{Title: fmt.Sprintf("pending entries list: %d delivered, not XACKed", len(c.pel))},
+		{Title: fmt.Sprintf("crashes: %d (after commit, before XACK)", c.crashes)},
+		{Title: fmt.Sprintf("wallet u1: %s (expected %s)", Rupees(c.balance), Rupees(int64(c.produced)*Amount))},
 	}
 	if c.k.Dedupe == DedupeSeparate {
-		p.DLQTitle = fmt.Sprintf("crashes: %d (between SADD and the wallet commit)", c.crashes)
+		p[2].Title = fmt.Sprintf("crashes: %d (between SADD and the wallet commit)", c.crashes)
 	}
-	for k := c.readNew; k < c.produced && len(p.Queue) < 40; k++ {
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: k, Text: fmt.Sprintf("event %-5d credit ₹100 to u1", k), Bar: -1})
+	for k := c.readNew; k < c.produced && len(p[0].Rows) < 40; k++ {
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: k, Text: fmt.Sprintf("event %-5d credit ₹100 to u1", k), Bar: -1})
 	}
 	for _, q := range c.pel {
 		r := engine.PaneRow{Msg: q.entry, Text: fmt.Sprintf("event %-5d consumer-1  delivery count %d", q.entry, q.count), Bar: -1}
 		if q.count > 1 {
 			r.Mark = "REDELIVERED"
 		}
-		p.InFlight = append(p.InFlight, r)
+		p[1].Rows = append(p[1].Rows, r)
 	}
 	if c.deadLettered > 0 {
 		// dead letters first, each saying whether its credit ever reached
 		// the wallet: a delivery count counts re-reads, not failures
-		p.DLQTitle = fmt.Sprintf("dead letters: %d (%d never applied) · %s", c.deadLettered, c.deadNoEffect, p.DLQTitle)
+		p[2].Title = fmt.Sprintf("dead letters: %d (%d never applied) · %s", c.deadLettered, c.deadNoEffect, p[2].Title)
 		for i := c.nDead - 1; i >= 0 && i >= c.nDead-len(c.deadLog); i-- {
 			x := c.deadLog[i%len(c.deadLog)]
 			r := engine.PaneRow{Msg: x.entry, Bar: -1, Mark: "DEAD", Tone: engine.ToneWarn}
@@ -40,12 +40,12 @@ func (c *Family) Panes(w *engine.World) engine.Panes {
 			} else {
 				r.Text = fmt.Sprintf("%s  event %d applied %d× · %d× delivered", x.at.Clock(), x.entry, x.applied, x.count)
 			}
-			p.DLQ = append(p.DLQ, r)
+			p[2].Rows = append(p[2].Rows, r)
 		}
 	}
 	for i := c.nCrashes - 1; i >= 0 && i >= c.nCrashes-len(c.crashLog); i-- {
 		x := c.crashLog[i%len(c.crashLog)]
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: x.entry, Text: fmt.Sprintf("%s  event %d, delivery %d", x.at.Clock(), x.entry, x.delivery), Mark: "CRASH", Bar: -1})
+		p[2].Rows = append(p[2].Rows, engine.PaneRow{Msg: x.entry, Text: fmt.Sprintf("%s  event %d, delivery %d", x.at.Clock(), x.entry, x.delivery), Mark: "CRASH", Bar: -1})
 	}
 	for i := c.nCredits - 1; i >= 0 && i >= c.nCredits-len(c.credits); i-- {
 		x := c.credits[i%len(c.credits)]
@@ -61,7 +61,7 @@ func (c *Family) Panes(w *engine.World) engine.Panes {
 				r.Mark = "DUP"
 			}
 		}
-		p.Inbox = append(p.Inbox, r)
+		p[3].Rows = append(p[3].Rows, r)
 	}
 	return p
 }

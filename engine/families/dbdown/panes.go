@@ -8,27 +8,27 @@ import (
 
 // Panes words the consumer's world for the explorer: the line of
 // messages, the consumer and its breaker, the dead letters, the database.
-func (f *Family) Panes(w *engine.World) engine.Panes {
+func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	s := &f.s
-	var p engine.Panes
+	p := make([]engine.Pane, 4)
 	waiting, _ := f.Counts(w)
-	p.QueueTitle = fmt.Sprintf("Waiting %d", waiting)
+	p[0].Title = fmt.Sprintf("Waiting %d", waiting)
 	if age := w.Truth().OldestAge(); age >= engine.Second {
-		p.QueueTitle += " · lag " + span(age) // lag in time: what users feel
+		p[0].Title += " · lag " + span(age) // lag in time: what users feel
 	}
 	if f.k.Breaker && s.breaker == open {
-		p.QueueTitle += " · PAUSED by the breaker"
+		p[0].Title += " · PAUSED by the breaker"
 	}
 	const maxRows = 200
 	add := func(id int32, mark string) {
-		if len(p.Queue) >= maxRows {
+		if len(p[0].Rows) >= maxRows {
 			return
 		}
 		text := fmt.Sprintf("%-10s age %s", w.MsgName(id), span(w.Now-s.publishedAt[id]))
 		if a := s.attempts[id]; a > 0 {
 			text += fmt.Sprintf(" · %d tried", a)
 		}
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: id, Text: text, Mark: mark, Bar: -1})
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: id, Text: text, Mark: mark, Bar: -1})
 	}
 	for _, id := range s.lane {
 		add(id, "RETRY DUE")
@@ -36,22 +36,22 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 	for i := s.head; i < len(s.queue); i++ {
 		add(s.queue[i], "")
 	}
-	if n := waiting - len(p.Queue); n > 0 {
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more", n), Bar: -1})
+	if n := waiting - len(p[0].Rows); n > 0 {
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more", n), Bar: -1})
 	}
 
 	// the consumer
-	p.InFlightTitle = "Consumer · no breaker"
+	p[1].Title = "Consumer · no breaker"
 	if f.k.Breaker {
-		p.InFlightTitle = fmt.Sprintf("Consumer · breaker %s", breakerNames[s.breaker])
+		p[1].Title = fmt.Sprintf("Consumer · breaker %s", breakerNames[s.breaker])
 		switch s.breaker {
 		case open:
-			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("breaker open: trial at %s", s.until.Short()),
+			p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("breaker open: trial at %s", s.until.Short()),
 				Mark: "OPEN", Bar: float64(s.until-w.Now) / float64(CoolDown)})
 		case halfOpen:
-			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Text: "breaker half-open: one trial write", Mark: "HALF-OPEN", Bar: -1})
+			p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Text: "breaker half-open: one trial write", Mark: "HALF-OPEN", Bar: -1})
 		default:
-			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("breaker closed: %d of %d failures in a row", s.fails, TripAfter), Bar: -1})
+			p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("breaker closed: %d of %d failures in a row", s.fails, TripAfter), Bar: -1})
 		}
 	}
 	if s.busy >= 0 {
@@ -59,9 +59,9 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 		if s.probe {
 			mark = "TRIAL"
 		}
-		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: s.busy, Text: fmt.Sprintf("%-10s writing (attempt %d)", w.MsgName(s.busy), s.attempts[s.busy]), Mark: mark, Bar: -1})
-	} else if len(p.InFlight) == 0 || !f.k.Breaker || s.breaker != open {
-		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Text: "idle: nothing to take", Bar: -1})
+		p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: s.busy, Text: fmt.Sprintf("%-10s writing (attempt %d)", w.MsgName(s.busy), s.attempts[s.busy]), Mark: mark, Bar: -1})
+	} else if len(p[1].Rows) == 0 || !f.k.Breaker || s.breaker != open {
+		p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Text: "idle: nothing to take", Bar: -1})
 	}
 	waits := append([]wait(nil), s.waits...)
 	for i := 1; i < len(waits); i++ { // soonest first
@@ -70,26 +70,26 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 		}
 	}
 	for _, wt := range waits {
-		if len(p.InFlight) >= maxRows {
+		if len(p[1].Rows) >= maxRows {
 			break
 		}
-		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: wt.id, Text: fmt.Sprintf("%-10s in %s", w.MsgName(wt.id), engine.FormatSeconds(wt.due-w.Now)),
+		p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: wt.id, Text: fmt.Sprintf("%-10s in %s", w.MsgName(wt.id), engine.FormatSeconds(wt.due-w.Now)),
 			Mark: fmt.Sprintf("RETRY %d/%d", wt.n, Retries), Bar: float64(wt.due-w.Now) / float64(Backoff(int(wt.n)))})
 	}
 
-	p.DLQTitle = fmt.Sprintf("Dead letters %d", w.DLQLen())
+	p[2].Title = fmt.Sprintf("Dead letters %d", w.DLQLen())
 	for _, d := range w.Truth().DeadLetters(maxRows) {
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-10s %s · refused %d×", w.MsgName(d.Msg), d.At.Clock(), s.attempts[d.Msg]),
+		p[2].Rows = append(p[2].Rows, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-10s %s · refused %d×", w.MsgName(d.Msg), d.At.Clock(), s.attempts[d.Msg]),
 			Mark: "NOT POISON", Bar: -1})
 	}
-	if n := w.DLQLen() - len(p.DLQ); n > 0 {
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more", n), Bar: -1})
+	if n := w.DLQLen() - len(p[2].Rows); n > 0 {
+		p[2].Rows = append(p[2].Rows, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more", n), Bar: -1})
 	}
 
 	if s.dbUp {
-		p.InboxTitle = fmt.Sprintf("Database UP · %d rows", s.rowsWritten)
+		p[3].Title = fmt.Sprintf("Database UP · %d rows", s.rowsWritten)
 	} else {
-		p.InboxTitle = fmt.Sprintf("Database DOWN until %s · %d rows", DownUntil.Short(), s.rowsWritten)
+		p[3].Title = fmt.Sprintf("Database DOWN until %s · %d rows", DownUntil.Short(), s.rowsWritten)
 	}
 	for i := 0; i < len(s.rows) && i < s.nrows; i++ {
 		r := s.rows[(s.nrows-1-i)%len(s.rows)]
@@ -97,7 +97,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 		if lag := r.at - r.since; lag >= engine.Minute {
 			mark = "LATE " + span(lag)
 		}
-		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: r.id, Text: fmt.Sprintf("%s %-10s row written", r.at.Clock(), w.MsgName(r.id)), Mark: mark, Bar: -1})
+		p[3].Rows = append(p[3].Rows, engine.PaneRow{Msg: r.id, Text: fmt.Sprintf("%s %-10s row written", r.at.Clock(), w.MsgName(r.id)), Mark: mark, Bar: -1})
 	}
 	return p
 }

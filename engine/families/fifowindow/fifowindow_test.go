@@ -89,18 +89,18 @@ func TestAnswerDecisionIsForkable(t *testing.T) {
 
 func TestPanes(t *testing.T) {
 	w := familytest.WorldAt(t, familytest.Incident(t, "fifo-window"), 1, nil, "14:02:00")
-	p := w.Family().Panes(w)
-	if len(p.Queue) < 2 || p.Queue[1].Mark != "" || p.Queue[1].Bar <= 0 {
-		t.Errorf("at 14:03 the dedup id should be remembered with a countdown: %+v", p.Queue)
+	p := w.Family().Panes(w, engine.CursorOf(w))
+	if len(p[0].Rows) < 2 || p[0].Rows[1].Mark != "" || p[0].Rows[1].Bar <= 0 {
+		t.Errorf("at 14:03 the dedup id should be remembered with a countdown: %+v", p[0].Rows)
 	}
 	for w.Step(nil) {
 	}
-	p = w.Family().Panes(w)
-	if len(p.Inbox) != 2 || p.Inbox[1].Mark != "COPY 2" {
-		t.Errorf("inbox at the end: %+v", p.Inbox)
+	p = w.Family().Panes(w, engine.CursorOf(w))
+	if len(p[3].Rows) != 2 || p[3].Rows[1].Mark != "COPY 2" {
+		t.Errorf("inbox at the end: %+v", p[3].Rows)
 	}
-	if p.Queue[1].Mark != "FORGOTTEN" {
-		t.Errorf("the first acceptance should be forgotten by 14:07: %+v", p.Queue)
+	if p[0].Rows[1].Mark != "FORGOTTEN" {
+		t.Errorf("the first acceptance should be forgotten by 14:07: %+v", p[0].Rows)
 	}
 }
 

@@ -9,12 +9,12 @@ import (
 
 // Panes implements engine.Family in SQS FIFO's terms: the message group
 // and the deduplication ids the broker remembers, with their expiry.
-func (f *Family) Panes(w *engine.World) engine.Panes {
-	p := engine.Panes{
-		QueueTitle:    "orders.fifo: groups · dedup ids",
-		InFlightTitle: "in flight (group blocked)",
-		DLQTitle:      "dead letter queue",
-		InboxTitle:    "customer's inbox",
+func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
+	p := []engine.Pane{
+		{Title: "orders.fifo: groups · dedup ids"},
+		{Title: "in flight (group blocked)"},
+		{Title: "dead letter queue"},
+		{Title: "customer's inbox"},
 	}
 	if f.Q == nil {
 		return p
@@ -28,13 +28,13 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 		if m.ReceiveCount > 0 && now < m.VisibleAt {
 			inflight++
 			left := float64(m.VisibleAt-now) / float64(f.Q.Config().VisibilityTimeout)
-			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: f.Msg, Bar: left,
+			p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: f.Msg, Bar: left,
 				Text: fmt.Sprintf("%s  lease until %s · group %s · receive %d", m.ID, engine.Time(m.VisibleAt).Short(), m.Group, m.ReceiveCount)})
 		} else {
 			queued++
 		}
 	}
-	p.Queue = append(p.Queue, engine.PaneRow{Msg: f.Msg, Bar: -1,
+	p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: f.Msg, Bar: -1,
 		Text: fmt.Sprintf("group %s  %d waiting · %d in flight", Group, queued, inflight)})
 	for _, m := range f.Memory {
 		row := engine.PaneRow{Msg: f.Msg, Bar: -1}
@@ -45,14 +45,14 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			row.Text = fmt.Sprintf("id %s  forgotten at %s (from %s)", m.ID, m.Until.Short(), m.Accepted.Short())
 			row.Mark = "FORGOTTEN"
 		}
-		p.Queue = append(p.Queue, row)
+		p[0].Rows = append(p[0].Rows, row)
 	}
 	for i, t := range f.Emails {
 		row := engine.PaneRow{Msg: f.Msg, Bar: -1, Text: fmt.Sprintf("%s  order 0 confirmed", t.Clock())}
 		if i > 0 {
 			row.Mark = fmt.Sprintf("COPY %d", i+1)
 		}
-		p.Inbox = append(p.Inbox, row)
+		p[3].Rows = append(p[3].Rows, row)
 	}
 	return p
 }

@@ -100,15 +100,15 @@ func TestPanesAndCaptions(t *testing.T) {
 			}
 		}
 		if e.Kind == galewatch.KindCollision || e.Kind == galewatch.KindReject {
-			p := w.Family().Panes(w)
-			for _, r := range p.DLQ {
+			p := w.Family().Panes(w, engine.CursorOf(w))
+			for _, r := range p[2].Rows {
 				lost = lost || r.Mark == "LOST"
 			}
-			for _, r := range p.Inbox {
+			for _, r := range p[3].Rows {
 				copies = copies || r.Mark == "COPY"
 			}
-			if q, _ := w.Family().Counts(w); min(q, 40) != len(p.Queue) {
-				t.Fatalf("counts %d, queue pane %d", q, len(p.Queue))
+			if q, _ := w.Family().Counts(w); min(q, 40) != len(p[0].Rows) {
+				t.Fatalf("counts %d, queue pane %d", q, len(p[0].Rows))
 			}
 		}
 	})

@@ -8,19 +8,19 @@ import (
 
 // Panes: the copies waiting to be sent again, the stepped turbine's recent
 // writes, the genuine readings thrown away, and the rejected copies.
-func (g *Family) Panes(w *engine.World) engine.Panes {
-	p := engine.Panes{
-		QueueTitle:    fmt.Sprintf("answers lost: %s to send again a minute later", readings(len(g.pending()))),
-		InFlightTitle: fmt.Sprintf("%s's writes (clock %s)", Turbine(int(Stepped)), skewText(g.skew)),
-		DLQTitle:      fmt.Sprintf("genuine readings thrown away: %d", g.collisions),
-		InboxTitle:    fmt.Sprintf("copies rejected: %d of %d re-sent", g.retriesRejected, g.retriesSent),
+func (g *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
+	p := []engine.Pane{
+		{Title: fmt.Sprintf("answers lost: %s to send again a minute later", readings(len(g.pending())))},
+		{Title: fmt.Sprintf("%s's writes (clock %s)", Turbine(int(Stepped)), skewText(g.skew))},
+		{Title: fmt.Sprintf("genuine readings thrown away: %d", g.collisions)},
+		{Title: fmt.Sprintf("copies rejected: %d of %d re-sent", g.retriesRejected, g.retriesSent)},
 	}
 	for _, x := range g.pending() {
-		if len(p.Queue) == 40 {
+		if len(p[0].Rows) == 40 {
 			break // a pane shows the soonest; the title has the count
 		}
 		bar := float64(x.at-w.Now) / float64(RetryAfter)
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  again at %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Bar: bar})
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  again at %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Bar: bar})
 	}
 	for i := g.nWatch - 1; i >= 0 && i >= g.nWatch-len(g.watch); i-- {
 		x := g.watch[i%len(g.watch)]
@@ -34,15 +34,15 @@ func (g *Family) Panes(w *engine.World) engine.Panes {
 		default:
 			r.Text, r.Mark = fmt.Sprintf("at %s stamped %s key taken", x.at.Clock(), x.stamp.Clock()), "LOST"
 		}
-		p.InFlight = append(p.InFlight, r)
+		p[1].Rows = append(p[1].Rows, r)
 	}
 	for i := g.nCollided - 1; i >= 0 && i >= g.nCollided-len(g.collided); i-- {
 		x := g.collided[i%len(g.collided)]
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s taken at %s, stamped %s", Turbine(int(x.reading)%Turbines), x.at.Clock(), x.stamp.Clock()), Mark: "LOST", Bar: -1})
+		p[2].Rows = append(p[2].Rows, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s taken at %s, stamped %s", Turbine(int(x.reading)%Turbines), x.at.Clock(), x.stamp.Clock()), Mark: "LOST", Bar: -1})
 	}
 	for i := g.nRejected - 1; i >= 0 && i >= g.nRejected-len(g.rejected); i-- {
 		x := g.rejected[i%len(g.rejected)]
-		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  re-sent %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Mark: "COPY", Bar: -1})
+		p[3].Rows = append(p[3].Rows, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  re-sent %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Mark: "COPY", Bar: -1})
 	}
 	return p
 }

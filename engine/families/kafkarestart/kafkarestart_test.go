@@ -90,26 +90,26 @@ func TestPanesAndCounts(t *testing.T) {
 	w, _ := engine.NewWorld(familytest.Incident(t, "kafka-restart"), 1, set)
 	sawOpen := false
 	for w.Step(nil) {
-		p := w.Family().Panes(w)
-		for _, r := range p.InFlight {
+		p := w.Family().Panes(w, engine.CursorOf(w))
+		for _, r := range p[1].Rows {
 			sawOpen = sawOpen || r.Mark == "OPEN"
 		}
-		if len(p.Queue) != 3 {
-			t.Fatalf("want 3 partition rows, got %+v", p.Queue)
+		if len(p[0].Rows) != 3 {
+			t.Fatalf("want 3 partition rows, got %+v", p[0].Rows)
 		}
 	}
 	if !sawOpen {
 		t.Error("the open transaction never showed in the in-flight pane")
 	}
-	p := w.Family().Panes(w)
-	if len(p.DLQ) != 10 || p.DLQ[0].Mark != "ABORTED" {
-		t.Errorf("aborted pane: %+v", p.DLQ)
+	p := w.Family().Panes(w, engine.CursorOf(w))
+	if len(p[2].Rows) != 10 || p[2].Rows[0].Mark != "ABORTED" {
+		t.Errorf("aborted pane: %+v", p[2].Rows)
 	}
-	if len(p.Inbox) != 10 {
-		t.Errorf("inbox: %d rows, want 10", len(p.Inbox))
+	if len(p[3].Rows) != 10 {
+		t.Errorf("inbox: %d rows, want 10", len(p[3].Rows))
 	}
-	if !strings.Contains(p.Queue[0].Text, "LEO") || !strings.Contains(p.Queue[0].Text, "committed") {
-		t.Errorf("partition row: %q", p.Queue[0].Text)
+	if !strings.Contains(p[0].Rows[0].Text, "LEO") || !strings.Contains(p[0].Rows[0].Text, "committed") {
+		t.Errorf("partition row: %q", p[0].Rows[0].Text)
 	}
 	if wt, tk := w.Family().Counts(w); wt != 0 || tk != 0 {
 		t.Errorf("counts at the end: %d waiting, %d taken", wt, tk)
@@ -193,7 +193,7 @@ func TestRebalanceWaitsForTheDeadMember(t *testing.T) {
 					crash, crashed = at, e.Msg
 				case e.Kind == engine.EvRestart:
 					restart = at
-					if q := w.Family().Panes(w).Queue; !strings.Contains(q[0].Text, "mailer-1 (dead: keeps it until its session times out)") {
+					if q := w.Family().Panes(w, engine.CursorOf(w))[0].Rows; !strings.Contains(q[0].Text, "mailer-1 (dead: keeps it until its session times out)") {
 						t.Errorf("partition row while mailer-2 waits: %q", q[0].Text)
 					}
 				case e.Kind == kafkarestart.EvSessionOver:

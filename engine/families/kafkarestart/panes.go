@@ -14,12 +14,12 @@ const maxRows = 200
 // Panes implements engine.Family in Kafka's terms: partitions with their
 // log end, last stable and committed offsets; the uncommitted range; the
 // aborted records read_committed skips; the customer's emails.
-func (f *Family) Panes(w *engine.World) engine.Panes {
-	p := engine.Panes{
-		QueueTitle:    "orders: partitions",
-		InFlightTitle: "uncommitted",
-		DLQTitle:      "aborted: read_committed skips",
-		InboxTitle:    "emails sent",
+func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
+	p := []engine.Pane{
+		{Title: "orders: partitions"},
+		{Title: "uncommitted"},
+		{Title: "aborted: read_committed skips"},
+		{Title: "emails sent"},
 	}
 	if f.C == nil {
 		return p
@@ -37,16 +37,16 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 		if slices.Contains(f.Deaths, owner) {
 			owner += " (dead: keeps it until its session times out)"
 		}
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1,
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: -1, Bar: -1,
 			Text: fmt.Sprintf("p%d  LEO %d · LSO %d · committed %s · lag %d · %s", part, leo, lso, cs, f.C.Lag(Group, tp), owner)})
 		if f.Cons != nil {
 			if pos, ok := f.Cons.Position(tp); ok && pos > com {
-				p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1,
+				p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Bar: -1,
 					Text: fmt.Sprintf("p%d  %d–%d read, not committed (%s)", part, com, pos-1, f.memberID(f.Member))})
 			}
 		}
 		if lso < leo {
-			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1, Mark: "OPEN",
+			p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Bar: -1, Mark: "OPEN",
 				Text: fmt.Sprintf("p%d  transaction open from %d: read_committed stops there", part, lso)})
 		}
 		log := f.C.Log(tp)
@@ -54,33 +54,33 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			if !ab {
 				continue
 			}
-			if len(p.DLQ) >= maxRows {
+			if len(p[2].Rows) >= maxRows {
 				aborted++
 				continue
 			}
 			e := &log[i]
-			p.DLQ = append(p.DLQ, engine.PaneRow{Msg: order(e.Record), Bar: -1, Mark: "ABORTED",
+			p[2].Rows = append(p[2].Rows, engine.PaneRow{Msg: order(e.Record), Bar: -1, Mark: "ABORTED",
 				Text: fmt.Sprintf("p%d@%d  %s · pid %d epoch %d", part, e.Offset, w.MsgName(order(e.Record)), e.ProducerID, e.Epoch)})
 		}
 	}
 	if f.Handling {
-		p.InFlight = append(p.InFlight, engine.PaneRow{Msg: order(f.Cur.Record), Bar: -1,
+		p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: order(f.Cur.Record), Bar: -1,
 			Text: fmt.Sprintf("%s  %s (p%d@%d): email, then commit", f.memberID(f.Member), w.MsgName(order(f.Cur.Record)), f.Cur.TP.Partition, f.Cur.Offset)})
 	}
 	if aborted > 0 {
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d more", aborted)})
+		p[2].Rows = append(p[2].Rows, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d more", aborted)})
 	}
 	// the newest emails first
-	for i := len(f.Emails) - 1; i >= 0 && len(p.Inbox) < maxRows; i-- {
+	for i := len(f.Emails) - 1; i >= 0 && len(p[3].Rows) < maxRows; i-- {
 		m := f.Emails[i]
 		row := engine.PaneRow{Msg: m.Order, Bar: -1, Text: fmt.Sprintf("%s  %s confirmed (p%d@%d)", m.At.Clock(), w.MsgName(m.Order), m.TP.Partition, m.Off)}
 		if m.Copy > 1 {
 			row.Mark = fmt.Sprintf("COPY %d", m.Copy)
 		}
-		p.Inbox = append(p.Inbox, row)
+		p[3].Rows = append(p[3].Rows, row)
 	}
-	if n := len(f.Emails) - len(p.Inbox); n > 0 {
-		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d earlier", n)})
+	if n := len(f.Emails) - len(p[3].Rows); n > 0 {
+		p[3].Rows = append(p[3].Rows, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d earlier", n)})
 	}
 	return p
 }

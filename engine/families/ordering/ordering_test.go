@@ -94,15 +94,15 @@ func TestPanesAndCounts(t *testing.T) {
 	if maxTaken < 2 {
 		t.Errorf("eight threads never held two records at once (max %d)", maxTaken)
 	}
-	p := w.Family().Panes(w)
-	if len(p.Queue) != 8 || !strings.Contains(p.Queue[7].Text, "LEO") {
-		t.Errorf("partition rows: %+v", p.Queue)
+	p := w.Family().Panes(w, engine.CursorOf(w))
+	if len(p[0].Rows) != 8 || !strings.Contains(p[0].Rows[7].Text, "LEO") {
+		t.Errorf("partition rows: %+v", p[0].Rows)
 	}
-	if last := fmt.Sprintf("order %d ", int(w.Summarize("").Figure("orders"))-1); len(p.Inbox) != 201 || !strings.HasPrefix(p.Inbox[0].Text, last) {
-		t.Errorf("orders table: %d rows, first %q", len(p.Inbox), p.Inbox[0].Text)
+	if last := fmt.Sprintf("order %d ", int(w.Summarize("").Figure("orders"))-1); len(p[3].Rows) != 201 || !strings.HasPrefix(p[3].Rows[0].Text, last) {
+		t.Errorf("orders table: %d rows, first %q", len(p[3].Rows), p[3].Rows[0].Text)
 	}
-	if wf := int(w.Summarize("").Figure("wrong_final")); wf == 0 || wf > 200 || len(p.DLQ) != wf {
-		t.Errorf("%d behind rows, wrong_final %d", len(p.DLQ), wf)
+	if wf := int(w.Summarize("").Figure("wrong_final")); wf == 0 || wf > 200 || len(p[2].Rows) != wf {
+		t.Errorf("%d behind rows, wrong_final %d", len(p[2].Rows), wf)
 	}
 	if wt, tk := w.Family().Counts(w); wt != 0 || tk != 0 {
 		t.Errorf("counts at the end: %d waiting, %d taken", wt, tk)

@@ -20,12 +20,12 @@ func short(member string) string {
 const maxRows = 200
 
 // Panes implements engine.Family in Kafka's terms.
-func (f *Family) Panes(w *engine.World) engine.Panes {
-	p := engine.Panes{
-		QueueTitle:    Topic + ": partitions",
-		InFlightTitle: "handlers (c consumer/t thread)",
-		DLQTitle:      "rows behind their last event",
-		InboxTitle:    "orders table",
+func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
+	p := []engine.Pane{
+		{Title: Topic + ": partitions"},
+		{Title: "handlers (c consumer/t thread)"},
+		{Title: "rows behind their last event"},
+		{Title: "orders table"},
 	}
 	for part := 0; part < f.C.Partitions(Topic); part++ {
 		tp := kafka.TP{Topic: Topic, Partition: part}
@@ -35,7 +35,7 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			cs = fmt.Sprint(com)
 		}
 		owner := f.C.Owner(Group, tp)
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: -1, Bar: -1,
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: -1, Bar: -1,
 			Text: fmt.Sprintf("p%d  LEO %d · committed %s · lag %d · %s", part, f.C.LogEndOffset(tp), cs, f.C.Lag(Group, tp), short(owner))})
 	}
 	for i := range f.Cons {
@@ -49,25 +49,25 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			if t.Waiting {
 				row.Mark = "RETRY"
 			}
-			p.InFlight = append(p.InFlight, row)
+			p[1].Rows = append(p[1].Rows, row)
 		}
 		if len(c.Buf) > 0 {
-			p.InFlight = append(p.InFlight, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("c%d  %d fetched, waiting for a thread", i+1, len(c.Buf))})
+			p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("c%d  %d fetched, waiting for a thread", i+1, len(c.Buf))})
 		}
 	}
 	behind := 0
 	for o := range f.Status {
 		if s, seen := f.Status[o], f.Seen[o]; seen > s {
-			if len(p.DLQ) >= maxRows {
+			if len(p[2].Rows) >= maxRows {
 				behind++
 				continue
 			}
-			p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Mark: "BEHIND",
+			p[2].Rows = append(p[2].Rows, engine.PaneRow{Msg: -1, Bar: -1, Mark: "BEHIND",
 				Text: fmt.Sprintf("order %d  row %s, saw %s", o, statuses[s], statuses[seen])})
 		}
 	}
 	if behind > 0 {
-		p.DLQ = append(p.DLQ, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d more", behind)})
+		p[2].Rows = append(p[2].Rows, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d more", behind)})
 	}
 	// the table's newest orders first
 	rows := 0
@@ -77,17 +77,17 @@ func (f *Family) Panes(w *engine.World) engine.Panes {
 			continue
 		}
 		rows++
-		if len(p.Inbox) >= maxRows {
+		if len(p[3].Rows) >= maxRows {
 			continue
 		}
 		row := engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("order %d  %s (v%d)", o, statuses[s], s)}
 		if seen > s {
 			row.Mark = "WRONG"
 		}
-		p.Inbox = append(p.Inbox, row)
+		p[3].Rows = append(p[3].Rows, row)
 	}
-	if n := rows - len(p.Inbox); n > 0 {
-		p.Inbox = append(p.Inbox, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d older orders", n)})
+	if n := rows - len(p[3].Rows); n > 0 {
+		p[3].Rows = append(p[3].Rows, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("… and %d older orders", n)})
 	}
 	return p
 }

@@ -84,20 +84,20 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		return fmt.Sprintf("%s dies holding %s", who, name), true
 	case engine.EvRestart:
 		return fmt.Sprintf("the supervisor restarts %s", who), true
-	case engine.EvClaim:
+	case EvClaim:
 		return fmt.Sprintf("%s writes a claim for %s (sent_at null)", who, name), true
-	case engine.EvDefer:
-		return fmt.Sprintf("%s finds a claim %s old for %s: in flight, hands it back until %s", who, engine.FormatSeconds(e.ClaimAge()), name, e.Until().Short()), true
-	case engine.EvStamp:
+	case EvDefer:
+		return fmt.Sprintf("%s finds a claim %s old for %s: in flight, hands it back until %s", who, engine.FormatSeconds(claimAge(e)), name, e.Until().Short()), true
+	case EvStamp:
 		return fmt.Sprintf("the provider answers %s after %s: sent_at stamped", name, engine.FormatSeconds(e.Latency())), true
-	case engine.EvRenew:
+	case EvRenew:
 		return fmt.Sprintf("%s extends its lease on %s until %s", who, name, e.Until().Short()), true
-	case engine.EvWedge:
-		if e.Renewing() {
+	case EvWedge:
+		if renewing(e) {
 			return fmt.Sprintf("%s's call for %s never returns; its renewal thread will extend the lease forever", who, name), true
 		}
 		return fmt.Sprintf("%s's call for %s never returns", who, name), true
-	case engine.EvAnswer:
+	case EvAnswer:
 		return fmt.Sprintf("the provider answers %s after %s", name, engine.FormatSeconds(e.Latency())), true
 	case engine.EvRedrive:
 		return fmt.Sprintf("an operator repairs the %d dead letters and redrives them to the tail of the queue", e.Count()), true

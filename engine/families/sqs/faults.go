@@ -4,7 +4,11 @@ import "inflight/engine"
 
 // The queue's fault points, as indices into faultPoints: a worker crash at
 // each step of its handler, and an ack lost on the way to the broker.
-// Unforced, none of them changes anything (see engine.World.Fault).
+// Unforced, none of them changes anything (see engine.World.Fault). A
+// forced crash is the trace's crash event (reason CrashFault plus the
+// point), with no decision: the worker restarts after restart_after, and
+// the message comes back when its lease expires. A lost ack is the trace's
+// ack event saying so (AckLost): nothing is deleted.
 const (
 	FaultAfterReceive = iota
 	FaultAfterClaim

@@ -188,7 +188,7 @@ func (q *Family) claimBranch(w *engine.World, wi int) {
 		r.Deferred = true
 		r.Holder = -1
 		schedule(w, r.Expiry, opLeaseExpire, id, 0, wk.Delivery)
-		w.Emit(engine.EvDefer, id, wi, wk.Delivery, int64(r.Expiry), int64(age))
+		w.Emit(EvDefer, id, wi, wk.Delivery, int64(r.Expiry), int64(age))
 		q.finish(w, wi)
 	case engine.BranchAckOld:
 		if w.Fault(FaultBeforeAck, id, wi, wk.Delivery) {
@@ -206,7 +206,7 @@ func (q *Family) claimBranch(w *engine.World, wi int) {
 		} else {
 			schedule(w, w.Now, opSend, 0, wi, 0)
 		}
-		w.Emit(engine.EvClaim, id, wi, wk.Delivery, 0, 0)
+		w.Emit(EvClaim, id, wi, wk.Delivery, 0, 0)
 	}
 }
 
@@ -246,7 +246,7 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 				r.Expiry = engine.Never
 				wk.LeaseEnd = engine.Never
 			}
-			w.Emit(engine.EvWedge, id, wi, wk.Delivery, int64(boolIdx(renewing)), 0)
+			w.Emit(EvWedge, id, wi, wk.Delivery, int64(boolIdx(renewing)), 0)
 			return
 		}
 	}
@@ -258,9 +258,9 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 		} else {
 			schedule(w, w.Now, opAck, 0, wi, 0)
 		}
-		w.Emit(engine.EvStamp, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
+		w.Emit(EvStamp, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
 	case wk.ackBefore:
-		w.Emit(engine.EvAnswer, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
+		w.Emit(EvAnswer, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
 		q.finish(w, wi)
 	case w.Fault(FaultBeforeAck, id, wi, wk.Delivery):
 		q.crash(w, wi, engine.CrashFault+FaultBeforeAck)
@@ -385,7 +385,7 @@ func (q *Family) renew(w *engine.World, wi int, id int32, delivery uint16) {
 	wk.LeaseEnd = r.Expiry
 	schedule(w, r.Expiry, opLeaseExpire, id, 0, delivery)
 	schedule(w, w.Now+q.k.Heartbeat, opRenew, id, wi, delivery)
-	w.Emit(engine.EvRenew, id, wi, delivery, int64(r.Expiry), 0)
+	w.Emit(EvRenew, id, wi, delivery, int64(r.Expiry), 0)
 }
 
 func (q *Family) leaseExpire(w *engine.World, id int32, delivery uint16) {

@@ -12,32 +12,37 @@ import (
 // queue for the panes: either may hold millions of messages.
 const ListCap = 1000
 
-// Cursor is what the queue's panes show besides the world's state: the
-// explorer's displayed clock and selection, and the emails it read from
-// the trace up to its cursor.
-type Cursor struct {
-	At      engine.Time    // the displayed clock, at or after the world's
-	Sel     int32          // the selected message, -1 none
-	Inbox   []engine.Entry // the selected customer's emails, oldest first
-	Effects []engine.Entry // every customer's latest emails, newest first
+// Panes words the queue for the explorer at its cursor: the queue, the
+// leases, the dead letter queue, the customer's inbox.
+func (q *Family) Panes(w *engine.World, c engine.Cursor) []engine.Pane {
+	return []engine.Pane{queuePane(w, c), flightPane(w, c), deadPane(w), inboxPane(w, c)}
 }
 
-// Panes words the queue for the explorer, in the shape a family's panes
-// take: the queue, the leases, the dead letter queue, the customer's
-// inbox.
-func Panes(w *engine.World, c Cursor) engine.Panes {
-	var p engine.Panes
-	p.QueueTitle, p.Queue = queuePane(w, c)
-	p.InFlightTitle, p.InFlight = flightPane(w, c)
-	p.DLQTitle, p.DLQ = deadPane(w)
-	p.InboxTitle, p.Inbox = inboxPane(w, c)
-	return p
+// Status is the queue's figure for the status line: its busy workers.
+func (q *Family) Status(*engine.World) []engine.Gauge {
+	busy := 0
+	for i := range q.workers {
+		if q.workers[i].State == WBusy {
+			busy++
+		}
+	}
+	return []engine.Gauge{{Name: "busy", N: busy, Of: len(q.workers)}}
+}
+
+// Words are the queue's: its effect is an email to a customer.
+func (q *Family) Words() engine.Words { return words }
+
+var words = engine.Words{
+	Waiting: "queue", Taken: "in flight", Effect: "email", Effects: "emails", AnEffect: "an email", EffectMark: "✉",
+	Sent: "emails sent", Duplicates: "duplicate emails", Lost: "lost (never sent)",
+	Inbox: "'s customer's inbox", NoEffect: "no email",
+	Did: map[engine.Kind]string{EvDefer: "deferred", EvClaim: "claimed"},
 }
 
 // queuePane lists the messages waiting: visible ones in queue order, then
 // the ones handed back with a delay. Each row: id, age, deliveries so far,
 // remaining delay.
-func queuePane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
+func queuePane(w *engine.World, c engine.Cursor) engine.Pane {
 	q := Of(w)
 	queue := q.Queue(w, ListCap)
 	var delayed []int32
@@ -73,13 +78,13 @@ func queuePane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 	for _, id := range delayed {
 		rows = append(rows, row(id, true))
 	}
-	return title, rows
+	return engine.Pane{Title: title, Rows: rows}
 }
 
 // flightPane lists the leases: message, worker and box, a countdown bar to
 // the lease's expiry; then the workers still running a handler on a
 // message whose lease has already passed to somebody else — superseded.
-func flightPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
+func flightPane(w *engine.World, c engine.Cursor) engine.Pane {
 	q := Of(w)
 	workers := q.Workers()
 	var leased []int32
@@ -145,12 +150,12 @@ func flightPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 		}
 		rows = append(rows, engine.PaneRow{Msg: -1, Text: msg, Bar: -1, Tone: engine.ToneNote})
 	}
-	return title, rows
+	return engine.Pane{Title: title, Rows: rows}
 }
 
 // deadPane lists the dead letter queue, newest first: when each message
 // moved and why, and how many times its work was done anyway.
-func deadPane(w *engine.World) (string, []engine.PaneRow) {
+func deadPane(w *engine.World) engine.Pane {
 	dead := w.Truth().DeadLetters(ListCap)
 	// the legend explains "done N×", so it shows only beside such a row
 	title := fmt.Sprintf("Dead letters %d", w.DLQLen())
@@ -179,14 +184,14 @@ func deadPane(w *engine.World) (string, []engine.PaneRow) {
 		}
 		rows = append(rows, engine.PaneRow{Msg: d.Msg, Text: string(b), Bar: -1, Tone: tone})
 	}
-	return title, rows
+	return engine.Pane{Title: title, Rows: rows}
 }
 
 // inboxPane is the customer's side: the selected customer's confirmations
 // with their times, every copy after the first marked; then every
 // customer's latest emails. Its rows select nothing. With nobody selected
 // and no email sent it is blank.
-func inboxPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
+func inboxPane(w *engine.World, c engine.Cursor) engine.Pane {
 	label := "nobody selected"
 	if c.Sel >= 0 {
 		label = w.MsgName(c.Sel)
@@ -224,7 +229,7 @@ func inboxPane(w *engine.World, c Cursor) (string, []engine.PaneRow) {
 	if len(rows) == 0 {
 		remark(engine.ToneNote, "")
 	}
-	return title, rows
+	return engine.Pane{Title: title, Rows: rows}
 }
 
 // pad pads b[from:] with spaces to width runes, as %-*s does.

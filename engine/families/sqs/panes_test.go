@@ -15,15 +15,15 @@ import (
 // customer's inbox that names them.
 func TestPanes(t *testing.T) {
 	w := familytest.WorldAt(t, familytest.Incident(t, "thursday"), 1, nil, "19:52:34")
-	p := sqs.Panes(w, sqs.Cursor{At: w.Now, Sel: 0})
-	if !strings.HasPrefix(p.QueueTitle, "Queue ") || !strings.HasPrefix(p.InFlightTitle, "In flight ") {
-		t.Fatalf("titles %q, %q", p.QueueTitle, p.InFlightTitle)
+	p := sqs.Of(w).Panes(w, engine.Cursor{At: w.Now, Sel: 0})
+	if !strings.HasPrefix(p[0].Title, "Queue ") || !strings.HasPrefix(p[1].Title, "In flight ") {
+		t.Fatalf("titles %q, %q", p[0].Title, p[1].Title)
 	}
-	if want := min(sqs.Of(w).QueueLen(), sqs.ListCap); len(p.Queue) < want {
-		t.Fatalf("%d queue rows for %d waiting", len(p.Queue), sqs.Of(w).QueueLen())
+	if want := min(sqs.Of(w).QueueLen(), sqs.ListCap); len(p[0].Rows) < want {
+		t.Fatalf("%d queue rows for %d waiting", len(p[0].Rows), sqs.Of(w).QueueLen())
 	}
 	leases := 0
-	for _, r := range p.InFlight {
+	for _, r := range p[1].Rows {
 		if r.Of > 0 {
 			leases++
 			if r.Msg < 0 || r.Tail == "" || r.Bar >= 0 {
@@ -34,13 +34,13 @@ func TestPanes(t *testing.T) {
 	if leases == 0 || leases > len(sqs.Of(w).Leased()) {
 		t.Fatalf("%d lease rows for %d leased", leases, len(sqs.Of(w).Leased()))
 	}
-	if p.InboxTitle != "Inbox: "+w.MsgName(0) {
-		t.Fatalf("inbox title %q", p.InboxTitle)
+	if p[3].Title != "Inbox: "+w.MsgName(0) {
+		t.Fatalf("inbox title %q", p[3].Title)
 	}
 	// nobody selected, no email: a blank inbox, not "empty"
-	q := sqs.Panes(w, sqs.Cursor{At: w.Now, Sel: -1})
-	if len(q.Inbox) != 1 || q.Inbox[0].Text != "" || q.Inbox[0].Tone != engine.ToneNote {
-		t.Fatalf("blank inbox %+v", q.Inbox)
+	q := sqs.Of(w).Panes(w, engine.Cursor{At: w.Now, Sel: -1})
+	if len(q[3].Rows) != 1 || q[3].Rows[0].Text != "" || q[3].Rows[0].Tone != engine.ToneNote {
+		t.Fatalf("blank inbox %+v", q[3].Rows)
 	}
 }
 
@@ -60,11 +60,11 @@ func TestBrief(t *testing.T) {
 func TestQueueRowFormat(t *testing.T) {
 	w := familytest.WorldAt(t, familytest.Incident(t, "christmas-friday"), 1, nil, "16:51:30")
 	at := w.Now + 1500
-	p := sqs.Panes(w, sqs.Cursor{At: at, Sel: -1})
-	if len(p.Queue) == 0 {
+	p := sqs.Of(w).Panes(w, engine.Cursor{At: at, Sel: -1})
+	if len(p[0].Rows) == 0 {
 		t.Fatal("nothing waiting")
 	}
-	for _, r := range p.Queue {
+	for _, r := range p[0].Rows {
 		m, _ := w.Msg(r.Msg)
 		want := fmt.Sprintf("%-8s age %-6s %d× recv", w.MsgName(r.Msg), (at - m.Published).Brief(), m.Receives)
 		if rec, _ := sqs.Of(w).Record(r.Msg); rec.Deferred {
@@ -85,10 +85,10 @@ func TestDeadRowFormat(t *testing.T) {
 
 func deadRows(t *testing.T, w *engine.World) {
 	t.Helper()
-	p := sqs.Panes(w, sqs.Cursor{At: w.Now, Sel: -1})
+	p := sqs.Of(w).Panes(w, engine.Cursor{At: w.Now, Sel: -1})
 	dead := w.Truth().DeadLetters(sqs.ListCap)
-	if len(dead) == 0 || len(p.DLQ) != len(dead) {
-		t.Fatalf("%d dead letter rows for %d", len(p.DLQ), len(dead))
+	if len(dead) == 0 || len(p[2].Rows) != len(dead) {
+		t.Fatalf("%d dead letter rows for %d", len(p[2].Rows), len(dead))
 	}
 	for i, d := range dead {
 		why := fmt.Sprintf("%d× recv", d.Receives)
@@ -99,8 +99,8 @@ func deadRows(t *testing.T, w *engine.World) {
 		if d.Effects == 0 {
 			done = "work never done"
 		}
-		if want := fmt.Sprintf("%-8s %s %s · %s", w.MsgName(d.Msg), d.At.Short(), done, why); p.DLQ[i].Text != want {
-			t.Fatalf("row %q, want %q", p.DLQ[i].Text, want)
+		if want := fmt.Sprintf("%-8s %s %s · %s", w.MsgName(d.Msg), d.At.Short(), done, why); p[2].Rows[i].Text != want {
+			t.Fatalf("row %q, want %q", p[2].Rows[i].Text, want)
 		}
 	}
 }

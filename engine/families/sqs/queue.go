@@ -221,18 +221,9 @@ func (q *Family) Counts(*engine.World) (waiting, taken int) { return q.visible, 
 // Summarize).
 func (q *Family) Figures(*engine.World) map[string]any { return nil }
 
-// KindName: the queue emits only the standard kinds.
-func (q *Family) KindName(k engine.Kind) string { return k.String() }
-
 // DecisionText: the queue makes only standard decisions, which the world
 // words itself.
 func (q *Family) DecisionText(w *engine.World, d *engine.Decision) string { return d.Kind.String() }
-
-// Panes words the queue at the world's own clock with nothing selected;
-// the explorer calls Panes with its cursor instead.
-func (q *Family) Panes(w *engine.World) engine.Panes {
-	return Panes(w, Cursor{At: w.Now, Sel: -1})
-}
 
 // Runs reports whether spec's incident runs the queue: its knobs are the
 // queue's (no world built to find out).

@@ -63,30 +63,30 @@ func (s *Family) consumerRows(w *engine.World) []engine.PaneRow {
 
 // Panes: the queue, the consumers and their seats, the drawer, and the
 // zero-row updates.
-func (s *Family) Panes(w *engine.World) engine.Panes {
-	p := engine.Panes{
-		QueueTitle:    fmt.Sprintf("queue: %d waiting, %d back again", s.visible(), len(s.again)),
-		InFlightTitle: fmt.Sprintf("consumers: %d of %d seats sold", s.sold, s.pressed),
-		DLQTitle:      fmt.Sprintf("dead letters: %d (%d sold)", s.dlq, s.dlqSold),
-		InboxTitle:    fmt.Sprintf("zero-row updates: %d ok, %d failed", s.zeroOK, s.zeroFail),
+func (s *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
+	p := []engine.Pane{
+		{Title: fmt.Sprintf("queue: %d waiting, %d back again", s.visible(), len(s.again))},
+		{Title: fmt.Sprintf("consumers: %d of %d seats sold", s.sold, s.pressed)},
+		{Title: fmt.Sprintf("dead letters: %d (%d sold)", s.dlq, s.dlqSold)},
+		{Title: fmt.Sprintf("zero-row updates: %d ok, %d failed", s.zeroOK, s.zeroFail)},
 	}
 	for _, id := range s.again {
-		if len(p.Queue) >= 40 {
+		if len(p[0].Rows) >= 40 {
 			break
 		}
 		h := s.h.at(id)
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: id, Text: fmt.Sprintf("%s  received %d×", seat(id), h.receives), Mark: "AGAIN", Bar: -1})
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: id, Text: fmt.Sprintf("%s  received %d×", seat(id), h.receives), Mark: "AGAIN", Bar: -1})
 	}
-	for id := s.fresh; id < s.pressed && len(p.Queue) < 40; id++ {
-		p.Queue = append(p.Queue, engine.PaneRow{Msg: id, Text: seat(id), Bar: -1})
+	for id := s.fresh; id < s.pressed && len(p[0].Rows) < 40; id++ {
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: id, Text: seat(id), Bar: -1})
 	}
-	p.InFlight = s.consumerRows(w)
+	p[1].Rows = s.consumerRows(w)
 	for _, dl := range w.Truth().DeadLetters(40) {
 		r := engine.PaneRow{Msg: dl.Msg, Text: fmt.Sprintf("%s  at %s", seat(dl.Msg), engine.Time(dl.At).Clock()), Bar: -1}
 		if s.h.at(dl.Msg).sold {
 			r.Mark = "SOLD"
 		}
-		p.DLQ = append(p.DLQ, r)
+		p[2].Rows = append(p[2].Rows, r)
 	}
 	for i := s.nZeros - 1; i >= 0 && i >= s.nZeros-len(s.zeros); i-- {
 		z := s.zeros[i%len(s.zeros)]
@@ -94,7 +94,7 @@ func (s *Family) Panes(w *engine.World) engine.Panes {
 		if z.failure {
 			r.Mark = "FAIL"
 		}
-		p.Inbox = append(p.Inbox, r)
+		p[3].Rows = append(p[3].Rows, r)
 	}
 	return p
 }

@@ -75,22 +75,22 @@ func TestPanesAndCaptions(t *testing.T) {
 			}
 		}
 		if e.Kind == engine.EvDLQ || e.Pos%20000 == 0 {
-			p := w.Family().Panes(w)
-			for _, r := range p.DLQ {
+			p := w.Family().Panes(w, engine.CursorOf(w))
+			for _, r := range p[2].Rows {
 				sold = sold || r.Mark == "SOLD"
 			}
-			for _, r := range p.Inbox {
+			for _, r := range p[3].Rows {
 				fail = fail || r.Mark == "FAIL"
 			}
 			q, f := w.Family().Counts(w)
 			busy := 0
-			for _, r := range p.InFlight {
+			for _, r := range p[1].Rows {
 				if r.Msg >= 0 {
 					busy++
 				}
 			}
-			if f != busy || (q < 40 && q != len(p.Queue)) {
-				t.Fatalf("counts %d/%d; panes %d/%d", q, f, len(p.Queue), busy)
+			if f != busy || (q < 40 && q != len(p[0].Rows)) {
+				t.Fatalf("counts %d/%d; panes %d/%d", q, f, len(p[0].Rows), busy)
 			}
 		}
 	})
