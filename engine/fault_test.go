@@ -326,7 +326,7 @@ type sinkFn func(*engine.World, *engine.Event, *engine.Decision)
 
 func (f sinkFn) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
 
-// ForceDecisions forces several decisions by index in one branch.
+// Forcing.Decisions forces several decisions by index in one branch.
 func TestForceDecisions(t *testing.T) {
 	s := spec(t, "thursday")
 	var lat []int64
