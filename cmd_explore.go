@@ -40,5 +40,9 @@ func (o *exploreOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error 
 		return err
 	}
 	// the explorer takes over the terminal
-	return tui.Run(tui.Options{Spec: spec, Seed: seed, SeedSet: true, Set: set, Shared: tui.NewShared(budget, nil, 0)})
+	m, err := tui.New(tui.Options{Spec: spec, Seed: seed, SeedSet: true, Set: set, Shared: tui.NewShared(budget, nil, 0)})
+	if err != nil {
+		return err
+	}
+	return tui.Run(m)
 }

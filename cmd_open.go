@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
 	"io"
 
 	"github.com/spf13/pflag"
 
-	"inflight/engine"
 	"inflight/tui"
 )
 
@@ -40,13 +38,10 @@ func (o *openOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		return err
 	}
 	// open the code before taking over the terminal, so a bad one is a
-	// plain one-line error
-	x, err := engine.OpenCodeWithin(code, spec, budget, nil, nil)
-	if over := (*engine.BudgetError)(nil); errors.As(err, &over) {
-		return err // exit 1: the code is fine, the budget too small for it
-	}
+	// plain one-line error, with the exit status serve's open gives it
+	m, err := tui.New(tui.Options{Spec: spec, Code: &code, Shared: tui.NewShared(budget, nil, 0)})
 	if err != nil {
-		return usageErr("%v", err)
+		return &exitError{code: tui.OpenStatus(err), msg: err.Error()}
 	}
-	return tui.Run(tui.Options{Spec: spec, Explorer: x, Opened: &code, Shared: tui.NewShared(budget, nil, 0)})
+	return tui.Run(m)
 }

@@ -37,7 +37,7 @@ func (f *incidentFlags) resolve(fs *pflag.FlagSet, id string) (*engine.Spec, uin
 		}
 	default:
 		if id == "" {
-			id = "thursday"
+			id = incidents.DefaultID
 		}
 		if spec, err = incidents.Get(id); err != nil {
 			return nil, 0, nil, usageErr("%v", err)
@@ -86,8 +86,8 @@ func oneArg(fs *pflag.FlagSet) (string, error) {
 	return "", usageErr("%s: unexpected arguments %s", fs.Name(), strings.Join(fs.Args()[1:], " "))
 }
 
-// specForCode parses a share code and loads the incident it names (or
-// the file it was made on).
+// specForCode parses a share code and finds the incident it opens on:
+// the file it was made on, or the bundled one it names.
 func specForCode(s, file string) (*engine.Spec, engine.Code, error) {
 	code, err := engine.ParseCode(s)
 	if err != nil {
@@ -95,11 +95,11 @@ func specForCode(s, file string) (*engine.Spec, engine.Code, error) {
 	}
 	var spec *engine.Spec
 	if file != "" {
-		spec, err = incidents.Load(file)
-	} else {
-		spec, err = incidents.Get(code.Incident)
+		if spec, err = incidents.Load(file); err != nil {
+			return nil, code, usageErr("%v", err)
+		}
 	}
-	if err != nil {
+	if spec, err = incidents.ForCode(code, spec); err != nil {
 		return nil, code, usageErr("%v", err)
 	}
 	return spec, code, nil

@@ -322,6 +322,8 @@ func TestExitCodes(t *testing.T) {
 		{2, []string{"run", "--code", "thursday@1+orders=10000000#5000.00000000"}},
 		{2, []string{"open", "thursday@1#end.00000000"}},
 		{2, []string{"open"}},
+		{2, []string{"open", "nope@1#5.00000000"}},
+		{1, []string{"open", "--max-events", "10", "thursday@1#812.3f2a9c1b"}},
 		{2, []string{"nope-incident"}},
 		{2, []string{"sweep", "thursday"}},
 		{2, []string{"check", "extra"}},

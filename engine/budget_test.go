@@ -120,10 +120,13 @@ func TestCloneIndependentAndCancel(t *testing.T) {
 
 // A share code is held to the budget too, before it is played.
 func TestCodeRefusedOverBudget(t *testing.T) {
-	spec, _ := incidents.Get("thursday")
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, err := engine.ParseCode("thursday@1+orders=10000000#end.00000000")
 	if err != nil {
-		t.Skip("code form not accepted here:", err)
+		t.Fatalf("the code does not parse: %v", err)
 	}
 	_, err = engine.OpenCodeWithin(c, spec, workshop, nil, engine.NewMeter())
 	var be *engine.BudgetError

@@ -16,13 +16,28 @@ func fp32(fp uint64) uint32 { return uint32(fp >> 32) }
 func (x *Explorer) Code() Code {
 	c := Code{Incident: x.Spec.ID, Seed: x.Seed, Set: x.Set, Cursor: x.w.Pos, Fingerprint: fp32(x.w.fp)}
 	for _, b := range x.cur.Path()[1:] {
-		f := CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override, Faults: b.Faults}
-		if b.Name != x.w.Forcing().Label(b.Changes, b.Override, b.Faults, b.ForkAt) {
-			f.Name = b.Name
-		}
-		c.Forks = append(c.Forks, f)
+		c.Forks = append(c.Forks, x.CodeFork(b))
 	}
 	return c
+}
+
+// CodeFork is branch b's fork as a share code writes it: its name only
+// where it is not the one ForkNameOf gives it back.
+func (x *Explorer) CodeFork(b *Branch) CodeFork {
+	f := CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override, Faults: b.Faults}
+	if b.Name != x.w.Forcing().Label(b.Changes, b.Override, b.Faults, b.ForkAt) {
+		f.Name = b.Name
+	}
+	return f
+}
+
+// ForkNameOf is the name of a share code's fork: its own, or the default
+// a branch forking what it changes is given (Forcing.Label).
+func (x *Explorer) ForkNameOf(f CodeFork) string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return x.w.Forcing().Label(f.Set, f.Override, f.Faults, f.At)
 }
 
 // RunCode is the share code of a headless run's end.
@@ -170,11 +185,7 @@ func (x *Explorer) ForkPath(forks []CodeFork) error {
 		if x.Pos() != pos {
 			return fmt.Errorf("share code fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
 		}
-		name := f.Name
-		if name == "" {
-			name = x.w.Forcing().Label(f.Set, f.Override, f.Faults, f.At)
-		}
-		if _, err := x.Fork(ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults}); err != nil {
+		if _, err := x.Fork(ForkOptions{Name: x.ForkNameOf(f), Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults}); err != nil {
 			return fmt.Errorf("share code fork %d: %w", i+1, err)
 		}
 	}

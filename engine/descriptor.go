@@ -16,7 +16,50 @@ type Descriptor struct {
 	// Actions are the operator actions the family carries out (see
 	// OperatorSpec and FamilyOperator): the queue's repair_redrive.
 	Actions []OperatorAction
-	New     func(p *Params) Family
+	// ExploreMax caps, by knob name, the probabilities worth drawing for
+	// random runs (the random suite): a fault rate applied to a run of
+	// fixed, large size (stagefront's 200,000 sales) takes it past any
+	// event budget long before 1. Nil: a knob's whole range.
+	ExploreMax map[string]float64
+	New        func(p *Params) Family
+	// File is how an incident file of the family is written, where that
+	// differs from the usual (the zero File).
+	File FileSchema
+}
+
+// FileSchema is what an incident file of a family writes beyond the keys
+// every incident has. The zero value is the usual schema: the family's
+// knobs under params:, sources and workers optional (a family may bring
+// its own traffic and consumers). A knob declared Given is the count of
+// the source named after it; without that source no fork may set it.
+type FileSchema struct {
+	// Sections are top-level sections that hold the family's knobs
+	// instead of params:, each with the knobs it may set, read in this
+	// order.
+	Sections []KnobSection
+	// Default: a file without `family:` is the family's (the queue's
+	// files predate the key).
+	Default bool
+	// NeedsSources and NeedsWorkers make sources: and workers: required.
+	NeedsSources, NeedsWorkers bool
+	// Called names the family in a file's error messages ("the queue");
+	// empty: "family <Name>".
+	Called string
+}
+
+// KnobSection is a top-level section of an incident file and the knobs it
+// may set, in the order its errors list them.
+type KnobSection struct {
+	Name  string
+	Knobs []string
+}
+
+// Called names the family in an incident file's error messages.
+func (d *Descriptor) Called() string {
+	if d.File.Called != "" {
+		return d.File.Called
+	}
+	return "family " + d.Name
 }
 
 // KnobNames lists the knobs the family reads, in its order.
@@ -46,6 +89,13 @@ func (d *Descriptor) Check() error {
 		return fmt.Errorf("family %s: no knob table (KnobsOver)", d.Name)
 	}
 	seen := map[string]bool{}
+	for _, sec := range d.File.Sections {
+		for _, n := range sec.Knobs {
+			if d.Knobs.lookup(n) == nil {
+				return fmt.Errorf("family %s: section %s names knob %s, which it does not declare", d.Name, sec.Name, n)
+			}
+		}
+	}
 	for _, k := range d.Knobs.List {
 		if seen[k.Name] {
 			return fmt.Errorf("family %s: knob %s listed twice", d.Name, k.Name)

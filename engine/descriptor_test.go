@@ -52,6 +52,15 @@ func TestDescriptorCheck(t *testing.T) {
 			t.Errorf("%s: Check passed", k.Name)
 		}
 	}
+	// a file section of the family's must name its knobs
+	d := ok
+	d.File.Sections = []engine.KnobSection{{Name: "ticker", Knobs: []string{"n", "m"}}}
+	if err := d.Check(); err == nil || !strings.Contains(err.Error(), "section ticker names knob m") {
+		t.Errorf("a section naming an undeclared knob: %v", err)
+	}
+	if d.Called() != "family x" {
+		t.Errorf("Called: %q", d.Called())
+	}
 	p, err := ok.Params()
 	if k := engine.KnobsOf[tickKnobs](&p); err != nil || k.N != 5 || k.Step != -6*engine.Second || k.P != 0.01 {
 		t.Fatalf("Params: %+v %v", k, err)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 	"inflight/incidents"
 )
 
@@ -101,11 +100,20 @@ func TestUnforcedFaultsKeepTraces(t *testing.T) {
 // does what the lesson says that crash does.
 func TestQueueFaultPoints(t *testing.T) {
 	s := spec(t, "thursday-fixed")
-	_, base := forced(t, s, nil, 14)
+	bw, base := forced(t, s, nil, 14)
 	if base.effects != 1 || base.dlq || len(base.crashes) > 0 {
 		t.Fatalf("unforced order 14: %+v", base)
 	}
-	crash := func(p int) []int64 { return []int64{engine.CrashFault + int64(p)} }
+	// a forced crash's reason is the point's index among the family's
+	crash := func(name string) []int64 {
+		for i, p := range bw.Forcing().Points() {
+			if p.Name == name {
+				return []int64{engine.CrashFault + int64(i)}
+			}
+		}
+		t.Fatalf("the queue declares no fault point %s", name)
+		return nil
+	}
 	tests := []struct {
 		fault   engine.Fault
 		effects int
@@ -115,16 +123,16 @@ func TestQueueFaultPoints(t *testing.T) {
 	}{
 		// nothing done: delivery 2 claims and sends once; its call
 		// outlasts the lease, delivery 3 defers, and the drawer takes it
-		{engine.Fault{Point: "after_receive", Msg: 14, Delivery: 1}, 1, true, crash(sqs.FaultAfterReceive), false},
+		{engine.Fault{Point: "after_receive", Msg: 14, Delivery: 1}, 1, true, crash("after_receive"), false},
 		// the lesson's crash: the claim is past two minutes old at
 		// delivery 3, which sends; its call outlasts the last lease
-		{engine.Fault{Point: "after_claim", Msg: 14, Delivery: 1}, 1, true, crash(sqs.FaultAfterClaim), false},
+		{engine.Fault{Point: "after_claim", Msg: 14, Delivery: 1}, 1, true, crash("after_claim"), false},
 		// between the send and the stamp: delivery 3 sends again
-		{engine.Fault{Point: "after_effect", Msg: 14, Delivery: 1}, 2, true, crash(sqs.FaultAfterEffect), false},
+		{engine.Fault{Point: "after_effect", Msg: 14, Delivery: 1}, 2, true, crash("after_effect"), false},
 		// the stamp is there: delivery 2 acks without sending
-		{engine.Fault{Point: "after_stamp", Msg: 14, Delivery: 1}, 1, false, crash(sqs.FaultAfterStamp), false},
+		{engine.Fault{Point: "after_stamp", Msg: 14, Delivery: 1}, 1, false, crash("after_stamp"), false},
 		// delivery 3 finds sent_at and dies before acking: no fourth try
-		{engine.Fault{Point: "before_ack", Msg: 14, Delivery: 3}, 1, true, crash(sqs.FaultBeforeAck), false},
+		{engine.Fault{Point: "before_ack", Msg: 14, Delivery: 3}, 1, true, crash("before_ack"), false},
 		// delivery 3's ack never arrives: the same drawer, the work done
 		{engine.Fault{Point: "ack_lost", Msg: 14, Delivery: 3}, 1, true, nil, true},
 	}

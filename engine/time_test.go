@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 )
 
 // One duration is one number and one unit; the compound form
@@ -135,7 +134,7 @@ func TestKnobsRefuseNaNAndRunTogetherDurations(t *testing.T) {
 
 // Apply names the knob an error is about, so a file can point at its line.
 func TestApplyNamesTheKnob(t *testing.T) {
-	p, _ := sqs.Descriptor.Params()
+	p, _ := family(t, "sqs").Params()
 	err := p.Apply([]engine.Setting{{Knob: "latency_min", Value: "1s"}, {Knob: "latency_max", Value: "500ms"}})
 	ke, ok := err.(*engine.KnobError)
 	if !ok || ke.Knob != "latency_max" || ke.Other != "latency_min" || err.Error() != "latency_max (500ms) is below latency_min (1s)" {

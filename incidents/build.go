@@ -3,10 +3,10 @@ package incidents
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 )
 
 func (r *reader) build(f *file) *engine.Spec {
@@ -29,27 +29,17 @@ func (r *reader) build(f *file) *engine.Spec {
 	}
 	s.Start = r.clock("$.start", f.Start, true)
 
-	// fam is the incident's family other than the queue; an incident
-	// without a `family:` key (or an unknown one, reported) runs the queue
-	var fam *engine.Descriptor
-	queue := f.Family == "" || f.Family == sqs.Descriptor.Name
-	if !queue {
-		var ok bool
-		if fam, ok = family(f.Family); !ok {
-			r.at("$.family", "unknown family %q (families: %s)", f.Family, strings.Join(familyNames(), ", "))
-		}
-	}
-	d := &sqs.Descriptor
-	if fam != nil {
-		d = fam
-	}
+	// d is the incident's family; an unknown one is reported and the
+	// default stands in, without its requirements, so that the rest of
+	// the file is still checked
+	d, known := r.family(f.Family)
 	s.NewFamily = d.New
 	s.Knobs = d.KnobNames()
 	var err error
 	if s.Params, err = d.Params(); err != nil {
 		r.at("$", "%v", err) // a bug in the family's descriptor
 	}
-	if len(f.Sources) == 0 && queue {
+	if len(f.Sources) == 0 && known && d.File.NeedsSources {
 		r.at("$", "missing sources: at least one source of messages")
 	}
 	for i, src := range f.Sources {
@@ -68,32 +58,27 @@ func (r *reader) build(f *file) *engine.Spec {
 		if start < s.Start {
 			r.at(p+".start", "source starts at %s, before the incident's start %s", start.Short(), s.Start.Short())
 		}
-		// the queue's `orders` knob is the count of the source named orders
-		orders := src.Name == "orders"
-		s.Sources = append(s.Sources, engine.Source{Name: src.Name, Start: start, Every: every, Count: src.Count, Poison: src.Poison, OrdersKnob: orders})
-		if orders && fam == nil {
-			engine.MutKnobs[sqs.Knobs](&s.Params).Orders = src.Count
-		}
+		s.Sources = append(s.Sources, engine.Source{Name: src.Name, Start: start, Every: every, Count: src.Count, Poison: src.Poison, OrdersKnob: src.Name == "orders"})
 	}
-
-	if queue && !hasOrders(s.Sources) {
-		// the queue reads orders as the count of the source named orders:
-		// without one the knob changes nothing, so no fork may set it
-		s.Knobs = without(s.Knobs, "orders")
-	}
+	r.sourceKnobs(s, d, known)
 
 	var set []engine.Setting
 	where := map[string]string{} // knob → the path that set it
-	if fam != nil {
+	if len(d.File.Sections) == 0 {
 		set = append(set, r.settings("$.params", f.Params, s.Knobs, where)...)
 	} else if len(f.Params) > 0 {
-		r.at("$.params", "params is for incidents with a family; the queue's knobs go under broker, handler and provider")
+		r.at("$.params", "params is for incidents with a family; %s's knobs go under %s", d.Called(), knobPlaces(d))
 	}
-	set = append(set, r.settings("$.broker", f.Broker, knobSections["broker"], where)...)
-	set = append(set, r.settings("$.handler", f.Handler, knobSections["handler"], where)...)
-	set = append(set, r.settings("$.provider", f.Provider, knobSections["provider"], where)...)
+	for _, sec := range d.File.Sections {
+		set = append(set, r.settings("$."+sec.Name, f.Sections.get(sec.Name), sec.Knobs, where)...)
+	}
+	for _, sec := range f.Sections {
+		if owner := sectionOwner(sec.Name); owner != d {
+			r.at("$."+sec.Name, "%s is a section of %s's incidents; %s's knobs go under %s", sec.Name, owner.Called(), d.Called(), knobPlaces(d))
+		}
+	}
 
-	if !queue && len(f.Workers.Boxes) == 0 {
+	if !(known && d.File.NeedsWorkers) && len(f.Workers.Boxes) == 0 {
 		// a family brings its own consumers
 	} else if r.bad["$.workers"] || r.bad["$.workers.boxes"] || r.bad["$.workers.per_box"] {
 		// already reported
@@ -106,7 +91,10 @@ func (r *reader) build(f *file) *engine.Spec {
 	if f.Workers.Start != "" {
 		s.Workers.Start = r.clock("$.workers.start", f.Workers.Start, false)
 	}
-	if f.Workers.RestartAfter != "" {
+	if f.Workers.RestartAfter != "" && !contains(s.Knobs, "restart_after") {
+		// the family reads no such knob: the value would be dropped
+		r.at("$.workers.restart_after", "knob \"restart_after\" does not apply to this incident (its knobs: %s)", strings.Join(sorted(s.Knobs), ", "))
+	} else if f.Workers.RestartAfter != "" {
 		set = append(set, engine.Setting{Knob: "restart_after", Value: f.Workers.RestartAfter})
 		where["restart_after"] = "$.workers.restart_after"
 	}
@@ -155,10 +143,7 @@ func (r *reader) build(f *file) *engine.Spec {
 		if r.bad[path] {
 			continue // not a map: already reported
 		}
-		actions, system := sqs.Descriptor.Actions, "the queue"
-		if fam != nil {
-			actions, system = fam.Actions, "family "+fam.Name
-		}
+		actions, system := d.Actions, d.Called()
 		action, ok := engine.OperatorActionByName(actions, o.Action)
 		if !ok && len(actions) == 0 {
 			r.at(path+".action", "operator action %q: %s has no operator actions", o.Action, system)
@@ -258,13 +243,55 @@ func orList[T fmt.Stringer](choices []T) string {
 
 func knobsOf(s *engine.Spec) []string { return s.Knobs }
 
-func hasOrders(srcs []engine.Source) bool {
-	for _, src := range srcs {
-		if src.OrdersKnob {
-			return true
+// family is the descriptor the file's family: names, the default without
+// one; an unknown name is reported and answers the default, not known.
+func (r *reader) family(name string) (d *engine.Descriptor, known bool) {
+	if name == "" {
+		return defaultFamily(), true
+	}
+	if d, ok := family(name); ok {
+		return d, true
+	}
+	r.at("$.family", "unknown family %q (families: %s)", name, strings.Join(familyNames(), ", "))
+	return defaultFamily(), false
+}
+
+// sourceKnobs gives each Given knob of the family the count of the source
+// named after it (the queue's orders). Without that source the knob
+// changes nothing, so no fork may set it.
+func (r *reader) sourceKnobs(s *engine.Spec, d *engine.Descriptor, known bool) {
+	for _, k := range d.Knobs.List {
+		if _, given := k.Default(); !given {
+			continue
+		}
+		found := false
+		for _, src := range s.Sources {
+			if src.Name == k.Name {
+				found = true
+				// a count out of range is reported with its source
+				_ = k.Set(&s.Params, strconv.Itoa(src.Count))
+			}
+		}
+		if !found && known {
+			s.Knobs = without(s.Knobs, k.Name)
 		}
 	}
-	return false
+}
+
+// knobPlaces says where a family's knobs are written: "params", or its
+// sections ("broker, handler and provider").
+func knobPlaces(d *engine.Descriptor) string {
+	if len(d.File.Sections) == 0 {
+		return "params"
+	}
+	var names []string
+	for _, sec := range d.File.Sections {
+		names = append(names, sec.Name)
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 func without(xs []string, x string) []string {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"inflight/engine"
@@ -15,13 +17,23 @@ import (
 //go:embed *.yaml
 var bundled embed.FS
 
+// DefaultID is the incident a command or the explorer opens when none is
+// named: the first lesson's.
+const DefaultID = "thursday"
+
 // Order is the order incidents are listed in: the lessons' order.
-var order = []string{"thursday", "thursday-fixed", "christmas-friday", "cashback", "galewatch", "stagefront",
+var order = []string{DefaultID, "thursday-fixed", "christmas-friday", "cashback", "galewatch", "stagefront",
 	"fifo-window", "kafka-restart", "ordering", "db-down"}
 
-// All returns every bundled incident, in the lessons' order. A bundled
-// file that does not parse is a bug caught by the tests, so it panics.
-func All() []*engine.Spec {
+// All returns every bundled incident, in the lessons' order. The files
+// are parsed once per process (catalogue), and every caller shares the
+// specs, which nothing changes once parsed; the slice is the caller's.
+func All() []*engine.Spec { return slices.Clone(catalogue()) }
+
+// catalogue parses the bundled files on first use. A bundled file that
+// does not parse is a bug caught by the tests, so it panics (on every
+// call, as OnceValue repeats a panic).
+var catalogue = sync.OnceValue(func() []*engine.Spec {
 	entries, err := bundled.ReadDir(".")
 	if err != nil {
 		panic(err)
@@ -51,12 +63,12 @@ func All() []*engine.Spec {
 		return ri < rj || (ri == rj && out[i].ID < out[j].ID)
 	})
 	return out
-}
+})
 
 // IDs lists the bundled incident ids.
 func IDs() []string {
 	var ids []string
-	for _, s := range All() {
+	for _, s := range catalogue() {
 		ids = append(ids, s.ID)
 	}
 	return ids
@@ -64,12 +76,23 @@ func IDs() []string {
 
 // Get returns a bundled incident by id.
 func Get(id string) (*engine.Spec, error) {
-	for _, s := range All() {
+	for _, s := range catalogue() {
 		if s.ID == id {
 			return s, nil
 		}
 	}
 	return nil, fmt.Errorf("unknown incident %q (incidents: %s)", id, strings.Join(IDs(), ", "))
+}
+
+// ForCode is the incident a share code opens on: file, the incident file
+// the code was made on, when given (a code of another incident is refused
+// by the engine), else the bundled incident the code names. The command
+// line and the SSH server find a code's incident here.
+func ForCode(c engine.Code, file *engine.Spec) (*engine.Spec, error) {
+	if file != nil {
+		return file, nil
+	}
+	return Get(c.Incident)
 }
 
 // Load reads a user's incident file. Whatever the path names, it is

@@ -15,9 +15,10 @@ import (
 // families is the registry of incident families an incident file can name
 // with `family:`, sorted by name: one line per family, each its package's
 // descriptor (its knobs, typed, with their defaults, and its constructor).
-// A file's `params:` section overrides the defaults; a file without
-// `family:` runs sqs, the queue. The engine learns the knobs from it
-// (--set and its errors know every family's).
+// A file's `params:` section (or the sections its family's File schema
+// declares) overrides the defaults; a file without `family:` runs the
+// family whose schema is the Default (sqs, the queue). The engine learns
+// the knobs from it (--set and its errors know every family's).
 var families = engine.Register(
 	&cashback.Descriptor,
 	&dbdown.Descriptor,
@@ -39,10 +40,61 @@ func family(name string) (*engine.Descriptor, bool) {
 	return nil, false
 }
 
+// defaultFamily is the family of a file without `family:`.
+func defaultFamily() *engine.Descriptor {
+	for _, d := range families {
+		if d.File.Default {
+			return d
+		}
+	}
+	panic("incidents: no family is the default")
+}
+
+// familySections are the knob sections the families declare, in the
+// registry's order: the top-level keys a file may have besides its own.
+var familySections = func() []string {
+	var out []string
+	for _, d := range families {
+		for _, sec := range d.File.Sections {
+			out = append(out, sec.Name)
+		}
+	}
+	return out
+}()
+
+// sectionOwner is the family that declares the knob section name.
+func sectionOwner(name string) *engine.Descriptor {
+	for _, d := range families {
+		for _, sec := range d.File.Sections {
+			if sec.Name == name {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
 func familyNames() []string {
 	names := make([]string, len(families))
 	for i, d := range families {
 		names[i] = d.Name
 	}
 	return names
+}
+
+// Families lists the registry's descriptors, sorted by name: for tools
+// that go through the registry instead of importing the families.
+func Families() []*engine.Descriptor { return append([]*engine.Descriptor(nil), families...) }
+
+// FamilyOf is the descriptor of the family spec runs, or nil for a spec
+// whose knobs are no registered family's.
+func FamilyOf(spec *engine.Spec) *engine.Descriptor {
+	own := spec.Params.Knobs()
+	for _, d := range families {
+		// a spec's knobs are its family's table (Descriptor.Params)
+		if len(own) > 0 && len(d.Knobs.List) > 0 && own[0] == d.Knobs.List[0] {
+			return d
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package incidents
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -41,6 +42,54 @@ func TestFamilyDescriptors(t *testing.T) {
 		if d.Doc == "" {
 			t.Errorf("family %s: no doc", d.Name)
 		}
+		for _, sec := range d.File.Sections {
+			if o := sectionOwner(sec.Name); o != d {
+				t.Errorf("family %s: section %s is family %s's too", d.Name, sec.Name, o.Name)
+			}
+			if fieldIndex(reflect.TypeOf(file{}), sec.Name) < 0 || keyOf(sec.Name) {
+				t.Errorf("family %s: section %s is a key every incident has", d.Name, sec.Name)
+			}
+		}
+	}
+	defaults := 0
+	for _, d := range families {
+		if d.File.Default {
+			defaults++
+		}
+	}
+	if defaults != 1 {
+		t.Errorf("%d families are the default for a file without family:; want one", defaults)
+	}
+}
+
+// keyOf reports whether name is a key of the file's own shape.
+func keyOf(name string) bool {
+	t := reflect.TypeOf(file{})
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Tag.Get("yaml") == name {
+			return true
+		}
+	}
+	return false
+}
+
+// A family's knob sections are its own: the queue's broker in another
+// family's file is refused where it is written, not dropped.
+func TestSectionsAreTheirFamilys(t *testing.T) {
+	data, _ := bundled.ReadFile("db-down.yaml")
+	_, err := Parse("db-down.yaml", append(data, "broker:\n  mode: ordered\n"...))
+	if err == nil || !strings.Contains(err.Error(), "broker is a section of the queue's incidents; family db-down's knobs go under params") {
+		t.Errorf("broker in db-down: %v", err)
+	}
+	// workers.restart_after sets the knob of that name: refused, not
+	// dropped, for a family that reads none
+	dd := strings.Replace(string(data), "  per_box: 1\n", "  per_box: 1\n  restart_after: 2s\n", 1)
+	if _, err := Parse("db-down.yaml", []byte(dd)); err == nil || !strings.Contains(err.Error(), `knob "restart_after" does not apply to this incident (its knobs: breaker)`) {
+		t.Errorf("workers.restart_after in db-down: %v", err)
+	}
+	_, err = Parse("tiny.yaml", []byte(minimal+"params:\n  mode: ordered\n"))
+	if err == nil || !strings.Contains(err.Error(), "params is for incidents with a family; the queue's knobs go under broker, handler and provider") {
+		t.Errorf("params in a queue file: %v", err)
 	}
 }
 

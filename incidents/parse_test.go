@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"inflight/engine"
@@ -22,6 +23,32 @@ func TestBundledIncidentsParse(t *testing.T) {
 	}
 	if _, err := Get("nope"); err == nil || !strings.Contains(err.Error(), "thursday") {
 		t.Errorf("unknown incident error should list the valid ones: %v", err)
+	}
+}
+
+// The catalogue is parsed once per process, whoever asks first and from
+// however many goroutines: every caller gets the same specs, in an order
+// its own (All's slice is a copy), and the default incident is one of them.
+func TestCatalogueParsedOnce(t *testing.T) {
+	var wg sync.WaitGroup
+	got := make([]*engine.Spec, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], _ = Get(DefaultID)
+		}()
+	}
+	wg.Wait()
+	for _, s := range got {
+		if s == nil || s != got[0] {
+			t.Fatalf("Get(%q) answered %p and %p", DefaultID, s, got[0])
+		}
+	}
+	a := All()
+	a[0], a[1] = a[1], a[0]
+	if b := All(); b[0] != got[0] || b[1] == got[0] {
+		t.Errorf("All's slice is shared: the catalogue starts with %s", b[0].ID)
 	}
 }
 

@@ -73,16 +73,45 @@ func (s *screen) clock(t testing.TB) time.Duration {
 	if m == "" {
 		t.Fatalf("no clock at the top of the screen:\n%s", s.grid())
 	}
+	return hms(m)
+}
+
+// hms reads a header's HH:MM:SS.
+func hms(m string) time.Duration {
 	var hh, mm, ss int
 	fmt.Sscanf(m, "%d:%d:%d", &hh, &mm, &ss)
 	return time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute + time.Duration(ss)*time.Second
 }
 
-// settled waits until the screen holds every one of subs and has not
-// changed for 600 ms, and returns it.
+// waitClock waits until the header's moment is at least c, and returns
+// it.
+func (s *screen) waitClock(t testing.TB, c time.Duration) time.Duration {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		if m := clockRE.FindString(s.head()); m != "" {
+			if got := hms(m); got >= c {
+				return got
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the header never reached %v in %s:\n%s", c, wait, s.grid())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// settled waits until the screen holds every one of subs, and returns it.
 func (s *screen) settled(t testing.TB, subs ...string) string {
 	t.Helper()
-	return settle(t, s.grid, subs...)
+	return settle(t, s.grid, subs, nil)
+}
+
+// settledWithout waits until the screen holds every one of subs and none
+// of gone, and returns it.
+func (s *screen) settledWithout(t testing.TB, gone []string, subs ...string) string {
+	t.Helper()
+	return settle(t, s.grid, subs, gone)
 }
 
 // written is how much output has come so far, for seeSince.

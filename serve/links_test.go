@@ -72,13 +72,12 @@ func TestRejectedKeyIsLogged(t *testing.T) {
 func TestSessionlessConnectionTakesASeat(t *testing.T) {
 	idle := time.Second * raceSlowdown
 	s := startServer(t, Config{MaxSessions: 1, IdleTimeout: idle}, newFake)
-	start := time.Now()
 	quiet := mustDial(t, s.addr, "quiet", newKey(t))
 	if n := s.Seats(); n != 1 || s.Sessions() != 0 {
 		t.Fatalf("seats %d, sessions %d; want the connection in a seat of its own", n, s.Sessions())
 	}
-	closed := make(chan time.Duration, 1)
-	go func() { quiet.Wait(); closed <- time.Since(start) }() //nolint:errcheck
+	closed := make(chan struct{})
+	go func() { quiet.Wait(); close(closed) }() //nolint:errcheck
 
 	c := mustDial(t, s.addr, "late", newKey(t))
 	late := mustTerm(t, c, 80, 24)
@@ -88,16 +87,15 @@ func TestSessionlessConnectionTakesASeat(t *testing.T) {
 	}
 	c.Close()
 
+	// the timer that closed it is the idle timeout, as its line says (how
+	// long it took is the machine's business)
 	select {
-	case d := <-closed:
-		if d < idle/2 || d > idle+time.Second*raceSlowdown {
-			t.Errorf("the sessionless connection was closed after %s; idle timeout %s", d, idle)
-		}
+	case <-closed:
 	case <-time.After(wait + idle):
 		t.Fatal("the sessionless connection was never closed")
 	}
 	if !strings.Contains(s.logs.String(), "why=\"no session for "+idle.String()) {
-		t.Errorf("no disconnect line for it:\n%s", s.logs)
+		t.Errorf("no disconnect line naming the idle timeout for it:\n%s", s.logs)
 	}
 	waitUntil(t, func() bool { return s.Seats() == 0 })
 	mustTerm(t, mustDial(t, s.addr, "next", newKey(t)), 80, 24).mustSee(t, wait, "fake explorer")
@@ -107,17 +105,24 @@ func TestSessionlessConnectionTakesASeat(t *testing.T) {
 // into a full workshop and opens no session is closed after a short
 // grace, not the idle timeout; the one holding the seat stays.
 func TestSessionlessConnectionWhenFull(t *testing.T) {
-	s := startServer(t, Config{MaxSessions: 1}, newFake)
+	// an idle timeout no test waits for: a close is the grace's
+	idle := time.Hour
+	s := startServer(t, Config{MaxSessions: 1, IdleTimeout: idle}, newFake)
 	grace := 300 * time.Millisecond * raceSlowdown
 	s.links.mu.Lock()
 	s.links.grace = grace
 	s.links.mu.Unlock()
 	first := mustDial(t, s.addr, "first", newKey(t))
-	start := time.Now()
 	extra := mustDial(t, s.addr, "extra", newKey(t))
-	extra.Wait() //nolint:errcheck
-	if d := time.Since(start); d > grace+time.Second*raceSlowdown {
-		t.Errorf("closed after %s, grace %s", d, grace)
+	closed := make(chan struct{})
+	go func() { extra.Wait(); close(closed) }() //nolint:errcheck
+	select {
+	case <-closed:
+	case <-time.After(wait):
+		t.Fatalf("the connection into a full workshop was not closed within %s (grace %s, idle timeout %s)", wait, grace, idle)
+	}
+	if !strings.Contains(s.logs.String(), "why=\"no session for "+grace.String()) {
+		t.Errorf("no disconnect line naming the grace:\n%s", s.logs)
 	}
 	if _, _, err := first.SendRequest("keepalive@openssh.com", true, nil); err != nil {
 		t.Errorf("the connection holding the seat was closed too: %v", err)

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"github.com/charmbracelet/ssh"
 
 	"inflight/engine"
+	"inflight/tui"
 )
 
 // openCommand is the one command a session accepts: `ssh -t HOST open
@@ -30,29 +30,29 @@ func openArg(raw string) (arg string, ok bool) {
 
 // openCode reads the open command's argument as a share code: as it came,
 // or without the quotes around it when the quoting reached the server
-// (ssh -t HOST "open 'CODE'").
-func openCode(arg string) (string, error) {
-	_, err := engine.ParseCode(arg)
+// (ssh -t HOST "open 'CODE'"). It is parsed here only: the explorer is
+// handed the value.
+func openCode(arg string) (engine.Code, error) {
+	c, err := engine.ParseCode(arg)
 	if err == nil {
-		return arg, nil
+		return c, nil
 	}
 	for _, q := range []string{"'", `"`} {
 		if len(arg) > 1 && strings.HasPrefix(arg, q) && strings.HasSuffix(arg, q) {
-			unq := arg[1 : len(arg)-1]
-			if _, err2 := engine.ParseCode(unq); err2 == nil {
-				return unq, nil
+			if c, err2 := engine.ParseCode(arg[1 : len(arg)-1]); err2 == nil {
+				return c, nil
 			}
 		}
 	}
-	return "", err
+	return engine.Code{}, err
 }
 
 // openKey finds the share code of an open command in the session's context.
 type openKey struct{}
 
-// codeOf is the share code the session asked to open, or "".
-func codeOf(sess ssh.Session) string {
-	c, _ := sess.Context().Value(openKey{}).(string)
+// codeOf is the share code the session asked to open, or nil.
+func codeOf(sess ssh.Session) *engine.Code {
+	c, _ := sess.Context().Value(openKey{}).(*engine.Code)
 	return c
 }
 
@@ -89,17 +89,11 @@ func (s *Server) opener(next ssh.Handler) ssh.Handler {
 			refuse("bad code", err.Error())
 			return
 		}
-		sess.Context().SetValue(openKey{}, code)
+		sess.Context().SetValue(openKey{}, &code)
 		next(sess)
 		if a := attendeeOf(sess); a != nil {
 			if r, err := a.ended(); r == endError {
-				// as `inflight open`: a code past a budget is a failure,
-				// exit 1; one the engine refuses is bad input, exit 2
-				status := 2
-				if over := (*engine.BudgetError)(nil); errors.As(err, &over) {
-					status = 1
-				}
-				_ = sess.Exit(status)
+				_ = sess.Exit(tui.OpenStatus(err)) // as `inflight open` exits
 			}
 		}
 	}

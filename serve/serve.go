@@ -184,7 +184,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.log.Info("host key", "path", cfg.HostKeyPath, "fingerprint", fingerprint)
 	if cfg.Stage != "" {
-		s.stageLink = stagelink.Open(stageURL, s.stage, stagelink.Options{Logger: s.log})
+		s.stageLink = stagelink.Open(stageURL, s.stage.Stage, stagelink.Options{Logger: s.log})
 	}
 	return s, nil
 }

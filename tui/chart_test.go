@@ -141,7 +141,7 @@ func TestPickerParsesOnce(t *testing.T) {
 			t.Fatalf("%s was parsed again", first[i].ID)
 		}
 	}
-	if first[0] != bundled()[0] {
+	if first[0] != incidents.All()[0] {
 		t.Fatal("the picker does not use the process's parsed incidents")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
 func exerciseKeyMap() scrollKeyMap {
@@ -161,7 +162,7 @@ func startExercise(m *Model, ex engine.Exercise) tea.Cmd {
 		}
 		x.SeekTime(ex.At)
 		_, err := x.Fork(engine.ForkOptions{
-			Name: "exercise " + ex.Key + ": " + engine.ForkName(ex.Set, ex.Override, ex.At),
+			Name: ex.Branch(),
 			Pos:  x.Pos(), At: ex.At, Set: ex.Set, Override: ex.Override,
 		})
 		return x, err
@@ -330,7 +331,7 @@ func askQuestion(m *Model, ex engine.Exercise) tea.Cmd {
 		m.flash = ""
 		if room {
 			p := m.stage.Poll()
-			m.exercises.q.seq = p.Ask(PollQuestion{Incident: m.x.Spec.ID, Key: ex.Key, Text: ex.Question, Choices: ex.Choices, Answer: ex.Answer})
+			m.exercises.q.seq = p.Ask(stage.PollQuestion{Incident: m.x.Spec.ID, Key: ex.Key, Text: ex.Question, Choices: ex.Choices, Answer: ex.Answer})
 			m.exercises.room.state = p.State()
 		}
 	}, func(m *Model, err error) {
@@ -473,7 +474,7 @@ func hint(st Styles, s string, width int) []string {
 
 // verdict says, once revealed, whether the prediction was right, or how
 // the room answered.
-func verdict(st Styles, q question, rs PollState) []string {
+func verdict(st Styles, q question, rs stage.PollState) []string {
 	right := fmt.Sprintf("%c", 'a'+rune(q.ex.Answer))
 	if q.room {
 		n := 0

@@ -90,7 +90,7 @@ func (m *Model) wait() tea.Cmd {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		var beat <-chan time.Time
-		if st, g := s.State(); g == gen && st.running() {
+		if st, g := s.State(); g == gen && st.Running() {
 			now := stageMs(s.Now())
 			bt := time.NewTimer(time.Duration(max(next, beatOf(now)+stageBeat.Milliseconds())-now) * time.Millisecond)
 			defer bt.Stop()

@@ -12,6 +12,7 @@ import (
 
 	"inflight/engine"
 	"inflight/internal/termtext"
+	"inflight/stage"
 )
 
 // forkKeyMap is the fork form's keys.
@@ -497,8 +498,8 @@ func (f *forkForm) options() (engine.ForkOptions, error) {
 }
 
 // staged is the form as it is filled in, for the stage.
-func (f *forkForm) staged() *StageFork {
-	sf := &StageFork{Row: f.row, Pick: f.pick, Dec: f.decIn.Value(), Name: f.name.Value(), Filter: f.filter.Value(), Filters: f.filters}
+func (f *forkForm) staged() *stage.Fork {
+	sf := &stage.Fork{Row: f.row, Pick: f.pick, Dec: f.decIn.Value(), Name: f.name.Value(), Filter: f.filter.Value(), Filters: f.filters}
 	for _, in := range f.inputs {
 		sf.Values = append(sf.Values, in.Value())
 	}

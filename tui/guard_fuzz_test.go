@@ -13,6 +13,7 @@ import (
 	"inflight/engine"
 	"inflight/incidents"
 	"inflight/internal/termtext"
+	"inflight/stage"
 )
 
 // frameSafe fails if a frame carries anything a terminal acts on beyond
@@ -125,7 +126,13 @@ func FuzzFramesCarryNoControls(f *testing.F) {
 			c := code
 			c.Forks = []engine.CodeFork{code.Forks[0]}
 			c.Forks[0].Name = data
-			m, err := colourTest(t, Options{Code: c.String()}, w, h)
+			// as the server hands it on: parsed from the text
+			pc, err := engine.ParseCode(c.String())
+			if err != nil {
+				frameSafe(t, "the code's refusal", err.Error())
+				return
+			}
+			m, err := colourTest(t, Options{Code: &pc}, w, h)
 			if err != nil {
 				frameSafe(t, "the code's refusal", err.Error())
 				return
@@ -134,7 +141,7 @@ func FuzzFramesCarryNoControls(f *testing.F) {
 			m.Release()
 		case 1: // a question from another process
 			parts := strings.Split(data, "|")
-			q := PollShared{Seq: seq + 1, Open: true, Question: PollQuestion{Incident: "thursday", Key: "5", Text: parts[0], Choices: parts[1:], Answer: 0}}
+			q := stage.PollShared{Seq: seq + 1, Open: true, Question: stage.PollQuestion{Incident: "thursday", Key: "5", Text: parts[0], Choices: parts[1:], Answer: 0}}
 			if err := st.Poll().Receive(q); err == nil {
 				seq++
 			}
@@ -151,7 +158,7 @@ func FuzzFramesCarryNoControls(f *testing.F) {
 				}
 				s.Screen.Fork = &fk
 			} else {
-				s.Screen = StageScreen{Kind: "jump", Text: data}
+				s.Screen = stage.Screen{Kind: "jump", Text: data}
 			}
 			_, gen := st.State()
 			if err := st.Receive(s); err != nil {

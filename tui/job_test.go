@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
 // bigRun is thursday with 300,000 orders: G is about 4M events, far
@@ -224,7 +225,7 @@ func TestFollowerWaitsOutJob(t *testing.T) {
 	if f.jobs.cur == nil {
 		t.Fatal("no job")
 	}
-	s.Publish(StageState{Code: "x"}) // the presenter moves
+	s.Publish(stage.State{Code: "x"}) // the presenter moves
 	nm, cmd := f.Update(stageMsg{tag: f.follower.tag, gen: 1})
 	f = nm.(Model)
 	if cmd != nil {

@@ -455,17 +455,17 @@ func TestCodeKeyAndOpen(t *testing.T) {
 	if !strings.Contains(strings.ReplaceAll(m.View(), "\n", ""), code[:20]) {
 		t.Fatal("the code is not on screen")
 	}
-	o, err := New(Options{Code: code, Renderer: asciiRenderer()})
+	o, err := New(Options{Code: parsedCode(t, code), Renderer: asciiRenderer()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.x.Pos() != m.x.Pos() || len(o.x.Branch().Path()) != 2 || o.x.Code().String() != code {
 		t.Fatalf("opened %s, want %s", o.x.Code(), code)
 	}
-	if _, err := New(Options{Code: "thursday@1#5.00000000"}); err == nil {
+	if _, err := New(Options{Code: parsedCode(t, "thursday@1#5.00000000")}); err == nil {
 		t.Fatal("a stale code opened")
 	}
-	if _, err := New(Options{Code: "nonsense"}); err == nil {
+	if _, err := engine.ParseCode("nonsense"); err == nil {
 		t.Fatal("a bad code opened")
 	}
 	m = press(m, "esc")
@@ -617,7 +617,7 @@ func TestCodeReopensTheScreen(t *testing.T) {
 			code := m.code.code
 			m = press(m, "esc")
 			m.flash = ""
-			o := newTest(t, Options{Code: code}, w, h)
+			o := newTest(t, Options{Code: parsedCode(t, code)}, w, h)
 			if got, want := o.View(), m.View(); got != want {
 				t.Fatalf("branch %s, bookmark %d: %s reopens as\n%s\nnot\n%s", m.x.Branch().Name, k+1, code, got, want)
 			}

@@ -4,6 +4,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
 // mainView is what the main screen draws from, read from the model once
@@ -66,7 +67,7 @@ func (m Model) mainView() mainView {
 // lost its link is told that followers on other servers no longer see
 // the stage (it comes with the poll's state rs, which wakes the presenter
 // when the link goes and comes back).
-func presenterFlash(presenter bool, rs PollState, flash string) string {
+func presenterFlash(presenter bool, rs stage.PollState, flash string) string {
 	if !presenter || !rs.Offline {
 		return flash
 	}

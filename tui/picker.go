@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/list"
@@ -12,25 +11,6 @@ import (
 	"inflight/engine"
 	"inflight/incidents"
 )
-
-// bundled is the bundled incidents, parsed once per process on first use.
-// Specs are never changed once parsed, so every session shares them (and
-// the whole-run charts keyed by them).
-var bundled = sync.OnceValue(incidents.All)
-
-// bundledSpec is the bundled incident id.
-func bundledSpec(id string) (*engine.Spec, error) {
-	for _, s := range bundled() {
-		if s.ID == id {
-			return s, nil
-		}
-	}
-	var ids []string
-	for _, s := range bundled() {
-		ids = append(ids, s.ID)
-	}
-	return nil, fmt.Errorf("unknown incident %q (incidents: %s)", id, strings.Join(ids, ", "))
-}
 
 // pickerKeyMap is the incident picker's keys; the list moves with its own.
 type pickerKeyMap struct {
@@ -97,7 +77,7 @@ func (p *picker) SetSize(w, h int) {
 func (p *picker) show(current string) {
 	var items []list.Item
 	sel := 0
-	for i, s := range bundled() {
+	for i, s := range incidents.All() {
 		items = append(items, incidentItem{s})
 		if s.ID == current {
 			sel = i

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
 // frame is autoplay's tick: the engine runs between frames, in bounded
@@ -23,9 +24,9 @@ const (
 	sliceEvents = 20_000
 )
 
-// speeds are simulated seconds per second of wall time; 0 is "as fast as
-// the engine goes".
-var speeds = [...]float64{1, 2, 5, 10, 30, 60, 120, 300, 0}
+// speeds are the stage's: simulated seconds per second of wall time; 0
+// is "as fast as the engine goes".
+var speeds = stage.Speeds
 
 // player is autoplay's state. gen tags ticks: pausing, seeking or forking
 // bumps it, so a tick already in flight is dropped when it arrives.
@@ -125,7 +126,7 @@ func (p *player) onTick(t playTickMsg, x *engine.Explorer, at *engine.Time, s *S
 	// under the budget: a branch that passes it stops here
 	if err := x.Run(nil, func() {
 		if a := p.anchor; a != nil && s != nil {
-			*at = playTo(x, *at, clockMoment(a.at, speeds[p.speed], a.wall, stageMs(s.Now())))
+			*at = playTo(x, *at, stage.ClockMoment(a.at, speeds[p.speed], a.wall, stageMs(s.Now())))
 			a.pos, a.shown = x.Pos(), *at
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
 // roomSeat is one session's place in the room under serve: the number the
@@ -19,7 +20,7 @@ import (
 type roomSeat struct {
 	session uint64
 	gen     uint64 // the generation last read (the tally's, for the presenter)
-	state   PollState
+	state   stage.PollState
 	mine    int    // this follower's answer to state.Seq, -1 none
 	mineSeq uint64 // the question mine answers
 	hidden  uint64 // the question this follower closed with esc
@@ -56,7 +57,7 @@ func (m Model) watchPoll() tea.Cmd {
 			p.HereUntil(session, left.c)
 			ch = p.Changed(gen)
 		}
-		t := time.NewTimer(pollWait)
+		t := time.NewTimer(stage.PollWait)
 		defer t.Stop()
 		select {
 		case <-ch:
@@ -125,7 +126,7 @@ type roomKeys struct{ Answer, Hide key.Binding }
 func (k roomKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Answer, k.Hide} }
 func (k roomKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
-func roomKeyMap(st PollState) roomKeys {
+func roomKeyMap(st stage.PollState) roomKeys {
 	k := roomKeys{
 		Answer: binding([]string{"1", "2", "3", "4", "5", "a", "b", "c", "d", "e"}, choiceKeys(len(st.Question.Choices)), "answer"),
 		Hide:   binding([]string{"esc", "q"}, "esc", "hide (A shows it again)"),

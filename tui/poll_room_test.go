@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -195,7 +196,7 @@ func TestLeavingEndsTheWait(t *testing.T) {
 		t.Fatalf("%d waiting; want 2", w)
 	}
 	f := synced(fs[0]) // it has read the question: its next wait blocks
-	releaseEnds(t, f, f.watchPoll(), pollWait/2, "the poll")
+	releaseEnds(t, f, f.watchPoll(), "the poll")
 	if w := st.Poll().State().Waiting; w != 1 {
 		t.Fatalf("%d waiting after one follower left; want 1", w)
 	}
@@ -234,25 +235,37 @@ func TestLeavingEndsTheStageWait(t *testing.T) {
 		t.Fatal("nothing on stage: the wait would not block")
 	}
 	_, f.follower.gen = st.State() // shown: the next wait blocks
-	releaseEnds(t, f, f.wait(), stageWait/2, "the stage")
+	releaseEnds(t, f, f.wait(), "the stage")
 }
 
-// releaseEnds checks that a session's blocking wait on "on" ends, within
-// d and with nothing, when the session is released.
-func releaseEnds(t *testing.T, f Model, wait tea.Cmd, d time.Duration, on string) {
+// releaseEnds checks that a session's wait on "on", once it blocks,
+// ends with nothing when the session is released: not at the wait's
+// bound, which would bring a message.
+func releaseEnds(t *testing.T, f Model, wait tea.Cmd, on string) {
 	t.Helper()
 	done := make(chan tea.Msg, 1)
 	go func() { done <- wait() }()
-	time.Sleep(50 * time.Millisecond) // let it wait
+	blockedIn(t, "tui.releaseEnds", on)
 	f.Release()
-	select {
-	case msg := <-done:
-		if msg != nil {
-			t.Errorf("the ended session's wait returned %#v", msg)
-		}
-	case <-time.After(d):
-		t.Fatalf("Release did not end the session's wait on %s", on)
+	if msg := <-done; msg != nil {
+		t.Errorf("the ended session's wait on %s returned %#v", on, msg)
 	}
+}
+
+// blockedIn waits until a goroutine started by fn is blocked in a select:
+// the wait under test waits. The deadline only fails a test that hangs.
+func blockedIn(t *testing.T, fn, on string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, "[select") && strings.Contains(g, "created by inflight/"+fn) {
+				return
+			}
+		}
+	}
+	t.Fatalf("the wait on %s never blocked", on)
 }
 
 // TestHiddenQuestionComesBack: while a follower's question is up its help

@@ -3,6 +3,8 @@ package tui
 import (
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"inflight/stage"
 )
 
 // screen is a modal screen over the main view, in the manner of
@@ -23,7 +25,7 @@ type screen interface {
 // screen methods) and a row here, plus the key that opens it; sizing,
 // keys, the help bar, the view and the stage all go through the row.
 type screenDef struct {
-	name string // the state's name, and the stage's (StageScreen.Kind)
+	name string // the state's name, and the stage's (stage.Screen.Kind)
 	// of is the screen's component in m; nil for the main view, whose
 	// keys and mouse mainScreen answers and which mainView draws
 	of func(m *Model) screen
@@ -32,14 +34,14 @@ type screenDef struct {
 	prompt bool
 	// save is what the stage keeps of the open screen, besides its
 	// kind; nil for a screen the stage does not show
-	save func(m *Model) StageScreen
+	save func(m *Model) stage.Screen
 	// open opens the screen as the stage kept it (a follower's mirror,
 	// a presenter resuming); the screens that read the engine run their
 	// job
-	open func(m *Model, s StageScreen)
+	open func(m *Model, s stage.Screen)
 	// scroll scrolls the open screen as the stage's s does; nil for a
 	// screen that does not scroll
-	scroll func(m *Model, s StageScreen)
+	scroll func(m *Model, s stage.Screen)
 }
 
 // screens is the table of screens, by the state that has the keyboard.
@@ -50,34 +52,34 @@ func init() {
 	screens = [numStates]screenDef{
 		stateMain: {name: "main"},
 		stateFork: {name: "fork", of: func(m *Model) screen { return &m.fork },
-			save: func(m *Model) StageScreen { return StageScreen{Fork: m.fork.staged()} },
-			open: func(m *Model, s StageScreen) {
+			save: func(m *Model) stage.Screen { return stage.Screen{Fork: m.fork.staged()} },
+			open: func(m *Model, s stage.Screen) {
 				m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork
 				if s.Fork != nil {
 					restoreFork(&m.fork, *s.Fork)
 				}
 			}},
 		stateBranches: {name: "branches", of: func(m *Model) screen { return &m.branches },
-			save: func(m *Model) StageScreen { return StageScreen{Row: m.branches.row} },
-			open: func(m *Model, s StageScreen) {
+			save: func(m *Model) stage.Screen { return stage.Screen{Row: m.branches.row} },
+			open: func(m *Model, s stage.Screen) {
 				m.branches, m.state = newBranchList(m.common, m.x), stateBranches
 				m.branches.row = min(s.Row, max(0, len(m.x.Branches())-1))
 			}},
 		stateCompare: {name: "compare", of: func(m *Model) screen { return &m.compare },
-			save: func(m *Model) StageScreen {
-				return StageScreen{A: branchIndex(m.x, m.compare.a), B: branchIndex(m.x, m.compare.b), Off: m.compare.off}
+			save: func(m *Model) stage.Screen {
+				return stage.Screen{A: branchIndex(m.x, m.compare.a), B: branchIndex(m.x, m.compare.b), Off: m.compare.off}
 			},
-			open:   func(m *Model, _ StageScreen) { compareJob(m.x, &m.snap, m.sel).run(m) },
-			scroll: func(m *Model, s StageScreen) { m.compare.off = s.Off }},
+			open:   func(m *Model, _ stage.Screen) { compareJob(m.x, &m.snap, m.sel).run(m) },
+			scroll: func(m *Model, s stage.Screen) { m.compare.off = s.Off }},
 		stateExercises: {name: "exercises", of: func(m *Model) screen { return &m.exercises },
-			save: func(m *Model) StageScreen { return StageScreen{Row: m.exercises.row} },
-			open: func(m *Model, s StageScreen) {
+			save: func(m *Model) stage.Screen { return stage.Screen{Row: m.exercises.row} },
+			open: func(m *Model, s stage.Screen) {
 				m.exercises.row = s.Row
 				m.openExercises()
 			}},
 		stateStory: {name: "story", of: func(m *Model) screen { return &m.story },
-			save: func(m *Model) StageScreen { return StageScreen{Msg: m.story.id, Off: m.story.off} },
-			open: func(m *Model, s StageScreen) {
+			save: func(m *Model) stage.Screen { return stage.Screen{Msg: m.story.id, Off: m.story.off} },
+			open: func(m *Model, s stage.Screen) {
 				sel, _, ok := storySubject(m.x, m.snap.selectable, s.Msg)
 				if sel != m.sel {
 					m.sel = sel
@@ -88,17 +90,17 @@ func init() {
 				}
 			}},
 		stateJump: {name: "jump", of: func(m *Model) screen { return &m.jump }, prompt: true,
-			save: func(m *Model) StageScreen { return StageScreen{Text: m.jump.input.Value()} },
-			open: func(m *Model, s StageScreen) {
+			save: func(m *Model) stage.Screen { return stage.Screen{Text: m.jump.input.Value()} },
+			open: func(m *Model, s stage.Screen) {
 				m.jump, m.state = newJumpInput(m.common, m.at), stateJump
 				m.jump.input.SetValue(s.Text)
 			}},
 		stateCode: {name: "code", of: func(m *Model) screen { return &m.code },
-			save: func(*Model) StageScreen { return StageScreen{} },
-			open: func(m *Model, _ StageScreen) { m.openCode() }},
+			save: func(*Model) stage.Screen { return stage.Screen{} },
+			open: func(m *Model, _ stage.Screen) { m.openCode() }},
 		statePicker: {name: "picker", of: func(m *Model) screen { return &m.picker },
-			save: func(*Model) StageScreen { return StageScreen{} },
-			open: func(m *Model, _ StageScreen) {
+			save: func(*Model) stage.Screen { return stage.Screen{} },
+			open: func(m *Model, _ stage.Screen) {
 				m.picker.show(m.x.Spec.ID)
 				m.state = statePicker
 			}},
@@ -119,10 +121,10 @@ func (s state) screen(m *Model) screen {
 
 // staged is the open screen as the stage keeps it; false on the main
 // view and on a screen the stage does not show.
-func (s state) staged(m *Model) (StageScreen, bool) {
+func (s state) staged(m *Model) (stage.Screen, bool) {
 	d := screens[s]
 	if d.save == nil {
-		return StageScreen{}, false
+		return stage.Screen{}, false
 	}
 	st := d.save(m)
 	st.Kind = d.name
@@ -131,7 +133,7 @@ func (s state) staged(m *Model) (StageScreen, bool) {
 
 // openStaged opens the screen the stage's s names; false when no screen
 // has that name.
-func openStaged(m *Model, s StageScreen) bool {
+func openStaged(m *Model, s stage.Screen) bool {
 	for _, d := range screens {
 		if d.open != nil && d.name == s.Kind {
 			d.open(m, s)
@@ -143,7 +145,7 @@ func openStaged(m *Model, s StageScreen) bool {
 
 // scrollStaged scrolls the open screen as the stage's s does, when s is
 // that screen's: a scroll only scrolls the open screen.
-func scrollStaged(m *Model, s StageScreen) {
+func scrollStaged(m *Model, s stage.Screen) {
 	if d := screens[m.state]; d.scroll != nil && d.name == s.Kind {
 		d.scroll(m, s)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"inflight/engine"
 	"inflight/incidents"
+	"inflight/stage"
 )
 
 // goldenSizes are the terminal sizes every incident's screens are pinned at.
@@ -329,7 +330,7 @@ func TestScreenTable(t *testing.T) {
 			continue
 		}
 		m := session()
-		m.openScreen(StageScreen{Kind: d.name}) // through the table
+		m.openScreen(stage.Screen{Kind: d.name}) // through the table
 		m = settle(m)
 		st, ok := m.state.staged(&m)
 		if m.state != s || !ok || st.Kind != d.name {

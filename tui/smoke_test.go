@@ -64,7 +64,7 @@ func TestEveryIncident(t *testing.T) {
 				m = press(m, "esc")
 			}
 			code := m.x.Code()
-			x, err := openCode(code.String(), spec, m.shared, nil)
+			x, err := openCode(code, spec, m.shared, nil)
 			if err != nil {
 				t.Fatalf("share code %s: %v", code, err)
 			}

@@ -4,13 +4,12 @@ import (
 	"time"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
-// Play on stage is paced by the stage's clock (Stage.Now), the same on
-// every process, not by any session's timer: the presenter publishes an
-// anchor when play starts and nothing while it just plays, and every
-// follower works out the moment from the anchor at each beat of the
-// stage's clock, so followers on different processes show the same moment.
+// Play on stage is paced by the stage's clock (stage.Stage.Now; the
+// moment a state shows is stage.State.Moment): here the presenter's play
+// keeps its anchor on it.
 
 // stageAnchor is where the presenter's clocked play started from: the
 // state on stage holds its code and wall until it is re-anchored.
@@ -25,44 +24,6 @@ type stageAnchor struct {
 	sel        int32
 	pos        int64       // the cursor as play last left it
 	shown      engine.Time // the clock as play last left it
-}
-
-// clockMoment is the moment shown at stage time t (Unix ms) by play
-// anchored at moment at and stage time wall: never before the anchor,
-// which a process whose clock runs a little behind would otherwise show.
-func clockMoment(at engine.Time, speed float64, wall, t int64) engine.Time {
-	return at + engine.Time(speed*float64(max(0, t-wall)))
-}
-
-// running says the state plays on the stage's clock now: followers take
-// a frame at each of its beats.
-func (st StageState) running() bool {
-	return st.Clock != nil && st.Clock.Until == 0 && st.Playing && !st.Away && st.Speed > 0
-}
-
-// clockTime is the stage time (Unix ms) whose moment a clocked state
-// shows at stage time now: now while it runs, Until once it stopped.
-// ok is false for a state not clocked, which shows its code as it is.
-func (st StageState) clockTime(now int64) (t int64, ok bool) {
-	switch c := st.Clock; {
-	case c == nil || st.Speed <= 0:
-		return 0, false
-	case c.Until > 0:
-		return c.Until, true
-	case !st.running():
-		return c.Wall, true
-	}
-	return now, true
-}
-
-// stageMoment is the moment state st shows at stage time now, from its
-// code c: the code's clock itself unless the state is clocked.
-func (st StageState) stageMoment(c engine.Code, now int64) (engine.Time, bool) {
-	t, ok := st.clockTime(now)
-	if !ok || !c.HasAt {
-		return c.At, false
-	}
-	return clockMoment(c.At, st.Speed, st.Clock.Wall, t), true
 }
 
 // stageMs is a stage clock reading as the state's unit, Unix ms.
@@ -94,9 +55,9 @@ func (m *Model) clockPlay() {
 // keeps its anchor, so the stage does not change and every screen plays
 // on as it did; a stopped one (the presenter was away) starts afresh from
 // the moment it stopped at, where showStage put the cursor.
-func (m *Model) resumeClock(st StageState) {
+func (m *Model) resumeClock(st stage.State) {
 	c, err := engine.ParseCode(st.Code)
-	if err != nil || !st.running() || !c.HasAt || speeds[m.play.speed] != st.Speed {
+	if err != nil || !st.Running() || !c.HasAt || speeds[m.play.speed] != st.Speed {
 		m.clockPlay()
 		return
 	}

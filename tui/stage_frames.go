@@ -10,6 +10,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
 // stageJobWait is how long drawing the stage waits for a screen's job (a
@@ -60,10 +61,10 @@ type frames struct {
 type mirror struct {
 	m     Model
 	ok    bool
-	lines []string    // the branches its explorer holds
-	scr   StageScreen // the screen open on it
-	gen   uint64      // the generation it shows
-	at    int64       // the stage time of the moment it shows
+	lines []string     // the branches its explorer holds
+	scr   stage.Screen // the screen open on it
+	gen   uint64       // the generation it shows
+	at    int64        // the stage time of the moment it shows
 	code  string
 }
 
@@ -79,7 +80,7 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen
 	if gen == 0 || w <= 0 || h <= 0 {
 		return "", gen, now, true
 	}
-	at, _ := st.clockTime(now)
+	at, _ := st.ClockTime(now)
 	f := &s.frames
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -88,7 +89,7 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen
 	}
 	at = f.at // a follower late for its beat takes the newer one: the mirror never goes back
 	beat = now
-	if st.running() {
+	if st.Running() {
 		beat = at
 	}
 	k := frameKey{w, h, c}
@@ -141,12 +142,12 @@ func (f *frames) mirror(c colours) *mirror {
 // the state it shows, its code that moment's; nil while nothing is on
 // stage or it cannot be built. The copy's memory is charged to sh's pool:
 // the follower releases it.
-func (s *Stage) copyExplorer(c colours, sh *Shared, now int64) (*engine.Explorer, StageState) {
+func (s *Stage) copyExplorer(c colours, sh *Shared, now int64) (*engine.Explorer, stage.State) {
 	st, gen := s.State()
 	if gen == 0 {
 		return nil, st
 	}
-	at, _ := st.clockTime(now)
+	at, _ := st.ClockTime(now)
 	f := &s.frames
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -165,7 +166,7 @@ func (s *Stage) copyExplorer(c colours, sh *Shared, now int64) (*engine.Explorer
 // sync brings the mirror to the state at stage time at: the same
 // branches (rebuilt when they differ), cursor, clock, selection, play
 // state and screen.
-func (mr *mirror) sync(st StageState, gen uint64, at int64, c colours, sh *Shared) error {
+func (mr *mirror) sync(st stage.State, gen uint64, at int64, c colours, sh *Shared) error {
 	if mr.ok && mr.gen == gen && mr.at == at {
 		return nil
 	}

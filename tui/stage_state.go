@@ -5,76 +5,17 @@ import (
 	"slices"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
-// StageState is everything a follower needs to draw what the presenter
-// sees, as plain data: share codes and small numbers, no pointers into an
-// engine, so that it serialises (JSON) and another process can rebuild
-// the same screen from it.
-type StageState struct {
-	// Code is the cursor's format-2 share code: incident, branch path
-	// with the forks' names, event, displayed clock and selection.
-	Code string `json:"code"`
-	// Branches are the lines of every branch the presenter holds, in the
-	// order they were made (main first), each a share code whose forks
-	// are the branch's path; its cursor is the branch's fork point.
-	Branches []string    `json:"branches,omitempty"`
-	Playing  bool        `json:"playing,omitempty"`
-	Speed    float64     `json:"speed"` // simulated seconds per second, 0 as fast as it goes
-	Screen   StageScreen `json:"screen"`
-	Away     bool        `json:"away,omitempty"` // no presenter session is connected
-	// Question is the room's open question, when the presenter asks one:
-	// its slot in the state, kept by the poll.
-	Question string `json:"question,omitempty"`
-	// Clock, while the stage plays at a set speed, anchors play to the
-	// stage's clock (Stage.Now) instead of any process's timer: the moment
-	// shown at stage time t is the code's clock plus Speed × (t − Wall),
-	// so followers on every process show the same moment without the
-	// presenter publishing every frame.
-	Clock *StageClock `json:"clock,omitempty"`
-	// Offline says this process has lost the connection that carries the
-	// stage between processes (serve --stage): it is this process's to
-	// say, never carried.
-	Offline bool `json:"-"`
-}
-
-// StageClock is a playing stage's anchor on the stage's clock.
-type StageClock struct {
-	Wall int64 `json:"wall"` // the stage clock (Unix ms) at which the code's moment held
-	// Until is the stage clock (Unix ms) at which play stopped without a
-	// pause (the presenter went away); 0 while it plays.
-	Until int64 `json:"until,omitempty"`
-}
-
-// StageScreen is the screen open over the main view and its small
-// parameters. Kind is "" for the main view.
-type StageScreen struct {
-	Kind string     `json:"kind,omitempty"` // help, story, compare, exercises, branches, fork, code, jump, picker
-	Msg  int32      `json:"msg,omitempty"`  // story: the message
-	A    int        `json:"a,omitempty"`    // compare: the branches, by their place in Branches
-	B    int        `json:"b,omitempty"`
-	Row  int        `json:"row,omitempty"` // exercises, branches: the row
-	Off  int        `json:"off,omitempty"` // story, compare: the scroll offset
-	Text string     `json:"text,omitempty"`
-	Fork *StageFork `json:"fork,omitempty"`
-}
-
-// StageFork is the fork form as it is filled in.
-type StageFork struct {
-	Row     int      `json:"row"`
-	Pick    int      `json:"pick"`
-	Dec     string   `json:"dec,omitempty"`    // a decision value typed
-	Values  []string `json:"values"`           // each knob's value as typed, in the form's order
-	Name    string   `json:"name,omitempty"`   // the branch's name as typed
-	Filter  string   `json:"filter,omitempty"` // the knob filter
-	Filters bool     `json:"filters,omitempty"`
-}
+// The state on stage is package stage's plain data; here is how a session
+// makes it from what it shows, and shows it or rebuilds an explorer from it.
 
 // stageState is what this session shows, as the stage keeps it.
-func (m *Model) stageState() StageState {
-	st := StageState{Code: m.shareCode(), Playing: m.play.on, Speed: speeds[m.play.speed], Screen: m.stageScreen()}
+func (m *Model) stageState() stage.State {
+	st := stage.State{Code: m.shareCode(), Playing: m.play.on, Speed: speeds[m.play.speed], Screen: m.stageScreen()}
 	if a := m.play.anchor; a != nil { // clocked: the anchor, the same from tick to tick
-		st.Code, st.Clock = a.code, &StageClock{Wall: a.wall}
+		st.Code, st.Clock = a.code, &stage.Anchor{Wall: a.wall}
 	}
 	for _, b := range m.x.Branches() {
 		st.Branches = append(st.Branches, branchLine(m.x, b).String())
@@ -83,14 +24,14 @@ func (m *Model) stageState() StageState {
 }
 
 // stageScreen is the open screen and its parameters.
-func (m *Model) stageScreen() StageScreen {
+func (m *Model) stageScreen() stage.Screen {
 	if s, ok := m.state.staged(m); ok { // the screens' table (screens.go)
 		return s
 	}
 	if m.help.ShowAll {
-		return StageScreen{Kind: "help"}
+		return stage.Screen{Kind: "help"}
 	}
-	return StageScreen{}
+	return stage.Screen{}
 }
 
 // branchLine is branch b's line as a share code: its path from main, the
@@ -98,11 +39,7 @@ func (m *Model) stageScreen() StageScreen {
 func branchLine(x *engine.Explorer, b *engine.Branch) engine.Code {
 	c := engine.Code{Incident: x.Spec.ID, Seed: x.Seed, Set: x.Set, Cursor: b.ForkPos}
 	for _, p := range b.Path()[1:] {
-		f := engine.CodeFork{Pos: p.ForkPos, At: p.ForkAt, Set: p.Changes, Override: p.Override}
-		if p.Name != engine.ForkName(p.Changes, p.Override, p.ForkAt) {
-			f.Name = p.Name
-		}
-		c.Forks = append(c.Forks, f)
+		c.Forks = append(c.Forks, x.CodeFork(p))
 	}
 	return c
 }
@@ -113,14 +50,11 @@ func branchLine(x *engine.Explorer, b *engine.Branch) engine.Code {
 func addLine(x *engine.Explorer, c engine.Code) (*engine.Branch, error) {
 	cur := x.Branches()[0]
 	for i, f := range c.Forks {
-		name := f.Name
-		if name == "" {
-			name = engine.ForkName(f.Set, f.Override, f.At)
-		}
+		name := x.ForkNameOf(f)
 		var next *engine.Branch
 		for _, b := range x.Branches() {
 			if b.Parent == cur && b.Name == name && (f.Pos < 0 || b.ForkPos == f.Pos) &&
-				slices.Equal(b.Changes, f.Set) && sameOverride(b.Override, f.Override) {
+				slices.Equal(b.Changes, f.Set) && sameOverride(b.Override, f.Override) && slices.Equal(b.Faults, f.Faults) {
 				next = b
 				break
 			}
@@ -135,7 +69,7 @@ func addLine(x *engine.Explorer, c engine.Code) (*engine.Branch, error) {
 			if x.Pos() != pos {
 				return nil, fmt.Errorf("fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
 			}
-			b, err := x.Fork(engine.ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override})
+			b, err := x.Fork(engine.ForkOptions{Name: name, Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults})
 			if err != nil {
 				return nil, fmt.Errorf("fork %d: %w", i+1, err)
 			}
@@ -152,7 +86,7 @@ func sameOverride(a, b *engine.DecisionOverride) bool {
 
 // restoreExplorer rebuilds the presenter's explorer from a state: every
 // branch in its order, then the cursor where the code puts it.
-func restoreExplorer(st StageState, sh *Shared) (*engine.Explorer, error) {
+func restoreExplorer(st stage.State, sh *Shared) (*engine.Explorer, error) {
 	c, err := engine.ParseCode(st.Code)
 	if err != nil {
 		return nil, err
@@ -182,7 +116,7 @@ func restoreExplorer(st StageState, sh *Shared) (*engine.Explorer, error) {
 
 // restoreLines adds the state's branches to x and puts the cursor on the
 // code's branch and event.
-func restoreLines(x *engine.Explorer, st StageState, c engine.Code) error {
+func restoreLines(x *engine.Explorer, st stage.State, c engine.Code) error {
 	for _, l := range st.Branches {
 		lc, err := engine.ParseCode(l)
 		if err != nil {
@@ -220,12 +154,12 @@ func speedIndex(sp float64) int {
 // engine when they open run their job to the end here. A clocked state
 // shows the moment its clock gives at stage time now (Unix ms): the
 // events at or before it, the clock capped at the branch's end.
-func (m *Model) showStage(st StageState, reopen bool, now int64) error {
+func (m *Model) showStage(st stage.State, reopen bool, now int64) error {
 	c, err := engine.ParseCode(st.Code)
 	if err != nil {
 		return err
 	}
-	moment, clocked := st.stageMoment(c, now)
+	moment, clocked := st.Moment(c, now)
 	before, beforeBr := m.x.Pos(), m.x.Branch()
 	end := false // the clock has passed the branch's end
 	if clocked || lineOf(m.x.Code().String()) != lineOf(st.Code) || m.x.Pos() != c.Cursor {
@@ -274,7 +208,7 @@ func (m *Model) showStage(st StageState, reopen bool, now int64) error {
 
 // openScreen opens the screen s names over the main view, as the
 // presenter left it.
-func (m *Model) openScreen(s StageScreen) {
+func (m *Model) openScreen(s stage.Screen) {
 	m.state = stateMain
 	m.help.ShowAll = false
 	inline := m.jobs.inline
@@ -295,7 +229,7 @@ func (m *Model) openScreen(s StageScreen) {
 // pick index this form's rows and values: one this form does not have
 // (a state from another process, checked only against the bounds any
 // form keeps) leaves the form's own.
-func restoreFork(f *forkForm, s StageFork) {
+func restoreFork(f *forkForm, s stage.Fork) {
 	if len(s.Values) == len(f.inputs) {
 		for i, v := range s.Values {
 			f.inputs[i].SetValue(v)
@@ -317,9 +251,9 @@ func restoreFork(f *forkForm, s StageFork) {
 // resumable is the stage a presenter's new session resumes, if one is on
 // stage: a presenter who reconnects finds it where it was. A presenter
 // who opens a share code (ssh -t HOST open CODE) puts that on stage instead.
-func (o Options) resumable() (StageState, bool) {
-	if !o.Presenter || o.Stage == nil || o.Code != "" || o.Explorer != nil {
-		return StageState{}, false
+func (o Options) resumable() (stage.State, bool) {
+	if !o.Presenter || o.Stage == nil || o.Code != nil || o.Explorer != nil {
+		return stage.State{}, false
 	}
 	st, gen := o.Stage.State()
 	return st, gen > 0

@@ -11,49 +11,32 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
-func TestStageConcurrent(t *testing.T) {
-	s := NewStage()
-	if st, gen := s.State(); st.Code != "" || gen != 0 {
-		t.Fatal("a new stage is not empty")
-	}
-	ch := s.Changed(0)
-	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-ch
-			s.State()
-		}()
-	}
-	s.Publish(StageState{Code: "a"})
-	s.Publish(StageState{Code: "a"}) // no change, no new generation
-	wg.Wait()
-	if st, gen := s.State(); st.Code != "a" || gen != 1 {
-		t.Fatalf("current %q %d", st.Code, gen)
-	}
-	select {
-	case <-s.Changed(0):
-	default:
-		t.Fatal("Changed(old gen) is not closed")
-	}
-	select {
-	case <-s.Changed(1):
-		t.Fatal("Changed(current gen) is closed")
-	default:
-	}
-	// the last presenter leaving says so; coming back clears it
-	s.Arrive()
-	s.Leave()
-	if st, gen := s.State(); !st.Away || gen != 2 {
-		t.Fatalf("away %v gen %d after the presenter left", st.Away, gen)
-	}
-	s.Arrive()
-	if st, _ := s.State(); st.Away {
-		t.Fatal("still away after the presenter came back")
-	}
+// testClock is a stage's clock in a test: it moves only when the test
+// moves it, so no test waits for real time to pass or reads it.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// clockedStage is an empty stage on a clock of the test's.
+func clockedStage() (*Stage, *testClock) {
+	c := &testClock{t: time.UnixMilli(1_700_000_000_000)}
+	return &Stage{Stage: stage.NewWithClock(c.Now)}, c
 }
 
 // run executes a command the way the program would, with a deadline,
@@ -78,7 +61,7 @@ func run(t *testing.T, cmd tea.Cmd) stageMsg {
 		}()
 	}
 	start(cmd)
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(time.Minute) // only a command that hangs gets here
 	for {
 		select {
 		case msg := <-done:
@@ -125,7 +108,7 @@ func TestStageStateSerialises(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back StageState
+	var back stage.State
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -223,16 +206,18 @@ func TestPresenterAndFollower(t *testing.T) {
 // A presenter who comes back finds the stage where it was: the branches,
 // the moment, the open screen, the play state.
 func TestPresenterResumes(t *testing.T) {
-	s := NewStage()
+	s, clk := clockedStage()
 	p := newTest(t, Options{Stage: s, Presenter: true}, 120, 40)
 	p = press(p, "]", "]", "f", "enter", "l", "l", "+", "+", "space")
 	for range 5 {
+		clk.Add(frame)
 		nm, _ := p.Update(playTickMsg{gen: p.play.gen})
 		p = nm.(Model)
 	}
 	p = press(p, "?")
 	before, _ := s.State()
 	p.Release()
+	clk.Add(time.Second)
 	q := newTest(t, Options{Stage: s, Presenter: true}, 80, 24)
 	after, _ := s.State()
 	if !reflect.DeepEqual(before, after) {
@@ -240,8 +225,8 @@ func TestPresenterResumes(t *testing.T) {
 	}
 	// the stage plays on its clock meanwhile: the moment it gives now
 	c, _ := engine.ParseCode(after.Code)
-	now := clockMoment(c.At, after.Speed, after.Clock.Wall, stageMs(s.Now()))
-	if lineOf(q.shareCode()) != lineOf(p.shareCode()) || q.at < p.at || q.at > now || len(q.x.Branches()) != 2 || !q.play.on || !q.help.ShowAll {
+	now := stage.ClockMoment(c.At, after.Speed, after.Clock.Wall, stageMs(s.Now()))
+	if lineOf(q.shareCode()) != lineOf(p.shareCode()) || q.at <= p.at || q.at != now || len(q.x.Branches()) != 2 || !q.play.on || !q.help.ShowAll {
 		t.Fatalf("resumed at %s (playing %v, help %v), left at %s, the clock at %s", q.shareCode(), q.play.on, q.help.ShowAll, p.shareCode(), now.Clock())
 	}
 	if q.Init() == nil {

@@ -5,23 +5,24 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
+	"inflight/incidents"
 )
 
 // Options choose what the explorer opens on and how it is shared.
 type Options struct {
-	Spec      *engine.Spec       // nil: thursday
+	Spec      *engine.Spec       // nil: the default incident (incidents.DefaultID); with Code, the incident file the code was made on
 	Seed      uint64             // 0 with Spec and not SeedSet: use Spec.Seed
 	SeedSet   bool               // Seed was chosen (0 is a seed like any other)
 	Set       []engine.Setting   // knobs from the start
-	Code      string             // open at a share code instead (inflight open CODE)
-	Explorer  *engine.Explorer   // open this explorer as it is (a code the caller already opened)
-	Opened    *engine.Code       // the code Explorer was opened from: its displayed clock and selection are shown
+	Code      *engine.Code       // open at this share code instead, parsed once by the caller (inflight open, serve's open command); with Explorer, the code it was opened from; its displayed clock and selection are shown
+	Explorer  *engine.Explorer   // open this explorer as it is
 	Renderer  *lipgloss.Renderer // nil: lipgloss.DefaultRenderer(); the SSH server passes one per session
 	Stage     *Stage             // nil: no presenter mode
 	Presenter bool               // this session drives the stage
@@ -62,14 +63,9 @@ func New(o Options) (Model, error) {
 			m.resumeClock(st) // stage_clock.go
 		}
 	}
-	if o.Code != "" && o.Opened == nil {
-		if c, err := engine.ParseCode(o.Code); err == nil {
-			o.Opened = &c
-		}
-	}
 	// what a format-2 code says the screen showed beyond its event: the
 	// displayed clock and the selected message
-	if c := o.Opened; c != nil {
+	if c := o.Code; c != nil {
 		showMoment(&m, c)
 		m.refresh(true)
 	}
@@ -95,12 +91,12 @@ func openExplorer(o Options, sh *Shared) (*engine.Explorer, error) {
 		o.Explorer.Limit(sh.Budget, sh.Pool)
 		return o.Explorer, nil
 	}
-	if o.Code != "" {
-		return openCode(o.Code, o.Spec, sh, nil)
+	if o.Code != nil {
+		return openCode(*o.Code, o.Spec, sh, nil)
 	}
 	spec := o.Spec
 	if spec == nil {
-		s, err := bundledSpec("thursday")
+		s, err := incidents.Get(incidents.DefaultID)
 		if err != nil {
 			return nil, err
 		}
@@ -121,30 +117,37 @@ func openExplorer(o Options, sh *Shared) (*engine.Explorer, error) {
 	return x, nil
 }
 
-// openCode opens a share code, on spec when given (an incident file) or
-// else on the bundled incident the code names, within the budget, metered
-// by mt (nil: not metered).
-func openCode(s string, spec *engine.Spec, sh *Shared, mt *engine.Meter) (*engine.Explorer, error) {
-	c, err := engine.ParseCode(s)
+// openCode opens a share code on the incident incidents.ForCode finds
+// (file, the incident file it was made on, or the bundled one it names),
+// within the budget, metered by mt (nil: not metered). The command line
+// and the SSH server both open a code here.
+func openCode(c engine.Code, file *engine.Spec, sh *Shared, mt *engine.Meter) (*engine.Explorer, error) {
+	spec, err := incidents.ForCode(c, file)
 	if err != nil {
 		return nil, err
-	}
-	if spec == nil || spec.ID != c.Incident {
-		if spec, err = bundledSpec(c.Incident); err != nil {
-			return nil, fmt.Errorf("share code: %w", err)
-		}
 	}
 	return engine.OpenCodeWithin(c, spec, sh.Budget, sh.Pool, mt)
 }
 
-// Run runs the explorer in this terminal until the user quits: alt screen,
-// mouse cell motion.
-func Run(o Options) error {
-	m, err := New(o)
-	if err != nil {
-		return err
+// OpenStatus is the exit status of an explorer that could not open: 1 for
+// a code or incident past a budget (the input is fine, the budget too
+// small for it), 2 for input refused. `inflight open` and serve's open
+// command exit with it.
+func OpenStatus(err error) int {
+	if over := (*engine.BudgetError)(nil); errors.As(err, &over) {
+		return 1
 	}
+	return 2
+}
+
+// bundledSpec is the bundled incident id (incidents caches them).
+func bundledSpec(id string) (*engine.Spec, error) { return incidents.Get(id) }
+
+// Run runs the explorer in this terminal until the user quits: alt screen,
+// mouse cell motion. m is a model New built, so that a caller can refuse
+// what does not open before the terminal is taken over.
+func Run(m Model) error {
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion())
-	_, err = p.Run()
+	_, err := p.Run()
 	return err
 }

@@ -166,9 +166,10 @@ func TestModelSchedule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := int64(500000)
+		// the model credits Amount per event, once more per crash
+		want := int64(5000 * Amount)
 		if !dedupe {
-			want += 100 * r.NCrash
+			want += Amount * r.NCrash
 		}
 		if int64(len(r.Crashes)) != r.NCrash || r.NCrash != 55 || r.Balance != want {
 			t.Fatalf("seed %d dedupe=%v: %d scheduled, figures crashes %d balance %d", seed, dedupe, len(r.Crashes), r.NCrash, r.Balance)

@@ -1,13 +1,10 @@
 package randsuite
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"inflight/engine"
-	"inflight/engine/families/cashback"
-	"inflight/engine/families/sqs"
 )
 
 // A message's state as the checker's own tally has it, from the events
@@ -72,11 +69,19 @@ type Checker struct {
 	rulesSet  bool
 	hold      holdings
 	firstSeen []engine.Time // per message: the first event naming it
+
+	// read off the world at its first event (view.go)
+	kinds    kinds
+	knobVals map[string]string // knobs in force by name, until a knob event
+	// the queue's: its workers (its start event's count), and its own
+	// kinds (a handler's renew and answer, an operator's redrive)
+	workers                  int64
+	evRenew, evAnswer, evRed engine.Kind
 }
 
 // NewChecker makes a checker for a run of spec.
 func NewChecker(spec *engine.Spec) *Checker {
-	c := &Checker{spec: spec, queue: sqs.Runs(spec), lastT: spec.Start}
+	c := &Checker{spec: spec, queue: familyName(spec) == queueFamily, lastT: spec.Start}
 	for _, k := range engine.KnobsFor(spec) {
 		if k.Name == "orders" || k.Name == "events" {
 			c.capKnob = k.Name
@@ -137,6 +142,10 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	if e.Pos != c.events {
 		c.fail(e, "position %d, but %d events came before it", e.Pos, c.events)
 	}
+	if c.events == 0 {
+		c.kinds = kindsOf(w)
+		c.evRenew, c.evAnswer, c.evRed = c.kinds.Std("renew"), c.kinds.Std("answer"), c.kinds.Std("redrive")
+	}
 	c.events++
 	if e.T < c.lastT {
 		c.fail(e, "time went back from %s to %s", c.lastT.Clock(), e.T.Clock())
@@ -148,14 +157,13 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	}
 	switch e.Kind {
 	case engine.EvKnob:
+		clear(c.knobVals)
 		if c.capKnob != "" {
 			c.capped = true
-			if c.capKnob == "orders" {
-				c.cap = int64(sqs.KnobsOf(&w.Knobs).Orders)
-			} else {
-				c.cap = int64(cashback.KnobsOf(&w.Knobs).Events)
-			}
+			c.cap = int64(c.knobInt(w, c.capKnob))
 		}
+	case engine.EvStart:
+		c.workers = e.Value
 	case engine.EvPublish:
 		if m == nil {
 			break
@@ -204,7 +212,7 @@ func (c *Checker) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	if !c.rulesSet {
 		c.rulesSet = true
 		if !c.NoRules {
-			c.rules = rulesFor(w)
+			c.rules = rulesFor(c, w)
 		}
 	}
 	c.brokerEvent(w, e, d)
@@ -283,7 +291,7 @@ func (c *Checker) other(e *engine.Event, m *tally) {
 		if m != nil && m.acked && m.ackDel == e.Delivery && e.Delivery > 0 {
 			c.fail(e, "refuses an ack of delivery %d, which that delivery already made", e.Delivery)
 		}
-	case sqs.EvAnswer:
+	case c.evAnswer:
 		if c.queue && m != nil && m.beforeOf != e.Delivery {
 			c.fail(e, "delivery %d finishes as ack=before but never acked before its work", e.Delivery)
 		}
@@ -313,7 +321,7 @@ func (c *Checker) other(e *engine.Event, m *tally) {
 		}
 		c.move(m, sDLQ)
 		c.dlq = append(c.dlq, e.Msg)
-	case engine.EvRedrive:
+	case c.evRed:
 		if e.Value != int64(len(c.dlq)) {
 			c.fail(e, "redrives %d, but %d are in the dead letter queue", e.Value, len(c.dlq))
 		}
@@ -361,11 +369,11 @@ func (c *Checker) crossCheck(w *engine.World, e *engine.Event, m *tally) {
 		}
 		return
 	}
-	q := sqs.Of(w)
-	if got := int64(q.QueueLen()); got != c.n[sWaiting] {
+	waiting, inFlight := w.Family().Counts(w)
+	if got := int64(waiting); got != c.n[sWaiting] {
 		c.fail(e, "the engine has %d waiting, the events %d", got, c.n[sWaiting])
 	}
-	if got := int64(len(q.Leased())); got != c.n[sInFlight] {
+	if got := int64(inFlight); got != c.n[sInFlight] {
 		c.fail(e, "the engine has %d in flight, the events %d", got, c.n[sInFlight])
 	}
 	if got := int64(w.Published()); got != c.published {
@@ -383,242 +391,4 @@ func (c *Checker) crossCheck(w *engine.World, e *engine.Event, m *tally) {
 	case st.Held+st.Lost != held+gone || st.Held < held || st.Held < 0 || st.Lost < 0:
 		c.fail(e, "the engine's states %+v; the events give %d held and %d gone with no effect", st, held, gone)
 	}
-}
-
-// Counts are a run's messages by state, from the tally (and, for a
-// family's messages that no event names as held or gone, the world's
-// record of each message).
-type Counts struct {
-	Messages, Held, Done, DLQ, Lost int64
-	Effects, Duplicates             int64
-}
-
-// Tally counts the run's messages by state at its end.
-func (c *Checker) Tally(w *engine.World) Counts {
-	k := Counts{Effects: c.effects, Duplicates: c.dups, Messages: c.published}
-	if !c.queue && int64(w.Published()) > k.Messages {
-		// kafka-restart and galewatch create messages without a publish event
-		k.Messages = int64(w.Published())
-	}
-	for id := int32(0); int64(id) < k.Messages; id++ {
-		var t tally
-		if int(id) < len(c.msgs) {
-			t = c.msgs[id]
-		}
-		st := t.state
-		if !c.queue && st != sDLQ {
-			// a family says a message is done by no event of its own:
-			// the world's record says whether its system still holds it
-			st = sDeleted
-			if wm, ok := w.Msg(id); ok && wm.Held() {
-				st = sHeld
-			}
-		}
-		switch {
-		case c.held(st) || st == sNone:
-			k.Held++
-		case st == sDLQ:
-			k.DLQ++
-		case t.effects > 0:
-			k.Done++
-		default:
-			k.Lost++
-		}
-	}
-	return k
-}
-
-// Stall is the reason the summary gives for a run that stopped with work
-// left, or "": its `unfinished` line, or any field naming a stall or a
-// budget that is set.
-func Stall(js map[string]any) string {
-	var out []string
-	look := func(prefix string, m map[string]any) {
-		for k, v := range m {
-			if k != "unfinished" && !strings.Contains(k, "stall") && !strings.Contains(k, "budget") {
-				continue
-			}
-			switch x := v.(type) {
-			case string:
-				if x != "" {
-					out = append(out, prefix+k+": "+x)
-				}
-			case bool:
-				if x {
-					out = append(out, prefix+k)
-				}
-			case float64:
-				if x != 0 {
-					out = append(out, fmt.Sprintf("%s%s: %g", prefix, k, x))
-				}
-			}
-		}
-	}
-	look("", js)
-	if f, ok := js["figures"].(map[string]any); ok {
-		look("figures.", f)
-	}
-	return strings.Join(out, "; ")
-}
-
-// HeldAtEnd reads held_at_end from the summary: top level, or (before it
-// moved there) the figures.
-func HeldAtEnd(js map[string]any) (int64, bool) {
-	if v, ok := js["held_at_end"].(float64); ok {
-		return int64(v), true
-	}
-	if f, ok := js["figures"].(map[string]any); ok {
-		if v, ok := f["held_at_end"].(float64); ok {
-			return int64(v), true
-		}
-	}
-	return 0, false
-}
-
-// Finish checks the summary of the run against the tally, conservation of
-// the states, and the settled state (liveness).
-func (c *Checker) Finish(w *engine.World, sum engine.Summary) Counts {
-	k := c.Tally(w)
-	raw, _ := json.Marshal(sum)
-	var js map[string]any
-	_ = json.Unmarshal(raw, &js)
-	eq := func(name string, got, want int64) {
-		if got != want {
-			c.fail(nil, "summary "+name+" %d, the events give %d", got, want)
-		}
-	}
-	eq("messages", sum.Messages, k.Messages)
-	eq("effects", sum.Effects, k.Effects)
-	eq("duplicate_effects", sum.DuplicateEffects, k.Duplicates)
-	eq("dlq", sum.DLQ, k.DLQ)
-	eq("lost", sum.Lost, k.Lost)
-	eq("events", sum.Events, c.events)
-	if h, ok := HeldAtEnd(js); ok {
-		eq("held_at_end", h, k.Held)
-	}
-	if d, ok := js["done"].(float64); ok {
-		eq("done", int64(d), k.Done)
-	}
-	if c.queue {
-		eq("deliveries", sum.Deliveries, c.deliveries)
-		eq("late_acks_refused", sum.LateAcksRefused, c.refuse)
-	}
-	for i, got := range [2][]engine.AlertFiring{sum.Alerts, sum.WouldHaveFired} {
-		var g []string
-		for _, a := range got {
-			g = append(g, a.Name+" at "+a.At)
-		}
-		// the summary lists alerts in the incident's order, the events in
-		// firing order: compare as sets
-		if !sameSet(g, c.alerts[i]) {
-			c.fail(nil, "summary "+[]string{"alerts", "would_have_fired"}[i]+" %v, the events fire %v", g, c.alerts[i])
-		}
-	}
-	if k.Held+k.Done+k.DLQ+k.Lost != k.Messages {
-		c.fail(nil, "held %d + done %d + dlq %d + lost %d is not messages %d", k.Held, k.Done, k.DLQ, k.Lost, k.Messages)
-	}
-	if end, err := engine.ParseClock(sum.End); err != nil {
-		c.fail(nil, "summary end %q: %v", sum.End, err)
-	} else {
-		if end < c.spec.Start {
-			c.fail(nil, "summary end %s is before the start %s", sum.End, c.spec.Start.Short())
-		}
-		if c.events > 0 && sum.End != c.lastT.Short() {
-			c.fail(nil, "summary end %s, the last event %s", sum.End, c.lastT.Short())
-		}
-	}
-	c.brokerFinish(sum, c.lastT)
-	if f, ok := sum.Figures["dead_letters_sold"]; ok {
-		// stagefront's false failures: seats in the drawer that were sold
-		sold := int64(0)
-		for _, id := range c.dlq {
-			if c.msgs[id].effects > 0 {
-				sold++
-			}
-		}
-		if fmt.Sprint(f) != fmt.Sprint(sold) {
-			c.fail(nil, "summary figures.dead_letters_sold %v, the events give %d", f, sold)
-		}
-	}
-	if f, ok := sum.Figures["dead_lettered_never_applied"]; ok {
-		// cashback's dead letters that carry no credit
-		none := int64(0)
-		for _, id := range c.dlq {
-			if c.msgs[id].effects == 0 {
-				none++
-			}
-		}
-		if fmt.Sprint(f) != fmt.Sprint(none) {
-			c.fail(nil, "summary figures.dead_lettered_never_applied %v, the events give %d", f, none)
-		}
-	}
-	stall := Stall(js)
-	if !w.Settled() {
-		if stall == "" {
-			c.fail(nil, "did not settle after %d events (it may never), and the summary says nothing of it", c.events)
-		}
-		return k
-	}
-	c.liveness(w, k, stall)
-	if stall != "" && k.Held == 0 {
-		c.fail(nil, "the summary says the run was left unfinished (%s), but nothing is left", stall)
-	}
-	return k
-}
-
-// liveness: at a settled state no message waits beside an idle worker,
-// and nothing is in flight without a worker that will never let go of it;
-// a run that stops with work left says why.
-func (c *Checker) liveness(w *engine.World, k Counts, stall string) {
-	if !c.queue {
-		if k.Held > 0 && stall == "" {
-			c.fail(nil, "settled with %d messages still held, and the summary gives no reason", k.Held)
-		}
-		return
-	}
-	idle, wedged := 0, 0
-	holder := map[int32]bool{}
-	for _, wk := range sqs.Of(w).Workers() {
-		switch {
-		case wk.State == sqs.WIdle:
-			idle++
-		case wk.State == sqs.WBusy && wk.Wedged:
-			wedged++
-			holder[wk.Msg] = true
-		}
-	}
-	if c.n[sWaiting] > 0 && idle > 0 {
-		if stall == "" || sqs.KnobsOf(&w.Knobs).Mode != sqs.ModeOrdered {
-			// in a standard queue an idle worker takes any waiting message
-			c.fail(nil, "settled with %d waiting and %d idle workers (stall note: %q)", c.n[sWaiting], idle, stall)
-		}
-	}
-	for _, id := range sqs.Of(w).Leased() {
-		if !holder[id] {
-			c.fail(nil, "settled with message %d in flight and no wedged worker holding it", id)
-			break
-		}
-	}
-	if k.Held > 0 && stall == "" {
-		c.fail(nil, "settled with %d messages held (%d wedged workers), and the summary gives no reason", k.Held, wedged)
-	}
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	in := map[string]int{}
-	for _, x := range a {
-		in[x]++
-	}
-	for _, x := range b {
-		in[x]--
-	}
-	for _, n := range in {
-		if n != 0 {
-			return false
-		}
-	}
-	return true
 }

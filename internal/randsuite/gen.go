@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"inflight/engine"
+	"inflight/incidents"
 )
 
 // Case is one run: what `inflight run` would be given.
@@ -177,13 +178,7 @@ var gens = map[string]knobGen{
 		return ms(logMs(r, 1, 10_000) - 1)
 	},
 	"wedge_p": func(r *rand.Rand, _ *engine.Knob, _ *engine.Spec, _ bool) string { return prob(r, 0.5, 0.05) },
-	"crash_p": func(r *rand.Rand, _ *engine.Knob, spec *engine.Spec, _ bool) string {
-		if spec.ID == "stagefront" {
-			// every delivery crashing is 200,000 messages through max_receives deliveries each
-			return prob(r, 0.01, 0)
-		}
-		return prob(r, 0.3, 0.05)
-	},
+	"crash_p": func(r *rand.Rand, _ *engine.Knob, _ *engine.Spec, _ bool) string { return prob(r, 0.3, 0.05) },
 	"write_timeout_p": func(r *rand.Rand, _ *engine.Knob, _ *engine.Spec, _ bool) string {
 		// every answer lost (1) re-sends each reading to its deadline:
 		// 4.5 million events, so rarely; below it, up to 0.6 (a million)
@@ -220,6 +215,25 @@ func countGen(r *rand.Rand, k *engine.Knob, spec *engine.Spec, fork bool) string
 
 func choiceGen(r *rand.Rand, k *engine.Knob, _ *engine.Spec, _ bool) string {
 	return k.Choices[r.IntN(len(k.Choices))]
+}
+
+// capped is the family's cap on knob k for random runs
+// (Descriptor.ExploreMax), if it declares one.
+func capped(spec *engine.Spec, k string) (float64, bool) {
+	d := incidents.FamilyOf(spec)
+	if d == nil {
+		return 0, false
+	}
+	hi, ok := d.ExploreMax[k]
+	return hi, ok
+}
+
+// draw is a value for knob k: its generator's, or under the family's cap.
+func draw(r *rand.Rand, k *engine.Knob, spec *engine.Spec, fork bool) string {
+	if hi, ok := capped(spec, k.Name); ok && k.Type == engine.KnobProbability {
+		return prob(r, hi, 0)
+	}
+	return gens[k.Name](r, k, spec, fork)
 }
 
 // HasGen reports whether the generator knows how to draw knob name.
@@ -260,12 +274,12 @@ func (g *Gen) Case(seed uint64, i int) Case {
 		for _, k := range knobs {
 			isCount := sizeCap[k.Name] > 0
 			if (isCount && !fork) || r.IntN(5) < 2 {
-				set = append(set, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, fork)})
+				set = append(set, engine.Setting{Knob: k.Name, Value: draw(r, k, g.Spec, fork)})
 			}
 		}
 		if fork && len(set) == 0 {
 			k := knobs[r.IntN(len(knobs))]
-			set = append(set, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, fork)})
+			set = append(set, engine.Setting{Knob: k.Name, Value: draw(r, k, g.Spec, fork)})
 		}
 		p := g.Spec.Params
 		if err := p.Apply(set); err != nil || engine.CheckKnobsFor(g.Spec, set) != nil {
@@ -274,9 +288,7 @@ func (g *Gen) Case(seed uint64, i int) Case {
 			}
 			continue // latency_max below latency_min: draw again
 		}
-		if g.Spec.ID == "stagefront" {
-			set = tame(set)
-		}
+		set = tame(g.Spec, set)
 		if fork {
 			c.HasAt, c.AtSet = true, set
 			// within the first nine tenths: another seed may end a little sooner
@@ -288,10 +300,11 @@ func (g *Gen) Case(seed uint64, i int) Case {
 	}
 }
 
-// tame keeps a stagefront case inside the budget: with zero rows taken for
-// failure, every crashed sale comes back max_receives times, so many
-// receives go with few crashes.
-func tame(set []engine.Setting) []engine.Setting {
+// tame keeps a case inside the budget when the family caps a rate: with
+// a receive limit above 10, each failure the rate causes may come back
+// that many times (stagefront's crashed sales, zero rows taken for
+// failure), so a capped rate is a tenth of its cap.
+func tame(spec *engine.Spec, set []engine.Setting) []engine.Setting {
 	many := false
 	for _, s := range set {
 		if n, err := strconv.Atoi(s.Value); s.Knob == "max_receives" && err == nil && n > 10 {
@@ -301,13 +314,20 @@ func tame(set []engine.Setting) []engine.Setting {
 	if !many {
 		return set
 	}
-	out := []engine.Setting{}
-	for _, s := range set {
-		if s.Knob != "crash_p" {
-			out = append(out, s)
+	for _, k := range engine.KnobsFor(spec) {
+		hi, ok := capped(spec, k.Name)
+		if !ok {
+			continue
 		}
+		out := []engine.Setting{}
+		for _, s := range set {
+			if s.Knob != k.Name {
+				out = append(out, s)
+			}
+		}
+		set = append(out, engine.Setting{Knob: k.Name, Value: strconv.FormatFloat(hi/10, 'g', -1, 64)})
 	}
-	return append(out, engine.Setting{Knob: "crash_p", Value: "0.001"})
+	return set
 }
 
 // ForkCase draws case i of a stream of forks from a changed state: knobs
@@ -324,17 +344,17 @@ func (g *Gen) ForkCase(seed uint64, i int) Case {
 		for _, k := range knobs {
 			isCount := sizeCap[k.Name] > 0
 			if isCount || r.IntN(2) == 0 {
-				c.Set = append(c.Set, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, false)})
+				c.Set = append(c.Set, engine.Setting{Knob: k.Name, Value: draw(r, k, g.Spec, false)})
 			}
 		}
 		for _, k := range knobs {
 			if r.IntN(3) == 0 {
-				c.AtSet = append(c.AtSet, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, true)})
+				c.AtSet = append(c.AtSet, engine.Setting{Knob: k.Name, Value: draw(r, k, g.Spec, true)})
 			}
 		}
 		if len(c.AtSet) == 0 {
 			k := knobs[r.IntN(len(knobs))]
-			c.AtSet = append(c.AtSet, engine.Setting{Knob: k.Name, Value: gens[k.Name](r, k, g.Spec, true)})
+			c.AtSet = append(c.AtSet, engine.Setting{Knob: k.Name, Value: draw(r, k, g.Spec, true)})
 		}
 		c.At = g.Spec.Start + engine.Time(r.Int64N(int64(g.End-g.Spec.Start)*9/10+1))
 		w, err := engine.NewWorld(c.Spec, c.Seed, c.Set)

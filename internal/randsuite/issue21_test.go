@@ -40,7 +40,7 @@ func TestIssue21Runs(t *testing.T) {
 		g := gens[c.Spec.ID]
 		if g == nil {
 			var err error
-			if g, err = NewGen(c.Spec); err != nil {
+			if g, err = genFor(c.Spec); err != nil {
 				t.Fatal(err)
 			}
 			gens[c.Spec.ID] = g

@@ -19,7 +19,7 @@
 //   - the branch name typed in the fork form, as the fork is made, and
 //     everything a presenter typed, as Stage.Publish puts it on stage;
 //   - the stage between processes: states and questions from Redis are
-//     checked (tui.StageState.Check, tui.PollShared.Check) as
+//     checked (stage.State.Check, stage.PollShared.Check) as
 //     serve/stagelink decodes them, and again by Stage.Receive and
 //     Poll.Receive, which clean every text they keep;
 //   - SSH: the user name and TERM a client sends, as serve logs them,

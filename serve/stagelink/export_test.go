@@ -6,6 +6,7 @@ package stagelink
 var (
 	StartRedis = startRedis
 	WaitFor    = waitFor
+	OpenRaw    = openRaw
 )
 
 // SyncBuf is a log buffer safe for the server and the test at once.

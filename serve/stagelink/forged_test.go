@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"inflight/tui"
+	"inflight/stage"
 )
 
 // forgedMessages are what anyone who reaches the hall's Redis could
@@ -23,8 +23,8 @@ func forgedMessages(t *testing.T) []string {
 	for i := range many {
 		many[i] = "\x1b[2J"
 	}
-	q := func(text string, choices []string) tui.PollShared {
-		return tui.PollShared{Seq: 7, Open: true, Question: tui.PollQuestion{Incident: "thursday", Key: "5", Text: text, Choices: choices}}
+	q := func(text string, choices []string) stage.PollShared {
+		return stage.PollShared{Seq: 7, Open: true, Question: stage.PollQuestion{Incident: "thursday", Key: "5", Text: text, Choices: choices}}
 	}
 	var out []string
 	add := func(e envelope) {
@@ -35,7 +35,7 @@ func forgedMessages(t *testing.T) []string {
 		}
 		out = append(out, string(b))
 	}
-	for _, pq := range []tui.PollShared{
+	for _, pq := range []stage.PollShared{
 		q(hostile, many),
 		q(hostile, []string{"a", "b"}),
 		q("which?", []string{"\x1b]0;pwned\x07", "b"}),
@@ -44,12 +44,12 @@ func forgedMessages(t *testing.T) []string {
 	} {
 		add(envelope{Kind: "question", Question: &pq})
 	}
-	for _, st := range []tui.StageState{
+	for _, st := range []stage.State{
 		{Code: "thursday@1/p178@19:52:00;visibility_timeout=60s#560.1dde67ec~2;n1=%1b%5d52%3bc%3bZXZpbA%3d%3d%07"},
 		{Code: "\x1b[2J"},
 		{Code: sc("speed"), Speed: 7},
-		{Code: sc("screen"), Screen: tui.StageScreen{Kind: "shell"}},
-		{Code: sc("row"), Screen: tui.StageScreen{Kind: "branches", Row: -4}},
+		{Code: sc("screen"), Screen: stage.Screen{Kind: "shell"}},
+		{Code: sc("row"), Screen: stage.Screen{Kind: "branches", Row: -4}},
 	} {
 		add(envelope{Kind: "state", Rev: 99, State: &st})
 	}
@@ -71,8 +71,8 @@ func TestForgedMessagesRefused(t *testing.T) {
 	t.Parallel()
 	r, a, b := twoProcs(t)
 	a.stage.Arrive()
-	a.stage.Publish(tui.StageState{Code: sc("before")})
-	waitFor(t, time.Second, "B follows", func() bool { return b.code() == sc("before") })
+	a.stage.Publish(stage.State{Code: sc("before")})
+	waitFor(t, "B follows", func() bool { return b.code() == sc("before") })
 
 	raw := openRaw(t, r)
 	defer raw.Close()
@@ -85,8 +85,8 @@ func TestForgedMessagesRefused(t *testing.T) {
 			}
 		}
 	}
-	a.stage.Publish(tui.StageState{Code: sc("after")})
-	waitFor(t, 10*time.Second, "B follows what comes after the flood", func() bool { return b.code() == sc("after") })
+	a.stage.Publish(stage.State{Code: sc("after")})
+	waitFor(t, "B follows what comes after the flood", func() bool { return b.code() == sc("after") })
 	elapsed := time.Since(start)
 	if sh := b.stage.Poll().Shared(); sh.Seq != 0 || sh.Open {
 		t.Fatalf("a forged question is up on B: %+v", sh)
@@ -107,8 +107,8 @@ func TestForgedMessagesRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := openProc(t, redisURL(r), Options{})
-	waitFor(t, 5*time.Second, "C online", c.online)
-	waitFor(t, 5*time.Second, "C logs the refusal", func() bool { return strings.Contains(c.log.String(), "stage message refused") })
+	waitFor(t, "C online", c.online)
+	waitFor(t, "C logs the refusal", func() bool { return strings.Contains(c.log.String(), "stage message refused") })
 	if sh := c.stage.Poll().Shared(); sh.Seq != 0 || sh.Open {
 		t.Fatalf("a forged question from the keys is up on C: %+v", sh)
 	}
@@ -118,8 +118,8 @@ func TestForgedMessagesRefused(t *testing.T) {
 	}
 
 	// the presenter's real question still reaches both
-	seq := a.stage.Poll().Ask(tui.PollQuestion{Incident: "thursday", Key: "5", Text: "which?", Choices: []string{"x", "y"}, Answer: 1})
-	waitFor(t, 2*time.Second, "B and C hear the real question", func() bool {
+	seq := a.stage.Poll().Ask(stage.PollQuestion{Incident: "thursday", Key: "5", Text: "which?", Choices: []string{"x", "y"}, Answer: 1})
+	waitFor(t, "B and C hear the real question", func() bool {
 		return b.stage.Poll().Shared().Seq == seq && c.stage.Poll().Shared().Seq == seq
 	})
 }

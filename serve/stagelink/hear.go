@@ -38,7 +38,7 @@ func (l *Link) apply(b []byte) {
 	if e.Proc == l.proc {
 		return
 	}
-	now := time.Now()
+	now := l.now()
 	l.mu.Lock()
 	if e.Proc == l.presenter {
 		l.heardAt = now
@@ -116,12 +116,12 @@ func (l *Link) followPresenter(proc string, presenting bool, now time.Time) {
 // forged messages costs one line, which counts the ones it kept quiet.
 func (l *Link) warn(msg string, kv ...any) {
 	l.mu.Lock()
-	quiet := !l.warnedAt.IsZero() && time.Since(l.warnedAt) < warnEvery
+	quiet := !l.warnedAt.IsZero() && l.now().Sub(l.warnedAt) < warnEvery
 	n := l.unwarned
 	if quiet {
 		l.unwarned++
 	} else {
-		l.warnedAt, l.unwarned = time.Now(), 0
+		l.warnedAt, l.unwarned = l.now(), 0
 	}
 	l.mu.Unlock()
 	if !quiet {
@@ -149,7 +149,7 @@ func (l *Link) refreshRoom() {
 	if sh.Seq == 0 {
 		return
 	}
-	now := time.Now()
+	now := l.now()
 	l.mu.Lock()
 	tally := make([]int, n)
 	if l.tallySeq == sh.Seq && len(l.tally) == n {
@@ -172,7 +172,7 @@ func (l *Link) refreshRoom() {
 // silent makes the stage Lost, and stale beats leave the room's count.
 func (l *Link) watch() {
 	l.mu.Lock()
-	lost := l.presenter != "" && time.Since(l.heardAt) > silentFor
+	lost := l.presenter != "" && l.now().Sub(l.heardAt) > silentFor
 	if lost {
 		l.presenter = ""
 	}

@@ -29,13 +29,14 @@ import (
 	"math"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/log"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
-	"inflight/tui"
+	"inflight/stage"
 )
 
 const (
@@ -64,13 +65,13 @@ type Options struct {
 }
 
 // Link carries one process's stage to the others and theirs to it. It
-// implements tui.StageLink: Publish, Question and Answer only leave the
+// implements stage.Link: Publish, Question and Answer only leave the
 // latest in a mailbox, and one goroutine talks to Redis, connecting again
 // with backoff whenever Redis goes away.
 type Link struct {
 	url   URL
-	stage *tui.Stage
-	poll  *tui.Poll
+	stage *stage.Stage
+	poll  *stage.Poll
 	rdb   *redis.Client
 	log   *log.Logger
 	proc  string // this process, random: its own messages come back to it
@@ -81,6 +82,7 @@ type Link struct {
 	done   chan struct{}
 	wake   chan struct{} // the mailbox has something; capacity 1
 	close  sync.Once
+	tries  atomic.Int64 // connections tried, which tests wait on
 
 	mu     sync.Mutex
 	out    outbox
@@ -94,20 +96,25 @@ type Link struct {
 	presenter string          // the process the presenter's state came from
 	heardAt   time.Time       // when presenter last spoke
 	seen      seenState       // the last state applied
-	last      *tui.StageState // and that state, as its sender sent it
+	last      *stage.State    // and that state, as its sender sent it
 	holding   bool            // NAME:presenter may be this process's
 	tallySeq  uint64
 	tally     []int
 	warnedAt  time.Time // bad messages are logged at most every warnEvery
 	unwarned  int       // and those refused since, unlogged
+
+	// now is the clock silences and beats' ages are read off (the
+	// process's; a test's own). Connecting, its backoff and the beat's
+	// tickers keep real time.
+	now func() time.Time
 }
 
 // outbox is what waits to be sent: the latest state and question, and
 // every answer given here to the current question (all of them are sent
 // again after an outage: the script counts each session once).
 type outbox struct {
-	state    *tui.StageState
-	question *tui.PollShared
+	state    *stage.State
+	question *stage.PollShared
 	seq      uint64
 	answers  map[uint64]int // session → choice
 	unsent   map[uint64]bool
@@ -127,10 +134,10 @@ type seenState struct {
 	rev  uint64
 }
 
-// Open links stage through the Redis at u and returns at once: it
+// Open links stage s through the Redis at u and returns at once: it
 // connects in the background, and the process serves whether or not
 // Redis is there. Close stops it.
-func Open(u URL, stage *tui.Stage, opt Options) *Link {
+func Open(u URL, s *stage.Stage, opt Options) *Link {
 	logger := opt.Logger
 	if logger == nil {
 		logger = log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "stage"})
@@ -155,16 +162,17 @@ func Open(u URL, stage *tui.Stage, opt Options) *Link {
 		ro.TLSConfig = &tls.Config{ServerName: u.Host, MinVersion: tls.VersionTLS12, RootCAs: opt.RootCAs}
 	}
 	l := &Link{
-		url: u, stage: stage, poll: stage.Poll(), rdb: redis.NewClient(ro), log: logger,
+		url: u, stage: s, poll: s.Poll(), rdb: redis.NewClient(ro), log: logger,
 		proc: proc,
 		keys: newKeys(u.Key, u.DB),
 		done: make(chan struct{}), wake: make(chan struct{}, 1),
 		out:   outbox{answers: map[uint64]int{}, unsent: map[uint64]bool{}},
 		beats: map[string]beat{},
+		now:   time.Now,
 	}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
-	stage.SetOnline(false) // until connected
-	stage.Link(l)
+	s.SetOnline(false) // until connected
+	s.Link(l)
 	go l.run()
 	return l
 }
@@ -179,23 +187,23 @@ func (l *Link) Close() error {
 	return nil
 }
 
-// Publish implements tui.StageLink.
-func (l *Link) Publish(st tui.StageState) {
+// Publish implements stage.Link.
+func (l *Link) Publish(st stage.State) {
 	l.mu.Lock()
 	l.out.state = &st
 	l.mu.Unlock()
 	l.poke()
 }
 
-// Question implements tui.StageLink.
-func (l *Link) Question(q tui.PollShared) {
+// Question implements stage.Link.
+func (l *Link) Question(q stage.PollShared) {
 	l.mu.Lock()
 	l.out.question = &q
 	l.mu.Unlock()
 	l.poke()
 }
 
-// Answer implements tui.StageLink.
+// Answer implements stage.Link.
 func (l *Link) Answer(seq, session uint64, choice int) {
 	l.mu.Lock()
 	if seq != l.out.seq {
@@ -227,6 +235,7 @@ func (l *Link) run() {
 	backoff := minBackoff
 	for {
 		start := time.Now()
+		l.tries.Add(1)
 		up, err := l.session()
 		if l.ctx.Err() != nil {
 			return

@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"inflight/internal/termtext"
-	"inflight/tui"
+	"inflight/stage"
 )
 
 // keys are the Redis names under the URL's key NAME.
@@ -28,14 +28,14 @@ func (k keys) tally(seq uint64) string   { return k.name + ":tally:" + strconv.F
 
 // envelope is every message on the channel and in the keys.
 type envelope struct {
-	V        int             `json:"v"`
-	Proc     string          `json:"proc"`
-	Kind     string          `json:"kind"` // state, question, tally, beat
-	Rev      uint64          `json:"rev,omitempty"`
-	State    *tui.StageState `json:"state,omitempty"`
-	Question *tui.PollShared `json:"question,omitempty"`
-	Tally    *tallyMsg       `json:"tally,omitempty"`
-	Beat     *beatMsg        `json:"beat,omitempty"`
+	V        int               `json:"v"`
+	Proc     string            `json:"proc"`
+	Kind     string            `json:"kind"` // state, question, tally, beat
+	Rev      uint64            `json:"rev,omitempty"`
+	State    *stage.State      `json:"state,omitempty"`
+	Question *stage.PollShared `json:"question,omitempty"`
+	Tally    *tallyMsg         `json:"tally,omitempty"`
+	Beat     *beatMsg          `json:"beat,omitempty"`
 }
 
 type tallyMsg struct {
@@ -89,8 +89,8 @@ func (l *Link) decode(b []byte) (envelope, bool) {
 const maxCount = 1 << 20
 
 // check refuses a message no process of this version sends, before any of
-// it reaches the stage: an unknown kind, a state or question the tui
-// refuses (tui.StageState.Check, tui.PollShared.Check: codes that parse,
+// it reaches the stage: an unknown kind, a state or question the stage
+// refuses (stage.State.Check, stage.PollShared.Check: codes that parse,
 // numbers in range, a question's 2–5 choices of plain text), a tally
 // that is no question's, a beat's count out of range.
 func (e envelope) check() error {
@@ -113,7 +113,7 @@ func (e envelope) check() error {
 }
 
 // checkTally refuses counts that are not a question's: 2 to 5 choices
-// (the tui's bound), none negative or past maxCount.
+// (the stage's bound), none negative or past maxCount.
 func checkTally(counts []int) error {
 	if n := len(counts); n < 2 || n > 5 {
 		return fmt.Errorf("a tally of %d choices", n)

@@ -98,7 +98,7 @@ func (r *redisProc) start() error {
 	go func(c *exec.Cmd, exited chan struct{}) { c.Wait(); close(exited) }(r.cmd, r.exited)
 	rdb := openRaw(r.t, r)
 	defer rdb.Close()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(hung) // fails only a start that hangs
 	for {
 		select {
 		case <-r.exited:

@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"inflight/tui"
+	"inflight/stage"
 )
 
 // catchUp, on each connection: a process whose presenter is here is the
@@ -40,7 +40,7 @@ func (l *Link) catchUp(ctx context.Context) error {
 		l.out.unsent[s] = true
 	}
 	if l.presenter != "" && authority {
-		l.heardAt = time.Now() // the outage was ours, not its silence
+		l.heardAt = l.now() // the outage was ours, not its silence
 	}
 	l.mu.Unlock()
 	l.poke()
@@ -81,7 +81,7 @@ func (l *Link) readStage(ctx context.Context) error {
 		l.presenter = "" // its own beats are not heard, and need not be
 	}
 	if present != "" {
-		l.heardAt = time.Now().Add(min(left-presentFor, 0))
+		l.heardAt = l.now().Add(min(left-presentFor, 0))
 	}
 	l.mu.Unlock()
 	if b, err := st.Bytes(); err == nil {
@@ -165,7 +165,7 @@ func (l *Link) send(ctx context.Context) error {
 	return err
 }
 
-func (l *Link) sendState(ctx context.Context, st *tui.StageState) error {
+func (l *Link) sendState(ctx context.Context, st *stage.State) error {
 	if st == nil {
 		return nil
 	}
@@ -178,7 +178,7 @@ func (l *Link) sendState(ctx context.Context, st *tui.StageState) error {
 	return l.setAndPublish(ctx, l.keys.state, e, l.presence(ctx, l.stage.Presenting()))
 }
 
-func (l *Link) sendQuestion(ctx context.Context, q *tui.PollShared) error {
+func (l *Link) sendQuestion(ctx context.Context, q *stage.PollShared) error {
 	if q == nil {
 		return nil
 	}

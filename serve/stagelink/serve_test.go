@@ -36,14 +36,21 @@ func TestServeStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stagelink.WaitFor(t, 5*time.Second, "serve's stage connected", func() bool { return strings.Contains(logs.String(), "stage connected") })
+	stagelink.WaitFor(t, "serve's stage connected", func() bool { return strings.Contains(logs.String(), "stage connected") })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// the link ended with the server: Redis no longer has its connections,
+	// so Redis going away afterwards is nothing it can hear
+	raw := stagelink.OpenRaw(t, r)
+	stagelink.WaitFor(t, "the link's connections closed", func() bool {
+		list, err := raw.ClientList(t.Context()).Result()
+		return err == nil && !strings.Contains(list, "name=inflight-stage-")
+	})
+	raw.Close()
 	r.Kill()
-	time.Sleep(100 * time.Millisecond)
 	if strings.Contains(logs.String(), "stage connection lost") {
 		t.Errorf("the link outlived Shutdown:\n%s", logs.String())
 	}

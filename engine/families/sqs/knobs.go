@@ -100,11 +100,25 @@ var knobs = engine.KnobsOver[Knobs](
 )
 
 // Descriptor is the queue as the incidents package builds it, for every
-// incident file without a `family:` key.
+// incident file without a `family:` key; its knobs are written in the
+// sections broker, handler and provider, and workers.restart_after.
 var Descriptor = engine.Descriptor{
 	Name:    "sqs",
 	Doc:     "an SQS-like queue: leases, redelivery, a dead letter queue, workers calling a provider",
 	Knobs:   knobs,
 	Actions: engine.QueueActions,
 	New:     New,
+	File: engine.FileSchema{
+		// broker, handler and provider (the dependency) as the lesson
+		// tells the system, each with the knobs of its part
+		Sections: []engine.KnobSection{
+			{Name: "broker", Knobs: []string{"mode", "visibility_timeout", "max_receives", "late_ack"}},
+			{Name: "handler", Knobs: []string{"ack", "claim", "claim_window", "crash_after_claim", "heartbeat"}},
+			{Name: "provider", Knobs: []string{"latency_min", "latency_max", "wedge_p"}},
+		},
+		Default:      true,
+		NeedsSources: true,
+		NeedsWorkers: true,
+		Called:       "the queue",
+	},
 }

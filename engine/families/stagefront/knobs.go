@@ -29,5 +29,8 @@ var Descriptor = engine.Descriptor{
 		engine.IntKnob("max_receives", "deliveries before a message goes to the DLQ; every delivery counts, a redelivery or re-read after a crash included", func(k *Knobs) *int { return &k.MaxReceives }, 1, 1000, 3),
 		engine.DurKnob("restart_after", "the supervisor's delay before a dead worker is back", func(k *Knobs) *engine.Duration { return &k.RestartAfter }, true, 2*engine.Second),
 	),
-	New: New,
+	// every sale crashing is 200,000 messages through max_receives
+	// deliveries each
+	ExploreMax: map[string]float64{"crash_p": 0.01},
+	New:        New,
 }

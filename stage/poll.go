@@ -1,4 +1,4 @@
-package tui
+package stage
 
 import (
 	"reflect"
@@ -30,12 +30,12 @@ type Poll struct {
 	gen, tally         uint64
 	wakeGen, wakeTally chan struct{}
 
-	now func() time.Time // the wall clock; tests set their own
+	now func() time.Time // the stage's clock; tests give their own
 
 	// Under serve --stage the question is the room's across processes:
 	// link carries this process's questions and answers, and room is
 	// the tally every process's answers make, as the link last heard it.
-	link StageLink
+	link Link
 	room roomTally
 	// offline: the link is down (Stage.SetOnline), so room is stale and
 	// State counts this process's answers only.
@@ -91,20 +91,23 @@ const (
 	maxPollSessions = 4096
 	// presentFor is how long a follower counts as in the room after it
 	// last waited on the poll; followers wait again at least every
-	// pollWait. A session that ends leaves at once (Gone, from the
-	// Model's Release): this only catches one that never says so.
-	presentFor = 3 * pollWait
-	// pollWait bounds one wait on the poll. A session's wait ends with
+	// PollWait. A session that ends leaves at once (Gone, when the
+	// session is released): this only catches one that never says so.
+	presentFor = 3 * PollWait
+	// PollWait bounds one wait on the poll. A session's wait ends with
 	// the session (Gone), so the bound only limits how long a session
 	// that never says so leaves a goroutine behind; a long one keeps an
 	// idle room from waking every session for nothing.
-	pollWait = 30 * time.Second
+	PollWait = 30 * time.Second
 )
 
-// NewPoll returns a poll with no question.
-func NewPoll() *Poll {
+// NewPoll returns a poll with no question, on the real clock.
+func NewPoll() *Poll { return newPoll(time.Now) }
+
+// newPoll is a poll that reads presence off clock now (the stage's).
+func newPoll(now func() time.Time) *Poll {
 	return &Poll{answers: map[uint64]int{}, present: map[uint64]time.Time{},
-		wakeGen: make(chan struct{}), wakeTally: make(chan struct{}), now: time.Now}
+		wakeGen: make(chan struct{}), wakeTally: make(chan struct{}), now: now}
 }
 
 // Session hands out a new anonymous session number (never 0).

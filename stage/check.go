@@ -1,12 +1,14 @@
-package tui
+package stage
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"inflight/engine"
+	"inflight/incidents"
 	"inflight/internal/termtext"
 )
 
@@ -35,19 +37,23 @@ const (
 	maxForkKnobs = 256
 )
 
-var stageScreens = []string{"", "help", "story", "compare", "exercises", "branches", "fork", "code", "jump", "picker"}
+// bundledIDs are the bundled incidents a state may show, parsed once per
+// process on first use (a check per message must not parse them).
+var bundledIDs = sync.OnceValue(incidents.IDs)
+
+var screens = []string{"", "help", "story", "compare", "exercises", "branches", "fork", "code", "jump", "picker"}
 
 // Check says why st is not a state a presenter of this build sends: a
 // code or branch line that does not parse as a share code of a bundled
 // incident, a speed the stage does not offer, an unknown screen, a number
 // out of range.
-func (st StageState) Check() error {
+func (st State) Check() error {
 	c, err := engine.ParseCode(st.Code)
 	if err != nil {
 		return fmt.Errorf("code: %w", err)
 	}
-	if _, err := bundledSpec(c.Incident); err != nil {
-		return fmt.Errorf("code: %w", err)
+	if ids := bundledIDs(); !slices.Contains(ids, c.Incident) {
+		return fmt.Errorf("code: unknown incident %q (incidents: %s)", c.Incident, strings.Join(ids, ", "))
 	}
 	for i, l := range st.Branches {
 		lc, err := engine.ParseCode(l)
@@ -58,7 +64,7 @@ func (st StageState) Check() error {
 			return fmt.Errorf("branch %d is of %s@%d, the code of %s@%d", i+1, clipped(lc.Incident), lc.Seed, clipped(c.Incident), c.Seed)
 		}
 	}
-	if !slices.Contains(speeds[:], st.Speed) {
+	if !slices.Contains(Speeds[:], st.Speed) {
 		return fmt.Errorf("speed %v is not one the stage offers", st.Speed)
 	}
 	if c := st.Clock; c != nil && (c.Wall <= 0 || c.Wall > maxStageWall || c.Until < 0 || c.Until > maxStageWall) {
@@ -68,7 +74,7 @@ func (st StageState) Check() error {
 		return errors.New("the question's key is not a key")
 	}
 	s := st.Screen
-	if !slices.Contains(stageScreens, s.Kind) {
+	if !slices.Contains(screens, s.Kind) {
 		return fmt.Errorf("unknown screen %q", clipped(s.Kind))
 	}
 	n := max(1, len(st.Branches))
@@ -88,7 +94,7 @@ func (st StageState) Check() error {
 }
 
 // clean is st with every text a presenter typed passed through the guard.
-func (st StageState) clean() StageState {
+func (st State) clean() State {
 	st.Screen.Text = termtext.Clean(st.Screen.Text, termtext.Line)
 	if f := st.Screen.Fork; f != nil {
 		g := *f

@@ -1,19 +1,10 @@
-package tui
+package stage
 
 import (
 	"sync"
 	"testing"
 	"time"
 )
-
-func closedNow(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
-}
 
 // TestPollCountsOneAnswerPerSession: fifty sessions answer at once, some
 // of them twice; the tally counts each session once, with its last
@@ -79,9 +70,8 @@ func TestPollCountsOneAnswerPerSession(t *testing.T) {
 // TestPollWaiting counts the followers present who have not answered; a
 // follower that stops waiting on the poll drops out of the count.
 func TestPollWaiting(t *testing.T) {
-	p := NewPoll()
-	now := time.Unix(0, 0)
-	p.now = func() time.Time { return now }
+	c := newClock()
+	p := newPoll(c.Now)
 	seq := p.Ask(PollQuestion{Choices: []string{"a", "b"}})
 	var ss []uint64
 	for range 10 {
@@ -96,11 +86,11 @@ func TestPollWaiting(t *testing.T) {
 		t.Fatalf("%d waiting, %d answered; want 6 and 4", st.Waiting, st.Answered)
 	}
 	p.Gone(ss[9])
-	now = now.Add(presentFor / 2)
+	c.Add(presentFor / 2)
 	for _, s := range ss[:8] {
 		p.Here(s) // ss[8] stops waiting
 	}
-	now = now.Add(presentFor/2 + time.Millisecond)
+	c.Add(presentFor/2 + time.Millisecond)
 	if st := p.State(); st.Waiting != 4 {
 		t.Fatalf("%d waiting; want 4 (one left, one stopped waiting)", st.Waiting)
 	}
