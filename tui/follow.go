@@ -122,11 +122,11 @@ func (m *Model) wait() tea.Cmd {
 }
 
 // resume waits on the stage again after a job, if a message came meanwhile.
-func (m *Model) resume() tea.Cmd {
-	if !m.follower.stalled {
+func (f *follower) resume(m *Model) tea.Cmd {
+	if !f.stalled {
 		return nil
 	}
-	m.follower.stalled = false
+	f.stalled = false
 	return m.wait()
 }
 
@@ -141,7 +141,7 @@ func (f *follower) follow(m *Model) tea.Cmd {
 		m.flash = "this session is the presenter"
 		return nil
 	}
-	m.pause()
+	m.play.pause()
 	m.flash = f.start(m.stage)
 	f.tag++
 	f.gen = 0 // show the current stage at once

@@ -107,7 +107,7 @@ func (r *jobRunner) startLine(x *engine.Explorer, label string, line func() stri
 // for the progress bar (0: unknown). Every screen starts its long moves
 // here.
 func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
-	m.pause()
+	m.play.pause()
 	j, finished := m.jobs.start(m.x, label, total, work, apply, fail)
 	if finished {
 		return m.finishJob(j)
@@ -119,7 +119,7 @@ func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer
 // hunt's branches): line is its progress line, and it calls the meter's
 // Pace between pieces of work.
 func (m *Model) startJobLine(label string, line func() string, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
-	m.pause()
+	m.play.pause()
 	j, finished := m.jobs.startLine(m.x, label, line, 0, work, apply, fail)
 	if finished {
 		return m.finishJob(j)
@@ -246,7 +246,7 @@ func (m *Model) finishJob(j *job) tea.Cmd {
 		}
 		cmds = append(cmds, m.updateKey(k))
 	}
-	return tea.Batch(tea.Batch(cmds...), m.resume())
+	return tea.Batch(tea.Batch(cmds...), m.follower.resume(m))
 }
 
 // cancel stops the running job, if any, and waits the few hundred events
@@ -280,7 +280,7 @@ func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Close):
 		m.jobs.cancel()
 		m.flash = "cancelled: " + j.label
-		return m.resume()
+		return m.follower.resume(m)
 	case key.Matches(k, m.keys.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		return nil

@@ -504,10 +504,10 @@ func TestHelpAndQuit(t *testing.T) {
 func TestMouse(t *testing.T) {
 	m := press(newTest(t, Options{}, 80, 24), "]", "]", "]", "]", "]")
 	l := m.mainView().layout()
-	dead := l.panes[paneDead]
+	dead := l.panes[2] // the dead letters
 	nm, _ := m.Update(tea.MouseMsg{X: dead.x + 2, Y: dead.y + 2, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
 	m = nm.(Model)
-	if m.main.panes[paneDead] == 0 {
+	if m.main.scroll[2] == 0 {
 		t.Fatal("wheel did not scroll the dead letters")
 	}
 	nm, _ = m.Update(tea.MouseMsg{X: dead.x + 2, Y: dead.y + 1, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})

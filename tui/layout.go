@@ -21,13 +21,20 @@ const (
 	headerTitleMin = 24
 	newsHeight     = 1 // the jump prompt; a flash or a job's progress wraps
 
-	// wideWidth is the width from which the four panes sit in one row
-	// (above the timeline) instead of two rows of two.
-	wideWidth = 160
-	// widePanesPercent is the body's share the one row of panes takes; two
-	// rows take half.
-	widePanesPercent = 45
-	minPanesHeight   = 4
+	// The panes sit in rows above the timeline, at most two a row, three
+	// from threeWidth (three columns of 36 cells), four from wideWidth:
+	// four panes are two rows of two, or one row from wideWidth.
+	threeWidth = 3*36 + 2*paneGap
+	wideWidth  = 160
+	// maxPanes is the most panes the screen places, in at most three rows,
+	// each at least a line high (minPanesHeight): a family's panes past it
+	// are not drawn.
+	maxPanes = 6
+	// The body's share the panes take: panesPercent and panesRowPercent
+	// more for each row (one row 45 %, two half).
+	panesPercent    = 40
+	panesRowPercent = 5
+	minPanesHeight  = 4
 	// the timeline's words take lines from the panes down to this many
 	// lines a row of panes (a title and two rows)
 	minPanesShrunk = 3
@@ -46,16 +53,9 @@ const (
 	chartValueW = 18 // " 4860 (max 4899)"
 )
 
-// pane names the four state panes, in screen order.
+// pane is a family's pane by its place in the family's list (Family.Panes),
+// which is the screen's order: by rows, left to right.
 type pane int
-
-const (
-	paneQueue pane = iota
-	paneFlight
-	paneDead
-	paneInbox
-	numPanes
-)
 
 // rect is a screen region, for mouse hits.
 type rect struct{ x, y, w, h int }
@@ -65,8 +65,8 @@ func (r rect) has(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y &&
 // layout is where everything goes at the current size, computed the same
 // way by View and by the mouse handler.
 type layout struct {
-	body     rect // between header and status
-	panes    [numPanes]rect
+	body     rect   // between header and status
+	panes    []rect // one a family's pane, by rows (paneRows)
 	timeline rect
 	chart    rect // the sparkline columns (without labels)
 	chartRow int  // rows per series
@@ -82,13 +82,9 @@ func (v mainView) layout() layout {
 	bottom := v.statusLines() + footer + len(v.newsLines())
 	l.body = rect{0, top, v.width, max(0, v.height-top-bottom)}
 	bh := l.body.h
-	cols, rows := 2, 2
-	ph := bh / 2
-	if v.width >= wideWidth {
-		cols, rows = 4, 1
-		ph = bh * widePanesPercent / 100
-	}
-	ph = max(ph, minPanesHeight)
+	perRow := paneRows(max(1, len(v.panes)), v.width)
+	rows := len(perRow)
+	ph := max(bh*(panesPercent+panesRowPercent*rows)/100, minPanesHeight)
 	// the words are never cut: they take the lines they need, from the
 	// chart's extra rows first, then from the events, then from the panes
 	// and the newest event's caption is whole below them
@@ -125,13 +121,37 @@ func (v mainView) layout() layout {
 		l.words = words
 		break
 	}
-	cw := (v.width - (cols-1)*paneGap) / cols
-	for i := range numPanes {
-		c, r := int(i)%cols, int(i)/cols
-		h := ph / rows
-		l.panes[i] = rect{c * (cw + paneGap), top + r*h, cw, h}
+	h := ph / rows
+	for r, cols := range perRow {
+		cw := (v.width - (cols-1)*paneGap) / cols
+		for c := range cols {
+			l.panes = append(l.panes, rect{c * (cw + paneGap), top + r*h, cw, h})
+		}
 	}
 	l.timeline = rect{0, top + ph, v.width, bh - ph}
 	l.chart = rect{chartLabelW + 1, l.timeline.y + 1 + l.words, max(1, v.width-chartLabelW-1-chartValueW), chartSeries * l.chartRow}
 	return l
+}
+
+// paneRows is how many of n panes each row holds at width w: as few rows
+// as the columns the width allows, the panes spread evenly over them (the
+// first rows take one more), so that no row leaves an empty box and each
+// row's panes share its whole width.
+func paneRows(n, w int) []int {
+	cols := 2
+	switch {
+	case w >= wideWidth:
+		cols = 4
+	case w >= threeWidth:
+		cols = 3
+	}
+	rows := (n + cols - 1) / cols
+	out := make([]int, rows)
+	for r := range out {
+		out[r] = n / rows
+		if r < n%rows {
+			out[r]++
+		}
+	}
+	return out
 }

@@ -25,7 +25,8 @@ type mainView struct {
 	help     help.Model
 	active   help.KeyMap // the active screen's keys, for the footer
 	play     player
-	panes    [numPanes]int // the panes' scroll offsets
+	panes    []engine.Pane // the family's panes at the cursor, at most maxPanes
+	scroll   [maxPanes]int // the panes' scroll offsets
 
 	// the header's badges
 	presenter, following, staged bool
@@ -41,17 +42,18 @@ type chartView struct {
 	done    bool
 }
 
-// mainScreen is the main view's own state: the panes' scroll offsets. It
-// answers the keys and the mouse when no screen is open over it.
+// mainScreen is the main view's own state: the panes' scroll offsets, by
+// the pane's place in the family's list. It answers the keys and the mouse
+// when no screen is open over it.
 type mainScreen struct {
-	panes [numPanes]int
+	scroll [maxPanes]int
 }
 
 // mainView is the main screen's view state now.
 func (m Model) mainView() mainView {
 	v := mainView{common: m.common, x: m.x, snap: &m.snap, at: m.at, sel: m.sel, exercise: m.exercise,
 		flash: presenterFlash(m.presenter, m.exercises.room.state, m.flash), help: m.help, active: activeKeys(&m),
-		play: m.play, panes: m.main.panes, presenter: m.presenter, following: m.follower.on, staged: m.stage != nil}
+		play: m.play, panes: cursorPanes(m.x, &m.snap, m.at, m.sel), scroll: m.main.scroll, presenter: m.presenter, following: m.follower.on, staged: m.stage != nil}
 	if screens[m.state].prompt {
 		v.prompt = m.state.screen(&m)
 	}

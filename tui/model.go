@@ -255,48 +255,48 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Slower):
 		m.play.slower()
 	case key.Matches(k, km.Step):
-		m.pause()
+		m.play.pause()
 		m.flash = stepBy(m.x, 1, &m.at)
 	case key.Matches(k, km.Back):
-		m.pause()
+		m.play.pause()
 		m.flash = stepBy(m.x, -1, &m.at)
 	case key.Matches(k, km.Tick):
-		m.pause()
+		m.play.pause()
 		return tickMove(m.x.Spec, m.at, engine.Second).run(m)
 	case key.Matches(k, km.TickBack):
-		m.pause()
+		m.play.pause()
 		return tickMove(m.x.Spec, m.at, -engine.Second).run(m)
 	case key.Matches(k, km.NextDec):
-		m.pause()
+		m.play.pause()
 		return decisionMove(true).run(m)
 	case key.Matches(k, km.PrevDec):
-		m.pause()
+		m.play.pause()
 		return decisionMove(false).run(m)
 	case key.Matches(k, km.NextMark):
-		m.pause()
+		m.play.pause()
 		return bookmarkMove(m.x.Spec, m.at, true).run(m)
 	case key.Matches(k, km.PrevMark):
-		m.pause()
+		m.play.pause()
 		return bookmarkMove(m.x.Spec, m.at, false).run(m)
 	case key.Matches(k, km.Start):
-		m.pause()
+		m.play.pause()
 		m.x.Goto(0)
 		m.at = m.x.World().Now
 	case key.Matches(k, km.End):
-		m.pause()
+		m.play.pause()
 		return endMove(m.x).run(m)
 	case key.Matches(k, km.Jump):
-		m.pause()
+		m.play.pause()
 		m.jump, m.state = newJumpInput(m.common, m.at), stateJump
 	case key.Matches(k, km.Fork):
-		m.pause()
+		m.play.pause()
 		m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork
 	case key.Matches(k, km.Branches):
 		m.branches, m.state = newBranchList(m.common, m.x), stateBranches
 	case key.Matches(k, km.NextBr):
 		return nextBranchMove(m.x, m.at).run(m) // a job: it pauses
 	case key.Matches(k, km.Compare):
-		m.pause()
+		m.play.pause()
 		return compareJob(m.x, &m.snap, m.sel).run(m)
 	case key.Matches(k, km.Exercises):
 		m.openExercises()
@@ -313,7 +313,7 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 			m.flash = "no messages on screen to select"
 		}
 	case key.Matches(k, km.Story):
-		m.pause()
+		m.play.pause()
 		sel, news, ok := storySubject(m.x, m.snap.selectable, m.sel)
 		if news != "" {
 			m.flash = news
@@ -330,10 +330,10 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 		m.openCode()
 		return copyCmd(m.r, m.code.code)
 	case key.Matches(k, km.Hunt):
-		m.pause()
+		m.play.pause()
 		m.openHunt()
 	case key.Matches(k, km.Incidents):
-		m.pause()
+		m.play.pause()
 		m.picker.show(m.x.Spec.ID)
 		m.state = statePicker
 	}
@@ -397,7 +397,7 @@ func (s *mainScreen) reset(m *Model) {
 	m.exercise = nil
 	m.exercises.row = 0
 	m.branches.row = 0
-	s.panes = [numPanes]int{}
+	s.scroll = [maxPanes]int{}
 	m.at = x.World().Now
 	m.refresh(true)
 }

@@ -19,23 +19,23 @@ func (s *mainScreen) mouse(m *Model, msg tea.MouseMsg) tea.Cmd {
 	mv := m.mainView()
 	l := mv.layout()
 	ev := tea.MouseEvent(msg)
-	for i := range numPanes {
-		r := l.panes[i]
+	for i, r := range l.panes {
 		if !r.has(ev.X, ev.Y) {
 			continue
 		}
+		p := pane(i)
 		switch {
 		case ev.Button == tea.MouseButtonWheelUp:
-			s.panes[i] = max(0, s.panes[i]-3)
+			s.scroll[p] = max(0, s.scroll[p]-3)
 		case ev.Button == tea.MouseButtonWheelDown:
-			s.panes[i] += 3
+			s.scroll[p] += 3
 			v := mv.paneView()
-			title, _, _, total := v.pane(i, r.w, 0)
-			_, _, s.panes[i] = v.paneHead(title, total, r.w, r.h, s.panes[i])
+			title, _, _, total := v.pane(p, r.w, 0)
+			_, _, s.scroll[p] = v.paneHead(title, total, r.w, r.h, s.scroll[p])
 		case ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress:
 			v := mv.paneView()
-			title, _, ids, total := v.pane(i, r.w, s.panes[i]+r.h)
-			head, _, off := v.paneHead(title, total, r.w, r.h, s.panes[i])
+			title, _, ids, total := v.pane(p, r.w, s.scroll[p]+r.h)
+			head, _, off := v.paneHead(title, total, r.w, r.h, s.scroll[p])
 			row := ev.Y - r.y - len(head) + off
 			if row >= 0 && row < len(ids) && ids[row] >= 0 {
 				s.setSel(m, ids[row])
@@ -46,7 +46,7 @@ func (s *mainScreen) mouse(m *Model, msg tea.MouseMsg) tea.Cmd {
 	c := l.chart
 	if ev.Button == tea.MouseButtonLeft && ev.Action == tea.MouseActionPress && ev.X >= c.x && ev.X < c.x+c.w && ev.Y >= c.y && ev.Y <= c.y+c.h && mv.chartReady() {
 		t0, t1 := mv.chartSpan()
-		m.pause()
+		m.play.pause()
 		if news := m.follower.detach(); news != "" {
 			m.flash = news
 		}

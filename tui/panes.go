@@ -25,15 +25,22 @@ type paneView struct {
 	sel   int32
 }
 
-// paneView is the panes' view of the cursor. A family's rows may age with
-// the displayed clock: when the clock or the selection moved since Update
-// read them, they are worded again for this frame.
-func (v mainView) paneView() paneView {
-	p := paneView{common: v.common, snap: v.snap, panes: v.snap.panes, w: v.x.World(), spec: v.x.Spec, at: v.at, sel: v.sel}
-	if p.panes == nil || !v.snap.panesFor(v.at, v.sel) {
-		p.panes = p.w.Family().Panes(p.w, v.snap.cursor(v.at, v.sel))
+// cursorPanes are the family's panes at the clock at with sel selected,
+// the first maxPanes of them. A family's rows may age with the displayed
+// clock: when the clock or the selection moved since Update read them
+// into s, they are worded again for this frame.
+func cursorPanes(x *engine.Explorer, s *snap, at engine.Time, sel int32) []engine.Pane {
+	p := s.panes
+	if p == nil || !s.panesFor(at, sel) {
+		w := x.World()
+		p = w.Family().Panes(w, s.cursor(at, sel))
 	}
-	return p
+	return p[:min(len(p), maxPanes)]
+}
+
+// paneView is the panes' view of the cursor.
+func (v mainView) paneView() paneView {
+	return paneView{common: v.common, snap: v.snap, panes: v.panes, w: v.x.World(), spec: v.x.Spec, at: v.at, sel: v.sel}
 }
 
 // pane is pane p's title, its first rows up to limit with the message on

@@ -102,16 +102,14 @@ func (p *player) toggle(x *engine.Explorer) (tea.Cmd, string) {
 	return tickCmd(p.gen), ""
 }
 
-// pause stops autoplay; a tick already in flight is dropped.
+// pause stops autoplay; a tick already in flight is dropped. Every
+// screen's long move pauses it first.
 func (p *player) pause() {
 	if p.on {
 		p.on = false
 		p.gen++
 	}
 }
-
-// pause stops autoplay (every screen's long move pauses it first).
-func (m *Model) pause() { m.play.pause() }
 
 // onTick advances the clock *at by one frame's worth of simulated time
 // and steps x through the events that fall inside it, within the slice

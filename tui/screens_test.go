@@ -170,12 +170,12 @@ func TestPaneClocksHoldStill(t *testing.T) {
 func TestWrappedRowSelects(t *testing.T) {
 	m := press(newTest(t, Options{}, 120, 40), "]", "]", "]", "]")
 	click := func(y int) {
-		r := m.mainView().layout().panes[paneFlight]
+		r := m.mainView().layout().panes[1]
 		nm, _ := m.Update(tea.MouseMsg{X: r.x + 3, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
 		m = nm.(Model)
 	}
 	find := func(s string) int {
-		r := m.mainView().layout().panes[paneFlight]
+		r := m.mainView().layout().panes[1]
 		lines := strings.Split(m.View(), "\n")
 		for y := r.y; y < r.y+r.h; y++ {
 			if strings.Contains(ansi.Strip(ansi.Cut(lines[y], r.x, r.x+r.w)), s) {

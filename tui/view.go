@@ -286,27 +286,25 @@ func headerClock(t engine.Time) string {
 	return c
 }
 
-// viewMain is the four panes over the timeline.
+// viewMain is the family's panes, in the rows the layout gives them,
+// over the timeline.
 func (v mainView) viewMain(l layout) string {
 	pv := v.paneView()
-	titles, lines, totals := [numPanes]string{}, [numPanes][]string{}, [numPanes]int{}
-	var boxes [numPanes]string
-	for p := range numPanes {
-		titles[p], lines[p], _, totals[p] = pv.pane(p, l.panes[p].w, v.panes[p]+l.panes[p].h)
-		boxes[p] = pv.renderPane(titles[p], lines[p], totals[p], l.panes[p].w, l.panes[p].h, v.panes[p])
-	}
 	sep := func(h int) string { return v.st.Dim.Render(strings.TrimSuffix(strings.Repeat(" │ \n", h), "\n")) }
-	var grid string
-	if l.panes[paneDead].y == l.panes[paneQueue].y { // one row of four
-		h := l.panes[0].h
-		grid = lipgloss.JoinHorizontal(lipgloss.Top, boxes[0], sep(h), boxes[1], sep(h), boxes[2], sep(h), boxes[3])
-	} else {
-		h := l.panes[0].h
-		grid = lipgloss.JoinVertical(lipgloss.Left,
-			lipgloss.JoinHorizontal(lipgloss.Top, boxes[0], sep(h), boxes[1]),
-			lipgloss.JoinHorizontal(lipgloss.Top, boxes[2], sep(h), boxes[3]))
+	var rows, row []string
+	for i, r := range l.panes {
+		p := pane(i)
+		title, lines, _, total := pv.pane(p, r.w, v.scroll[p]+r.h)
+		if len(row) > 0 {
+			row = append(row, sep(r.h))
+		}
+		row = append(row, pv.renderPane(title, lines, total, r.w, r.h, v.scroll[p]))
+		if i+1 == len(l.panes) || l.panes[i+1].y != r.y { // the row ends
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+			row = nil
+		}
 	}
-	grid = fit(grid, v.width, l.timeline.y-l.body.y)
+	grid := fit(lipgloss.JoinVertical(lipgloss.Left, rows...), v.width, l.timeline.y-l.body.y)
 	return grid + "\n" + v.viewTimeline(l)
 }
 
