@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Budget bounds the work one run may do, so that a model that could loop
 // for ever (every delivery crashes, every write times out) still ends: the
@@ -157,3 +160,65 @@ func (a *Account) ReleaseAll() { a.Release(a.held) }
 // it would keep, or, for a world that was never cloned, all of it. It is
 // computed from the state's sizes, so it is the same on every machine.
 func (w *World) Footprint() int64 { return w.ownBytes() }
+
+// Limits bound one explorer: the events a branch may run to and the
+// memory its checkpoints may hold. Zero fields are unbounded. The flags
+// name the way to raise each, for the refusal line. (A headless run's
+// event budget is Budget; the explorer refuses a branch before playing
+// it, so it has limits of its own.)
+type Limits struct {
+	Events     int64
+	Bytes      int64
+	EventsFlag string // e.g. "--max-events"
+	BytesFlag  string // e.g. "--max-memory-mb"
+}
+
+// BudgetError is a fork, code or move refused because it would pass a
+// budget. Its message is one line saying which budget and how to raise it.
+type BudgetError struct {
+	What   string // "events", "memory" or "server memory"
+	Need   int64  // the estimate (or the point reached, During)
+	Limit  int64
+	Raise  string // the flag that raises it
+	During bool   // found while playing, not estimated up front
+	Of     string // the work refused: "" for an explorer's branch, "the hunt", "the run"
+}
+
+func (e *BudgetError) Error() string {
+	raise := ""
+	if e.Raise != "" {
+		raise = " (raise with " + e.Raise + ")"
+	}
+	if e.Of != "" {
+		return e.workError(raise)
+	}
+	switch {
+	case e.What == "server memory":
+		return fmt.Sprintf("refused: the server's memory for all sessions (%s) is in use; try again in a while%s", Bytes(e.Limit), raise)
+	case e.What == "memory" && e.During:
+		return fmt.Sprintf("stopped: this branch passed the explorer's memory budget of %s%s", Bytes(e.Limit), raise)
+	case e.What == "memory":
+		return fmt.Sprintf("refused: this branch needs ~%s of memory, over the explorer's budget of %s%s", Bytes(e.Need), Bytes(e.Limit), raise)
+	case e.During:
+		return fmt.Sprintf("stopped: this branch passed the explorer's budget of %s events%s", Count(e.Limit), raise)
+	}
+	return fmt.Sprintf("refused: this branch needs ~%s events, over the explorer's budget of %s%s", Count(e.Need), Count(e.Limit), raise)
+}
+
+// workError words a refusal of work other than an explorer's branch.
+func (e *BudgetError) workError(raise string) string {
+	switch {
+	case e.What == "server memory":
+		return fmt.Sprintf("refused: the server's memory for all sessions (%s) is in use by others, so %s cannot go on; try again in a while%s", Bytes(e.Limit), e.Of, raise)
+	case e.What == "memory" && e.During:
+		return fmt.Sprintf("stopped: %s passed its memory budget of %s%s", e.Of, Bytes(e.Limit), raise)
+	case e.What == "memory":
+		return fmt.Sprintf("refused: %s needs ~%s of memory, over its budget of %s%s", e.Of, Bytes(e.Need), Bytes(e.Limit), raise)
+	case e.During:
+		return fmt.Sprintf("stopped: %s passed its budget of %s events%s", e.Of, Count(e.Limit), raise)
+	}
+	return fmt.Sprintf("refused: %s needs ~%s events, over its budget of %s%s", e.Of, Count(e.Need), Count(e.Limit), raise)
+}
+
+// ErrCancelled is the error of work stopped by Meter.Cancel.
+var ErrCancelled = errors.New("cancelled")

@@ -259,7 +259,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 		}
 		if !checked && c.Cursor >= 0 && c.Cursor <= pos {
 			checked = true
-			if err := (meter{w, sink, b}).upTo(c.Cursor - w.Pos); err != nil {
+			if err := (budgetRun{w, sink, b}).upTo(c.Cursor - w.Pos); err != nil {
 				return err
 			}
 			if w.Pos != c.Cursor {
@@ -270,7 +270,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 			}
 			now, seen = w.Now, w.Published()
 		}
-		return meter{w, sink, b}.upTo(pos - w.Pos)
+		return budgetRun{w, sink, b}.upTo(pos - w.Pos)
 	}
 	clockFork := len(c.Forks) == 1 && c.Forks[0].Pos < 0 // ParseCode allows no other
 	for i, f := range c.Forks {
@@ -306,7 +306,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 			return w, nil
 		}
 	}
-	settled, err := meter{w, sink, b}.run()
+	settled, err := budgetRun{w, sink, b}.run()
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,19 @@ func (v *cowVec[T]) clone() cowVec[T] {
 	return cowVec[T]{leaves: append([]*leaf[T](nil), v.leaves...), n: v.n}
 }
 
+// owns reports whether owner may write any of v's leaves in place. A
+// world that owns none (a checkpoint: a fresh clone, never stepped) can
+// be cloned without a new token, so cloning it writes nothing and any
+// number of goroutines may clone it at once.
+func (v *cowVec[T]) owns(owner *token) bool {
+	for _, l := range v.leaves {
+		if l != nil && l.owner == owner {
+			return true
+		}
+	}
+	return false
+}
+
 // at reads entry i; ok is false when its leaf was released.
 func (v *cowVec[T]) at(i int) (T, bool) {
 	l := v.leaves[i/leafSize]

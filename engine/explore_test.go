@@ -344,3 +344,69 @@ func TestForkRefusesWhatCannotApply(t *testing.T) {
 		t.Error("an override of a decision not made there was accepted")
 	}
 }
+
+// TestCloneBesideExplorer works a clone on another goroutine while the
+// explorer it came from goes on seeking, playing and forking: the two
+// share their checkpoints read-only, so neither waits for the other (run
+// under -race), and both read the same history.
+func TestCloneBesideExplorer(t *testing.T) {
+	for _, spec := range incidents.All() {
+		far := int64(30_000)
+		if sum, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, MaxSteps: far}); err == nil {
+			far = min(far, sum.Events)
+		}
+		x, err := engine.NewExplorer(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Every = 1024 // many checkpoints to share
+		x.Goto(far / 2)
+		c := x.Clone()
+		done := make(chan []engine.Entry)
+		go func() {
+			c.Goto(far)
+			c.Goto(far / 4)
+			c.Goto(far / 2)
+			c.ChartStart(c.Branch())
+			done <- c.Events(0, far)
+		}()
+		x.Goto(far / 8)
+		x.Goto(far)
+		x.ChartStart(x.Branch())
+		if _, err := x.Fork(engine.ForkOptions{Pos: far / 3}); err != nil && !strings.Contains(err.Error(), "ended") {
+			t.Fatalf("%s: fork: %v", spec.ID, err)
+		}
+		x.Goto(far / 2)
+		got := <-done
+		equalTraces(t, spec.ID+": clone vs explorer", evs(x.EventsOn(x.Branches()[0], 0, far)), evs(got))
+	}
+}
+
+// TestCheckpointClonesConcurrently plays four clones of an explorer (each
+// taken on the explorer's goroutine, as a job's is) from the same
+// checkpoint at once: a checkpoint is only read, whatever its family.
+func TestCheckpointClonesConcurrently(t *testing.T) {
+	for _, spec := range incidents.All() {
+		x, err := engine.NewExplorer(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Every = 512
+		x.Goto(4096)
+		if x.Pos() < 4096 {
+			continue // too short to checkpoint
+		}
+		got := make(chan uint64)
+		for range 4 {
+			c := x.Clone()
+			go func() { got <- c.WorldAt(c.Branch(), 4096-100).Fingerprint() }()
+		}
+		x.Goto(4096 - 100)
+		want := x.World().Fingerprint()
+		for range 4 {
+			if f := <-got; f != want {
+				t.Errorf("%s: a concurrent clone is at %x, the explorer at %x", spec.ID, f, want)
+			}
+		}
+	}
+}

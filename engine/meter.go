@@ -1,53 +1,69 @@
 package engine
 
-// meter plays world w into sink within budget b: the events' limit, and
-// with b.Bytes set the world's footprint, looked at every memSlice events.
-type meter struct {
-	w    *World
-	sink Sink
-	b    Budget
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Meter watches work an explorer does under Run: the events it has played
+// so far, read from any goroutine, and a cancel flag the work checks every
+// few hundred events.
+type Meter struct {
+	// Pace, when set, is called from the working goroutine every few
+	// hundred events: its chance to wait for a turn or to stop the work
+	// (with the error it returns).
+	Pace func() error
+	// Memory, when set, is the account work that plays a world of its
+	// own (the chart's pass) draws on: it stops, with the account's
+	// *BudgetError, when the world's footprint would pass it.
+	Memory *Account
+
+	n     int64 // events played, owned by the working goroutine
+	done  atomic.Int64
+	total atomic.Int64
+	stop  atomic.Bool
+	once  sync.Once
+	quit  chan struct{}
 }
 
-// run is RunWithin, and with b.Bytes set a look at the world's footprint
-// every memSlice events: a world past it stops there with a *BudgetError
-// (the run's summary so far is still consistent).
-func (m meter) run() (bool, error) {
-	w, b := m.w, m.b
-	n := b.Limit()
-	if n >= 0 {
-		n = max(0, n-w.Pos)
-	}
-	if err := m.upTo(n); err != nil {
-		return false, err
-	}
-	if w.Settled() {
-		return true, nil
-	}
-	w.StoppedAt(b)
-	return false, nil
+// NewMeter returns a meter with nothing done.
+func NewMeter() *Meter { return &Meter{quit: make(chan struct{})} }
+
+// Done is the number of events played so far (updated every few hundred).
+func (m *Meter) Done() int64 { return m.done.Load() }
+
+// Total is the expected number of events, 0 when unknown.
+func (m *Meter) Total() int64 { return m.total.Load() }
+
+// SetTotal sets the expected number of events.
+func (m *Meter) SetTotal(n int64) { m.total.Store(n) }
+
+// Cancel asks the work to stop; Run then returns ErrCancelled.
+func (m *Meter) Cancel() {
+	m.stop.Store(true)
+	m.once.Do(func() { close(m.quit) })
 }
 
-// upTo is RunTo(sink, n) (n < 0: to the end), with b.Bytes set looking
-// at the world's footprint every memSlice events.
-func (m meter) upTo(n int64) error {
-	w, sink, b := m.w, m.sink, m.b
-	if b.Bytes <= 0 {
-		w.RunTo(sink, n)
-		return nil
+// Cancelled is closed once Cancel has been called.
+func (m *Meter) Cancelled() <-chan struct{} { return m.quit }
+
+// abort carries an error out of the engine's loops to Run.
+type abort struct{ err error }
+
+const tickMask = 255
+
+func (m *Meter) tick() {
+	m.n++
+	if m.n&tickMask != 0 {
+		return
 	}
-	acct := Account{Limits: Limits{Bytes: b.Bytes, BytesFlag: b.BytesFlag}, Of: "the run"}
-	stop := w.Pos + n
-	for {
-		step := int64(memSlice)
-		if n >= 0 {
-			step = min(step, stop-w.Pos)
-		}
-		from := w.Pos
-		if w.RunTo(sink, step) || w.Pos == from || n >= 0 && w.Pos >= stop {
-			return nil // settled, nothing left to play, or n played
-		}
-		if err := acct.Check(w.Footprint()); err != nil {
-			return err
+	m.done.Store(m.n)
+	if m.stop.Load() {
+		panic(abort{ErrCancelled})
+	}
+	if m.Pace != nil {
+		if err := m.Pace(); err != nil {
+			panic(abort{err})
 		}
 	}
 }

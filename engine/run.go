@@ -301,7 +301,7 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	if o.MaxSteps > 0 && !o.Budget.Reached(o.MaxSteps) {
 		w.RunTo(hs, o.MaxSteps)
 	} else {
-		_, over = meter{w, hs, o.Budget}.run()
+		_, over = budgetRun{w, hs, o.Budget}.run()
 	}
 	if err := tr.flush(); err != nil {
 		return Summary{}, nil, err
@@ -347,7 +347,7 @@ func (t *traceOut) flush() error {
 // emitted, and reports whether it settled. A run the budget stopped says
 // so in its summary (Summary.Unfinished).
 func (w *World) RunWithin(sink Sink, b Budget) bool {
-	ok, _ := meter{w, sink, b}.run()
+	ok, _ := budgetRun{w, sink, b}.run()
 	return ok
 }
 

@@ -31,7 +31,11 @@ func (t *Truth) clone(c *World) Truth {
 	n.dlq = t.dlq.clone()
 	n.recs, _ = c.fam.(FamilyRecords)
 	n.owner = &token{}
-	t.owner = &token{} // the original must now copy shared leaves too
+	if t.msgs.owns(t.owner) || t.dlq.owns(t.owner) {
+		// the original must now copy shared leaves too; one that owns
+		// none (a checkpoint) is left unwritten, for concurrent clones
+		t.owner = &token{}
+	}
 	return n
 }
 

@@ -40,10 +40,13 @@ func (v *Vec[T]) Retire(i int) { v.v.retire(i, v.owner) }
 func (v *Vec[T]) Unretire(i int) { v.v.unretire(i, v.owner) }
 
 // Clone is an independent copy sharing every leaf; from now on both the
-// copy and v copy a shared leaf before writing it.
+// copy and v copy a shared leaf before writing it. A v that owns no leaf
+// (a checkpoint's) is only read, so that goroutines may clone it at once.
 func (v *Vec[T]) Clone() Vec[T] {
 	c := Vec[T]{v: v.v.clone(), owner: &token{}}
-	v.owner = &token{}
+	if v.v.owns(v.owner) {
+		v.owner = &token{}
+	}
 	return c
 }
 

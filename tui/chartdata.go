@@ -153,8 +153,9 @@ func (c *chartWatch) view(x *engine.Explorer) chartView {
 
 // watch makes sure the branch under x's cursor has its whole-run chart,
 // starting its pass if no session has yet, and keeps redrawing it while
-// it fills in. It must not run while a job runs: the pass starts from a
-// clone of the branch's fork state, which the job may be cloning.
+// it fills in. The pass starts from a clone of the branch's fork state,
+// an immutable checkpoint, so it may run beside any job. inline is how
+// long to wait for a pass to end (zero, a session's: not at all).
 func (c *chartWatch) watch(x *engine.Explorer, sh *Shared, inline time.Duration) tea.Cmd {
 	b := x.Branch()
 	k := chartKeyOf(x, b)
@@ -184,13 +185,18 @@ func (c *chartWatch) watch(x *engine.Explorer, sh *Shared, inline time.Duration)
 		d.meter.Memory = engine.NewAccount(engine.Limits{Bytes: sh.Budget.Bytes, BytesFlag: sh.Budget.BytesFlag}, sh.Pool)
 		d.meter.Memory.Of = "the chart's pass"
 		c.passes = append(c.passes, d)
-		go runChart(d, x.ChartStart(b), head, sh.Budget.Events, sh.slots, inline)
+		go runChart(d, x.ChartStart(b), head, sh.Budget.Events, sh.slots)
 	}
-	// most runs are charted within a frame: draw them whole at once
+	if inline > 0 {
+		select {
+		case <-d.ready:
+		case <-time.After(inline):
+		}
+	}
 	select {
-	case <-d.ready:
+	case <-d.ready: // charted already: drawn whole at once
 		return nil
-	case <-time.After(inline):
+	default:
 	}
 	return chartTick(d)
 }
@@ -233,12 +239,12 @@ func (c *chartWatch) stop(sh *Shared) {
 // runChart is a chart pass, on its own goroutine. It counts against the
 // explorer's event budget (it stops there, the chart covering what it
 // reached) and, under a server, waits for a work slot like a long job.
-func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, slots chan struct{}, inline time.Duration) {
+func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, slots chan struct{}) {
 	mt := d.meter
 	t0, held := time.Now(), false
 	n := 0
 	mt.Pace = func() error {
-		if slots != nil && !held && n > slotAfterPaces && time.Since(t0) > inline {
+		if slots != nil && !held && n > slotAfterPaces && time.Since(t0) > slotWait {
 			select {
 			case slots <- struct{}{}:
 				held = true

@@ -1,14 +1,17 @@
 package tui
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"inflight/engine"
 	"inflight/incidents"
 )
 
@@ -36,10 +39,37 @@ var randomKeys = []string{" ", "l", "h", "L", "H", "n", "N", "]", "[", "+", "-",
 // 1×1) and autoplay ticks, drawing after every third: nothing may panic,
 // and every frame is exactly the terminal's size.
 func TestRandomInput(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	m := newTest(t, Options{Stage: NewStage()}, 120, 40)
+	randomInput(t, 1, 10_000, Options{Stage: NewStage()}, nil)
+}
+
+// TestRandomInputReproduces runs one seed's random input twice: the
+// program is driven through its messages only (a job's end comes when the
+// seed says, never when the machine gets there, and play slices are timed
+// by a clock that stands still), so both runs take the same path, step
+// for step.
+func TestRandomInputReproduces(t *testing.T) {
+	var a, b []string
+	randomInput(t, 7, 1500, Options{}, &a)
+	randomInput(t, 7, 1500, Options{}, &b)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("step %d: %s, then %s", i, a[i], b[i])
+		}
+	}
+}
+
+// randomInput feeds n random messages from seed to a model, checking
+// every third frame's size; path, when set, gets each step's state.
+func randomInput(t *testing.T, seed uint64, n int, o Options, path *[]string) {
+	r := rand.New(rand.NewPCG(seed, 2))
+	// as under a server: a session's event budget bounds every job a
+	// key starts (a hunt, a far fork), whose end a step may wait for
+	o.Shared = NewShared(engine.Limits{Events: 300_000, EventsFlag: "--max-events"}, nil, 2)
+	m := newTest(t, o, 120, 40)
+	still := time.Unix(0, 0)
+	m.play.clock = func() time.Time { return still }
 	w, h := 120, 40
-	for i := 0; i < 10_000; i++ {
+	for i := 0; i < n; i++ {
 		var msg tea.Msg
 		switch n := r.IntN(100); {
 		case n < 70:
@@ -55,11 +85,38 @@ func TestRandomInput(t *testing.T) {
 			msg = stageMsg{tag: m.follower.tag, gen: uint64(i), w: w, h: h}
 		}
 		nm, _ := m.Update(msg)
-		m = nm.(Model)
+		m = deliver(r, nm.(Model))
 		if i%3 == 0 {
 			checkFrame(t, "after "+m.state.String()+" input", m.View(), w, h)
 		}
+		if path != nil {
+			*path = append(*path, fmt.Sprintf("%T %s branch %d pos %d at %d sel %d job %v flash %q",
+				msg, m.state, m.x.Branch().ID, m.x.Pos(), m.at, m.sel, m.jobs.cur != nil, m.flash))
+		}
 	}
+	if j := m.jobs.cur; j != nil {
+		m.jobs.cancel()
+		<-j.done
+	}
+}
+
+// deliver is the program's side of a step: a running job's tick or its
+// end arrives now, or the next input comes while it runs, as the seed
+// says; a chart pass is waited for, so its axis is the run's.
+func deliver(r *rand.Rand, m Model) Model {
+	if j := m.jobs.cur; j != nil {
+		switch r.IntN(4) {
+		case 0: // a frame passes
+			nm, _ := m.Update(jobTickMsg{id: j.id})
+			m = nm.(Model)
+		case 1, 2: // it ends first
+			<-j.done
+			nm, _ := m.Update(jobDoneMsg{id: j.id})
+			m = nm.(Model)
+		}
+	}
+	waitChart(m)
+	return m
 }
 
 // TestEveryScreenFits opens each screen at several sizes, from the

@@ -188,7 +188,9 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 	code := m.x.Code()
 	// the command's bounds, and under a server no more than the
 	// session's event budget
-	cur := m.x.Branch()
+	// the clone's copy of the branch hunted, found by its place: the
+	// explorer's own branches are not the job's to touch
+	cur := branchIndex(m.x, m.x.Branch())
 	o := hunt.Options{Spec: m.x.Spec, Seed: code.Seed, Set: code.Set, Forks: code.Forks, From: m.at, Property: p,
 		Depth: huntDepth, Budget: huntBudget, Faults: true}
 	if m.jobs.slots != nil {
@@ -220,7 +222,7 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 		if !r.Found || r.Unforced {
 			return x, nil
 		}
-		x.Switch(cur) // the counterexample forks the branch hunted
+		x.Switch(x.Branches()[cur]) // the counterexample forks the branch hunted
 		for i, f := range r.Forced {
 			x.Goto(f.Pos)
 			fo := engine.ForkOptions{Name: name, Pos: f.Pos, At: f.At}

@@ -2,11 +2,12 @@ package tui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/bubbles/key"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/progress"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -18,18 +19,29 @@ import (
 // end, a far seek, a fork, a comparison), run off the update loop. The
 // engine is not safe for concurrent use, so a job works on a clone of the
 // explorer and the clone is swapped in when the job succeeds; the screen
-// keeps drawing the original meanwhile, and does no engine work on it.
+// keeps drawing the original meanwhile. The clone shares only the
+// explorer's checkpoints, which are immutable, so Update never waits for
+// a job: starting one returns at once, its end comes back as a
+// jobDoneMsg, and cancelling drops it while its goroutine winds down.
 // Every screen starts its long moves through startJob.
 type job struct {
 	id    int
 	label string
 	meter *engine.Meter
-	base  *engine.Explorer // the explorer the clone was taken from
+	base  int64            // the bytes the explorer held when the clone was taken
 	clone *engine.Explorer // the clone worked on
 	x     *engine.Explorer // what to swap in: the clone, or a new explorer
 	start time.Time
 	done  chan struct{} // closed when the work has stopped
 	err   error         // set before done closes
+
+	// what the job holds of the server's, given back once by whichever
+	// of its goroutine's end and its drop (a cancel) comes last
+	slots   chan struct{}
+	pool    *engine.Pool
+	mu      sync.Mutex
+	ended   bool // the goroutine is done with the clone
+	dropped bool // cancelled or replaced: its clone will not be swapped in
 
 	// apply finishes the move in Update once the clone is in place; fail
 	// reports an error (a budget refusal, a fork the engine refused).
@@ -40,11 +52,14 @@ type job struct {
 	slot    bool         // holds a slot (the working goroutine's)
 	queued  []tea.KeyMsg // keys typed meanwhile, answered when it ends
 	refused string       // a key refused because the queue was full
+	shown   bool         // its progress line is drawn: it outlived a tick
 
 	// line, when set, is the progress line's text (a hunt's branches),
 	// drawn instead of the events played; such a job needs a work slot
 	// as soon as it runs past the inline wait.
 	line func() string
+
+	gate chan struct{} // a test's: the goroutine waits for it to close before working
 }
 
 // maxQueued is how many keys typed during a job wait for it; more are
@@ -58,25 +73,28 @@ type jobDoneMsg struct{ id int }
 // jobTickMsg redraws job id's progress.
 type jobTickMsg struct{ id int }
 
-// inlineWait is how long a key waits for its job before the job goes on
-// in the background with a progress line: most moves finish well within
-// it and show their result in the same frame.
-const inlineWait = 30 * time.Millisecond
+// slotWait is how long a job under a server runs before it can need a
+// work slot: a short move never queues behind long jobs.
+const slotWait = 30 * time.Millisecond
 
 // jobRunner runs a session's jobs: one at a time, each on a clone of
 // the explorer, paced under the server's work slots, its clone's memory
 // charged to the pool until it is swapped in or dropped.
 type jobRunner struct {
-	cur    *job // the long move running, nil none
-	seq    int
-	inline time.Duration // how long a key waits for its job in Update
+	cur *job // the long move running, nil none
+	seq int
+	// inline is how long start waits for its job inside Update: zero (a
+	// session's) waits not at all. A golden test sets it long, so that
+	// every move completes in its key's frame.
+	inline time.Duration
 	slots  chan struct{} // the server's work slots, nil none
 	pool   *engine.Pool  // the server's memory pool, nil none
+	gate   chan struct{} // a test's, handed to each job: see job.gate
 }
 
-// start runs work on a clone of x, waiting up to the inline wait for it:
-// finished reports that it ended within it (the caller finishes it now);
-// otherwise it runs on as the current job.
+// start runs work on a clone of x as the current job. With an inline
+// wait it waits up to that for it: finished reports that it ended within
+// it (the caller finishes it now).
 func (r *jobRunner) start(x *engine.Explorer, label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) (j *job, finished bool) {
 	return r.startLine(x, label, nil, total, work, apply, fail)
 }
@@ -87,15 +105,18 @@ func (r *jobRunner) startLine(x *engine.Explorer, label string, line func() stri
 	r.cancel()
 	r.seq++
 	c := x.Clone()
-	j = &job{id: r.seq, label: label, meter: engine.NewMeter(), base: x, clone: c, x: c,
-		start: time.Now(), done: make(chan struct{}), apply: apply, fail: fail, line: line}
+	j = &job{id: r.seq, label: label, meter: engine.NewMeter(), base: x.Bytes(), clone: c, x: c,
+		start: time.Now(), done: make(chan struct{}), apply: apply, fail: fail, line: line,
+		slots: r.slots, pool: r.pool, gate: r.gate}
 	j.meter.SetTotal(total)
 	j.meter.Pace = r.pacer(j)
 	go j.run(work)
-	select {
-	case <-j.done:
-		return j, true
-	case <-time.After(r.inline):
+	if r.inline > 0 {
+		select {
+		case <-j.done:
+			return j, true
+		case <-time.After(r.inline):
+		}
 	}
 	r.cur = j
 	return j, false
@@ -130,12 +151,15 @@ func (m *Model) startJobLine(label string, line func() string, work func(x *engi
 // run does the work on the job's own goroutine. A panic in the engine
 // becomes the job's error rather than taking down every session.
 func (j *job) run(work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error)) {
-	defer close(j.done)
+	defer j.end()
 	defer func() {
 		if r := recover(); r != nil {
 			j.err = fmt.Errorf("the explorer hit a bug doing this (%v); nothing was changed", r)
 		}
 	}()
+	if j.gate != nil {
+		<-j.gate
+	}
 	var out *engine.Explorer
 	var werr error
 	c := j.clone
@@ -152,8 +176,7 @@ func (j *job) run(work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explo
 
 // slotAfterPaces is how much work (in Paces, each 256 events: 20,480
 // events, a few milliseconds) a job under a server does before it can
-// need a work slot; it needs one once it has also run past the inline
-// wait. A short move on a busy (or race-checked) machine, slow but small,
+// need a work slot; it needs one once it has also run past slotWait. A short move on a busy (or race-checked) machine, slow but small,
 // so never queues behind long jobs.
 const slotAfterPaces = 80
 
@@ -162,11 +185,11 @@ const slotAfterPaces = 80
 // and a working job yields now and then so other sessions' keys are
 // answered between its slices.
 func (r *jobRunner) pacer(j *job) func() error {
-	slots, inline := r.slots, r.inline
+	slots := r.slots
 	n := 0
 	return func() error {
 		n++
-		if slots != nil && !j.slot && (n > slotAfterPaces || j.line != nil) && time.Since(j.start) > inline {
+		if slots != nil && !j.slot && (n > slotAfterPaces || j.line != nil) && time.Since(j.start) > slotWait {
 			j.waiting.Store(true)
 			select {
 			case slots <- struct{}{}:
@@ -196,22 +219,49 @@ func jobTick(id int) tea.Cmd {
 	return tea.Tick(frame*2, func(time.Time) tea.Msg { return jobTickMsg{id: id} })
 }
 
+// end is the job goroutine's last act: a job already dropped gives back
+// what it holds now, as nobody will finish it.
+func (j *job) end() {
+	j.mu.Lock()
+	j.ended = true
+	drop := j.dropped
+	j.mu.Unlock()
+	if drop {
+		j.release(false)
+	}
+	close(j.done)
+}
+
+// drop is a cancel's side, on the update loop: the job's result will not
+// be used, and what it holds is given back now if its goroutine has
+// ended, else by the goroutine when it does. Nothing waits.
+func (j *job) drop() {
+	j.mu.Lock()
+	j.dropped = true
+	ended := j.ended
+	j.mu.Unlock()
+	if ended {
+		j.release(false)
+	}
+}
+
 // release gives back the job's work slot and, unless its clone was
-// swapped in, the memory the clone added to the server's pool.
-func (r *jobRunner) release(j *job, kept bool) {
+// swapped in, the memory the clone added to the server's pool. It runs
+// once the goroutine is done with the clone.
+func (j *job) release(kept bool) {
 	if j.slot {
-		<-r.slots
+		<-j.slots
 		j.slot = false
 	}
-	if r.pool == nil {
+	if j.pool == nil {
 		return
 	}
 	switch {
 	case !kept:
-		r.pool.Release(max(0, j.clone.Bytes()-j.base.Bytes()))
+		j.pool.Release(max(0, j.clone.Bytes()-j.base))
 	case j.x != j.clone:
 		// a new explorer replaces the old one and its clone
-		r.pool.Release(j.clone.Bytes())
+		j.pool.Release(j.clone.Bytes())
 	}
 }
 
@@ -224,14 +274,14 @@ func (m *Model) finishJob(j *job) tea.Cmd {
 	}
 	defer func() { j.queued = nil }()
 	if j.err != nil {
-		m.jobs.release(j, false)
+		j.release(false)
 		if j.fail != nil {
 			j.fail(m, j.err)
 		} else {
 			m.flash = j.err.Error()
 		}
 	} else {
-		m.jobs.release(j, true)
+		j.release(true)
 		m.x = j.x
 		if j.apply != nil {
 			j.apply(m)
@@ -249,9 +299,9 @@ func (m *Model) finishJob(j *job) tea.Cmd {
 	return tea.Batch(tea.Batch(cmds...), m.follower.resume(m))
 }
 
-// cancel stops the running job, if any, and waits the few hundred events
-// it takes to notice: the clone shares checkpoints with the explorer,
-// which must not be used until the job's goroutine is done.
+// cancel stops the running job, if any, without waiting for it: the
+// explorer shares only immutable checkpoints with the job's clone, so it
+// is usable at once, and the job's late jobDoneMsg is stale and dropped.
 func (r *jobRunner) cancel() bool {
 	j := r.cur
 	if j == nil {
@@ -259,9 +309,19 @@ func (r *jobRunner) cancel() bool {
 	}
 	r.cur = nil
 	j.meter.Cancel()
-	<-j.done
-	r.release(j, false)
+	j.drop()
 	return true
+}
+
+// ticked answers job id's tick: the running job's progress line is drawn
+// from its first tick on (a move done within it never shows one) and
+// redrawn at the next; a stale tick ends there.
+func (r *jobRunner) ticked(id int) tea.Cmd {
+	if !r.current(id) {
+		return nil
+	}
+	r.cur.shown = true
+	return jobTick(id)
 }
 
 // current reports whether id is the running job's: a message for any
@@ -305,8 +365,12 @@ func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// view is the progress line of a running job, its bar in r's colours.
+// view is the progress line of a running job, its bar in r's colours;
+// "" before its first tick.
 func (j *job) view(r *lipgloss.Renderer) string {
+	if !j.shown {
+		return ""
+	}
 	done, total := j.meter.Done(), j.meter.Total()
 	var s string
 	switch {

@@ -2,8 +2,8 @@ package tui
 
 import (
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -12,37 +12,50 @@ import (
 )
 
 // bigRun is thursday with 300,000 orders: G is about 4M events, far
-// more than a frame. inline is cut so every job goes to the background.
+// more than a frame.
 func bigRun(t *testing.T) Model {
 	t.Helper()
-	m := newTest(t, Options{Set: []engine.Setting{{Knob: "orders", Value: "300000"}}}, 120, 40)
-	m.jobs.inline = time.Millisecond
-	return m
+	return newTest(t, Options{Set: []engine.Setting{{Knob: "orders", Value: "300000"}}}, 120, 40)
 }
 
-// key sends one key, timing how long Update takes to answer it.
+// send sends one key and, while a job runs, the tick a frame later that
+// draws its progress line, as the program would. Update never waits for
+// a job, so nothing here waits either (BenchmarkJobEsc times a key).
 func send(t *testing.T, m Model, k string) (Model, tea.Cmd) {
 	t.Helper()
-	t0 := time.Now()
 	nm, cmd := m.Update(keyMsg(k))
-	// a frame, with room for a machine shared with other work (the bound
-	// that matters is TestAttack's, over SSH)
-	if d := time.Since(t0); d > 3*frame {
-		t.Errorf("key %q took %s to answer, more than a frame", k, d)
+	m = nm.(Model)
+	if j := m.jobs.cur; j != nil {
+		nm, _ = m.Update(jobTickMsg{id: j.id})
+		m = nm.(Model)
 	}
-	return nm.(Model), cmd
+	return m, cmd
+}
+
+// gated holds the goroutine of every job m starts at its start, until
+// the returned func is called: a test then knows the job has not ended.
+func gated(m Model) (Model, func()) {
+	g := make(chan struct{})
+	m.jobs.gate = g
+	var once sync.Once
+	return m, func() { once.Do(func() { close(g) }) }
 }
 
 func TestJobRunsOffUpdateAndEscCancels(t *testing.T) {
 	m := bigRun(t)
 	pos := m.x.Pos()
 	x0 := m.x
-	m, _ = send(t, m, "G")
-	if m.jobs.cur == nil {
+	nm, _ := m.Update(keyMsg("G"))
+	m = nm.(Model)
+	j := m.jobs.cur
+	if j == nil {
 		t.Fatal("G on 300,000 orders finished inside Update")
 	}
-	j := m.jobs.cur
-	waitFor(t, func() bool { return j.meter.Done() > 0 })
+	if strings.Contains(m.View(), "esc cancels") {
+		t.Fatalf("a progress line before the job's first tick:\n%s", m.View())
+	}
+	nm, _ = m.Update(jobTickMsg{id: j.id}) // a frame later
+	m = nm.(Model)
 	v := m.View()
 	if !strings.Contains(v, "playing to the end") || !strings.Contains(v, "esc cancels") || !strings.Contains(v, "events") {
 		t.Fatalf("no progress line while G runs:\n%s", v)
@@ -54,20 +67,46 @@ func TestJobRunsOffUpdateAndEscCancels(t *testing.T) {
 	if m.flash != "cancelled: playing to the end" {
 		t.Errorf("flash %q", m.flash)
 	}
-	select {
-	case <-j.done:
-	default:
-		t.Fatal("esc returned before the job's goroutine stopped")
-	}
-	// the job's late message is stale and changes nothing
-	nm, _ := m.Update(jobDoneMsg{id: j.id})
-	if m2 := nm.(Model); m2.x != x0 || m2.flash != m.flash {
-		t.Fatal("a cancelled job's result was applied")
-	}
-	// the explorer is usable at once
+	// the explorer is usable at once, beside the job winding down
 	m = press(m, "l")
 	if m.x.Pos() != pos+1 {
 		t.Fatalf("l after cancel: pos %d", m.x.Pos())
+	}
+	// the job's late message is stale and changes nothing
+	<-j.done
+	nm, _ = m.Update(jobDoneMsg{id: j.id})
+	if m2 := nm.(Model); m2.x != m.x || m2.x.Pos() != pos+1 || m2.flash != m.flash {
+		t.Fatal("a cancelled job's result was applied")
+	}
+}
+
+// A cancel does not wait for the job: with its goroutine held at its
+// start, esc still answers, and the job's memory goes back to the pool
+// once the goroutine ends.
+func TestCancelDoesNotWait(t *testing.T) {
+	m, release := gated(bigRun(t))
+	pool := &engine.Pool{}
+	m.jobs.pool = pool
+	nm, _ := m.Update(keyMsg("G"))
+	m = nm.(Model)
+	j := m.jobs.cur
+	if j == nil {
+		t.Fatal("no job")
+	}
+	nm, _ = m.Update(keyMsg("esc")) // would never return if it waited
+	m = nm.(Model)
+	select {
+	case <-j.done:
+		t.Fatal("the job ended while held")
+	default:
+	}
+	if m.jobs.cur != nil || m.flash != "cancelled: playing to the end" {
+		t.Fatalf("esc: job %v, flash %q", m.jobs.cur, m.flash)
+	}
+	release()
+	<-j.done
+	if pool.Used() != 0 {
+		t.Errorf("the cancelled job left %d bytes in the pool", pool.Used())
 	}
 }
 
@@ -114,13 +153,14 @@ func TestQuitWhileJobRuns(t *testing.T) {
 			t.Fatalf("%s while a job runs does not quit", k)
 		}
 		select {
-		case <-j.done:
+		case <-j.meter.Cancelled():
 		default:
 			t.Fatalf("%s left the job running", k)
 		}
 		if m.jobs.cur != nil {
 			t.Fatal("job still set")
 		}
+		<-j.done
 	}
 }
 
@@ -187,12 +227,21 @@ func knobRow(t *testing.T, m Model, name string) int {
 	return -1
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for t0 := time.Now(); !cond(); time.Sleep(time.Millisecond) {
-		if time.Since(t0) > 10*time.Second {
-			t.Fatal("timed out")
-		}
+// BenchmarkJobEsc times esc while G plays a big run: Update answers
+// it without waiting for the job.
+func BenchmarkJobEsc(b *testing.B) {
+	m := newTest(b, Options{Set: []engine.Setting{{Knob: "orders", Value: "300000"}}}, 120, 40)
+	for b.Loop() {
+		b.StopTimer()
+		nm, _ := m.Update(keyMsg("G"))
+		m = nm.(Model)
+		j := m.jobs.cur
+		b.StartTimer()
+		nm, _ = m.Update(keyMsg("esc"))
+		b.StopTimer()
+		m = nm.(Model)
+		<-j.done
+		b.StartTimer()
 	}
 }
 
@@ -220,7 +269,6 @@ func TestAutoplayStopsAtBudget(t *testing.T) {
 func TestFollowerWaitsOutJob(t *testing.T) {
 	s := NewStage()
 	f := newTest(t, Options{Stage: s, Follow: true, Set: []engine.Setting{{Knob: "orders", Value: "300000"}}}, 120, 40)
-	f.jobs.inline = time.Millisecond
 	endMove(f.x).run(&f)
 	if f.jobs.cur == nil {
 		t.Fatal("no job")

@@ -80,7 +80,7 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	h := help.New()
 	h.Styles = st.Help
 	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, kept: keptIncidents{},
-		jobs: jobRunner{inline: inlineWait, slots: sh.slots, pool: sh.Pool}}
+		jobs: jobRunner{slots: sh.slots, pool: sh.Pool}}
 	m.play = newPlayer()
 	m.picker = newPicker(c)
 	m.charts.watch(x, sh, m.jobs.inline)
@@ -163,9 +163,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.finishJob(m.jobs.cur)
 		}
 	case jobTickMsg: // its progress line moves
-		if m.jobs.current(msg.id) {
-			cmd = jobTick(msg.id)
-		}
+		cmd = m.jobs.ticked(msg.id)
 	case chartTickMsg:
 		cmd = m.charts.onTick(msg)
 	case playTickMsg:

@@ -37,6 +37,16 @@ type player struct {
 	// anchor, while a presenter plays at a set speed, paces play by the
 	// stage's clock, as followers see it (stage_clock.go)
 	anchor *stageAnchor
+	// clock times the play slices: nil, the wall's; a test's that stands
+	// still makes a run's path independent of the machine's speed
+	clock func() time.Time
+}
+
+func (p *player) now() time.Time {
+	if p.clock != nil {
+		return p.clock()
+	}
+	return time.Now()
 }
 
 func newPlayer() player { return player{speed: 3} }
@@ -124,7 +134,7 @@ func (p *player) onTick(t playTickMsg, x *engine.Explorer, at *engine.Time, s *S
 	// under the budget: a branch that passes it stops here
 	if err := x.Run(nil, func() {
 		if a := p.anchor; a != nil && s != nil {
-			*at = playTo(x, *at, stage.ClockMoment(a.at, speeds[p.speed], a.wall, stageMs(s.Now())))
+			*at = playTo(x, *at, stage.ClockMoment(a.at, speeds[p.speed], a.wall, stageMs(s.Now())), p.now)
 			a.pos, a.shown = x.Pos(), *at
 			return
 		}
@@ -146,23 +156,23 @@ func (p *player) onTick(t playTickMsg, x *engine.Explorer, at *engine.Time, s *S
 // advance plays dt of wall time on x at the current speed from the clock
 // at, and returns the clock it reaches.
 func (p *player) advance(x *engine.Explorer, at engine.Time, dt time.Duration) engine.Time {
-	start := time.Now()
+	start := p.now()
 	sp := speeds[p.speed]
 	if sp == 0 {
-		for n := 0; n < sliceEvents && time.Since(start) < sliceBudget && !x.AtEnd(); n += 64 {
+		for n := 0; n < sliceEvents && p.now().Sub(start) < sliceBudget && !x.AtEnd(); n += 64 {
 			x.Step(64)
 		}
 		return x.World().Now
 	}
-	return playTo(x, at, at+engine.Time(sp*float64(dt/time.Millisecond)))
+	return playTo(x, at, at+engine.Time(sp*float64(dt/time.Millisecond)), p.now)
 }
 
 // playTo steps x through the events at or before target, within the
 // slice budget, and returns the clock it reaches from at.
-func playTo(x *engine.Explorer, at, target engine.Time) engine.Time {
-	start := time.Now()
+func playTo(x *engine.Explorer, at, target engine.Time, now func() time.Time) engine.Time {
+	start := now()
 	for n := 0; n < sliceEvents; n++ {
-		if n%64 == 0 && time.Since(start) > sliceBudget {
+		if n%64 == 0 && now().Sub(start) > sliceBudget {
 			return max(at, x.World().Now) // the engine is behind the clock: catch up next frame
 		}
 		next, ok := peek(x)

@@ -45,9 +45,16 @@ func newHolds(n int) holds {
 }
 
 // clone shares every chunk; both copies copy a chunk before writing it.
+// A table that owns no chunk (a checkpoint's) is only read, so that
+// goroutines may clone it at once.
 func (h *holds) clone() holds {
 	c := holds{chunks: append([]*chunk(nil), h.chunks...), owner: &token{}}
-	h.owner = &token{}
+	for _, k := range h.chunks {
+		if k.owner == h.owner {
+			h.owner = &token{}
+			break
+		}
+	}
 	return c
 }
 

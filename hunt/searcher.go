@@ -1,0 +1,322 @@
+package hunt
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+
+	"inflight/engine"
+)
+
+// choice forces decision idx of a line to val, or, with fault set, a
+// fault the line passes.
+type choice struct {
+	idx, val int64
+	fault    *engine.Fault
+}
+
+// dec is a decision a line made, or a fault point it passed (fault set),
+// that a branch may force.
+type dec struct {
+	d     engine.Decision // for a fault: Pos, T and Msg only
+	fault *engine.Fault
+	cp    *start // the checkpoint before it (base line only)
+	alt   []int64
+}
+
+func (d *dec) choice(v int64) choice {
+	if d.fault != nil {
+		return choice{fault: d.fault}
+	}
+	return choice{idx: d.d.Index, val: v}
+}
+
+// node is a branch: a checkpoint of the line it leaves, the decisions
+// forced before it, and those it forces from there, in index order.
+type node struct {
+	from   *start
+	root   *start // the base line's checkpoint its first forced choice is played from
+	prefix []Forced
+	force  []choice
+	score  int64
+}
+
+// rooted is n played from the base line's checkpoint, every choice
+// forced from there: the same branch (a decision is forced by its index,
+// a fault by where it strikes), holding no checkpoint of a line of its
+// own, for a frontier kept until the next depth.
+func (n node) rooted() node {
+	if n.from == n.root {
+		return n
+	}
+	force := make([]choice, 0, len(n.prefix)+len(n.force))
+	for _, f := range n.prefix {
+		force = append(force, forcedChoice(f))
+	}
+	return node{from: n.root, root: n.root, force: append(force, n.force...), score: n.score}
+}
+
+// start is a checkpoint: a world never stepped, only cloned, and the
+// facts at it (nil on the base line: read off its log).
+type start struct {
+	w     *engine.World
+	pos   int64
+	facts *facts
+}
+
+type searcher struct {
+	o        Options
+	base     *engine.World // the start, never stepped
+	cps      []*start      // before each forcible decision of the base line
+	decs     []dec         // the base line's forcible decisions and fault points
+	mu       sync.Mutex    // cloning writes the world cloned
+	log      []logEvent    // the base line's message events, for facts at a checkpoint
+	facts    bool
+	baseSum  engine.Summary
+	baseEnd  engine.Time
+	baseLen  int64 // the base line's events
+	maxEv    int64
+	tried    int
+	best     int64  // the highest score a branch has had
+	bestDiff string // its figures, in words
+	workers  int
+	decWorld *engine.World // for DecisionText and DecisionChoices
+	err      error         // Options.Stop's answer that ended the hunt
+	mem      memory
+}
+
+type logEvent struct {
+	pos int64
+	e   engine.Event
+}
+
+// outcome is what one branch gave.
+type outcome struct {
+	broken []Broken
+	sum    engine.Summary
+	forced []Forced // the forced decisions as they were made
+	ok     bool     // every forced decision was made as planned
+	decs   []dec    // the line's forcible decisions after its last forced one (when asked)
+	// dropped: decs were asked for and dropped, to be found again by
+	// playing the branch once more when it is expanded
+	dropped bool
+}
+
+// newSearcher starts a hunt: the base line played once, its checkpoints
+// kept.
+func newSearcher(o Options) (*searcher, error) {
+	if o.Depth < 1 {
+		o.Depth = 1
+	}
+	if o.Budget < 1 {
+		o.Budget = 1
+	}
+	s := &searcher{o: o, facts: needsFacts(o.Property), workers: o.Workers}
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	s.mem.acct = o.Account
+	w, err := engine.NewWorld(o.Spec, o.Seed, o.Set)
+	if err != nil {
+		return nil, err
+	}
+	s.base = w
+	s.decWorld = w.Clone()
+	if n := len(o.Forks); n > 0 && o.From < o.Forks[n-1].At {
+		return nil, fmt.Errorf("a hunt on a branch starts at or after its last fork (%s), not %s", o.Forks[n-1].At.Short(), o.From.Short())
+	}
+	s.decs = s.walkBase()
+	if s.err != nil {
+		return nil, s.err
+	}
+	s.workers = min(s.workers, s.mem.lines)
+	if o.Events > 0 {
+		s.o.Budget = int(max(1, min(int64(s.o.Budget), o.Events/max(s.baseLen, 1))))
+	}
+	if o.From > 0 && o.From > s.baseEnd {
+		return nil, fmt.Errorf("--at %s is after the run ends (%s): there is nothing left to force", o.From.Short(), s.baseEnd.Short())
+	}
+	return s, nil
+}
+
+// walkBase plays the base line once, keeping a checkpoint before every
+// forcible decision and the message events facts are read from.
+func (s *searcher) walkBase() []dec {
+	// first the decisions, then a second pass stopping before each one
+	// to keep a checkpoint: a clone before every event would cost more
+	w := s.base.Clone()
+	var decs []dec
+	passed := map[passKey]bool{}
+	// a branch's choices come after its last fork: one at or before it
+	// would fork an earlier line
+	minPos := int64(-1)
+	if n := len(s.o.Forks); n > 0 {
+		minPos = s.o.Forks[n-1].Pos
+	}
+	w.Forcing().Observe(func(p engine.FaultPass) {
+		passed[passKey{p.Pos, p.Msg}] = true
+		if s.o.Faults && p.T >= s.o.From && p.Pos > minPos {
+			decs = append(decs, faultDec(p))
+		}
+	})
+	rec := sinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+		if s.facts && (e.Msg >= 0 || e.Kind == engine.EvRedrive) {
+			s.log = append(s.log, logEvent{e.Pos, *e})
+		}
+		if d == nil || d.T < s.o.From || d.Pos <= minPos || s.faultsOwn(d, passed) {
+			return
+		}
+		if alt := s.alternatives(d); len(alt) > 0 {
+			decs = append(decs, dec{d: *d, alt: alt})
+		}
+	})
+	k := 0
+	for s.branchForks(w, &k) && w.Step(rec) {
+		if w.Pos&memLook == 0 {
+			if s.err = s.mem.walking(w, len(s.log), decs); s.err != nil {
+				return nil
+			}
+		}
+	}
+	s.mem.lineBytes = max(s.mem.lineBytes, w.Footprint())
+	if s.err = s.mem.plan(w.Pos, len(s.log), decs); s.err != nil {
+		return nil
+	}
+	s.baseSum = w.Summarize("")
+	s.baseEnd = w.Stats.LastEvent
+	s.baseLen = w.Pos
+	s.maxEv = 4*w.Pos + 100_000
+	w = s.base.Clone()
+	k = 0
+	sp := s.mem.spacing(&s.mem.base, s.baseLen)
+	for i := range decs {
+		for w.Pos < decs[i].d.Pos && s.branchForks(w, &k) && w.Step(nil) {
+		}
+		s.branchForks(w, &k)
+		if n := len(s.cps); n == 0 || s.cps[n-1].pos != w.Pos {
+			last := int64(-1)
+			if n > 0 {
+				last = s.cps[n-1].pos
+			}
+			if sp.take(w, last) {
+				s.cps = append(s.cps, &start{w: w.Clone(), pos: w.Pos})
+			}
+		}
+		if s.err = sp.err; s.err != nil {
+			return nil
+		}
+		decs[i].cp = s.cps[len(s.cps)-1]
+	}
+	return decs
+}
+
+// branchForks applies the hunted branch's forks due at w's event (from
+// the k-th on), as a share code's replay does; false if one cannot be.
+func (s *searcher) branchForks(w *engine.World, k *int) bool {
+	for ; *k < len(s.o.Forks) && s.o.Forks[*k].Pos <= w.Pos; *k++ {
+		if err := w.Forcing().Fork(s.o.Forks[*k]); err != nil {
+			s.err = err
+			return false
+		}
+	}
+	return true
+}
+
+// passKey is where a fault point was passed: the event and the message.
+type passKey struct {
+	pos int64
+	msg int32
+}
+
+// faultsOwn says whether d is the crash draw a fault point makes
+// (cashback's crash between COMMIT and XACK, kafka-restart's): a yes/no
+// decision at the step that passed the point. With faults on, forcing the
+// fault is forcing it to crash, so only a crash the run drew itself is
+// left to force the other way; with faults off, neither. A latency or a
+// worker chosen at the same step is not the fault's.
+func (s *searcher) faultsOwn(d *engine.Decision, passed map[passKey]bool) bool {
+	crash := d.Kind == engine.DecCrash || d.Kind >= engine.FamilyDecision && d.Lo == 0 && d.Hi == 1
+	return crash && passed[passKey{d.Pos, d.Msg}] && (!s.o.Faults || d.Value == 0 || d.Forced)
+}
+
+// faultDec is a fault point passed, as a choice a branch may force.
+func faultDec(p engine.FaultPass) dec {
+	f := p.Fault
+	return dec{d: engine.Decision{Pos: p.Pos, T: p.T, Msg: p.Msg, Delivery: p.Delivery, Worker: p.Actor}, fault: &f, alt: []int64{1}}
+}
+
+func (s *searcher) baseFacts() *facts {
+	if !s.facts {
+		return nil
+	}
+	return s.factsAt(1 << 62)
+}
+
+// factsAt is the base line's facts before event pos.
+func (s *searcher) factsAt(pos int64) *facts {
+	f := &facts{}
+	for i := range s.log {
+		if s.log[i].pos >= pos {
+			break
+		}
+		f.event(&s.log[i].e)
+	}
+	return f
+}
+
+type sinkFunc func(*engine.World, *engine.Event, *engine.Decision)
+
+func (f sinkFunc) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
+
+// forcible says whether a hunt may force decisions of kind k.
+func (s *searcher) forcible(k engine.DecisionKind) bool {
+	switch k {
+	case engine.DecLatency, engine.DecWorker:
+		return true
+	case engine.DecCrash, engine.DecWedge:
+		return s.o.Faults
+	case engine.DecBranch, engine.DecLateAck:
+		return s.o.All
+	}
+	return k >= engine.FamilyDecision
+}
+
+// Thresholds is implemented by a family's knob struct whose knobs put
+// edges inside a latency's range (the queue's visibility timeout and claim
+// window): a latency just either side of one is worth trying.
+type Thresholds interface{ Thresholds() []engine.Duration }
+
+// alternatives are the values a branch may force d to, other than the
+// one it took: a latency's ends, middle and the values just either side
+// of each threshold the knobs define inside its range; every other
+// decision's choices.
+func (s *searcher) alternatives(d *engine.Decision) []int64 {
+	if !s.forcible(d.Kind) {
+		return nil
+	}
+	var vals []int64
+	if d.Kind == engine.DecLatency {
+		vals = []int64{d.Lo, (d.Lo + d.Hi) / 2, d.Hi}
+		var ths []engine.Duration
+		if t, ok := s.base.Knobs.Struct().(Thresholds); ok {
+			ths = t.Thresholds()
+		}
+		for _, th := range ths {
+			t := int64(th)
+			if t > d.Lo && t < d.Hi {
+				vals = append(vals, t-1, t+1)
+			}
+		}
+		sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
+	} else {
+		vals, _ = s.decWorld.DecisionChoices(d)
+	}
+	var out []int64
+	for i, v := range vals {
+		if v != d.Value && (i == 0 || v != vals[i-1]) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
