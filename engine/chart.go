@@ -32,7 +32,7 @@ func (s *Series) add(w *World) {
 		s.stride = 1
 	}
 	waiting, taken := w.fam.Counts(w)
-	now := Sample{w.Pos, w.Now, int32(waiting), int32(taken), int32(w.dlqLen), w.Stats.Effects}
+	now := Sample{w.Pos, w.Now, int32(waiting), int32(taken), int32(w.DLQLen()), w.Stats.Effects}
 	if n := len(s.Samples); n > 0 && w.Pos-s.Samples[n-1].Pos < s.stride {
 		s.Samples[n-1].raise(now)
 		return

@@ -13,7 +13,7 @@
 // no decision index, so a run that forces none keeps its trace hash,
 // decision count and d-codes. A fork forces one by naming the point, the
 // message and the delivery (Fault; ForkOptions.Faults; in a share code the
-// fork field ";fault=after_claim:14.1"); World.ObserveFaults lists the
+// fork field ";fault=after_claim:14.1"); Forcing.Observe lists the
 // points a run passes, and Explorer.WorldAt starts a branch of one's own
 // from the nearest checkpoint.
 //

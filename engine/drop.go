@@ -42,9 +42,8 @@ func (x *Explorer) DeleteBranch(b *Branch) error {
 // tableBytes is the part of ownBytes that does not depend on which world
 // owns the leaves: what a checkpoint was charged at least.
 func (w *World) tableBytes() int64 {
-	const ptr = int64(unsafe.Sizeof(uintptr(0)))
 	return int64(unsafe.Sizeof(*w)) +
-		int64(len(w.msgs.leaves)+len(w.dlq.leaves))*ptr +
-		int64(len(w.heap)+len(w.soon)-w.soonHead)*int64(unsafe.Sizeof(item{})) +
-		w.familyBytes()
+		w.truth.tableBytes() +
+		w.q.bytes() +
+		familyBytes(w.fam)
 }

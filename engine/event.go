@@ -18,7 +18,7 @@ const (
 	EvCrash        Kind = 8  // a worker process dies
 	EvRestart      Kind = 9  // the supervisor brings a worker back
 	EvAlert        Kind = 10 // an alert fires (or would have, for a missing one)
-	EvRedrive      Kind = 16 // an operator moves the dead letters back (World.Redrive)
+	EvRedrive      Kind = 16 // an operator moves the dead letters back (Truth.Redrive)
 	EvKnob         Kind = 18 // a knob changed (a fork's changes)
 	EvStart        Kind = 19 // the consumers begin polling
 	numKinds            = 20

@@ -67,24 +67,7 @@ func (x *Explorer) account(n int64) {
 // ownBytes estimates what a checkpoint of w costs on top of the others:
 // its leaf tables, the leaves written since the last clone (the ones w
 // owns), and its private slices. A family's own state is not counted.
-func (w *World) ownBytes() int64 {
-	const ptr = int64(unsafe.Sizeof(uintptr(0)))
-	n := int64(unsafe.Sizeof(*w)) +
-		int64(len(w.msgs.leaves)+len(w.dlq.leaves))*ptr +
-		int64(len(w.heap)+len(w.soon)-w.soonHead)*int64(unsafe.Sizeof(item{})) +
-		w.familyBytes()
-	for _, l := range w.msgs.leaves {
-		if l != nil && l.owner == w.owner {
-			n += int64(unsafe.Sizeof(*l))
-		}
-	}
-	for _, l := range w.dlq.leaves {
-		if l != nil && l.owner == w.owner {
-			n += int64(unsafe.Sizeof(*l))
-		}
-	}
-	return n
-}
+func (w *World) ownBytes() int64 { return w.tableBytes() + w.truth.leafBytes() }
 
 // messagesOf is how many messages w's line will publish: its sources'
 // counts under its knobs, a fork's pending changes included.
@@ -106,7 +89,7 @@ func messagesOf(w *World) int64 {
 func (x *Explorer) eventsPerMessage(b *Branch) int64 {
 	root := x.branches[0]
 	ratio := func(w *World) int64 {
-		if n := int64(w.msgs.n); n > 0 && w.Pos > 0 {
+		if n := int64(w.Published()); n > 0 && w.Pos > 0 {
 			return max(1, (w.Pos+n/2)/n)
 		}
 		return 0
@@ -122,7 +105,7 @@ func (x *Explorer) eventsPerMessage(b *Branch) int64 {
 		for w.Pos < probeEvents && w.Step(nil) {
 		}
 		x.epm = max(1, ratio(w))
-		if w.msgs.n == 0 {
+		if w.Published() == 0 {
 			x.epm = 16
 		}
 	}

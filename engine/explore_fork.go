@@ -29,7 +29,7 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	}
 	parent := k.path[k.seg]
 	w := k.w.Clone()
-	if err := w.ForceFaults(o.Faults...); err != nil {
+	if err := w.Forcing().Faults(o.Faults...); err != nil {
 		return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
 	}
 	if w.Settled() && o.Override == nil {
@@ -48,7 +48,7 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 		if err := checkOverride(w, *o.Override); err != nil {
 			return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
 		}
-		w.Override(*o.Override)
+		w.Forcing().Override(*o.Override)
 	}
 	if err := x.budgetFits(w, x.eventsPerMessage(parent)); err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	name := o.Name
 	switch {
 	case name == "" && len(o.Faults) > 0:
-		name = w.ForkLabel(o.Set, o.Override, o.Faults, max(o.At, w.Now))
+		name = w.Forcing().Label(o.Set, o.Override, o.Faults, max(o.At, w.Now))
 	case name == "":
 		name = fmt.Sprintf("fork%d", x.nextID)
 	}

@@ -7,10 +7,10 @@ func Revived(w *World) int { return w.revived }
 // Leaves counts the message table's live leaves, all its leaves and the
 // dead letters kept.
 func Leaves(w *World) (live, total, dlq int) {
-	for _, l := range w.msgs.leaves {
+	for _, l := range w.truth.msgs.leaves {
 		if l != nil {
 			live++
 		}
 	}
-	return live, len(w.msgs.leaves), w.dlq.n
+	return live, len(w.truth.msgs.leaves), w.truth.dlq.n
 }

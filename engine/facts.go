@@ -12,8 +12,9 @@ import "slices"
 // schedule, which no knob but the order count changes. It reports false for
 // a message no source publishes, or when the schedule is too long to read
 // (more than historyScanCap messages across several sources).
-func (w *World) PublishTime(id int32) (Time, bool) {
-	if m, ok := w.Msg(id); ok {
+func (t *Truth) PublishTime(id int32) (Time, bool) {
+	w := t.w
+	if m, ok := t.Msg(id); ok {
 		return m.Published, true
 	}
 	if id < 0 {
@@ -21,7 +22,7 @@ func (w *World) PublishTime(id int32) (Time, bool) {
 	}
 	srcs := w.spec.Sources
 	if len(srcs) == 1 {
-		if int(id) < w.sourceCount(0) {
+		if int(id) < srcs[0].CountUnder(&w.Knobs) {
 			return srcs[0].Start + Time(id)*srcs[0].Every, true
 		}
 		return 0, false
@@ -30,8 +31,8 @@ func (w *World) PublishTime(id int32) (Time, bool) {
 	// publishing order, so the id-th smallest publish time is id's
 	var times []Time
 	total := 0
-	for i, src := range srcs {
-		n := w.sourceCount(i)
+	for _, src := range srcs {
+		n := src.CountUnder(&w.Knobs)
 		total += n
 		if total > historyScanCap {
 			return 0, false
@@ -86,7 +87,3 @@ const (
 	historyQuiet   = 16384
 	historyScanCap = 1 << 20
 )
-
-func (w *World) sourceCount(i int) int {
-	return w.spec.Sources[i].CountUnder(&w.Knobs)
-}

@@ -222,13 +222,9 @@ const (
 // Family returns the world's family: the system its incident runs.
 func (w *World) Family() Family { return w.fam }
 
-// Counts are the chart's numbers: messages waiting, and messages taken but
-// not finished (Family.Counts).
-func (w *World) Counts() (waiting, taken int) { return w.fam.Counts(w) }
-
-// familyBytes is what the family adds to a checkpoint's estimated size.
-func (w *World) familyBytes() int64 {
-	if f, ok := w.fam.(FamilyFootprint); ok {
+// familyBytes is what family f adds to a checkpoint's estimated size.
+func familyBytes(fam Family) int64 {
+	if f, ok := fam.(FamilyFootprint); ok {
 		return f.Footprint()
 	}
 	return 0
@@ -241,26 +237,22 @@ func (w *World) Schedule(t Time, s FamilyStep, background bool) {
 		t = w.Now
 	}
 	it := item{t: t, op: opFamily, msg: s.Item, who: s.Actor, delivery: s.Gen, fop: s.Op, bg: background}
-	// schedule's body, so the hot path makes one call, not two
-	w.seq++
-	it.seq = w.seq
+	// add's body, so the hot path makes one call, not two
+	q := &w.q
+	q.seq++
+	it.seq = q.seq
 	if t == w.Now && !background {
-		w.live++
-		w.soon = append(w.soon, it)
+		q.live++
+		q.soon = append(q.soon, it)
 		return
 	}
-	w.push(it)
-}
-
-// Emit records one event of the family's step (see World.emit).
-func (w *World) Emit(k Kind, msg int32, worker int, delivery uint16, val, aux int64) {
-	w.emit(k, msg, worker, delivery, val, aux)
+	q.push(it)
 }
 
 // Decide records a decision and returns its value (natural unless a fork
-// overrides it); see World.decide.
+// overrides it); see DecideAmong.
 func (w *World) Decide(k DecisionKind, msg int32, worker int, delivery uint16, natural, lo, hi int64) int64 {
-	return w.decide(k, msg, worker, delivery, natural, lo, hi, 0)
+	return w.DecideAmong(k, msg, worker, delivery, natural, lo, hi, 0)
 }
 
 // Draw returns 64 random bits for (stream, a, b) under the world's seed:
@@ -276,117 +268,9 @@ func Chance(x uint64, p float64) bool { return chance(x, p) }
 // Seed is the run's seed.
 func (w *World) Seed() uint64 { return w.seed }
 
-// NewMessage publishes a message into the ground truth: the family's
-// system now holds it, it has no effect yet.
-func (w *World) NewMessage() int32 {
-	id := int32(w.msgs.push(w.owner))
-	*w.msgForWrite(id) = Msg{Published: w.Now, Status: StHeld}
-	w.Stats.Published++
-	w.ensureAgeCheck()
-	return id
-}
-
-// AddMessage publishes a message from source src into the ground truth
-// and returns its record to place (its status is StHeld): NewMessage
-// without the oldest-age watch, which the caller starts with WatchAge
-// once the step's event is out.
-func (w *World) AddMessage(src uint8, poison bool) (int32, *Msg) {
-	id := int32(w.msgs.push(w.owner))
-	m := w.msgForWrite(id)
-	*m = Msg{Published: w.Now, Source: src, Poison: poison, Status: StHeld}
-	w.Stats.Published++
-	return id, m
-}
-
-// WatchAge schedules the oldest_age alerts' next check, if any is due.
-func (w *World) WatchAge() { w.ensureAgeCheck() }
-
-// MsgPtr is message id's record for reading only, or nil when the world
-// has finished with it: the hot path's read, without a copy.
-func (w *World) MsgPtr(id int32) *Msg { return w.msgs.ptr(int(id)) }
-
-// MsgForWrite is message id's record, to change: a family counts its
-// deliveries (Receives) and its holders, and moves the status between the
-// held ones (StHeld, StVisible, StInFlight); Remove, Done and DeadLetter
-// take it out of the system. The family's own state per message is its
-// own (see FamilyRecords).
-func (w *World) MsgForWrite(id int32) *Msg { return w.msgForWrite(id) }
-
-// Remove takes message id (m, its record from MsgForWrite) out of the
-// system with status st (StDeleted or StDLQ, the latter without the dead
-// letter queue's bookkeeping: use DeadLetter). It reports false, and
-// changes nothing, for a message the system no longer holds.
-func (w *World) Remove(id int32, m *Msg, st MsgStatus) bool { return w.remove(id, m, st) }
-
-// Release ends one worker's hold on message id (Msg.Holders, which the
-// family counts up when a worker takes it): a deleted message nobody
-// works on any more without an effect is lost from now on.
-func (w *World) Release(id int32) {
-	m := w.msgForWrite(id)
-	m.Holders--
-	if m.Holders == 0 && m.Status == StDeleted && m.Effects == 0 {
-		w.goneWorked-- // nobody will act on it now: lost
-	}
-	w.maybeRetire(id, m)
-}
-
-// DecideAmong is Decide for a choice among the workers in mask (DecWorker).
-func (w *World) DecideAmong(k DecisionKind, msg int32, worker int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
-	return w.decide(k, msg, worker, delivery, natural, lo, hi, mask)
-}
-
-// Effect counts one effect on message id (an email, a credit, a row); a
-// second one on the same message is a duplicate.
-func (w *World) Effect(id int32) int {
-	m := w.msgForWrite(id)
-	m.Effects++
-	w.Stats.Effects++
-	if m.Effects == 1 {
-		if m.Status == StDeleted { // acked before the work: lost until now
-			w.goneDone++
-			if m.Holders > 0 {
-				w.goneWorked--
-			}
-		}
-		w.Stats.Effected++
-	} else {
-		w.Stats.Duplicates++
-	}
-	w.Stats.LastEffect = w.Now
-	return int(m.Effects)
-}
-
-// Done says the system no longer holds message id (acked, committed past,
-// stored or thrown away).
-func (w *World) Done(id int32) {
-	if m := w.msgForWrite(id); m.Held() {
-		w.remove(id, m, StDeleted)
-	}
-}
-
-// DeadLetter moves message id to the dead letter queue.
-func (w *World) DeadLetter(id int32) {
-	if m := w.msgForWrite(id); m.Held() {
-		w.deadLetter(id, m)
-	}
-}
-
-// Count adds to the counters every family shares.
-func (w *World) Count(deliveries, lateRefused, crashes int64) {
-	w.Stats.Deliveries += deliveries
-	w.Stats.LateRefused += lateRefused
-	w.Stats.Crashes += crashes
-}
-
-// AddBusy adds worker time spent inside handlers (for `busy`).
-func (w *World) AddBusy(d Duration) { w.Stats.BusyMs += int64(d) }
-
-// KindName names an event kind as the trace does (a family's own kinds
-// by the family's names).
-func (w *World) KindName(k Kind) string { return w.kindName(k) }
-
-// kindName names an event kind for the trace; a family names its own.
-func (w *World) kindName(k Kind) string {
+// KindName names an event kind as the trace does; a family names its own
+// kinds (those outside the kernel's).
+func (w *World) KindName(k Kind) string {
 	if !k.Kernel() && w.fam != nil {
 		return w.fam.KindName(k)
 	}

@@ -16,7 +16,7 @@ import (
 // fault point is one nil pointer test (World.Fault).
 //
 // A fault is forced by a fork (ForkOptions.Faults, CodeFork.Faults, or
-// World.ForceFaults on a world of one's own), and it is named by where it
+// Forcing.Faults on a world of one's own), and it is named by where it
 // strikes, not when: a point, a message and its delivery ("after_claim",
 // order 14, delivery 1). A forced fault fires the first time the run passes
 // that point for that message and delivery, then never again. A forced
@@ -25,7 +25,7 @@ import (
 // (cashback, stagefront, kafka-restart), forcing the fault forces that
 // decision, which the trace then marks forced.
 //
-// World.ObserveFaults lists the fault points a run passes, forced or not,
+// Forcing.Observe lists the fault points a run passes, forced or not,
 // without changing its trace: the search a hunt makes.
 
 // FaultPoint is one fault point a family declares.
@@ -57,7 +57,7 @@ type Fault struct {
 	Delivery uint16
 }
 
-// FaultPass is a fault point a run passed, as World.ObserveFaults reports
+// FaultPass is a fault point a run passed, as Forcing.Observe reports
 // it: where, who, when, and Pos, the events emitted before the step that
 // passed it. A fork at Pos (or earlier) that forces the Fault fires it.
 type FaultPass struct {
@@ -82,19 +82,45 @@ type faultState struct {
 	observe func(FaultPass)
 }
 
+// Forcing is what a fork forces on a world's future: faults at its
+// family's fault points and the outcomes of decisions by index.
+type Forcing struct {
+	w         *World      // whose family declares the points and whose clock a pass reports
+	faults    *faultState // nil for none (see Fault)
+	override  *DecisionOverride
+	overrides []DecisionOverride // more forced decisions after override, ascending (Decisions)
+}
+
+// Forcing is what forks force on the world (see Forcing).
+func (w *World) Forcing() *Forcing { return &w.forcing }
+
+// clone is f's copy for world c: the forced faults and decisions, no
+// observer.
+func (f *Forcing) clone(c *World) Forcing {
+	n := Forcing{w: c, overrides: f.overrides}
+	if f.override != nil {
+		o := *f.override
+		n.override = &o
+	}
+	if f.faults != nil && len(f.faults.forced) > 0 {
+		n.faults = &faultState{forced: f.faults.forced}
+	}
+	return n
+}
+
 // Fault is a family's fault point: it reports the pass to the observer, if
 // any, and whether this run forces point p (an index into FaultPoints)
 // for message msg's delivery here, in which case the family makes the
 // fault happen. Call it before the step emits its event.
 func (w *World) Fault(p uint8, msg int32, actor int, delivery uint16) bool {
-	if w.faults == nil {
+	if w.forcing.faults == nil {
 		return false
 	}
-	return w.faultAt(p, msg, actor, delivery)
+	return w.forcing.at(p, msg, actor, delivery)
 }
 
-func (w *World) faultAt(p uint8, msg int32, actor int, delivery uint16) bool {
-	fs := w.faults
+func (f *Forcing) at(p uint8, msg int32, actor int, delivery uint16) bool {
+	fs := f.faults
 	forced := false
 	for i, k := range fs.forced {
 		if k.point == p && k.msg == msg && k.delivery == delivery {
@@ -106,115 +132,107 @@ func (w *World) faultAt(p uint8, msg int32, actor int, delivery uint16) bool {
 	}
 	if fs.observe != nil {
 		name := ""
-		if pts := w.FaultPoints(); int(p) < len(pts) {
+		if pts := f.Points(); int(p) < len(pts) {
 			name = pts[p].Name
 		}
 		fs.observe(FaultPass{Fault: Fault{Point: name, Msg: msg, Delivery: delivery},
-			Actor: int16(actor), T: w.Now, Pos: w.Pos, Forced: forced})
+			Actor: int16(actor), T: f.w.Now, Pos: f.w.Pos, Forced: forced})
 	}
 	if len(fs.forced) == 0 && fs.observe == nil {
-		w.faults = nil
+		f.faults = nil
 	}
 	return forced
 }
 
-// FaultPoints lists the fault points the world's family declares (none
-// for a family that declares none).
-func (w *World) FaultPoints() []FaultPoint {
-	if f, ok := w.fam.(FamilyFaults); ok {
-		return f.FaultPoints()
+// Points lists the fault points the world's family declares (none for a
+// family that declares none).
+func (f *Forcing) Points() []FaultPoint {
+	if ff, ok := f.w.fam.(FamilyFaults); ok {
+		return ff.FaultPoints()
 	}
 	return nil
 }
 
-func (w *World) faultIndex(name string) (uint8, error) {
-	pts := w.FaultPoints()
+func (f *Forcing) index(name string) (uint8, error) {
+	pts := f.Points()
 	for i, p := range pts {
 		if p.Name == name {
 			return uint8(i), nil
 		}
 	}
 	if len(pts) == 0 {
-		return 0, fmt.Errorf("fault %q: incident %s declares no fault points", clip(name), w.spec.ID)
+		return 0, fmt.Errorf("fault %q: incident %s declares no fault points", clip(name), f.w.spec.ID)
 	}
 	names := make([]string, len(pts))
 	for i, p := range pts {
 		names[i] = p.Name
 	}
-	return 0, fmt.Errorf("fault %q: incident %s's fault points are %s", clip(name), w.spec.ID, strings.Join(names, ", "))
+	return 0, fmt.Errorf("fault %q: incident %s's fault points are %s", clip(name), f.w.spec.ID, strings.Join(names, ", "))
 }
 
-// ForceFaults forces faults in this world's future, besides any it forces
+// Faults forces faults in this world's future, besides any it forces
 // already. It refuses a point the family does not declare, a negative
 // message and delivery 0.
-func (w *World) ForceFaults(fs ...Fault) error {
+func (f *Forcing) Faults(fs ...Fault) error {
 	if len(fs) == 0 {
 		return nil
 	}
 	var keys []faultKey
-	for _, f := range fs {
-		p, err := w.faultIndex(f.Point)
+	for _, ft := range fs {
+		p, err := f.index(ft.Point)
 		if err != nil {
 			return err
 		}
-		if f.Msg < 0 || f.Delivery == 0 {
-			return fmt.Errorf("fault %s: message %d, delivery %d: want a message from 0 and a delivery from 1", f.Point, f.Msg, f.Delivery)
+		if ft.Msg < 0 || ft.Delivery == 0 {
+			return fmt.Errorf("fault %s: message %d, delivery %d: want a message from 0 and a delivery from 1", ft.Point, ft.Msg, ft.Delivery)
 		}
-		if k := (faultKey{p, f.Msg, f.Delivery}); !slices.Contains(keys, k) && (w.faults == nil || !slices.Contains(w.faults.forced, k)) {
+		if k := (faultKey{p, ft.Msg, ft.Delivery}); !slices.Contains(keys, k) && (f.faults == nil || !slices.Contains(f.faults.forced, k)) {
 			keys = append(keys, k)
 		}
 	}
 	st := &faultState{}
-	if w.faults != nil {
-		*st = *w.faults
+	if f.faults != nil {
+		*st = *f.faults
 	}
 	st.forced = append(slices.Clip(st.forced), keys...)
-	w.faults = st
+	f.faults = st
 	return nil
 }
 
-// ObserveFaults calls fn at every fault point the world passes from now
-// on, forced or not, until it is called with nil. Watching changes
-// nothing in the run. A clone of the world (a checkpoint, a fork) is not
-// watched.
-func (w *World) ObserveFaults(fn func(FaultPass)) {
+// Observe calls fn at every fault point the world passes from now on,
+// forced or not, until it is called with nil. Watching changes nothing in
+// the run. A clone of the world (a checkpoint, a fork) is not watched.
+func (f *Forcing) Observe(fn func(FaultPass)) {
 	st := &faultState{}
-	if w.faults != nil {
-		*st = *w.faults
+	if f.faults != nil {
+		*st = *f.faults
 	}
 	st.observe = fn
 	if fn == nil && len(st.forced) == 0 {
-		w.faults = nil
+		f.faults = nil
 		return
 	}
-	w.faults = st
+	f.faults = st
 }
 
-// ForcedFaults lists the faults this world forces that have not fired yet.
-func (w *World) ForcedFaults() []Fault {
-	if w.faults == nil {
+// Pending lists the faults this world forces that have not fired yet.
+func (f *Forcing) Pending() []Fault {
+	if f.faults == nil {
 		return nil
 	}
-	pts := w.FaultPoints()
-	out := make([]Fault, 0, len(w.faults.forced))
-	for _, k := range w.faults.forced {
+	pts := f.Points()
+	out := make([]Fault, 0, len(f.faults.forced))
+	for _, k := range f.faults.forced {
 		out = append(out, Fault{Point: pts[k.point].Name, Msg: k.msg, Delivery: k.delivery})
 	}
 	return out
 }
 
-// cloneFaults is a clone's fault state: the forced faults, no observer.
-func (w *World) cloneFaults() *faultState {
-	if w.faults == nil || len(w.faults.forced) == 0 {
-		return nil
-	}
-	return &faultState{forced: w.faults.forced}
-}
-
-// FaultWords tell a fault in the lesson's words: "worker B1 crashes after
-// its claim on order 14, delivery 1". Actor -1 is the family's word for
+// Words tell a fault in the lesson's words: "worker B1 crashes after its
+// claim on order 14, delivery 1". Actor -1 is the family's word for
 // whoever it is ("the worker").
-func (w *World) FaultWords(f Fault, actor int) string {
+func (fc *Forcing) Words(f Fault, actor int) string {
+	w := fc.w
 	ff, ok := w.fam.(FamilyFaults)
 	if !ok {
 		return fmt.Sprintf("fault %s on %d, delivery %d", f.Point, f.Msg, f.Delivery)
@@ -259,28 +277,32 @@ func ParseFault(s string) (Fault, error) {
 	return Fault{Point: name, Msg: int32(m), Delivery: uint16(d)}, nil
 }
 
-// ForceDecisions forces the outcomes of several decisions in this world's
+// Override forces the outcome of decision index in this world's future
+// (see Decisions for several).
+func (f *Forcing) Override(o DecisionOverride) { f.override, f.overrides = &o, nil }
+
+// Decisions forces the outcomes of several decisions in this world's
 // future, by index, as Override does for one: a branch that forces more
 // than one decision from one moment (a hunt's depth 2). It replaces any
 // override not yet reached.
-func (w *World) ForceDecisions(os ...DecisionOverride) {
+func (f *Forcing) Decisions(os ...DecisionOverride) {
 	if len(os) == 0 {
 		return
 	}
 	s := slices.Clone(os)
 	slices.SortStableFunc(s, func(a, b DecisionOverride) int { return int(a.Index - b.Index) })
 	o := s[0]
-	w.override, w.overrides = &o, s[1:]
+	f.override, f.overrides = &o, s[1:]
 }
 
 // nextOverride moves to the next forced decision once one is used.
-func (w *World) nextOverride() {
-	w.override = nil
-	for len(w.overrides) > 0 {
-		o := w.overrides[0]
-		w.overrides = w.overrides[1:]
-		if o.Index >= w.Decisions {
-			w.override = &o
+func (f *Forcing) nextOverride() {
+	f.override = nil
+	for len(f.overrides) > 0 {
+		o := f.overrides[0]
+		f.overrides = f.overrides[1:]
+		if o.Index >= f.w.Decisions {
+			f.override = &o
 			return
 		}
 	}
@@ -291,7 +313,7 @@ func (w *World) nextOverride() {
 // Decide does, with value 1 marked forced, unless a fork's override of
 // that very decision says otherwise. It returns the value.
 func (w *World) ForceDecided(k DecisionKind, msg int32, worker int, delivery uint16, lo, hi int64) int64 {
-	v := w.decide(k, msg, worker, delivery, 1, lo, hi, 0)
+	v := w.DecideAmong(k, msg, worker, delivery, 1, lo, hi, 0)
 	if v == 1 {
 		w.dec.Forced = true
 	}

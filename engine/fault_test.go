@@ -51,7 +51,7 @@ func forced(t *testing.T, s *engine.Spec, set []engine.Setting, id int32, fs ...
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.ForceFaults(fs...); err != nil {
+	if err := w.Forcing().Faults(fs...); err != nil {
 		t.Fatal(err)
 	}
 	l := &msgLog{id: id}
@@ -74,10 +74,10 @@ func TestUnforcedFaultsKeepTraces(t *testing.T) {
 			t.Fatal(err)
 		}
 		var passes []engine.FaultPass
-		w.ObserveFaults(func(p engine.FaultPass) { passes = append(passes, p) })
-		if pts := w.FaultPoints(); len(pts) > 0 {
+		w.Forcing().Observe(func(p engine.FaultPass) { passes = append(passes, p) })
+		if pts := w.Forcing().Points(); len(pts) > 0 {
 			// a fault past the run's last message is forced, never fires
-			if err := w.ForceFaults(engine.Fault{Point: pts[0].Name, Msg: 1 << 30, Delivery: 1}); err != nil {
+			if err := w.Forcing().Faults(engine.Fault{Point: pts[0].Name, Msg: 1 << 30, Delivery: 1}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -85,7 +85,7 @@ func TestUnforcedFaultsKeepTraces(t *testing.T) {
 		if w.Fingerprint() != plain.Fingerprint() || w.Decisions != plain.Decisions || w.Pos != sum.Events {
 			t.Errorf("%s: watched %x/%d decisions/%d events, plain %x/%d/%d", s.ID, w.Fingerprint(), w.Decisions, w.Pos, plain.Fingerprint(), plain.Decisions, sum.Events)
 		}
-		if len(w.FaultPoints()) > 0 && len(passes) == 0 {
+		if len(w.Forcing().Points()) > 0 && len(passes) == 0 {
 			t.Errorf("%s declares fault points and passes none", s.ID)
 		}
 		for i, p := range passes {
@@ -106,7 +106,7 @@ func TestQueueFaultPoints(t *testing.T) {
 	}
 	// a forced crash's reason is the point's index among the family's
 	crash := func(name string) []int64 {
-		for i, p := range bw.FaultPoints() {
+		for i, p := range bw.Forcing().Points() {
 			if p.Name == name {
 				return []int64{engine.CrashFault + int64(i)}
 			}
@@ -149,8 +149,8 @@ func TestQueueFaultPoints(t *testing.T) {
 			if lost != tc.ackLost {
 				t.Errorf("acks %v, want a lost one: %v", l.acks, tc.ackLost)
 			}
-			if len(w.ForcedFaults()) != 0 {
-				t.Errorf("the fault never fired: %v", w.ForcedFaults())
+			if len(w.Forcing().Pending()) != 0 {
+				t.Errorf("the fault never fired: %v", w.Forcing().Pending())
 			}
 		})
 	}
@@ -219,7 +219,7 @@ func TestFaultForkRoundTrip(t *testing.T) {
 	main := x.Branch()
 	w := x.WorldAt(main, pos)
 	var passes []engine.FaultPass
-	w.ObserveFaults(func(p engine.FaultPass) { passes = append(passes, p) })
+	w.Forcing().Observe(func(p engine.FaultPass) { passes = append(passes, p) })
 	w.RunTo(nil, -1)
 	var pass engine.FaultPass
 	for _, p := range passes {
@@ -230,7 +230,7 @@ func TestFaultForkRoundTrip(t *testing.T) {
 	if pass.Point == "" || pass.Pos < pos {
 		t.Fatalf("no after_effect pass for order 14 from event %d: %v", pos, passes)
 	}
-	if got, want := w.FaultWords(pass.Fault, int(pass.Actor)), "worker B1 crashes after the email leaves, before the provider answers on order 14, delivery 1"; got != want {
+	if got, want := w.Forcing().Words(pass.Fault, int(pass.Actor)), "worker B1 crashes after the email leaves, before the provider answers on order 14, delivery 1"; got != want {
 		t.Errorf("words %q, want %q", got, want)
 	}
 	x.Goto(pass.Pos)
@@ -262,7 +262,7 @@ func TestFaultForkRoundTrip(t *testing.T) {
 	// and its code
 	v := x.WorldAt(main, pass.Pos).Clone()
 	at := v.Now
-	if err := v.ForceFaults(pass.Fault); err != nil {
+	if err := v.Forcing().Faults(pass.Fault); err != nil {
 		t.Fatal(err)
 	}
 	v.RunTo(nil, -1)
@@ -276,7 +276,7 @@ func TestFaultForkRoundTrip(t *testing.T) {
 		t.Errorf("WorldAt branch %x, code's %x", v.Fingerprint(), z.World().Fingerprint())
 	}
 	// an unknown point is refused with the incident's names
-	if err := v.ForceFaults(engine.Fault{Point: "after_lunch", Msg: 1, Delivery: 1}); err == nil || !strings.Contains(err.Error(), "after_claim") {
+	if err := v.Forcing().Faults(engine.Fault{Point: "after_lunch", Msg: 1, Delivery: 1}); err == nil || !strings.Contains(err.Error(), "after_claim") {
 		t.Errorf("unknown point: %v", err)
 	}
 }
@@ -292,7 +292,7 @@ func TestFaultForcesFamilyCrash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.ForceFaults(fs...); err != nil {
+		if err := w.Forcing().Faults(fs...); err != nil {
 			t.Fatal(err)
 		}
 		var got engine.Decision
@@ -317,7 +317,7 @@ func TestFaultForcesFamilyCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sw.ForceFaults(engine.Fault{Point: "after_commit", Msg: 5, Delivery: 1}); err != nil {
+	if err := sw.Forcing().Faults(engine.Fault{Point: "after_commit", Msg: 5, Delivery: 1}); err != nil {
 		t.Fatal(err)
 	}
 	sw.RunTo(sinkFn(func(_ *engine.World, e *engine.Event, d *engine.Decision) {
@@ -334,7 +334,7 @@ type sinkFn func(*engine.World, *engine.Event, *engine.Decision)
 
 func (f sinkFn) Event(w *engine.World, e *engine.Event, d *engine.Decision) { f(w, e, d) }
 
-// ForceDecisions forces several decisions by index in one branch.
+// Forcing.Decisions forces several decisions by index in one branch.
 func TestForceDecisions(t *testing.T) {
 	s := spec(t, "thursday")
 	var lat []int64
@@ -348,7 +348,7 @@ func TestForceDecisions(t *testing.T) {
 		t.Fatal("fewer than two latency decisions")
 	}
 	w, _ = engine.NewWorld(s, s.Seed, nil)
-	w.ForceDecisions(engine.DecisionOverride{Index: lat[1], Value: 1000}, engine.DecisionOverride{Index: lat[0], Value: 1000})
+	w.Forcing().Decisions(engine.DecisionOverride{Index: lat[1], Value: 1000}, engine.DecisionOverride{Index: lat[0], Value: 1000})
 	seen := map[int64]bool{}
 	w.RunTo(sinkFn(func(_ *engine.World, _ *engine.Event, d *engine.Decision) {
 		if d != nil && (d.Index == lat[0] || d.Index == lat[1]) {
@@ -367,7 +367,7 @@ func TestEveryFaultPointFires(t *testing.T) {
 		w, _ := engine.NewWorld(s, s.Seed, nil)
 		first := map[string]engine.FaultPass{}
 		var order []string
-		w.ObserveFaults(func(p engine.FaultPass) {
+		w.Forcing().Observe(func(p engine.FaultPass) {
 			if _, ok := first[p.Point]; !ok {
 				first[p.Point] = p
 				order = append(order, p.Point)
@@ -377,11 +377,11 @@ func TestEveryFaultPointFires(t *testing.T) {
 		for _, name := range order {
 			p := first[name]
 			f, _ := engine.NewWorld(s, s.Seed, nil)
-			if err := f.ForceFaults(p.Fault); err != nil {
+			if err := f.Forcing().Faults(p.Fault); err != nil {
 				t.Fatal(err)
 			}
 			var fired engine.FaultPass
-			f.ObserveFaults(func(q engine.FaultPass) {
+			f.Forcing().Observe(func(q engine.FaultPass) {
 				if q.Forced {
 					fired = q
 				}
@@ -390,7 +390,7 @@ func TestEveryFaultPointFires(t *testing.T) {
 			if fired.Fault != p.Fault || fired.Pos != p.Pos || f.Fingerprint() == w.Fingerprint() {
 				t.Errorf("%s %s: fired %+v (passed %+v); trace changed: %v", s.ID, p.Fault, fired, p, f.Fingerprint() != w.Fingerprint())
 			}
-			t.Logf("%s: %s", s.ID, f.FaultWords(p.Fault, int(p.Actor)))
+			t.Logf("%s: %s", s.ID, f.Forcing().Words(p.Fault, int(p.Actor)))
 		}
 	}
 }

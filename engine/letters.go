@@ -5,10 +5,10 @@ package engine
 // operators that watch it.
 
 // DeadLetters lists up to max dead letters still in the DLQ, newest first.
-func (w *World) DeadLetters(max int) []DeadLetter {
+func (t *Truth) DeadLetters(max int) []DeadLetter {
 	var out []DeadLetter
-	for i := w.dlq.n - 1; i >= 0 && len(out) < max; i-- {
-		if d, ok := w.dlq.at(i); ok && !d.Redriven {
+	for i := t.dlq.n - 1; i >= 0 && len(out) < max; i-- {
+		if d, ok := t.dlq.at(i); ok && !d.Redriven {
 			out = append(out, d)
 		}
 	}
@@ -17,62 +17,48 @@ func (w *World) DeadLetters(max int) []DeadLetter {
 
 // deadLetter moves a held message to the dead letter queue and schedules
 // the alerts and operators its arrival sets off.
-func (w *World) deadLetter(id int32, m *Msg) {
-	if !w.remove(id, m, StDLQ) {
+func (t *Truth) deadLetter(id int32, m *Msg) {
+	if !t.remove(id, m, StDLQ) {
 		return // gone already: nothing to move
 	}
-	if !w.countOnly {
-		i := w.dlq.push(w.owner)
-		*w.dlq.mut(i, w.owner) = DeadLetter{Msg: id, Receives: m.Receives, Effects: m.Effects, Poison: m.Poison && !m.Repaired,
+	w := t.w
+	if !t.countOnly {
+		i := t.dlq.push(t.owner)
+		*t.dlq.mut(i, t.owner) = DeadLetter{Msg: id, Receives: m.Receives, Effects: m.Effects, Poison: m.Poison && !m.Repaired,
 			Source: m.Source, Published: m.Published, At: w.Now}
 	}
-	w.dlqLen++
+	t.dlqLen++
 	w.Stats.DLQTotal++
-	w.Stats.DLQPeak = max(w.Stats.DLQPeak, int64(w.dlqLen))
-	w.emit(EvDLQ, id, -1, m.Receives, int64(m.Effects), 0)
-	for i, a := range w.spec.Alerts {
-		if a.Kind == AlertDLQNonEmpty && w.AlertAt[i] < 0 {
-			w.schedule(item{t: w.Now, op: opAlert, who: int16(i)})
-		}
-	}
-	for i, a := range w.spec.WouldHave {
-		if a.Kind == AlertDLQNonEmpty && w.WouldAt[i] < 0 {
-			w.schedule(item{t: w.Now, op: opAlert, who: int16(i), delivery: 1})
-		}
-	}
-	for i, o := range w.spec.Operators {
-		if !w.opDone[i] && o.WhenDLQ > 0 && w.dlqLen >= o.WhenDLQ {
-			w.opDone[i] = true
-			w.schedule(item{t: w.Now, op: opOperator, who: int16(i)})
-		}
-	}
+	w.Stats.DLQPeak = max(w.Stats.DLQPeak, int64(t.dlqLen))
+	w.Emit(EvDLQ, id, -1, m.Receives, int64(m.Effects), 0)
+	w.watch.deadLettered(t.dlqLen)
 }
 
 // Redrive takes every dead letter back out of the DLQ, as an operator's
 // redrive does: a message nobody holds gets its record back (published,
 // effects, source, poison); then place puts it back in the family's
 // system (which sets a held status). It returns the number redriven.
-func (w *World) Redrive(place func(id int32, m *Msg)) int {
+func (t *Truth) Redrive(place func(id int32, m *Msg)) int {
 	n := 0
-	for j := 0; j < w.dlq.n; j++ {
-		d, _ := w.dlq.at(j)
+	for j := 0; j < t.dlq.n; j++ {
+		d, _ := t.dlq.at(j)
 		if d.Redriven {
 			continue
 		}
-		w.dlq.mut(j, w.owner).Redriven = true
-		m := w.msgForWrite(d.Msg)
+		t.dlq.mut(j, t.owner).Redriven = true
+		m := t.MsgForWrite(d.Msg)
 		if m.Holders == 0 {
-			w.msgs.unretire(int(d.Msg), w.owner)
+			t.msgs.unretire(int(d.Msg), t.owner)
 			*m = Msg{Published: d.Published, Effects: d.Effects, Source: d.Source, Poison: d.Poison}
-			if w.famRecs != nil {
-				w.famRecs.Revived(d.Msg)
+			if t.recs != nil {
+				t.recs.Revived(d.Msg)
 			}
 		}
 		place(d.Msg, m)
-		w.oldest = min(w.oldest, int(d.Msg))
+		t.oldest = min(t.oldest, int(d.Msg))
 		n++
 	}
-	w.dlqLen = 0
-	w.Stats.Redriven += int64(n)
+	t.dlqLen = 0
+	t.w.Stats.Redriven += int64(n)
 	return n
 }

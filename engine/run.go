@@ -65,9 +65,8 @@ func (w *World) Summarize(traceHash string) Summary {
 	}
 	end := w.Stats.LastEvent
 	maxAge := w.Stats.MaxOldestAge
-	if i := w.advanceOldest(); i < w.msgs.n {
-		m, _ := w.msgs.at(i)
-		maxAge = max(maxAge, end-m.Published)
+	if p, ok := w.truth.oldestPublished(); ok {
+		maxAge = max(maxAge, end-p)
 	}
 	s.MaxOldestAgeS = maxAge.Seconds()
 	busy := w.Stats.BusyMs
@@ -103,24 +102,18 @@ func (w *World) Summarize(traceHash string) Summary {
 	for k, v := range w.fam.Figures(w) {
 		s.Figures[k] = v
 	}
-	s.Unfinished = w.unfinished(st)
+	// why a run ended with work left, or "" when it did not
+	switch fs, ok := w.fam.(FamilySummary); {
+	case w.budgetHit > 0:
+		s.Unfinished = Budget{Events: w.budgetHit}.StopLine()
+	case st.Held == 0 || !w.Settled():
+	case ok:
+		s.Unfinished = fs.Stalled(w, st)
+	default:
+		s.Unfinished = fmt.Sprintf("stopped with work left: %s still held", w.spec.Count(st.Held))
+	}
 	s.PinsGaveWay = append([]PinGaveWay(nil), w.PinsGaveWay...)
 	return s
-}
-
-// unfinished words why a run ended with work left, or "" when it did not.
-func (w *World) unfinished(st States) string {
-	if w.budgetHit > 0 {
-		return Budget{Events: w.budgetHit}.StopLine()
-	}
-	if st.Held == 0 || !w.Settled() {
-		return ""
-	}
-	many := w.spec.Count
-	if fs, ok := w.fam.(FamilySummary); ok {
-		return fs.Stalled(w, st)
-	}
-	return fmt.Sprintf("stopped with work left: %s still held", many(st.Held))
 }
 
 // hashSink feeds a compact binary form of every event to SHA-256: the
@@ -218,7 +211,7 @@ type TraceDecision struct {
 
 // Line renders e (just emitted on w) as a trace line.
 func (w *World) Line(e *Event, d *Decision) TraceLine {
-	l := TraceLine{Pos: e.Pos, T: e.T.Clock(), Kind: w.kindName(e.Kind), Delivery: e.Delivery, Caption: w.Caption(e, d), Actor: "broker"}
+	l := TraceLine{Pos: e.Pos, T: e.T.Clock(), Kind: w.KindName(e.Kind), Delivery: e.Delivery, Caption: w.Caption(e, d), Actor: "broker"}
 	if e.Msg >= 0 {
 		m := e.Msg
 		l.Message = &m
@@ -302,13 +295,13 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 		}
 	}
 	tr := newTraceOut(o.Trace)
-	w.countOnly = len(spec.Operators) == 0
+	w.truth.countOnly = len(spec.Operators) == 0
 	hs := withHash(o.Hash, tr.next())
 	var over error
 	if o.MaxSteps > 0 && !o.Budget.Reached(o.MaxSteps) {
 		w.RunTo(hs, o.MaxSteps)
 	} else {
-		_, over = w.runMetered(hs, o.Budget)
+		_, over = budgetRun{w, hs, o.Budget}.run()
 	}
 	if err := tr.flush(); err != nil {
 		return Summary{}, nil, err
@@ -354,50 +347,8 @@ func (t *traceOut) flush() error {
 // emitted, and reports whether it settled. A run the budget stopped says
 // so in its summary (Summary.Unfinished).
 func (w *World) RunWithin(sink Sink, b Budget) bool {
-	ok, _ := w.runMetered(sink, b)
+	ok, _ := budgetRun{w, sink, b}.run()
 	return ok
-}
-
-// runMetered is RunWithin, and with b.Bytes set a look at the world's
-// footprint every memSlice events: a world past it stops there with a
-// *BudgetError (the run's summary so far is still consistent).
-func (w *World) runMetered(sink Sink, b Budget) (bool, error) {
-	n := b.Limit()
-	if n >= 0 {
-		n = max(0, n-w.Pos)
-	}
-	if err := w.runBytes(sink, n, b); err != nil {
-		return false, err
-	}
-	if w.Settled() {
-		return true, nil
-	}
-	w.StoppedAt(b)
-	return false, nil
-}
-
-// runBytes is RunTo(sink, n) (n < 0: to the end), with b.Bytes set
-// looking at the world's footprint every memSlice events.
-func (w *World) runBytes(sink Sink, n int64, b Budget) error {
-	if b.Bytes <= 0 {
-		w.RunTo(sink, n)
-		return nil
-	}
-	acct := Account{Limits: Limits{Bytes: b.Bytes, BytesFlag: b.BytesFlag}, Of: "the run"}
-	stop := w.Pos + n
-	for {
-		step := int64(memSlice)
-		if n >= 0 {
-			step = min(step, stop-w.Pos)
-		}
-		from := w.Pos
-		if w.RunTo(sink, step) || w.Pos == from || n >= 0 && w.Pos >= stop {
-			return nil // settled, nothing left to play, or n played
-		}
-		if err := acct.Check(w.Footprint()); err != nil {
-			return err
-		}
-	}
 }
 
 // StoppedAt records that the run was stopped, unsettled, by budget b: a

@@ -21,17 +21,20 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 	if n := len(spec.Workers.Boxes) * spec.Workers.PerBox; n > maxWorkers {
 		return nil, fmt.Errorf("incident %s: %d workers; at most %d", spec.ID, n, maxWorkers)
 	}
-	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start, owner: &token{}, ageCheckAt: -1}
+	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start}
+	w.truth = Truth{w: w, owner: &token{}}
+	w.forcing = Forcing{w: w}
+	w.watch = watch{w: w, ageCheckAt: -1, opDone: make([]bool, len(spec.Operators))}
 	w.pinTop = -1
 	for _, p := range spec.Pins {
 		w.pinTop = max(w.pinTop, p.Message)
 	}
 	w.AlertAt = fill(len(spec.Alerts))
 	w.WouldAt = fill(len(spec.WouldHave))
-	w.opDone = make([]bool, len(spec.Operators))
 	w.fam = spec.NewFamily(&w.Knobs)
-	w.bindKnobs()
-	w.famRecs, _ = w.fam.(FamilyRecords)
+	bindKnobs(w.fam, &w.Knobs)
+	w.truth.recs, _ = w.fam.(FamilyRecords)
+	w.guard, _ = w.fam.(FamilyGuard)
 	w.fam.Start(w)
 	return w, nil
 }
@@ -79,116 +82,16 @@ func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 		at = w.Now
 	}
 	w.pending = append(w.pending, settings...)
-	w.push(item{t: at, seq: 0, op: opKnobs, bg: true})
+	w.q.push(item{t: at, seq: 0, op: opKnobs, bg: true})
 	return nil
-}
-
-// Override forces the outcome of decision index in this world's future
-// (see ForceDecisions for several).
-func (w *World) Override(o DecisionOverride) { w.override, w.overrides = &o, nil }
-
-// --- the event queue: a binary heap ordered by (t, seq) ---
-
-func (w *World) schedule(it item) {
-	w.seq++
-	it.seq = w.seq
-	if it.t == w.Now && !it.bg {
-		// Most steps schedule a follow-up at the current time. Their seq
-		// is the largest yet, so a FIFO gives the heap's order without
-		// the heap's cost.
-		w.live++
-		w.soon = append(w.soon, it)
-		return
-	}
-	w.push(it)
-}
-
-func (w *World) push(it item) {
-	if !it.bg {
-		w.live++
-	}
-	h := append(w.heap, it)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !less(&h[i], &h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	w.heap = h
-}
-
-func less(a, b *item) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
-
-// next removes the step to run next: the earliest (t, seq) of the heap and
-// the FIFO of steps due now.
-func (w *World) next() item {
-	if w.soonHead < len(w.soon) {
-		f := &w.soon[w.soonHead]
-		if len(w.heap) == 0 || w.heap[0].t > f.t || (w.heap[0].t == f.t && w.heap[0].seq > f.seq) {
-			it := *f
-			w.soonHead++
-			if w.soonHead == len(w.soon) {
-				w.soon, w.soonHead = w.soon[:0], 0
-			}
-			w.live--
-			return it
-		}
-	}
-	return w.pop()
-}
-
-func (w *World) pop() item {
-	h := w.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && less(&h[r], &h[l]) {
-			m = r
-		}
-		if !less(&h[m], &h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	w.heap = h
-	if !top.bg {
-		w.live--
-	}
-	return top
-}
-
-// NextTime is when the next scheduled step runs, or Never when settled.
-func (w *World) NextTime() Time {
-	if w.live == 0 {
-		if w.stranded() {
-			return w.Now // the settled-state guard moves it (see revive)
-		}
-		return Never
-	}
-	if w.soonHead < len(w.soon) {
-		return w.soon[w.soonHead].t
-	}
-	return w.heap[0].t
 }
 
 // Step runs steps until one emits an event, and reports false when the run
 // has settled (nothing but background steps remain) without emitting.
 func (w *World) Step(sink Sink) bool {
 	w.sink = sink
-	for w.live > 0 || w.revive() {
-		it := w.next()
+	for w.q.live > 0 || w.revive() {
+		it := w.q.next()
 		w.Now = it.t
 		w.emitted = false
 		w.run(&it)
@@ -207,8 +110,8 @@ func (w *World) Step(sink Sink) bool {
 func (w *World) RunTo(sink Sink, n int64) bool {
 	w.sink = sink
 	stop := w.Pos + n
-	for (w.live > 0 || w.revive()) && (n < 0 || w.Pos < stop) {
-		it := w.next()
+	for (w.q.live > 0 || w.revive()) && (n < 0 || w.Pos < stop) {
+		it := w.q.next()
 		w.Now = it.t
 		w.run(&it)
 	}
@@ -222,19 +125,61 @@ func (w *World) run(it *item) {
 	case opFamily:
 		w.fam.Step(w, FamilyStep{Op: it.fop, Item: it.msg, Actor: it.who, Gen: it.delivery})
 	case opAgeCheck:
-		w.ageCheck()
+		w.watch.checkAge()
 	case opOperator:
-		w.operate(int(it.who))
+		w.watch.operate(int(it.who))
 	case opKnobs:
 		w.applyKnobs()
 	case opAlert:
-		w.fireAlert(int(it.who), it.delivery == 1)
+		w.watch.fire(int(it.who), it.delivery == 1)
 	}
 }
 
-// emit records one event. Exactly one event or none per step, so the world
-// between any two events is a well-defined state to seek to and fork from.
-func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
+// bindKnobs hands family f the knobs in force, p (see KnobBinder).
+func bindKnobs(f Family, p *Params) {
+	if b, ok := f.(KnobBinder); ok {
+		b.BindKnobs(p)
+	}
+}
+
+func (w *World) applyKnobs() {
+	if len(w.pending) == 0 {
+		return
+	}
+	// validated when scheduled
+	was := w.Knobs
+	_ = w.Knobs.Apply(w.pending)
+	bindKnobs(w.fam, &w.Knobs)
+	fk, _ := w.fam.(FamilyKnobs)
+	if fk != nil {
+		fk.KnobsChanged(w, &was)
+	}
+	n := len(w.pending)
+	w.applied = w.pending
+	w.pending = nil
+	w.Emit(EvKnob, -1, -1, 0, int64(n), 0)
+	if fk != nil {
+		fk.KnobsApplied(w)
+	}
+}
+
+// revive is the settled-state rule: a run settles only when no message can
+// move again, so when nothing live is left while the family has a
+// stranded message, the family schedules the step that moves it. It
+// reports whether the run goes on.
+func (w *World) revive() bool {
+	if w.guard == nil || !w.guard.Stranded(w) {
+		return false
+	}
+	w.revived++ // a missing wake: tests assert it stays 0
+	w.guard.Revive(w)
+	return w.q.live > 0
+}
+
+// Emit records one event of a step. Exactly one event or none per step, so
+// the world between any two events is a well-defined state to seek to and
+// fork from.
+func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
 	// the event lives in the world so that handing it to the sink does not
 	// allocate: a sink must copy what it keeps
 	e := &w.ev
@@ -258,20 +203,22 @@ func (w *World) emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 	}
 }
 
-// decide records a decision and returns its value: the natural one, unless
-// a fork's override or the incident's pin says otherwise.
-func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
+// DecideAmong records a decision and returns its value: the natural one,
+// unless a fork's override or the incident's pin says otherwise. mask is
+// the workers a choice among them may take (DecWorker); Decide is it
+// without one.
+func (w *World) DecideAmong(k DecisionKind, msg int32, wk int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
 	d := &w.dec // filled in place: the hot path makes two decisions an event
 	d.Index, d.T, d.Kind, d.Msg, d.Worker, d.Delivery = w.Decisions, w.Now, k, msg, int16(wk), delivery
 	d.Value, d.Lo, d.Hi, d.Mask, d.Forced, d.Pos = natural, lo, hi, mask, false, 0
 	w.Decisions++
 	if msg <= w.pinTop {
-		if v, ok := w.pinned(k, msg, delivery, lo, hi, mask); ok {
+		if v, ok := w.spec.pinned(k, msg, delivery, lo, hi, mask, &w.PinsGaveWay); ok {
 			d.Value, d.Forced = v, true
 		}
 	}
-	if o := w.override; o != nil && o.Index == d.Index {
-		w.nextOverride()
+	if o := w.forcing.override; o != nil && o.Index == d.Index {
+		w.forcing.nextOverride()
 		if overrideValid(k, o.Value, lo, hi, mask) {
 			d.Value, d.Forced = o.Value, true
 		}
@@ -284,9 +231,11 @@ func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natur
 // inside what the knobs in force allow: a latency in [lo, hi], an idle
 // worker on the pinned box, an outcome in [lo, hi]. Outside, the pin gives
 // way to the natural draw (already taken from the decision's own stream, so
-// nothing else reshuffles) and the world records it in PinsGaveWay.
-func (w *World) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64, mask uint64) (int64, bool) {
-	for _, p := range w.spec.Pins {
+// nothing else reshuffles) and is added to gave (the world's PinsGaveWay).
+func (s *Spec) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64, mask uint64, gave *[]PinGaveWay) (int64, bool) {
+	// a full slice expression: a clone sharing the backing array never sees it
+	gaveWay := func(p Pin) { *gave = append((*gave)[:len(*gave):len(*gave)], pinGaveWay(s.Label, p, lo, hi)) }
+	for _, p := range s.Pins {
 		if p.Kind != k || p.Message != msg || p.Delivery != int(delivery) {
 			continue
 		}
@@ -294,15 +243,15 @@ func (w *World) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64,
 			if p.Value >= lo && p.Value <= hi {
 				return p.Value, true
 			}
-			w.gaveWay(p, lo, hi)
+			gaveWay(p)
 			continue
 		}
-		for i := 0; i < w.spec.Workers.count(); i++ {
-			if _, box := w.spec.Workers.name(i); mask&(1<<uint(i)) != 0 && box == p.Box {
+		for i := 0; i < s.Workers.count(); i++ {
+			if _, box := s.Workers.name(i); mask&(1<<uint(i)) != 0 && box == p.Box {
 				return int64(i), true
 			}
 		}
-		w.gaveWay(p, lo, hi)
+		gaveWay(p)
 	}
 	return 0, false
 }
@@ -317,11 +266,6 @@ type PinGaveWay struct {
 	Pinned   string       `json:"pinned"` // "34s", "box B"
 	Range    string       `json:"range"`  // "1s–2s", "no idle worker on box B"
 	Line     string       `json:"line"`
-}
-
-func (w *World) gaveWay(p Pin, lo, hi int64) {
-	// a full slice expression: a clone sharing the backing array never sees it
-	w.PinsGaveWay = append(w.PinsGaveWay[:len(w.PinsGaveWay):len(w.PinsGaveWay)], pinGaveWay(w.spec.Label, p, lo, hi))
 }
 
 // LatencyRange is implemented by a knob struct with latency knobs (the

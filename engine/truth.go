@@ -1,79 +1,243 @@
 package engine
 
-import "fmt"
+import "unsafe"
 
-// The kernel's share of a message's life: removal from the system into the
-// ground truth's counts, the oldest-age cursor and its alert, alerts,
-// operators and knob changes. A family's model (engine/families/<name>)
-// moves its messages and calls these.
+// Truth is the world's ground truth per message, whatever system carries
+// it: each message's record, the dead letter queue, the counts behind
+// States and the cursor at the oldest held message. A family's model
+// (engine/families/<name>) moves its messages through these calls; the
+// world's clock, counters and alerts see each change.
+type Truth struct {
+	w      *World // whose clock stamps the records and whose Stats count them
+	msgs   cowVec[Msg]
+	dlq    cowVec[DeadLetter]
+	dlqLen int
+	// countOnly: keep only counts of dead letters, not the letters. A
+	// headless run that no operator redrives keeps memory flat this way.
+	countOnly bool
+	// deleted messages, those with an effect, and those without one that a
+	// handler is still running on: the counts behind States
+	gone, goneDone, goneWorked int64
+	oldest                     int           // cursor: no id below it is held
+	owner                      *token        // the leaves this world may write in place
+	recs                       FamilyRecords // the family, when it keeps a table per message: told of retirements
+}
 
-// Crash reasons, as EvCrash's Aux.
-const (
-	CrashKeyError   = 1 // the new consumer raises on an old-format message
-	CrashAfterClaim = 2 // killed a moment after writing its claim
-	// CrashFault and above: a fault a fork forced, CrashFault plus the
-	// index of the family's fault point (FaultPoints)
-	CrashFault = 16
-)
+// clone is t's copy for world c: it shares t's leaves until either writes.
+func (t *Truth) clone(c *World) Truth {
+	n := *t
+	n.w = c
+	n.msgs = t.msgs.clone()
+	n.dlq = t.dlq.clone()
+	n.recs, _ = c.fam.(FamilyRecords)
+	n.owner = &token{}
+	if t.msgs.owns(t.owner) || t.dlq.owns(t.owner) {
+		// the original must now copy shared leaves too; one that owns
+		// none (a checkpoint) is left unwritten, for concurrent clones
+		t.owner = &token{}
+	}
+	return n
+}
 
-// Ack variants, as EvAck's Aux.
-const (
-	AckNormal      = 0
-	AckLateDeleted = 1 // a late ack accepted: deletes a message another worker may hold
-	AckAlreadySent = 2 // the claim handler found sent_at stamped
-	AckBeforeWork  = 3 // ack=before
-	AckLateNoop    = 4 // a late ack accepted for a message already gone
-	// AckGoneNoop: an ack on a current receipt for a message another
-	// worker's late ack already deleted. SQS's DeleteMessage succeeds for
-	// a message that is no longer there and deletes nothing; the event's
-	// Value is the ack the handler meant (AckNormal, AckAlreadySent or
-	// AckBeforeWork).
-	AckGoneNoop = 5
-	// AckLost: a forced fault, the ack lost on the way to the broker. The
-	// handler believes it acked; the broker deletes nothing and the lease
-	// runs on. Value is the ack the handler meant.
-	AckLost = 6
-)
+// Msg reads message id. ok is false for an id never published or a
+// message the world has finished with (deleted, its leaf released).
+func (t *Truth) Msg(id int32) (Msg, bool) {
+	if id < 0 || int(id) >= t.msgs.n {
+		return Msg{}, false
+	}
+	return t.msgs.at(int(id))
+}
 
-// NoopAck reports whether an ack event with this Aux deleted nothing.
-func NoopAck(aux int64) bool { return aux == AckLateNoop || aux == AckGoneNoop || aux == AckLost }
+// MsgPtr is message id's record for reading only, or nil when the world
+// has finished with it: the hot path's read, without a copy.
+func (t *Truth) MsgPtr(id int32) *Msg { return t.msgs.ptr(int(id)) }
+
+// MsgForWrite is message id's record, to change: a family counts its
+// deliveries (Receives) and its holders, and moves the status between the
+// held ones (StHeld, StVisible, StInFlight); Remove, Done and DeadLetter
+// take it out of the system. The leaf holding it is copied first if a
+// checkpoint shares it. The family's own state per message is its own
+// (see FamilyRecords).
+func (t *Truth) MsgForWrite(id int32) *Msg { return t.msgs.mut(int(id), t.owner) }
+
+// NewMessage publishes a message into the ground truth: the family's
+// system now holds it, it has no effect yet.
+func (t *Truth) NewMessage() int32 {
+	id := int32(t.msgs.push(t.owner))
+	*t.MsgForWrite(id) = Msg{Published: t.w.Now, Status: StHeld}
+	t.w.Stats.Published++
+	t.w.watch.arm()
+	return id
+}
+
+// AddMessage publishes a message from source src into the ground truth
+// and returns its record to place (its status is StHeld): NewMessage
+// without the oldest-age watch, which the caller starts with WatchAge
+// once the step's event is out.
+func (t *Truth) AddMessage(src uint8, poison bool) (int32, *Msg) {
+	id := int32(t.msgs.push(t.owner))
+	m := t.MsgForWrite(id)
+	*m = Msg{Published: t.w.Now, Source: src, Poison: poison, Status: StHeld}
+	t.w.Stats.Published++
+	return id, m
+}
+
+// WatchAge schedules the oldest_age alerts' next check, if any is due.
+func (t *Truth) WatchAge() { t.w.watch.arm() }
+
+// Effect counts one effect on message id (an email, a credit, a row); a
+// second one on the same message is a duplicate.
+func (t *Truth) Effect(id int32) int {
+	m := t.MsgForWrite(id)
+	m.Effects++
+	st := &t.w.Stats
+	st.Effects++
+	if m.Effects == 1 {
+		if m.Status == StDeleted { // acked before the work: lost until now
+			t.goneDone++
+			if m.Holders > 0 {
+				t.goneWorked--
+			}
+		}
+		st.Effected++
+	} else {
+		st.Duplicates++
+	}
+	st.LastEffect = t.w.Now
+	return int(m.Effects)
+}
+
+// Done says the system no longer holds message id (acked, committed past,
+// stored or thrown away).
+func (t *Truth) Done(id int32) {
+	if m := t.MsgForWrite(id); m.Held() {
+		t.remove(id, m, StDeleted)
+	}
+}
+
+// DeadLetter moves message id to the dead letter queue.
+func (t *Truth) DeadLetter(id int32) {
+	if m := t.MsgForWrite(id); m.Held() {
+		t.deadLetter(id, m)
+	}
+}
+
+// Remove takes message id (m, its record from MsgForWrite) out of the
+// system with status st (StDeleted or StDLQ, the latter without the dead
+// letter queue's bookkeeping: use DeadLetter). It reports false, and
+// changes nothing, for a message the system no longer holds.
+func (t *Truth) Remove(id int32, m *Msg, st MsgStatus) bool { return t.remove(id, m, st) }
+
+// Release ends one worker's hold on message id (Msg.Holders, which the
+// family counts up when a worker takes it): a deleted message nobody
+// works on any more without an effect is lost from now on.
+func (t *Truth) Release(id int32) {
+	m := t.MsgForWrite(id)
+	m.Holders--
+	if m.Holders == 0 && m.Status == StDeleted && m.Effects == 0 {
+		t.goneWorked-- // nobody will act on it now: lost
+	}
+	t.maybeRetire(id, m)
+}
+
+// Handling tells the world that one of a family's handlers starts (delta
+// +1) or stops (delta -1) working on message id. As with the queue's
+// workers (Msg.Holders), a message someone is still handling keeps its
+// ground truth in memory after the system lets it go — dead-lettered
+// under a lease that ran out mid-handler — so an effect the handler still
+// makes lands on the message's own record instead of a released one.
+func (t *Truth) Handling(id int32, delta int) {
+	m := t.MsgForWrite(id)
+	if delta > 0 {
+		m.Holders++
+		return
+	}
+	if m.Holders == 0 {
+		return
+	}
+	m.Holders--
+	if m.Holders == 0 && m.Status == StDeleted && m.Effects == 0 {
+		t.goneWorked-- // deleted before its work and nobody works on it now: lost
+	}
+	t.maybeRetire(id, m)
+}
+
+// Finish is Done for a system that may hand the message out again later
+// (a Kafka record read again after a rebalance or a crash): the system no
+// longer holds it, so the oldest-age figures move past it, but its ground
+// truth stays in memory, so a later effect still counts as a duplicate.
+// (Done releases finished messages' memory; an effect on a released one
+// would start its count again.)
+func (t *Truth) Finish(id int32) {
+	m := t.MsgForWrite(id)
+	if !m.Held() {
+		return
+	}
+	t.passOldest(id, m)
+	m.Status = StDeleted
+	t.countGone(m, 1)
+}
+
+// Hold says the system holds message id again after Finish: a record is
+// being read again. Its age still counts from its first publication.
+func (t *Truth) Hold(id int32) {
+	m := t.MsgForWrite(id)
+	if m.Held() || m.Status == StUnpublished {
+		return
+	}
+	switch m.Status {
+	case StDeleted:
+		t.countGone(m, -1)
+	case StDLQ:
+		t.dlqLen--
+	}
+	m.Status = StHeld
+	t.oldest = min(t.oldest, int(id))
+	t.w.watch.arm()
+}
 
 // remove takes a message out of its system (acked or dead-lettered),
 // recording the oldest message's age as it goes. It reports false, and
 // changes nothing, for a message the system no longer holds: a removal
 // is counted once.
-func (w *World) remove(id int32, m *Msg, st MsgStatus) bool {
+func (t *Truth) remove(id int32, m *Msg, st MsgStatus) bool {
 	if !m.Held() {
 		return false
 	}
-	if int32(w.advanceOldest()) == id {
-		w.Stats.MaxOldestAge = max(w.Stats.MaxOldestAge, w.Now-m.Published)
-	}
+	t.passOldest(id, m)
 	m.Status = st
 	if st == StDeleted {
-		w.countGone(m, 1)
+		t.countGone(m, 1)
 	}
-	w.maybeRetire(id, m)
+	t.maybeRetire(id, m)
 	return true
+}
+
+// passOldest records the oldest message's age as message id (m), about to
+// leave the system, stops being held.
+func (t *Truth) passOldest(id int32, m *Msg) {
+	if int32(t.advanceOldest()) == id {
+		t.w.Stats.MaxOldestAge = max(t.w.Stats.MaxOldestAge, t.w.Now-m.Published)
+	}
 }
 
 // countGone adds d to the counters of deleted messages behind States as
 // m (just deleted, or about to be held again) enters or leaves them.
-func (w *World) countGone(m *Msg, d int64) {
-	w.gone += d
+func (t *Truth) countGone(m *Msg, d int64) {
+	t.gone += d
 	switch {
 	case m.Effects > 0:
-		w.goneDone += d
+		t.goneDone += d
 	case m.Holders > 0:
-		w.goneWorked += d
+		t.goneWorked += d
 	}
 }
 
-func (w *World) maybeRetire(id int32, m *Msg) {
+func (t *Truth) maybeRetire(id int32, m *Msg) {
 	if m.Holders == 0 && (m.Status == StDeleted || m.Status == StDLQ) {
-		w.msgs.retire(int(id), w.owner)
-		if w.famRecs != nil {
-			w.famRecs.Retired(id)
+		t.msgs.retire(int(id), t.owner)
+		if t.recs != nil {
+			t.recs.Retired(id)
 		}
 	}
 }
@@ -81,139 +245,85 @@ func (w *World) maybeRetire(id int32, m *Msg) {
 // advanceOldest moves the cursor past messages the system no longer holds
 // and returns it. Ids grow with publish time, so the cursor is the oldest
 // held message.
-func (w *World) advanceOldest() int {
-	for w.oldest < w.msgs.n {
-		m, ok := w.msgs.at(w.oldest)
+func (t *Truth) advanceOldest() int {
+	for t.oldest < t.msgs.n {
+		m, ok := t.msgs.at(t.oldest)
 		if !ok {
-			w.oldest = (w.oldest/leafSize + 1) * leafSize
+			t.oldest = (t.oldest/leafSize + 1) * leafSize
 			continue
 		}
 		if m.Held() {
 			break
 		}
-		w.oldest++
+		t.oldest++
 	}
-	return w.oldest
+	return t.oldest
+}
+
+// oldestPublished is when the oldest message the system holds was
+// published; ok is false when it holds none.
+func (t *Truth) oldestPublished() (Time, bool) {
+	i := t.advanceOldest()
+	if i >= t.msgs.n {
+		return 0, false
+	}
+	m, _ := t.msgs.at(i)
+	return m.Published, true
 }
 
 // OldestAge is the age of the oldest message the system holds, or -1.
-func (w *World) OldestAge() Duration {
-	i := w.advanceOldest()
-	if i >= w.msgs.n {
+func (t *Truth) OldestAge() Duration {
+	p, ok := t.oldestPublished()
+	if !ok {
 		return -1
 	}
-	m, _ := w.msgs.at(i)
-	return w.Now - m.Published
+	return t.w.Now - p
 }
 
-func (w *World) ensureAgeCheck() {
-	at := Never
-	for i, a := range w.spec.Alerts {
-		if a.Kind == AlertOldestAge && w.AlertAt[i] < 0 {
-			i := w.advanceOldest()
-			if i >= w.msgs.n {
-				return
-			}
-			m, _ := w.msgs.at(i)
-			at = min(at, m.Published+a.Threshold)
+// HeldWithoutEffect counts the messages the world (or a family's system)
+// still holds that have had no effect yet (States counts every state in
+// O(1); this is for tests that want the unworked share). It scans from the
+// oldest held message, so it costs the span of messages still in play.
+func (t *Truth) HeldWithoutEffect() int {
+	n := 0
+	for i := t.advanceOldest(); i < t.msgs.n; i++ {
+		if m, ok := t.msgs.at(i); ok && m.Held() && m.Effects == 0 {
+			n++
 		}
 	}
-	if at == Never || (w.ageCheckAt >= 0 && w.ageCheckAt <= at) {
-		return
-	}
-	w.ageCheckAt = at
-	w.schedule(item{t: max(at, w.Now), op: opAgeCheck, bg: true})
+	return n
 }
 
-func (w *World) ageCheck() {
-	w.ageCheckAt = -1
-	if age := w.OldestAge(); age >= 0 {
-		for i, a := range w.spec.Alerts {
-			if a.Kind == AlertOldestAge && w.AlertAt[i] < 0 && age >= a.Threshold {
-				w.fireAlert(i, false)
-				break
-			}
+// states reads the counts behind World.States.
+func (t *Truth) states(published int64) States {
+	dlq := int64(t.dlqLen)
+	return States{
+		Published: published,
+		Held:      published - dlq - t.gone + t.goneWorked,
+		Done:      t.goneDone,
+		DLQ:       dlq,
+		Lost:      t.gone - t.goneDone - t.goneWorked,
+	}
+}
+
+// tableBytes is the leaf tables' share of a checkpoint's estimated size.
+func (t *Truth) tableBytes() int64 {
+	return int64(len(t.msgs.leaves)+len(t.dlq.leaves)) * int64(unsafe.Sizeof(uintptr(0)))
+}
+
+// leafBytes is the size of the leaves this world owns: written since its
+// last clone, so no checkpoint shares them.
+func (t *Truth) leafBytes() int64 {
+	var n int64
+	for _, l := range t.msgs.leaves {
+		if l != nil && l.owner == t.owner {
+			n += int64(unsafe.Sizeof(*l))
 		}
 	}
-	w.ensureAgeCheck()
-}
-
-func (w *World) fireAlert(i int, would bool) {
-	if would {
-		if w.WouldAt[i] >= 0 {
-			return
+	for _, l := range t.dlq.leaves {
+		if l != nil && l.owner == t.owner {
+			n += int64(unsafe.Sizeof(*l))
 		}
-		w.WouldAt[i] = w.Now
-	} else {
-		if w.AlertAt[i] >= 0 {
-			return
-		}
-		w.AlertAt[i] = w.Now
 	}
-	w.emit(EvAlert, -1, -1, 0, int64(i), int64(boolIdx(would)))
-}
-
-// operate runs operator i's action, which the family carries out.
-func (w *World) operate(i int) {
-	a := w.spec.Operators[i].Action
-	fo, ok := w.fam.(FamilyOperator)
-	if !ok {
-		panic(fmt.Sprintf("operator %d: action %s in a family that has none", i, a))
-	}
-	fo.Operate(w, i, a)
-}
-
-// bindKnobs hands the family the knobs in force (see KnobBinder).
-func (w *World) bindKnobs() {
-	if b, ok := w.fam.(KnobBinder); ok {
-		b.BindKnobs(&w.Knobs)
-	}
-}
-
-func (w *World) applyKnobs() {
-	if len(w.pending) == 0 {
-		return
-	}
-	// validated when scheduled
-	was := w.Knobs
-	_ = w.Knobs.Apply(w.pending)
-	w.bindKnobs()
-	fk, _ := w.fam.(FamilyKnobs)
-	if fk != nil {
-		fk.KnobsChanged(w, &was)
-	}
-	n := len(w.pending)
-	w.applied = w.pending
-	w.pending = nil
-	w.emit(EvKnob, -1, -1, 0, int64(n), 0)
-	if fk != nil {
-		fk.KnobsApplied(w)
-	}
-}
-
-// stranded reports whether the family has a message that could move now
-// while no step will move it (see FamilyGuard).
-func (w *World) stranded() bool {
-	g, ok := w.fam.(FamilyGuard)
-	return ok && g.Stranded(w)
-}
-
-// revive is the settled-state rule: a run settles only when no message can
-// move again, so when nothing live is left while the family has a
-// stranded message, the family schedules the step that moves it. It
-// reports whether the run goes on.
-func (w *World) revive() bool {
-	if !w.stranded() {
-		return false
-	}
-	w.revived++ // a missing wake: tests assert it stays 0
-	w.fam.(FamilyGuard).Revive(w)
-	return w.live > 0
-}
-
-func boolIdx(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return n
 }

@@ -81,8 +81,7 @@ const (
 	opFamily
 )
 
-// item is a scheduled step. Steps run in (t, seq) order; seq is assigned
-// at scheduling, so ties resolve in the order the model scheduled them.
+// item is a scheduled step (see agenda).
 type item struct {
 	t   Time
 	seq uint64
@@ -107,44 +106,27 @@ type World struct {
 	Pos       int64 // events emitted so far
 	Decisions int64 // decisions made so far
 
-	seq      uint64
-	heap     []item
-	soon     []item // steps due at Now, in seq order (see schedule)
-	soonHead int
-	live     int // scheduled non-background steps
-	msgs     cowVec[Msg]
-	dlq      cowVec[DeadLetter]
-	dlqLen   int
-	// countOnly: keep only counts of dead letters, not the letters. A
-	// headless run that no operator redrives keeps memory flat this way.
-	countOnly bool
-	// deleted messages, those with an effect, and those without one that a
-	// handler is still running on: the counts behind States
-	gone, goneDone, goneWorked int64
+	q       agenda  // the scheduled steps
+	forcing Forcing // the faults and decisions a fork forces
+	truth   Truth   // the ground truth per message
+	watch   watch   // the alerts and operators watching it
 
-	Stats      Stats  // the run's counters, behind the summary's figures
-	AlertAt    []Time // per spec.Alerts: first firing, or -1
-	WouldAt    []Time // per spec.WouldHave
-	opDone     []bool
-	budgetHit  int64 // the event budget that stopped the run, or 0
-	oldest     int   // cursor: no id below it is held
-	ageCheckAt Time
-	pending    []Setting // a fork's knob changes, applied at its first step
-	applied    []Setting // the last changes applied, for the knob event's caption
-	override   *DecisionOverride
-	overrides  []DecisionOverride // more forced decisions after override, ascending (ForceDecisions)
-	faults     *faultState        // forced faults and their observer; nil for none (see Fault)
-	pinTop     int32              // the highest message a pin names, -1 for none: decide's fast path
+	Stats     Stats     // the run's counters, behind the summary's figures
+	AlertAt   []Time    // per spec.Alerts: first firing, or -1
+	WouldAt   []Time    // per spec.WouldHave
+	budgetHit int64     // the event budget that stopped the run, or 0
+	pending   []Setting // a fork's knob changes, applied at its first step
+	applied   []Setting // the last changes applied, for the knob event's caption
+	pinTop    int32     // the highest message a pin names, -1 for none: decide's fast path
 	// PinsGaveWay lists the incident's pins that did not hold because their
 	// value lay outside the knobs in force (see pinned)
 	PinsGaveWay []PinGaveWay
 
-	fam     Family        // the incident's system
-	famRecs FamilyRecords // fam, when it keeps a table per message: told of retirements
-	revived int           // revivals of a stranded family (FamilyGuard): tests assert 0
+	fam     Family      // the incident's system
+	guard   FamilyGuard // fam, when it strands messages a step of its own must move (see revive)
+	revived int         // revivals of a stranded family (FamilyGuard): tests assert 0
 
-	fp    uint64 // running fingerprint of the trace
-	owner *token
+	fp uint64 // running fingerprint of the trace
 
 	// per-step scratch, never carried across steps
 	sink    Sink
@@ -157,50 +139,31 @@ type World struct {
 // Clone returns an independent copy sharing unchanged leaves.
 func (w *World) Clone() *World {
 	c := *w
-	c.heap = append([]item(nil), w.heap...)
-	c.soon = append([]item(nil), w.soon[w.soonHead:]...)
-	c.soonHead = 0
-	c.msgs = w.msgs.clone()
-	c.dlq = w.dlq.clone()
+	c.q = w.q.clone()
 	c.AlertAt = append([]Time(nil), w.AlertAt...)
 	c.WouldAt = append([]Time(nil), w.WouldAt...)
-	c.opDone = append([]bool(nil), w.opDone...)
 	c.pending = append([]Setting(nil), w.pending...)
-	if w.override != nil {
-		o := *w.override
-		c.override = &o
-	}
-	c.faults = w.cloneFaults()
+	c.forcing = w.forcing.clone(&c)
 	c.fam = w.fam.Clone()
-	c.bindKnobs()
-	c.famRecs, _ = c.fam.(FamilyRecords)
-	c.owner = &token{}
-	if w.msgs.owns(w.owner) || w.dlq.owns(w.owner) {
-		// the original must now copy shared leaves too; one that owns
-		// none (a checkpoint) is left unwritten, for concurrent clones
-		w.owner = &token{}
-	}
+	bindKnobs(c.fam, &c.Knobs)
+	c.guard, _ = c.fam.(FamilyGuard)
+	c.truth = w.truth.clone(&c)
+	c.watch = w.watch.clone(&c)
 	return &c
 }
 
-// Msg reads message id. ok is false for an id never published or a
-// message the world has finished with (deleted, its leaf released).
-func (w *World) Msg(id int32) (Msg, bool) {
-	if id < 0 || int(id) >= w.msgs.n {
-		return Msg{}, false
-	}
-	return w.msgs.at(int(id))
-}
+// Truth is the world's ground truth per message, which a family's steps
+// move (see Truth).
+func (w *World) Truth() *Truth { return &w.truth }
 
-// msgForWrite is message id's ground-truth record, to change: the leaf
-// holding it is copied first if a checkpoint shares it.
-func (w *World) msgForWrite(id int32) *Msg { return w.msgs.mut(int(id), w.owner) }
+// Msg reads message id (Truth.Msg).
+func (w *World) Msg(id int32) (Msg, bool) { return w.truth.Msg(id) }
 
 // Published is the number of messages published so far.
-func (w *World) Published() int { return w.msgs.n }
+func (w *World) Published() int { return w.truth.msgs.n }
 
 // DLQLen is the number of messages in the dead letter queue now.
-func (w *World) DLQLen() int { return w.dlqLen }
+func (w *World) DLQLen() int { return w.truth.dlqLen }
 
 // Spec is the incident the world runs.
 func (w *World) Spec() *Spec { return w.spec }
@@ -211,7 +174,9 @@ func (w *World) Fingerprint() uint64 { return w.fp }
 
 // Settled reports whether nothing but background steps remain and no
 // message can move again.
-func (w *World) Settled() bool { return w.live == 0 && !w.stranded() }
+func (w *World) Settled() bool {
+	return w.q.live == 0 && (w.guard == nil || !w.guard.Stranded(w))
+}
 
 // States counts the published messages by where each one is now. Every
 // message is in exactly one state, so Held + Done + DLQ + Lost ==
@@ -229,14 +194,14 @@ type States struct {
 }
 
 // States reads the counts; it costs O(1).
-func (w *World) States() States {
-	lost := w.gone - w.goneDone - w.goneWorked
-	dlq := int64(w.dlqLen)
-	return States{
-		Published: w.Stats.Published,
-		Held:      w.Stats.Published - dlq - w.gone + w.goneWorked,
-		Done:      w.goneDone,
-		DLQ:       dlq,
-		Lost:      lost,
-	}
+func (w *World) States() States { return w.truth.states(w.Stats.Published) }
+
+// Count adds to the counters every family shares.
+func (s *Stats) Count(deliveries, lateRefused, crashes int64) {
+	s.Deliveries += deliveries
+	s.LateRefused += lateRefused
+	s.Crashes += crashes
 }
+
+// AddBusy adds worker time spent inside handlers (for `busy`).
+func (s *Stats) AddBusy(d Duration) { s.BusyMs += int64(d) }

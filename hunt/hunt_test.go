@@ -54,7 +54,7 @@ func replay(t *testing.T, spec *engine.Spec, code string) (*engine.Probe, engine
 	for _, f := range c.Forks {
 		for w.Pos < f.Pos && w.Step(p) {
 		}
-		if err := w.ForceFaults(f.Faults...); err != nil {
+		if err := w.Forcing().Faults(f.Faults...); err != nil {
 			t.Fatal(err)
 		}
 		if len(f.Set) > 0 {
@@ -63,7 +63,7 @@ func replay(t *testing.T, spec *engine.Spec, code string) (*engine.Probe, engine
 			}
 		}
 		if f.Override != nil {
-			w.Override(*f.Override)
+			w.Forcing().Override(*f.Override)
 		}
 	}
 	for w.Step(p) {
@@ -131,7 +131,7 @@ func TestThursdayFixedTwoCrashesNoEmail(t *testing.T) {
 	for i := range r.Forced {
 		one := options(t, "thursday-fixed", "its-email")
 		w, _ := engine.NewWorld(one.Spec, one.Seed, nil)
-		if err := w.ForceFaults(*r.Forced[i].Fault); err != nil {
+		if err := w.Forcing().Faults(*r.Forced[i].Fault); err != nil {
 			t.Fatal(err)
 		}
 		p := engine.NewProbe()
@@ -152,7 +152,7 @@ func TestThursdayFixedLessonPair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.ForceFaults(engine.Fault{Point: "after_claim", Msg: 14, Delivery: 1}, engine.Fault{Point: "after_claim", Msg: 14, Delivery: 3}); err != nil {
+	if err := w.Forcing().Faults(engine.Fault{Point: "after_claim", Msg: 14, Delivery: 1}, engine.Fault{Point: "after_claim", Msg: 14, Delivery: 3}); err != nil {
 		t.Fatal(err)
 	}
 	p := engine.NewProbe()

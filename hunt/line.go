@@ -40,15 +40,15 @@ func (s *searcher) open(n node, record bool) *line {
 			l.decs = append(l.decs, c)
 		}
 	}
-	if err := w.ForceFaults(faults...); err != nil {
+	if err := w.Forcing().Faults(faults...); err != nil {
 		l.out.ok = false
 	}
 	l.faults = len(faults)
 	if len(faults) > 0 || record {
-		w.ObserveFaults(l.fault)
+		w.Forcing().Observe(l.fault)
 	}
 	if len(l.decs) > 0 {
-		w.Override(engine.DecisionOverride{Index: l.decs[0].idx, Value: l.decs[0].val})
+		w.Forcing().Override(engine.DecisionOverride{Index: l.decs[0].idx, Value: l.decs[0].val})
 	}
 	return l
 }
@@ -65,7 +65,7 @@ func (l *line) fault(p engine.FaultPass) {
 		l.faults--
 		f := p.Fault
 		l.out.forced = append(l.out.forced, Forced{Index: -1, Pos: p.Pos, At: p.T, Clock: p.T.Short(), Kind: "fault",
-			Msg: p.Msg, Delivery: p.Delivery, Value: 1, Words: l.w.FaultWords(f, int(p.Actor)), Fault: &f, FaultCode: f.String()})
+			Msg: p.Msg, Delivery: p.Delivery, Value: 1, Words: l.w.Forcing().Words(f, int(p.Actor)), Fault: &f, FaultCode: f.String()})
 	case l.record && l.settled() && p.T >= l.s.o.From && l.s.o.Faults:
 		l.out.decs = append(l.out.decs, faultDec(p))
 	}
@@ -94,7 +94,7 @@ func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 		l.out.forced = append(l.out.forced, l.s.forced(w, d))
 		l.k++
 		if l.k < len(l.decs) {
-			w.Override(engine.DecisionOverride{Index: l.decs[l.k].idx, Value: l.decs[l.k].val})
+			w.Forcing().Override(engine.DecisionOverride{Index: l.decs[l.k].idx, Value: l.decs[l.k].val})
 		}
 	case l.record && l.settled() && d.T >= l.s.o.From && !l.s.faultsOwn(d, l.passed):
 		if alt := l.s.alternatives(d); len(alt) > 0 {

@@ -154,7 +154,7 @@ func (s *searcher) walkBase() []dec {
 	if n := len(s.o.Forks); n > 0 {
 		minPos = s.o.Forks[n-1].Pos
 	}
-	w.ObserveFaults(func(p engine.FaultPass) {
+	w.Forcing().Observe(func(p engine.FaultPass) {
 		passed[passKey{p.Pos, p.Msg}] = true
 		if s.o.Faults && p.T >= s.o.From && p.Pos > minPos {
 			decs = append(decs, faultDec(p))
@@ -215,7 +215,7 @@ func (s *searcher) walkBase() []dec {
 // the k-th on), as a share code's replay does; false if one cannot be.
 func (s *searcher) branchForks(w *engine.World, k *int) bool {
 	for ; *k < len(s.o.Forks) && s.o.Forks[*k].Pos <= w.Pos; *k++ {
-		if err := w.ApplyFork(s.o.Forks[*k]); err != nil {
+		if err := w.Forcing().Fork(s.o.Forks[*k]); err != nil {
 			s.err = err
 			return false
 		}

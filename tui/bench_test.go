@@ -28,7 +28,7 @@ func bigSpec(tb testing.TB) *engine.Spec {
 // bigModel is the explorer at 200×60 with about 10,000 messages queued.
 func bigModel(tb testing.TB) Model {
 	m := newTest(tb, Options{Spec: bigSpec(tb)}, 200, 60)
-	for waiting, _ := m.x.World().Counts(); waiting < 10_000; waiting, _ = m.x.World().Counts() {
+	for waiting, _ := m.x.World().Family().Counts(m.x.World()); waiting < 10_000; waiting, _ = m.x.World().Family().Counts(m.x.World()) {
 		m.x.Step(1000)
 		if m.x.AtEnd() {
 			tb.Fatal("the big run ended before 10,000 were queued")
@@ -41,7 +41,7 @@ func bigModel(tb testing.TB) Model {
 
 func BenchmarkView200x60Queue10k(b *testing.B) {
 	m := bigModel(b)
-	waiting, taken := m.x.World().Counts()
+	waiting, taken := m.x.World().Family().Counts(m.x.World())
 	b.Logf("queue %d, in flight %d, pos %d", waiting, taken, m.x.Pos())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -71,7 +71,7 @@ func (v mainView) viewChart(l layout) []string {
 	cur := int(int64(v.at-t0) * int64(n) / int64(t1-t0+1))
 	cur = max(0, min(cur, n-1))
 	w := v.x.World()
-	waiting, taken := w.Counts()
+	waiting, taken := w.Family().Counts(w)
 	now := [4]int64{int64(waiting), int64(taken), int64(w.DLQLen()), w.Stats.Effects}
 	names := v.seriesNames()
 	var out []string

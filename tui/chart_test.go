@@ -151,7 +151,7 @@ func TestPickerParsesOnce(t *testing.T) {
 type peakSink struct{ p [4]float64 }
 
 func (s *peakSink) Event(w *engine.World, _ *engine.Event, _ *engine.Decision) {
-	waiting, taken := w.Counts()
+	waiting, taken := w.Family().Counts(w)
 	v := [4]float64{float64(waiting), float64(taken), float64(w.DLQLen()), float64(w.Stats.Effects)}
 	for i := range v {
 		s.p[i] = max(s.p[i], v[i])

@@ -279,7 +279,7 @@ func runChart(d *chartData, w *engine.World, head []engine.Sample, limit int64, 
 // withEnd is a whole run's samples with the state at its end added, which
 // decimation may have dropped: the chart's maxima are the run's.
 func withEnd(samples []engine.Sample, w *engine.World) []engine.Sample {
-	waiting, taken := w.Counts()
+	waiting, taken := w.Family().Counts(w)
 	end := engine.Sample{Pos: w.Pos, T: w.Now, Queue: int32(waiting), InFlight: int32(taken), DLQ: int32(w.DLQLen()), Effects: w.Stats.Effects}
 	if n := len(samples); n > 0 && samples[n-1].Pos == end.Pos {
 		return samples

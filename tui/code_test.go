@@ -60,7 +60,7 @@ func TestBranchLineKeepsFaults(t *testing.T) {
 	pos := x.PosAtTime(x.Branch(), s.Start+engine.Time(14*50)*engine.Second)
 	w := x.WorldAt(x.Branch(), pos)
 	var pass engine.FaultPass
-	w.ObserveFaults(func(p engine.FaultPass) {
+	w.Forcing().Observe(func(p engine.FaultPass) {
 		if p.Point == "after_effect" && p.Msg == 14 && pass.Point == "" {
 			pass = p
 		}

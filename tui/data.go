@@ -108,7 +108,7 @@ func (s *snap) read(x *engine.Explorer, at engine.Time, sel int32, playing, full
 	s.lost = w.States().Lost
 	// OldestAge moves the broker's oldest-message cursor: read here, in
 	// Update, so that View changes nothing
-	s.oldest = max(0, w.OldestAge())
+	s.oldest = max(0, w.Truth().OldestAge())
 
 	s.effects = s.effects[:0]
 	for i := len(s.recent) - 1; i >= 0 && len(s.effects) < inboxCap; i-- {
@@ -161,7 +161,7 @@ func (s *snap) published(x *engine.Explorer, id int32) (engine.Time, bool) {
 			return s.selPub.at, true
 		}
 	}
-	return x.World().PublishTime(id)
+	return x.World().Truth().PublishTime(id)
 }
 
 // noteSel notes when message id was published while the world holds it.

@@ -30,7 +30,7 @@ func bigFamily(tb testing.TB) *engine.Spec {
 func BenchmarkFamilyStepFrame(b *testing.B) {
 	m := newTest(b, Options{Spec: bigFamily(b)}, 200, 60)
 	m = press(m, keysOf("/09:58:30")...)
-	if n := m.x.World().HeldWithoutEffect(); n < 100_000 {
+	if n := m.x.World().Truth().HeldWithoutEffect(); n < 100_000 {
 		b.Fatalf("only %d held", n)
 	}
 	b.ResetTimer()

@@ -155,7 +155,7 @@ func TestHuntOnAFork(t *testing.T) {
 		t.Fatal(err)
 	}
 	ox.End()
-	if e := ox.World().MsgPtr(m.sel).Effects; e == 1 {
+	if e := ox.World().Truth().MsgPtr(m.sel).Effects; e == 1 {
 		t.Errorf("order %d got one email on the found branch; the hunt said it breaks one-email (flash %q)", m.sel, m.flash)
 	}
 }

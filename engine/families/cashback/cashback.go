@@ -270,7 +270,7 @@ func (c *Family) produce(w *engine.World, k int32) {
 	if _, err := c.s.XAdd("*", fields, epoch+int64(w.Now)); err != nil {
 		panic(err)
 	}
-	id := w.NewMessage()
+	id := w.Truth().NewMessage()
 	if id != k {
 		panic(fmt.Sprintf("cashback: message %d for entry %d", id, k))
 	}
@@ -344,7 +344,7 @@ func (c *Family) read(w *engine.World) {
 func (c *Family) announce(w *engine.World, i int) {
 	k := c.batch[i].entry
 	p := c.pel[c.pelIndex(k)]
-	w.Count(1, 0, 0)
+	w.Stats.Count(1, 0, 0)
 	backlog := int64(0)
 	if c.backlog {
 		backlog = 1
@@ -403,7 +403,7 @@ func (c *Family) skip(w *engine.World, k int32, p *pend, where int64) {
 // credit applies ₹100 and commits the wallet transaction.
 func (c *Family) credit(w *engine.World, k int32, p *pend) {
 	c.balance += Amount
-	n := w.Effect(k)
+	n := w.Truth().Effect(k)
 	c.logCredit(credit{entry: k, n: uint16(n), at: w.Now, balance: c.balance})
 	w.Emit(engine.EvEffect, k, -1, p.count, c.balance, int64(n))
 }
@@ -458,7 +458,7 @@ func (c *Family) afterWrites(w *engine.World) {
 func (c *Family) xack(w *engine.World, how int64) {
 	k := c.batch[c.cur].entry
 	count := c.ackCurrent(w)
-	w.Done(k)
+	w.Truth().Done(k)
 	w.Emit(engine.EvAck, k, -1, count, c.balance, how)
 }
 
@@ -500,7 +500,7 @@ func (c *Family) deadLetter(w *engine.World, k int32) {
 	r.count = c.ackCurrent(w)
 	c.deadLog[c.nDead%len(c.deadLog)] = r
 	c.nDead++
-	w.DeadLetter(k) // the world emits the dlq event
+	w.Truth().DeadLetter(k) // the world emits the dlq event
 }
 
 func (c *Family) crash(w *engine.World, k int32, count uint16, point int64) {
@@ -512,7 +512,7 @@ func (c *Family) crash(w *engine.World, k int32, count uint16, point int64) {
 	c.crashLog[c.nCrashes%len(c.crashLog)] = crashRec{entry: k, delivery: count, point: uint8(point), at: w.Now}
 	c.nCrashes++
 	c.batch, c.cur = c.batch[:0], 0
-	w.Count(0, 0, 1)
+	w.Stats.Count(0, 0, 1)
 	at := w.Now + c.k.RestartAfter
 	w.Schedule(at, step(opRestart, 0), false)
 	w.Emit(engine.EvCrash, k, -1, count, int64(at), point)

@@ -166,7 +166,7 @@ func TestForcedCrash(t *testing.T) {
 	spec := familytest.Incident(t, "cashback")
 	w, _ := engine.NewWorld(spec, lessonSeed, nil)
 	// decision 0 is event 0's first delivery (no crash naturally)
-	w.Override(engine.DecisionOverride{Index: 0, Value: 1})
+	w.Forcing().Override(engine.DecisionOverride{Index: 0, Value: 1})
 	for w.Step(nil) {
 	}
 	s := w.Summarize("")

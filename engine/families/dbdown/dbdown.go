@@ -188,7 +188,7 @@ func (f *Family) Step(w *engine.World, st engine.FamilyStep) {
 	case opRetryDue:
 		f.retryDue(w, st.Item, st.Gen)
 	case opDeadLetter:
-		w.DeadLetter(st.Item) // the world emits the dlq event
+		w.Truth().DeadLetter(st.Item) // the world emits the dlq event
 	case opOpen:
 		f.openBreaker(w)
 	case opHalfOpen:
@@ -208,7 +208,7 @@ func (f *Family) Step(w *engine.World, st engine.FamilyStep) {
 func (f *Family) publish(w *engine.World, src, k int) {
 	s := &f.s
 	sp := w.Spec().Sources[src]
-	id := w.NewMessage()
+	id := w.Truth().NewMessage()
 	for int(id) >= len(s.attempts) {
 		s.attempts = append(s.attempts, 0)
 		s.publishedAt = append(s.publishedAt, w.Now)
@@ -264,7 +264,7 @@ func (f *Family) poll(w *engine.World) {
 		s.probes++
 	}
 	s.attempts[id]++
-	w.Count(1, 0, 0)
+	w.Stats.Count(1, 0, 0)
 	w.Schedule(w.Now+HandlerTime, engine.FamilyStep{Op: opFinish, Item: id}, false)
 	w.Emit(engine.EvDeliver, id, 0, uint16(s.attempts[id]), int64(w.Now+HandlerTime), int64(boolInt(s.probe)))
 }
@@ -275,12 +275,12 @@ func (f *Family) finish(w *engine.World, id int32) {
 	natural := int64(boolInt(w.Now < DownFrom || w.Now >= DownUntil))
 	up := w.Decide(DecDB, id, 0, uint16(n), natural, 0, 1) == 1
 	s.busy = -1
-	w.AddBusy(HandlerTime)
+	w.Stats.AddBusy(HandlerTime)
 	probe := s.probe
 	s.probe = false
 	if up {
-		c := w.Effect(id)
-		w.Done(id)
+		c := w.Truth().Effect(id)
+		w.Truth().Done(id)
 		s.fails = 0
 		s.rowsWritten++
 		s.rows[s.nrows%len(s.rows)] = row{id, w.Now, s.publishedAt[id]}

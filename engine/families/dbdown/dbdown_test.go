@@ -113,7 +113,7 @@ func TestBreakerStory(t *testing.T) {
 			t.Fatalf("a dead letter with the breaker at %s", e.T.Short())
 		}
 		if e.Kind == engine.EvEffect && w.Caption(e, d) != "" && e.T > dbdown.DownUntil {
-			if age := w.OldestAge(); age > engine.Minute {
+			if age := w.Truth().OldestAge(); age > engine.Minute {
 				lastLate = e.T
 			}
 		}
@@ -217,7 +217,7 @@ func TestBreakerRemovedWhileOpenWakesTheConsumer(t *testing.T) {
 		for w.Step(sinkFn(func(w *engine.World, e *engine.Event, _ *engine.Decision) {
 			switch {
 			case e.Kind == engine.EvKnob:
-				waiting, _ = w.Counts()
+				waiting, _ = w.Family().Counts(w)
 			case e.Kind == engine.EvDeliver && take == "" && e.T >= at:
 				take = e.T.Short() + " " + w.KindName(e.Kind) + " " + itoa(e.Msg)
 			case e.Kind == engine.EvDLQ && dlq == "":

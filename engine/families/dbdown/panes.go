@@ -13,7 +13,7 @@ func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	p := make([]engine.Pane, 4)
 	waiting, _ := f.Counts(w)
 	p[0].Title = fmt.Sprintf("Waiting %d", waiting)
-	if age := w.OldestAge(); age >= engine.Second {
+	if age := w.Truth().OldestAge(); age >= engine.Second {
 		p[0].Title += " · lag " + span(age) // lag in time: what users feel
 	}
 	if f.k.Breaker && s.breaker == open {
@@ -78,7 +78,7 @@ func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	}
 
 	p[2].Title = fmt.Sprintf("Dead letters %d", w.DLQLen())
-	for _, d := range w.DeadLetters(maxRows) {
+	for _, d := range w.Truth().DeadLetters(maxRows) {
 		p[2].Rows = append(p[2].Rows, engine.PaneRow{Msg: d.Msg, Text: fmt.Sprintf("%-10s %s · refused %d×", w.MsgName(d.Msg), d.At.Clock(), s.attempts[d.Msg]),
 			Mark: "NOT POISON", Bar: -1})
 	}

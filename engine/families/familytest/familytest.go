@@ -231,7 +231,7 @@ func Play(t testing.TB, spec *engine.Spec, seed uint64, set []engine.Setting, f 
 	if eff := st.Done + st.DLQEffected + st.HeldEffected; eff != w.Stats.Effected {
 		t.Errorf("%s: %d messages with an effect by state, %d by the world's count", spec.ID, eff, w.Stats.Effected)
 	}
-	if waiting, taken := w.Counts(); st.Held == 0 && (waiting != 0 || taken != 0) {
+	if waiting, taken := w.Family().Counts(w); st.Held == 0 && (waiting != 0 || taken != 0) {
 		t.Errorf("%s: nothing held, yet the family counts %d waiting and %d taken", spec.ID, waiting, taken)
 	}
 	return r

@@ -154,7 +154,7 @@ func (f *Family) send(w *engine.World, k int) {
 	}
 	f.Attempts++
 	if f.Msg < 0 {
-		f.Msg = w.NewMessage()
+		f.Msg = w.Truth().NewMessage()
 	} else if !res.Duplicate {
 		f.restore(w)
 	}
@@ -214,16 +214,16 @@ func (f *Family) receive(w *engine.World) {
 		return
 	}
 	f.Handle, f.Holding, f.Busy = ds[0].Handle, true, true
-	w.Count(1, 0, 0)
+	w.Stats.Count(1, 0, 0)
 	f.Deliveries++
 	w.Emit(engine.EvDeliver, f.Msg, -1, uint16(f.Deliveries), int64(w.Now+engine.Time(f.Q.Config().VisibilityTimeout)), ds[0].Seq)
 	w.Schedule(w.Now+handleTime, engine.FamilyStep{Op: opHandle}, false)
 }
 
 func (f *Family) handle(w *engine.World) {
-	n := w.Effect(f.Msg)
+	n := w.Truth().Effect(f.Msg)
 	f.Emails = append(f.Emails, w.Now)
-	w.AddBusy(handleTime)
+	w.Stats.AddBusy(handleTime)
 	w.Emit(engine.EvEffect, f.Msg, -1, uint16(f.Deliveries), int64(handleTime), int64(n))
 	w.Schedule(w.Now+deleteAfter, engine.FamilyStep{Op: opDelete}, false)
 }
@@ -236,7 +236,7 @@ func (f *Family) delete(w *engine.World) {
 	if !f.Ended {
 		// the broker holds nothing now; the order stays in memory, so an
 		// email for a later send still counts as its duplicate
-		w.Finish(f.Msg)
+		w.Truth().Finish(f.Msg)
 	}
 	f.maybeDone(w)
 	w.Emit(engine.EvAck, f.Msg, -1, uint16(f.Deliveries), 0, 0)
@@ -248,15 +248,15 @@ func (f *Family) delete(w *engine.World) {
 // not from the first send. While nothing is stored (between a delete and
 // the next accepted send, dropped duplicates included) nothing ages.
 func (f *Family) restore(w *engine.World) {
-	w.Hold(f.Msg)
-	w.MsgForWrite(f.Msg).Published = w.Now
+	w.Truth().Hold(f.Msg)
+	w.Truth().MsgForWrite(f.Msg).Published = w.Now
 }
 
 // maybeDone tells the ground truth the order is finished once the queue
 // holds nothing and the producer will send no more.
 func (f *Family) maybeDone(w *engine.World) {
 	if f.Ended && !f.Holding && f.Msg >= 0 {
-		w.Done(f.Msg)
+		w.Truth().Done(f.Msg)
 	}
 }
 

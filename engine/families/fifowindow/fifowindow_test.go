@@ -78,7 +78,7 @@ func TestAnswerDecisionIsForkable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Override(engine.DecisionOverride{Index: 0, Value: 0})
+	w.Forcing().Override(engine.DecisionOverride{Index: 0, Value: 0})
 	for w.Step(nil) {
 	}
 	s := w.Summarize("")
@@ -203,7 +203,7 @@ func TestOldestAgeIsWhatTheBrokerHolds(t *testing.T) {
 		}
 		var held []string
 		for w.Step(sinkFn(func(w *engine.World, e *engine.Event, _ *engine.Decision) {
-			if age := w.OldestAge(); age >= 0 {
+			if age := w.Truth().OldestAge(); age >= 0 {
 				held = append(held, fmt.Sprintf("%s %s", e.T.Short(), engine.FormatDuration(age)))
 			}
 		})) {

@@ -208,7 +208,7 @@ func (g *Family) reading(w *engine.World, r int32) {
 	if int16(t) == Stepped {
 		stamp += g.skew
 	}
-	id := w.NewMessage()
+	id := w.Truth().NewMessage()
 	if id != r {
 		panic(fmt.Sprintf("galewatch: message %d for reading %d", id, r))
 	}
@@ -216,7 +216,7 @@ func (g *Family) reading(w *engine.World, r int32) {
 	if g.next = r + 1; int(g.next) < Readings {
 		w.Schedule(readingAt(start, g.next), engine.FamilyStep{Op: uint8(opReading), Item: g.next}, false)
 	}
-	w.Count(1, 0, 0)
+	w.Stats.Count(1, 0, 0)
 	lost := g.lost(w, r, 1)
 	if g.has(t, stamp) {
 		g.collisions++
@@ -228,7 +228,7 @@ func (g *Family) reading(w *engine.World, r int32) {
 		return
 	}
 	g.insert(t, stamp)
-	w.Effect(r)
+	w.Truth().Effect(r)
 	g.watchWrite(t, note{r, stamp, w.Now}, true)
 	g.settle(w, r, stamp, 1, lost)
 	w.Emit(engine.EvEffect, r, -1, 1, int64(stamp), int64(t))
@@ -238,7 +238,7 @@ func (g *Family) reading(w *engine.World, r int32) {
 // the reading go.
 func (g *Family) settle(w *engine.World, r int32, stamp engine.Time, attempt uint16, lost bool) {
 	if !lost {
-		w.Done(r)
+		w.Truth().Done(r)
 		return
 	}
 	g.timeouts++
@@ -262,12 +262,12 @@ func (g *Family) retry(w *engine.World, r int32, attempt uint16) {
 	}
 	t := int(r) % Turbines
 	g.retriesSent++
-	w.Count(1, 0, 0)
+	w.Stats.Count(1, 0, 0)
 	lost := g.lost(w, r, attempt)
 	if !g.has(t, x.stamp) {
 		// Not reached while every first write lands; kept honest anyway.
 		g.insert(t, x.stamp)
-		w.Effect(r)
+		w.Truth().Effect(r)
 		g.settle(w, r, x.stamp, attempt, lost)
 		w.Emit(engine.EvEffect, r, -1, attempt, int64(x.stamp), int64(t))
 		return
@@ -308,7 +308,7 @@ func (g *Family) takeRetry(r int32, attempt uint16) retry {
 // giveUp lets reading r go after its sends (attempts) went unanswered.
 func (g *Family) giveUp(w *engine.World, r int32, attempts uint16) {
 	g.gaveUp++
-	w.Done(r)
+	w.Truth().Done(r)
 	w.Emit(KindGiveUp, r, -1, attempts, int64(g.k.RetryDeadline), int64(int(r)%Turbines))
 }
 

@@ -80,7 +80,7 @@ func TestCloneAfterStep(t *testing.T) {
 // retry.
 func TestForcedTimeout(t *testing.T) {
 	w, _ := engine.NewWorld(familytest.Incident(t, "galewatch"), 1, nil)
-	w.Override(engine.DecisionOverride{Index: 0, Value: 1})
+	w.Forcing().Override(engine.DecisionOverride{Index: 0, Value: 1})
 	for w.Step(nil) {
 	}
 	s := w.Summarize("")

@@ -216,7 +216,7 @@ func (f *Family) initProducer(w *engine.World) {
 		// before then decides how many
 		f.Batch = max(f.k.Batch, 1)
 		for i := 0; i < f.Batch; i++ {
-			w.NewMessage() // order i's confirmation: message i
+			w.Truth().NewMessage() // order i's confirmation: message i
 		}
 	}
 	recs := make([]kafka.Record, f.Batch)
@@ -367,17 +367,17 @@ func order(r kafka.Record) int32 {
 
 func (f *Family) read(w *engine.World) {
 	f.Cur, f.Buf = f.Buf[0], f.Buf[1:]
-	w.Count(1, 0, 0)
-	w.Hold(order(f.Cur.Record)) // a second copy, or the same record read again
+	w.Stats.Count(1, 0, 0)
+	w.Truth().Hold(order(f.Cur.Record)) // a second copy, or the same record read again
 	w.Emit(engine.EvDeliver, order(f.Cur.Record), -1, 0, f.Cur.Offset, int64(f.Cur.TP.Partition))
 	w.Schedule(w.Now+emailTime, engine.FamilyStep{Op: opEmail}, false)
 }
 
 func (f *Family) email(w *engine.World) {
 	id := order(f.Cur.Record)
-	n := w.Effect(id)
+	n := w.Truth().Effect(id)
 	f.Emails = append(f.Emails, email{At: w.Now, Order: id, Copy: n, TP: f.Cur.TP, Off: f.Cur.Offset})
-	w.AddBusy(emailTime)
+	w.Stats.AddBusy(emailTime)
 	w.Emit(engine.EvEffect, id, -1, uint16(n), f.Cur.Offset, int64(n))
 	w.Schedule(w.Now+commitAfter, engine.FamilyStep{Op: opCommit}, false)
 }
@@ -398,7 +398,7 @@ func (f *Family) commit(w *engine.World) {
 	}
 	if crashed {
 		f.Crashes++
-		w.Count(0, 0, 1)
+		w.Stats.Count(0, 0, 1)
 		dead := f.Member
 		f.Deaths = append(f.Deaths, f.memberID(dead))
 		f.Alive, f.Handling, f.Buf, f.Cons, f.Mailer = false, false, nil, nil, nil
@@ -428,7 +428,7 @@ func (f *Family) commit(w *engine.World) {
 	if err != nil {
 		panic(fmt.Sprintf("kafka-restart: commit: %v", err))
 	}
-	w.Finish(id) // emailed and committed past
+	w.Truth().Finish(id) // emailed and committed past
 	w.Emit(EvCommit, id, -1, 0, off.Offset, int64(off.TP.Partition))
 	f.Handling = false
 	if len(f.Buf) > 0 {

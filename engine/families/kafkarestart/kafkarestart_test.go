@@ -75,7 +75,7 @@ func TestConsumerCrashDecisionIsForkable(t *testing.T) {
 			t.Fatal("no consumer crash decision")
 		}
 		w, _ = engine.NewWorld(s, 1, set)
-		w.Override(engine.DecisionOverride{Index: idx, Value: 1})
+		w.Forcing().Override(engine.DecisionOverride{Index: idx, Value: 1})
 		for w.Step(nil) {
 		}
 		got := w.Summarize("")

@@ -101,12 +101,12 @@ func (f *Family) start(w *engine.World, i, th int) {
 	id := msgOf(t.Rec.Record)
 	f.Attempts[id]++
 	t.Attempt, t.Waiting = f.Attempts[id], false
-	w.Hold(id) // a record read again after a rebalance is held again
+	w.Truth().Hold(id) // a record read again after a rebalance is held again
 	natural := engine.Uniform(w.Draw(streamHandle, uint64(id), uint64(t.Attempt)), int64(HandleMin), int64(HandleMax))
 	h := engine.Duration(w.Decide(DecHandle, id, -1, t.Attempt, natural, int64(HandleMin), int64(HandleMax)))
 	t.Until = w.Now + h
-	w.Count(1, 0, 0)
-	w.AddBusy(h)
+	w.Stats.Count(1, 0, 0)
+	w.Stats.AddBusy(h)
 	w.Emit(engine.EvDeliver, id, -1, t.Attempt, int64(t.Rec.TP.Partition), deliverAux(t.Rec.Offset, i, th))
 	w.Schedule(t.Until, engine.FamilyStep{Op: opEnd, Actor: int16(i), Gen: uint16(th)}, false)
 }
@@ -147,8 +147,8 @@ func (f *Family) end(w *engine.World, i, th int) {
 	}
 	f.Seen[o] = max(f.Seen[o], v)
 	f.Handled[o]++
-	n := w.Effect(id)
-	w.Finish(id) // handled: the age of the oldest unhandled event moves on
+	n := w.Truth().Effect(id)
+	w.Truth().Finish(id) // handled: the age of the oldest unhandled event moves on
 	part := int64(t.Rec.TP.Partition)
 	*t = thread{}
 	var aux int64

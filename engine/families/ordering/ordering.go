@@ -266,7 +266,7 @@ func (f *Family) create(w *engine.World, o int32) {
 }
 
 func (f *Family) produceEvent(w *engine.World, o int32, ver uint8) {
-	id := w.NewMessage()
+	id := w.Truth().NewMessage()
 	f.MsgOrder = append(f.MsgOrder, o)
 	f.MsgVer = append(f.MsgVer, ver)
 	f.Attempts = append(f.Attempts, 0)

@@ -75,7 +75,7 @@ func TestFailDecisionIsForkable(t *testing.T) {
 	}
 	base := familytest.Summary(t, familytest.Incident(t, "ordering"), 1)
 	w, _ = engine.NewWorld(s, 1, nil)
-	w.Override(engine.DecisionOverride{Index: idx, Value: 0})
+	w.Forcing().Override(engine.DecisionOverride{Index: idx, Value: 0})
 	for w.Step(nil) {
 	}
 	got := w.Summarize("")

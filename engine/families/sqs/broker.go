@@ -99,7 +99,7 @@ func (q *Family) remove(w *engine.World, id int32, m *engine.Msg, st engine.MsgS
 	}
 	q.unhold(id, m)
 	q.rec(id).Holder = -1 // before the kernel may release it
-	return w.Remove(id, m, st)
+	return w.Truth().Remove(id, m, st)
 }
 
 func boolIdx(b bool) int {
@@ -167,7 +167,7 @@ func (q *Family) Stalled(w *engine.World, st engine.States) string {
 	if q.k.Mode == ModeOrdered {
 		for i := 0; i < q.queue.len(); i++ {
 			e := q.queue.at(i)
-			if m := w.MsgPtr(e.id); m != nil && q.current(e) && m.Held() {
+			if m := w.Truth().MsgPtr(e.id); m != nil && q.current(e) && m.Held() {
 				r := q.recs.Ptr(int(e.id))
 				if m.Status == engine.StInFlight && r.Holder >= 0 && q.workers[r.Holder].Wedged {
 					return fmt.Sprintf("stalled: the ordered queue's head (%s) is held by wedged worker %s, %s waiting behind it",

@@ -15,7 +15,7 @@ func (q *Family) publish(w *engine.World, src, k int) {
 		return // a fork lowered the count after this step was scheduled
 	}
 	s := &w.Spec().Sources[src]
-	id, m := w.AddMessage(uint8(src), s.Poison)
+	id, m := w.Truth().AddMessage(uint8(src), s.Poison)
 	r := q.newRecord(id)
 	q.setVisible(m, r)
 	q.enqueue(id, r)
@@ -26,7 +26,7 @@ func (q *Family) publish(w *engine.World, src, k int) {
 	}
 	w.Emit(engine.EvPublish, id, -1, 0, int64(k), 0)
 	q.wake(w)
-	w.WatchAge()
+	w.Truth().WatchAge()
 }
 
 func (q *Family) sourceCount(w *engine.World, i int) int {
@@ -64,7 +64,7 @@ func (q *Family) wake(w *engine.World) {
 func (q *Family) head(w *engine.World) int32 {
 	for q.queue.len() > 0 {
 		e := q.queue.at(0)
-		m := w.MsgPtr(e.id)
+		m := w.Truth().MsgPtr(e.id)
 		if m != nil && q.current(e) {
 			switch {
 			case m.Status == engine.StVisible:
@@ -95,7 +95,7 @@ func (q *Family) dispatch(w *engine.World) {
 	if id < 0 {
 		return
 	}
-	m := w.MsgForWrite(id)
+	m := w.Truth().MsgForWrite(id)
 	delivery := m.Receives + 1
 	pick := int(w.Draw(engine.StreamWorker, uint64(id), uint64(delivery)) % uint64(n))
 	natural := -1
@@ -142,7 +142,7 @@ func (q *Family) handle(w *engine.World, wi int) {
 	case wk.ackBefore:
 		// at-most-once: the broker forgets it before any work is done
 		how, val := int64(engine.AckBeforeWork), int64(0)
-		if q.remove(w, id, w.MsgForWrite(id), engine.StDeleted) {
+		if q.remove(w, id, w.Truth().MsgForWrite(id), engine.StDeleted) {
 			w.Stats.Acks++
 		} else {
 			// a late ack deleted it since this delivery: DeleteMessage
@@ -161,7 +161,7 @@ func (q *Family) handle(w *engine.World, wi int) {
 
 func (q *Family) work(w *engine.World, wi int) {
 	wk := &q.workers[wi]
-	m := w.MsgPtr(wk.Msg) // held by the worker: never released
+	m := w.Truth().MsgPtr(wk.Msg) // held by the worker: never released
 	if m.Poison && !m.Repaired {
 		q.crash(w, wi, engine.CrashKeyError)
 		return
@@ -217,7 +217,7 @@ func (q *Family) send(w *engine.World, wi int) {
 	lo, hi := int64(q.k.LatencyMin), int64(q.k.LatencyMax)
 	natural := engine.Uniform(w.Draw(engine.StreamLatency, uint64(id), uint64(wk.Delivery)), lo, hi)
 	lat := engine.Duration(w.Decide(engine.DecLatency, id, wi, wk.Delivery, natural, lo, hi))
-	copies := w.Effect(id)
+	copies := w.Truth().Effect(id)
 	wk.CallEnd = w.Now + lat
 	if w.Fault(FaultAfterEffect, id, wi, wk.Delivery) {
 		// the worker dies with the call in flight: nobody hears the answer
@@ -239,7 +239,7 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 		if w.Decide(engine.DecWedge, id, wi, wk.Delivery, int64(boolIdx(wedged)), 0, 1) == 1 {
 			wk.Wedged = true
 			wk.CallEnd = engine.Never
-			m, r := w.MsgPtr(id), q.rec(id) // held by the worker: never released
+			m, r := w.Truth().MsgPtr(id), q.rec(id) // held by the worker: never released
 			renewing := q.k.Heartbeat > 0 && m.Status == engine.StInFlight && m.Receives == wk.Delivery && w.Now < r.Expiry
 			if renewing {
 				// the renewal thread cannot tell a wedged call from a slow one
@@ -278,7 +278,7 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 // scheduled first; then the ack meets late_ack.
 func (q *Family) ack(w *engine.World, wi int, again bool) {
 	wk := &q.workers[wi]
-	m, r := w.MsgPtr(wk.Msg), q.recs.Ptr(int(wk.Msg)) // held by the worker: never released
+	m, r := w.Truth().MsgPtr(wk.Msg), q.recs.Ptr(int(wk.Msg)) // held by the worker: never released
 	// A deleted message keeps the receipt it was last delivered with: if
 	// that is this delivery's, still current, the ack is not late (it
 	// becomes engine.AckGoneNoop in ackNow).
@@ -319,7 +319,7 @@ func (q *Family) ackNow(w *engine.World, wi int, how int64) {
 		return
 	}
 	if how != engine.AckLateNoop {
-		if q.remove(w, id, w.MsgForWrite(id), engine.StDeleted) {
+		if q.remove(w, id, w.Truth().MsgForWrite(id), engine.StDeleted) {
 			w.Stats.Acks++
 		} else {
 			// deleted since this delivery by another worker's late ack
@@ -345,7 +345,7 @@ func (q *Family) release(w *engine.World, wi int) {
 	wk := &q.workers[wi]
 	w.Stats.BusyMs += int64(w.Now - wk.Since)
 	id := wk.Msg
-	w.Release(id)
+	w.Truth().Release(id)
 	wk.Msg, wk.Delivery, wk.CallEnd, wk.claimed, wk.Wedged, wk.ackBefore = -1, 0, engine.Never, false, false, false
 }
 
@@ -377,7 +377,7 @@ func (q *Family) renew(w *engine.World, wi int, id int32, delivery uint16) {
 	if wk.State != WBusy || wk.Msg != id || wk.Delivery != delivery || wk.Wedged || w.Now >= wk.CallEnd {
 		return
 	}
-	m, r := w.MsgPtr(id), q.rec(id) // held by the worker: never released
+	m, r := w.Truth().MsgPtr(id), q.rec(id) // held by the worker: never released
 	if m.Status != engine.StInFlight || m.Receives != delivery || w.Now >= r.Expiry {
 		return // the receipt has expired: ChangeMessageVisibility fails
 	}
@@ -389,11 +389,11 @@ func (q *Family) renew(w *engine.World, wi int, id int32, delivery uint16) {
 }
 
 func (q *Family) leaseExpire(w *engine.World, id int32, delivery uint16) {
-	m := w.MsgPtr(id)
+	m := w.Truth().MsgPtr(id)
 	if m == nil || m.Status != engine.StInFlight || m.Receives != delivery || q.recs.Ptr(int(id)).Expiry != w.Now {
 		return // acked, renewed or superseded since
 	}
-	mm, r := w.MsgForWrite(id), q.rec(id)
+	mm, r := w.Truth().MsgForWrite(id), q.rec(id)
 	holder := r.Holder
 	if int(mm.Receives) >= q.k.MaxReceives {
 		q.deadLetter(w, id, mm)
@@ -417,7 +417,7 @@ func (q *Family) deadLetter(w *engine.World, id int32, m *engine.Msg) {
 	}
 	q.unhold(id, m)
 	q.rec(id).Holder = -1 // before the kernel may release it
-	w.DeadLetter(id)
+	w.Truth().DeadLetter(id)
 	// in an ordered queue the message behind it is now the head
 	q.wake(w)
 }
@@ -435,7 +435,7 @@ func (q *Family) Operate(w *engine.World, i int, a engine.OperatorAction) {
 // every dead letter its missing field and redrives it to the tail of the
 // queue.
 func (q *Family) repairRedrive(w *engine.World, i int) {
-	n := w.Redrive(func(id int32, m *engine.Msg) {
+	n := w.Truth().Redrive(func(id int32, m *engine.Msg) {
 		m.Repaired = true
 		m.Receives = 0 // the redrive sends it as a new message
 		r := q.rec(id)
@@ -444,7 +444,7 @@ func (q *Family) repairRedrive(w *engine.World, i int) {
 	})
 	w.Emit(engine.EvRedrive, -1, -1, 0, int64(n), int64(i))
 	q.wake(w)
-	w.WatchAge()
+	w.Truth().WatchAge()
 }
 
 // rehome gives every message a standard queue holds a place in the ordered
@@ -460,7 +460,7 @@ func (q *Family) rehome(w *engine.World) {
 	var held []place
 	for i := 0; i < q.queue.len(); i++ {
 		e := q.queue.at(i)
-		if m := w.MsgPtr(e.id); m != nil && q.current(e) && m.Status == engine.StVisible {
+		if m := w.Truth().MsgPtr(e.id); m != nil && q.current(e) && m.Status == engine.StVisible {
 			held = append(held, place{q.qseq - e.qseq, e.id})
 		}
 	}
@@ -507,7 +507,7 @@ func (q *Family) deliverable(w *engine.World) bool {
 	}
 	for i := 0; i < q.queue.len(); i++ {
 		e := q.queue.at(i)
-		m := w.MsgPtr(e.id)
+		m := w.Truth().MsgPtr(e.id)
 		if m == nil || !q.current(e) {
 			continue
 		}

@@ -156,7 +156,7 @@ func flightPane(w *engine.World, c engine.Cursor) engine.Pane {
 // deadPane lists the dead letter queue, newest first: when each message
 // moved and why, and how many times its work was done anyway.
 func deadPane(w *engine.World) engine.Pane {
-	dead := w.DeadLetters(ListCap)
+	dead := w.Truth().DeadLetters(ListCap)
 	// the legend explains "done N×", so it shows only beside such a row
 	title := fmt.Sprintf("Dead letters %d", w.DLQLen())
 	for _, d := range dead {

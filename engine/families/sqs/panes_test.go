@@ -86,7 +86,7 @@ func TestDeadRowFormat(t *testing.T) {
 func deadRows(t *testing.T, w *engine.World) {
 	t.Helper()
 	p := sqs.Of(w).Panes(w, engine.Cursor{At: w.Now, Sel: -1})
-	dead := w.DeadLetters(sqs.ListCap)
+	dead := w.Truth().DeadLetters(sqs.ListCap)
 	if len(dead) == 0 || len(p[2].Rows) != len(dead) {
 		t.Fatalf("%d dead letter rows for %d", len(p[2].Rows), len(dead))
 	}

@@ -81,7 +81,7 @@ func (s *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: id, Text: seat(id), Bar: -1})
 	}
 	p[1].Rows = s.consumerRows(w)
-	for _, dl := range w.DeadLetters(40) {
+	for _, dl := range w.Truth().DeadLetters(40) {
 		r := engine.PaneRow{Msg: dl.Msg, Text: fmt.Sprintf("%s  at %s", seat(dl.Msg), engine.Time(dl.At).Clock()), Bar: -1}
 		if s.h.at(dl.Msg).sold {
 			r.Mark = "SOLD"

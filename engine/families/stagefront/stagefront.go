@@ -173,7 +173,7 @@ func (s *Family) Step(w *engine.World, st engine.FamilyStep) {
 }
 
 func (s *Family) press(w *engine.World, i int32) {
-	id := w.NewMessage()
+	id := w.Truth().NewMessage()
 	if id != i {
 		panic(fmt.Sprintf("stagefront: message %d for hold %d", id, i))
 	}
@@ -222,8 +222,8 @@ func (s *Family) dispatchOne(w *engine.World) {
 		w.Schedule(c.leaseEnd, step(opExpire, id, -1, c.delivery), false)
 	}
 	w.Schedule(w.Now+Handler, step(opUpdate, 0, ci, 0), false)
-	w.Handling(id, 1)
-	w.Count(1, 0, 0)
+	w.Truth().Handling(id, 1)
+	w.Stats.Count(1, 0, 0)
 	s.wake(w)
 	w.Emit(engine.EvDeliver, id, int(ci), h.receives, int64(c.leaseEnd), 0)
 }
@@ -245,13 +245,13 @@ func (s *Family) update(w *engine.World, ci int) {
 			// whose seat is sold, like one sold before it was moved
 			s.dlqSold++
 		}
-		n := w.Effect(id)
-		w.AddBusy(Handler)
+		n := w.Truth().Effect(id)
+		w.Stats.AddBusy(Handler)
 		w.Schedule(w.Now+engine.Millisecond, step(opAckPoint, 0, int16(ci), 0), false)
 		w.Emit(engine.EvEffect, id, ci, c.delivery, 1, int64(n))
 		return
 	}
-	w.AddBusy(Handler)
+	w.Stats.AddBusy(Handler)
 	if c.zeroFail {
 		// the handler raises: no ack, the lease runs out, the broker
 		// delivers it again or, after the last delivery, moves it aside
@@ -259,7 +259,7 @@ func (s *Family) update(w *engine.World, ci int) {
 		s.noteZero(id, c.delivery, w.Now, true)
 		s.drop(w, ci)
 		s.free(w, ci)
-		w.Handling(id, -1)
+		w.Truth().Handling(id, -1)
 		w.Emit(KindZeroRows, id, ci, c.delivery, 0, 1)
 		return
 	}
@@ -308,12 +308,12 @@ func (s *Family) ackPoint(w *engine.World, ci int) {
 	}
 	if crashed {
 		s.crashes++
-		w.Count(0, 0, 1)
+		w.Stats.Count(0, 0, 1)
 		s.drop(w, ci)
 		back := w.Now + s.k.RestartAfter
 		d := c.delivery
 		*c = consumer{state: cDead, hold: -1, since: w.Now}
-		w.Handling(id, -1)
+		w.Truth().Handling(id, -1)
 		w.Schedule(back, step(opRestart, 0, int16(ci), 0), false)
 		w.Emit(engine.EvCrash, id, ci, d, int64(back), 0)
 		return
@@ -322,17 +322,17 @@ func (s *Family) ackPoint(w *engine.World, ci int) {
 	d := c.delivery
 	if h.state != stInFlight || h.receives != d || w.Now > c.leaseEnd {
 		// the lease this consumer quotes has expired
-		w.Count(0, 1, 0)
+		w.Stats.Count(0, 1, 0)
 		s.free(w, ci)
-		w.Handling(id, -1)
+		w.Truth().Handling(id, -1)
 		w.Emit(engine.EvAckRefused, id, ci, d, int64(c.leaseEnd), 0)
 		return
 	}
 	h.state = stAcked
 	s.inFlight--
-	w.Done(id)
+	w.Truth().Done(id)
 	s.free(w, ci)
-	w.Handling(id, -1)
+	w.Truth().Handling(id, -1)
 	w.Emit(engine.EvAck, id, ci, d, 0, 0)
 }
 
@@ -352,7 +352,7 @@ func (s *Family) expire(w *engine.World, id int32, d uint16) {
 		if h.sold {
 			s.dlqSold++
 		}
-		w.DeadLetter(id) // emits the dlq event
+		w.Truth().DeadLetter(id) // emits the dlq event
 		return
 	}
 	h.state = stVisible

@@ -1,0 +1,111 @@
+package engine
+
+import "unsafe"
+
+// agenda is the world's scheduled steps: a binary heap ordered by (t, seq)
+// and a FIFO of the steps due now. Steps run in (t, seq) order; seq is
+// assigned at scheduling, so ties resolve in the order the model
+// scheduled them.
+type agenda struct {
+	seq      uint64
+	heap     []item
+	soon     []item // steps due now, in seq order (see add)
+	soonHead int
+	live     int // scheduled non-background steps
+}
+
+// add schedules it; now is the world's clock.
+func (q *agenda) add(it item, now Time) {
+	q.seq++
+	it.seq = q.seq
+	if it.t == now && !it.bg {
+		// Most steps schedule a follow-up at the current time. Their seq
+		// is the largest yet, so a FIFO gives the heap's order without
+		// the heap's cost.
+		q.live++
+		q.soon = append(q.soon, it)
+		return
+	}
+	q.push(it)
+}
+
+// push puts it on the heap with the seq it has.
+func (q *agenda) push(it item) {
+	if !it.bg {
+		q.live++
+	}
+	h := append(q.heap, it)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(&h[i], &h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+	q.heap = h
+}
+
+func less(a, b *item) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
+
+// next removes the step to run next: the earliest (t, seq) of the heap and
+// the FIFO of steps due now.
+func (q *agenda) next() item {
+	if q.soonHead < len(q.soon) {
+		f := &q.soon[q.soonHead]
+		if len(q.heap) == 0 || q.heap[0].t > f.t || (q.heap[0].t == f.t && q.heap[0].seq > f.seq) {
+			it := *f
+			q.soonHead++
+			if q.soonHead == len(q.soon) {
+				q.soon, q.soonHead = q.soon[:0], 0
+			}
+			q.live--
+			return it
+		}
+	}
+	return q.pop()
+}
+
+func (q *agenda) pop() item {
+	h := q.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && less(&h[r], &h[l]) {
+			m = r
+		}
+		if !less(&h[m], &h[i]) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	q.heap = h
+	if !top.bg {
+		q.live--
+	}
+	return top
+}
+
+// clone is an independent copy of the agenda.
+func (q *agenda) clone() agenda {
+	c := *q
+	c.heap = append([]item(nil), q.heap...)
+	c.soon = append([]item(nil), q.soon[q.soonHead:]...)
+	c.soonHead = 0
+	return c
+}
+
+// bytes is the agenda's share of a checkpoint's estimated size.
+func (q *agenda) bytes() int64 {
+	return int64(len(q.heap)+len(q.soon)-q.soonHead) * int64(unsafe.Sizeof(item{}))
+}
