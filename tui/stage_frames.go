@@ -164,7 +164,10 @@ func (f *frames) mirror(c colours) *mirror {
 // last frame's), for a follower who takes the moment as their own, with
 // the state it shows, its code that moment's; nil while nothing is on
 // stage or it cannot be built. The copy's memory is charged to sh's pool:
-// the follower releases it.
+// the follower releases it. It runs in the follower's Update: a screen
+// the mirror opens meanwhile only starts its job (the copy is of the
+// moment, which the job does not move), but bringing an unsynced mirror
+// to the stage (a rebuild, a seek) is engine work done here, under f.mu.
 func (s *Stage) copyExplorer(c colours, sh *Shared, now int64) (*engine.Explorer, stage.State) {
 	st, gen := s.State()
 	if gen == 0 {
