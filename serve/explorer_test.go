@@ -78,6 +78,9 @@ func stepsToNewClock(t testing.TB) (int, engine.Time) {
 	return 0, 0
 }
 
+// paused is the header's clock at t, paused.
+func paused(t engine.Time) string { return clock(t) + "  ⏸" }
+
 func endClock(t testing.TB) engine.Time {
 	spec, _ := incidents.Get("thursday")
 	x, err := engine.NewExplorer(spec, spec.Seed, nil)
@@ -107,21 +110,23 @@ func TestFollowerSeesPresenterClock(t *testing.T) {
 		pres.send("l")
 		time.Sleep(20 * time.Millisecond) // keys typed together arrive as one
 	}
-	pres.mustSee(t, wait, clock(moved))
-	fol.mustSee(t, wait, clock(moved))
+	// the header's clock: the chart's axis shows the end's clock as well
+	pres.mustSee(t, wait, paused(moved))
+	fol.mustSee(t, wait, paused(moved))
 
 	pres.send("G")
-	pres.mustSee(t, wait, clock(end))
-	fol.mustSee(t, wait, clock(end))
+	pres.mustSee(t, wait, paused(end))
+	fol.mustSee(t, wait, paused(end))
 
 	fol.mark()
 	pres.send("g")
-	fol.mustSee(t, wait, clock(start))
+	pres.mustSee(t, wait, paused(start))
+	fol.mustSee(t, wait, paused(start))
 
 	own.mark()
 	own.send("L")
 	own.mustSee(t, wait, clock(start+engine.Second))
-	if strings.Contains(own.screen(), clock(end)) {
+	if strings.Contains(own.screen(), paused(end)) {
 		t.Error("a plain attendee moved with the presenter")
 	}
 	for _, tm := range []*term{pres, fol, own} {

@@ -330,16 +330,7 @@ func (m *Model) jobKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
-		var cmds []tea.Cmd
-		for _, r := range k.Runes { // keys typed together: one at a time
-			one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}
-			if m.jobs.cur != nil {
-				cmds = append(cmds, m.jobKey(one))
-			} else {
-				cmds = append(cmds, m.updateKey(one))
-			}
-		}
-		return tea.Batch(cmds...)
+		return m.typedTogether(k)
 	}
 	if len(j.queued) >= maxQueued {
 		j.refused = k.String()

@@ -133,17 +133,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		}
 		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
-			// keys typed faster than one read arrive together: "++"
-			var cmds []tea.Cmd
-			for _, r := range msg.Runes {
-				one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
-				c := m.updateKey(one)
-				cmds = append(cmds, c)
-				if m.state == stateMain && key.Matches(one, m.keys.Quit) { // quits: the rest is not read
-					break
-				}
-			}
-			cmd = tea.Batch(cmds...)
+			cmd = m.typedTogether(msg)
 		} else {
 			cmd = m.updateKey(msg)
 		}
@@ -206,6 +196,26 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m, cmd
+}
+
+// typedTogether takes keys typed faster than one read ("++") one at a
+// time, each where it would go alone: to a job's own keys once one key
+// has started a job, else to the screen; a quit ends the read.
+func (m *Model) typedTogether(k tea.KeyMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, r := range k.Runes {
+		one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}
+		job := m.jobs.cur != nil
+		if job {
+			cmds = append(cmds, m.jobKey(one))
+		} else {
+			cmds = append(cmds, m.updateKey(one))
+		}
+		if key.Matches(one, m.keys.Quit) && (job || m.state == stateMain) {
+			break
+		}
+	}
+	return tea.Batch(cmds...)
 }
 
 // updateKey routes a key to the screen that has the keyboard.
