@@ -27,7 +27,7 @@ func cycles() int {
 	if n, err := strconv.Atoi(os.Getenv("INFLIGHT_SOAK_CYCLES")); err == nil && n > 0 {
 		return n
 	}
-	return 500
+	return 500 / raceSlowdown // the race detector's run: fewer, as concurrent
 }
 
 // TestCycles connects and disconnects attendees over and over, a third
