@@ -67,16 +67,7 @@ func ChartRun(w *World, limit int64, m *Meter, publish func([]Sample)) (out []Sa
 	if m == nil {
 		m = NewMeter()
 	}
-	defer func() {
-		m.done.Store(m.n)
-		if r := recover(); r != nil {
-			a, ok := r.(abort)
-			if !ok {
-				panic(r)
-			}
-			err = a.err
-		}
-	}()
+	defer m.settle(&err)
 	var s Series
 	last = w.Now
 	sink := sinkFunc(func(w *World, e *Event, _ *Decision) {

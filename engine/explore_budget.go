@@ -22,17 +22,8 @@ func (x *Explorer) Run(m *Meter, f func()) (err error) {
 	}
 	prev := x.meter
 	x.meter = m
-	defer func() {
-		x.meter = prev
-		m.done.Store(m.n)
-		if r := recover(); r != nil {
-			a, ok := r.(abort)
-			if !ok {
-				panic(r)
-			}
-			err = a.err
-		}
-	}()
+	defer m.settle(&err)
+	defer func() { x.meter = prev }()
 	f()
 	return nil
 }

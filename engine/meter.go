@@ -26,6 +26,20 @@ type Meter struct {
 	quit  chan struct{}
 }
 
+// settle ends work done under m, deferred: the events it played, and the
+// abort the meter raised (a cancel, a budget) as the work's error; any
+// other panic goes on.
+func (m *Meter) settle(err *error) {
+	m.done.Store(m.n)
+	if r := recover(); r != nil {
+		a, ok := r.(abort)
+		if !ok {
+			panic(r)
+		}
+		*err = a.err
+	}
+}
+
 // NewMeter returns a meter with nothing done.
 func NewMeter() *Meter { return &Meter{quit: make(chan struct{})} }
 

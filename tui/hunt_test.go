@@ -99,19 +99,11 @@ func TestHuntEscCancels(t *testing.T) {
 // waiting for the hunt to stop.
 func BenchmarkHuntEsc(b *testing.B) {
 	m := newTest(b, Options{Spec: specOf(b, "cashback"), Set: []engine.Setting{{Knob: "dedupe", Value: "true"}}}, 120, 40)
-	for b.Loop() {
-		b.StopTimer()
+	benchEsc(b, m, func(m Model) Model {
 		m = press(m, "x")
 		nm, _ := m.Update(keyMsg("enter"))
-		m = nm.(Model)
-		j := m.jobs.cur
-		b.StartTimer()
-		nm, _ = m.Update(keyMsg("esc"))
-		b.StopTimer()
-		m = nm.(Model)
-		<-j.done
-		b.StartTimer()
-	}
+		return nm.(Model)
+	})
 }
 
 // An incident with no properties says so instead of an empty list.
