@@ -177,6 +177,14 @@ func TestStageClockTwoProcesses(t *testing.T) {
 	b.Receive(st)
 	sh := NewShared(DefaultBudget(), nil, 0)
 	first := beatOf(st.Clock.Wall)
+	// The whole-run chart is shared by both processes' mirrors, and the
+	// status line's widths follow its maxima: let its pass finish first,
+	// so that neither frame is a draft drawn while it filled in.
+	a.frame(100, 30, ascii, sh, first)
+	if cur := a.frames.mirrors[ascii].m.charts.cur; cur != nil {
+		<-cur.ready
+	}
+	a.frames.byKey = nil // the draft drawn before the chart was whole
 	var firstFrame string
 	for i := range int64(6) {
 		beat := first + i*stageBeat.Milliseconds()
