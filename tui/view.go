@@ -317,11 +317,11 @@ func fitLine(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	s = ansi.Truncate(s, w, "…")
-	if d := w - lipgloss.Width(s); d > 0 {
-		s += strings.Repeat(" ", d)
+	if n, ok := quickWidth(s); ok && n <= w {
+		return s + spaces(w-n)
 	}
-	return s
+	s = ansi.Truncate(s, w, "…")
+	return s + spaces(w-lineWidth(s))
 }
 
 // fit makes s exactly w×h cells.
@@ -337,7 +337,7 @@ func fit(s string, w, h int) string {
 		lines[i] = fitLine(lines[i], w)
 	}
 	for len(lines) < h {
-		lines = append(lines, strings.Repeat(" ", max(w, 0)))
+		lines = append(lines, spaces(w))
 	}
 	return strings.Join(lines, "\n")
 }
