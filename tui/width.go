@@ -41,22 +41,30 @@ var quickRunes = [][2]rune{
 	{0x2500, 0x27bf}, // box drawing, blocks, geometric shapes, symbols, dingbats
 }
 
+// quickTable holds the widths of the runes below quickEnd: -1 for those
+// quickWidth leaves to ansi. It is filled on first use.
+const quickEnd = 0x27c0
+
 var (
 	quickOnce  sync.Once
-	quickTable map[rune]int8
+	quickTable [quickEnd]int8
 )
 
 func quickRuneWidth(r rune) (int, bool) {
 	quickOnce.Do(func() {
-		quickTable = make(map[rune]int8)
+		for i := range quickTable {
+			quickTable[i] = -1
+		}
 		for _, rg := range quickRunes {
 			for r := rg[0]; r <= rg[1]; r++ {
 				quickTable[r] = int8(ansi.StringWidth(string(r)))
 			}
 		}
 	})
-	w, ok := quickTable[r]
-	return int(w), ok
+	if r < 0 || r >= quickEnd || quickTable[r] < 0 {
+		return 0, false
+	}
+	return int(quickTable[r]), true
 }
 
 // quickWidth is s's width when s holds only what cellWidth counts itself;
@@ -114,4 +122,76 @@ func spaces(n int) string {
 		return blanks[:n]
 	}
 	return strings.Repeat(" ", n)
+}
+
+// joinTop is lipgloss.JoinHorizontal(lipgloss.Top, strs...), measured by
+// cellWidth: the blocks side by side, each padded to its widest line and
+// the shorter ones with empty lines below.
+func joinTop(strs ...string) string {
+	switch len(strs) {
+	case 0:
+		return ""
+	case 1:
+		return strs[0]
+	}
+	blocks := make([][]string, len(strs))
+	widths := make([]int, len(strs))
+	height, size := 0, 0
+	for i, s := range strs {
+		blocks[i] = strings.Split(s, "\n")
+		for _, l := range blocks[i] {
+			widths[i] = max(widths[i], cellWidth(l))
+		}
+		height = max(height, len(blocks[i]))
+		size += len(s)
+	}
+	var b strings.Builder
+	b.Grow(size + height*8)
+	for i := range height {
+		for j, block := range blocks {
+			l := ""
+			if i < len(block) {
+				l = block[i]
+			}
+			b.WriteString(l)
+			b.WriteString(spaces(widths[j] - cellWidth(l)))
+		}
+		if i < height-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// joinLeft is lipgloss.JoinVertical(lipgloss.Left, strs...), measured by
+// cellWidth: the blocks one under another, every line padded to the
+// widest.
+func joinLeft(strs ...string) string {
+	switch len(strs) {
+	case 0:
+		return ""
+	case 1:
+		return strs[0]
+	}
+	blocks := make([][]string, len(strs))
+	widest, size := 0, 0
+	for i, s := range strs {
+		blocks[i] = strings.Split(s, "\n")
+		for _, l := range blocks[i] {
+			widest = max(widest, cellWidth(l))
+		}
+		size += len(s)
+	}
+	var b strings.Builder
+	b.Grow(size + len(strs))
+	for i, block := range blocks {
+		for j, l := range block {
+			b.WriteString(l)
+			b.WriteString(spaces(widest - cellWidth(l)))
+			if !(i == len(blocks)-1 && j == len(block)-1) {
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
 }

@@ -80,3 +80,26 @@ func FuzzQuickWidth(f *testing.F) {
 		}
 	})
 }
+
+func TestJoinsAreLipglosss(t *testing.T) {
+	r := rand.New(rand.NewPCG(26, 4))
+	block := func() string {
+		lines := make([]string, 1+r.IntN(4))
+		for i := range lines {
+			lines[i] = randomLine(r)
+		}
+		return strings.Join(lines, "\n")
+	}
+	for range 20_000 {
+		bs := make([]string, r.IntN(4))
+		for i := range bs {
+			bs[i] = block()
+		}
+		if got, want := joinTop(bs...), lipgloss.JoinHorizontal(lipgloss.Top, bs...); got != want {
+			t.Fatalf("joinTop(%q) = %q, lipgloss gives %q", bs, got, want)
+		}
+		if got, want := joinLeft(bs...), lipgloss.JoinVertical(lipgloss.Left, bs...); got != want {
+			t.Fatalf("joinLeft(%q) = %q, lipgloss gives %q", bs, got, want)
+		}
+	}
+}
