@@ -14,7 +14,11 @@ type Explorer struct {
 	cur      *Branch
 	k        *walker // the cursor's line and world
 	w        *World  // the state at the cursor (k.w)
-	nextID   int
+	// read is where the last EventsOn ended: a timeline reading the
+	// events since its last read after each step goes on from there
+	// rather than replaying from a checkpoint
+	read   *walker
+	nextID int
 
 	acct  Account // its limits (zero: unbounded), pool and checkpoint memory held
 	meter *Meter  // set while Run runs
@@ -108,6 +112,7 @@ func (b *Branch) Series() []Sample { return b.series.Samples }
 func (x *Explorer) Clone() *Explorer {
 	c := *x
 	c.meter = nil
+	c.read = nil // its world is the original's, stepped by it
 	c.branches = make([]*Branch, len(x.branches))
 	of := make(map[*Branch]*Branch, len(x.branches))
 	for i, b := range x.branches { // creation order: parents first
