@@ -62,8 +62,11 @@ func NewExplorer(spec *Spec, seed uint64, set []Setting) (*Explorer, error) {
 		return nil, err
 	}
 	x := &Explorer{Spec: spec, Seed: seed, Set: set, Every: 16384}
-	b := &Branch{ID: 0, Name: "main", frontier: w.Clone(), hash: newHashSink(nil)}
-	b.cps = []checkpoint{{pos: 0, w: w.Clone(), hstate: marshalHash(b.hash), hlast: 0}}
+	// the frontier's hash (and its block buffer, a quarter of a megabyte)
+	// is made on the first extension, from the start's state: a session
+	// that never plays (a follower) holds none
+	b := &Branch{ID: 0, Name: "main", frontier: w.Clone()}
+	b.cps = []checkpoint{{pos: 0, w: w.Clone(), hstate: marshalHash(newHashSink(nil)), hlast: 0}}
 	x.branches = []*Branch{b}
 	x.cur = b
 	x.k = &walker{path: []*Branch{b}, w: w, x: x}

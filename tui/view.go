@@ -57,7 +57,7 @@ func drawSize(w, h int) (int, int) {
 // clampNote is the line under a frame drawn smaller than its terminal of
 // tw×th; "" when the terminal is within the cap (or there is no room for
 // it).
-func clampNote(st Styles, tw, th int) string {
+func clampNote(st *Styles, tw, th int) string {
 	w, h := drawSize(tw, th)
 	if h == min(max(th, 0), MaxHeight) { // within the cap, or no room
 		return ""
