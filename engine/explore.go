@@ -46,6 +46,7 @@ type Branch struct {
 	hash     *hashSink // hashing the frontier's events, nil until first extension
 	done     bool
 	series   Series
+	times    timeIndex // where clock times fall on its own line (explore_timeindex.go)
 }
 
 type checkpoint struct {
@@ -127,6 +128,7 @@ func (x *Explorer) Clone() *Explorer {
 			nb.hash = restoreHash(marshalHash(b.hash), b.hash.last)
 		}
 		nb.series.Samples = append([]Sample(nil), b.series.Samples...)
+		nb.times = b.times.clip()
 		c.branches[i], of[b] = &nb, &nb
 	}
 	c.cur = of[x.cur]
