@@ -71,7 +71,7 @@ func startKeeping(m *Model, o *Keep) {
 	}
 	if c := t.At; c.Incident != m.x.Spec.ID || c.Seed != m.x.Seed || !slices.Equal(c.Set, m.x.Set) {
 		m.flash = fmt.Sprintf("saved branches %s are of %s, not this run: not offered (a quit with branches replaces them)",
-			shownPath(p), engine.Code{Incident: c.Incident, Seed: c.Seed, Set: c.Set}.String())
+			shownPath(p), runName(c))
 		return
 	}
 	k.offer = &t
@@ -82,6 +82,15 @@ func startKeeping(m *Model, o *Keep) {
 	}
 	m.restore = newRestoreOffer(m.common, t, where)
 	m.state = stateRestore
+}
+
+// runName is a code's run: incident@seed and the knobs set from the start.
+func runName(c engine.Code) string {
+	s := fmt.Sprintf("%s@%d", c.Incident, c.Seed)
+	for i, st := range c.Set {
+		s += map[bool]string{true: "+", false: ","}[i == 0] + st.Knob + "=" + st.Value
+	}
+	return s
 }
 
 // readTree reads and parses the saved tree at p.
