@@ -262,7 +262,7 @@ func treeOf(x *engine.Explorer, c engine.Code) (t savedtree.Tree, dropped int) {
 			continue
 		}
 		code := branchLine(x, b)
-		code.Fingerprint = fp32(x.WorldAt(b.Parent, b.ForkPos).Fingerprint())
+		code.Fingerprint = fp32(x.WorldAt(b, b.ForkPos).Fingerprint()) // its fork point: the parent's state there
 		t.Branches = append(t.Branches, savedtree.Branch{Parent: num[b.Parent], Code: code})
 	}
 	cur, ok := num[x.Branch()]
