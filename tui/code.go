@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -83,28 +85,42 @@ func (c codeView) Update(msg tea.Msg) (codeView, tea.Cmd) {
 func (c codeView) View() string {
 	code, st := c.code, c.st
 	w := max(minCodeWidth, c.width)
-	out := []string{st.PaneTitle.Render("Share this moment") + st.Dim.Render("  esc or y closes"), ""}
-	out = append(out, wrap("The code names the incident, the seed, every fork on this branch and its name, the cursor, the clock on screen and the selected message:", w)...)
+	title := st.PaneTitle.Render("Share this moment") + st.Dim.Render("  esc or y closes")
+	var codeL []string
 	for _, l := range codeLines("  ", code, "", w) {
-		out = append(out, st.Clock.Render(l))
+		codeL = append(codeL, st.Clock.Render(l))
 	}
-	out = append(out, "", "Anyone can open exactly this moment with:")
+	head := "  inflight open '"
 	if c.openVia != "" {
-		out = append(out, codeLines("  "+c.openVia+" open '", code, "'", w)...)
-		out = append(out, st.Dim.Render("or, with inflight installed: inflight open '<code>'"))
-	} else {
-		out = append(out, codeLines("  inflight open '", code, "'", w)...)
+		head = "  " + c.openVia + " open '"
 	}
-	out = append(out, "")
-	for _, s := range []string{
-		"A code from another engine version says so instead of showing a different run.",
-		"y also copied it to the clipboard if the terminal allows (OSC 52; tmux: README)",
-	} {
+	cmdL := codeLines(head, code, "'", w)
+	if c.openVia != "" {
+		cmdL = append(cmdL, st.Dim.Render("or, with inflight installed: inflight open '<code>'"))
+	}
+	dim := func(s string) (out []string) {
 		for _, l := range wrap(s, w) {
 			out = append(out, st.Dim.Render(l))
 		}
+		return out
 	}
-	return strings.Join(out, "\n")
+	// the words go first where the screen is too short for all of it:
+	// the code and the command are never cut
+	for _, layout := range [][][]string{
+		{{title, ""}, wrap("The code names the incident, the seed, every fork on this branch and its name, the cursor, the clock on screen and the selected message:", w),
+			codeL, {"", "Anyone can open exactly this moment with:"}, cmdL, {""},
+			dim("A code from another engine version says so instead of showing a different run."),
+			dim("y also copied it to the clipboard if the terminal allows (OSC 52; tmux: README)")},
+		{{title, ""}, codeL, {"", "Anyone can open exactly this moment with:"}, cmdL},
+		{{title, ""}, codeL, {""}, dim("Open it with " + strings.TrimSpace(strings.TrimSuffix(head, "'")) + " '<the code above>' (a taller terminal shows the command whole)")},
+	} {
+		if out := slices.Concat(layout...); len(out) <= c.height || c.height <= 0 {
+			return strings.Join(out, "\n")
+		}
+	}
+	return strings.Join(slices.Concat([]string{title, ""}, dim(fmt.Sprintf(
+		"This code takes %d lines, more than the %d this terminal shows: y copied it to the clipboard, or make the terminal taller to see it whole.",
+		len(codeL), c.height))), "\n")
 }
 
 // minCodeWidth is the narrowest the share screen lays a code out for:

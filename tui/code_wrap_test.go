@@ -126,3 +126,37 @@ func TestShareScreenGolden(t *testing.T) {
 		})
 	}
 }
+
+// A code too long for the screen's height with everything else keeps
+// its lines whole: the words around it go first.
+func TestShareScreenShortTerminal(t *testing.T) {
+	x := longCodeExplorer(t)
+	for i, pos := range []int64{430, 450, 470, 490} {
+		x.Goto(pos)
+		if _, err := x.Fork(engine.ForkOptions{Name: fmt.Sprintf("and then, as fork number %d, a longer lease for everyone", i+3), Pos: pos, At: x.World().Now,
+			Set: []engine.Setting{{Knob: "visibility_timeout", Value: fmt.Sprintf("%ds", 61+i)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, size := range [][2]int{{80, 24}, {80, 30}, {120, 40}, {200, 60}} {
+		m := press(newTest(t, Options{Explorer: x.Clone()}, size[0], size[1]), "y")
+		code := m.code.code
+		v := m.View()
+		var lines []string
+		if strings.Contains(v, "selected message:") {
+			lines = block(t, v, "selected message:")
+		} else { // the words went: the code comes after the title and a blank line
+			var trimmed []string
+			for _, l := range strings.Split(v, "\n") {
+				trimmed = append(trimmed, strings.TrimRight(l, " "))
+			}
+			lines = block(t, strings.Replace(strings.Join(trimmed, "\n"), "esc or y closes\n\n", "esc or y closes\n", 1), "esc or y closes")
+		}
+		if c, err := engine.ParseCode(strings.Join(lines, "\n")); err != nil || c.String() != code {
+			t.Fatalf("%dx%d: the code's lines read as %v (%v), not %s:\n%s", size[0], size[1], c, err, code, v)
+		}
+		if size[1] >= 40 && !strings.Contains(v, "Anyone can open") {
+			t.Errorf("%dx%d: no command:\n%s", size[0], size[1], v)
+		}
+	}
+}
