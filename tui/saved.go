@@ -66,7 +66,7 @@ func startKeeping(m *Model, o *Keep) {
 	case errors.Is(err, fs.ErrNotExist):
 		return
 	case err != nil:
-		m.flash = fmt.Sprintf("saved branches %s: %v: not restored", shownPath(p), err)
+		m.flash = fmt.Sprintf("saved branches %s: %s: not restored", shownPath(p), errLine(err))
 		return
 	}
 	if c := t.At; c.Incident != m.x.Spec.ID || c.Seed != m.x.Seed || !slices.Equal(c.Set, m.x.Set) {
@@ -77,8 +77,8 @@ func startKeeping(m *Model, o *Keep) {
 	k.offer = &t
 	where := "main"
 	if t.Cursor > 0 { // the name the branch had
-		fs := t.Branches[t.Cursor-1].Code.Forks
-		where = m.x.ForkNameOf(fs[len(fs)-1])
+		forks := t.Branches[t.Cursor-1].Code.Forks
+		where = m.x.ForkNameOf(forks[len(forks)-1])
 	}
 	m.restore = newRestoreOffer(m.common, t, where)
 	m.state = stateRestore
@@ -122,7 +122,7 @@ func (k restoreKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.Short
 
 func newRestoreOffer(c common, t savedtree.Tree, where string) restoreOffer {
 	return restoreOffer{common: c, tree: t, where: where, keys: restoreKeys{
-		Restore: binding([]string{"r", "enter", "y"}, "r/enter", "restore them"),
+		Restore: binding([]string{"r", "enter"}, "r/enter", "restore them"),
 		Fresh:   binding([]string{"n", "esc"}, "n/esc", "start fresh"),
 		Quit:    binding([]string{"q"}, "q", "quit"),
 	}}
