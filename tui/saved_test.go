@@ -249,3 +249,25 @@ func TestSavedTreeByFile(t *testing.T) {
 		t.Errorf("a bundled one's at %s", p)
 	}
 }
+
+// The incidents opened with i are saved too, each in its own file, and
+// the one the explorer was started on under its own name.
+func TestSavedTreeEveryIncident(t *testing.T) {
+	dir := t.TempDir()
+	m := press(newTest(t, Options{Keep: &Keep{Dir: dir}}, 120, 40), "]", "f", "6", "0", "s", "enter")
+	m = pickIncident(t, m, "thursday-fixed")
+	m = press(m, "]", "f", "6", "0", "s", "enter")
+	if err := m.saveTrees(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"thursday", "thursday-fixed"} {
+		tr, err := readTree(filepath.Join(dir, id+".branches"))
+		if err != nil || len(tr.Branches) != 1 || tr.At.Incident != id {
+			t.Errorf("%s: %d branches, %v", id, len(tr.Branches), err)
+		}
+	}
+	// thursday-fixed, started by its id, offers its tree back
+	if r := newTest(t, Options{Spec: specOf(t, "thursday-fixed"), Keep: &Keep{Dir: dir}}, 120, 40); r.state != stateRestore {
+		t.Fatalf("no offer for thursday-fixed: %q", r.flash)
+	}
+}
