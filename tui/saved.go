@@ -149,7 +149,7 @@ func (r restoreOffer) Update(msg tea.Msg) (restoreOffer, tea.Cmd) {
 // View is the offer, one line: how many branches, where the cursor was.
 func (r restoreOffer) View() string {
 	// the keys before the name, which may be long and is cut first
-	s := fmt.Sprintf("Restore your %s from last time? r/enter restores · n/esc starts fresh · the cursor was on %s",
+	s := fmt.Sprintf("Restore your %s from last time? r restores · n starts fresh · the cursor was on %s",
 		branchCount(len(r.tree.Branches)), r.where)
 	return fitLine(r.st.Badge.Render(" saved ")+" "+s, r.width)
 }

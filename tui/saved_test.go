@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"inflight/engine"
 	"inflight/internal/savedtree"
@@ -269,5 +271,19 @@ func TestSavedTreeEveryIncident(t *testing.T) {
 	// thursday-fixed, started by its id, offers its tree back
 	if r := newTest(t, Options{Spec: specOf(t, "thursday-fixed"), Keep: &Keep{Dir: dir}}, 120, 40); r.state != stateRestore {
 		t.Fatalf("no offer for thursday-fixed: %q", r.flash)
+	}
+}
+
+// The offer, one line over the lesson's run, at 120 and 80 columns.
+func TestSavedTreeOfferGolden(t *testing.T) {
+	dir := t.TempDir()
+	if err := withBranches(t, &Keep{Dir: dir}).saveTrees(); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := newTest(t, Options{Keep: &Keep{Dir: dir}}, size[0], size[1])
+			golden.RequireEqual(t, []byte(m.View()))
+		})
 	}
 }
