@@ -48,9 +48,9 @@ func TestHuntThursday60(t *testing.T) {
 	}{
 		{"one-email, a crash", "one-email", true, true, 1000, true, false, "order 14: effects 2", "after_effect:14.1", 0},
 		{"one-email, latencies and workers", "one-email", true, false, 567, false, false, "", "", 567},
-		{"no-duplicate as it stands", "no-duplicate", true, true, 1000, true, true, "1 after the fork (28 in all)", "", 0},
+		{"no-duplicate as it stands", "no-duplicate", true, true, 1000, true, true, "1 since the fork (28 in all)", "", 0},
 		{"dlq-empty, latencies and workers", "dlq-empty", true, false, 567, false, false, "", "", 567},
-		{"dlq-empty, a crash", "dlq-empty", true, true, 1000, true, false, "1 after the fork (14 in all)", "after_receive:13.3", 0},
+		{"dlq-empty, a crash", "dlq-empty", true, true, 1000, true, false, "1 since the fork (14 in all)", "after_receive:13.3", 0},
 		{"one-email on the lesson's run", "one-email", false, true, 1000, true, true, "order 0: effects 3", "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -150,8 +150,8 @@ func TestJudgedFromTheFork(t *testing.T) {
 		want      string
 	}{
 		{"dlq-empty", engine.Summary{DLQ: 13}, engine.Summary{DLQ: 13}, false, ""},
-		{"dlq-empty", engine.Summary{DLQ: 13}, engine.Summary{DLQ: 14}, false, "1 after the fork (14 in all)"},
-		{"dlq-empty", engine.Summary{DLQ: 13}, engine.Summary{DLQ: 2}, true, "2 after the fork (2 in all)"},
+		{"dlq-empty", engine.Summary{DLQ: 13}, engine.Summary{DLQ: 14}, false, "1 since the fork (14 in all)"},
+		{"dlq-empty", engine.Summary{DLQ: 13}, engine.Summary{DLQ: 2}, true, "2 since the fork (2 in all)"},
 	} {
 		p := propertyNamed(t, o.Spec, c.prop)
 		j := newJudge(p, fork, 0)

@@ -85,7 +85,7 @@ func reproduces(t *testing.T, o Options, r *Result) *engine.Probe {
 			if !strings.HasSuffix(b.Got, ": "+k+" "+got) {
 				t.Errorf("code %q replays message %d's %s = %s; the hunt said %s", r.Code, b.Msg, k, got, b.Got)
 			}
-		} else if _, all, ok := strings.Cut(b.Got, " after the fork ("); ok && strings.TrimSuffix(all, " in all)") != got {
+		} else if _, all, ok := strings.Cut(b.Got, " since the fork ("); ok && strings.TrimSuffix(all, " in all)") != got {
 			t.Errorf("code %q replays %s = %s; the hunt said %s", r.Code, key, got, b.Got)
 		} else if !ok && got != b.Got {
 			t.Errorf("code %q replays %s = %s; the hunt said %s", r.Code, key, got, b.Got)

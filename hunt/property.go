@@ -238,7 +238,7 @@ func (j *judge) since(key, want, got string, redriven bool) (string, string, boo
 	}
 	d := max(a-b, 0)
 	v := strconv.FormatFloat(d, 'f', -1, 64)
-	return v, fmt.Sprintf("%s after the fork (%s in all)", v, got), true
+	return v, fmt.Sprintf("%s since the fork (%s in all)", v, got), true
 }
 
 func (f *facts) field(m int, k string) string {

@@ -49,6 +49,7 @@ type huntList struct {
 	list list.Model
 	made bool // the list was made (the zero list cannot be sized)
 	done outcome
+	note string // on a branch, under the title: what the hunt judges
 }
 
 type propertyItem struct{ p *engine.Property }
@@ -68,14 +69,14 @@ func newHuntList(c common, spec *engine.Spec, at engine.Time, after string) hunt
 	}
 	l := list.New(items, d, 80, 20)
 	l.Title = fmt.Sprintf("Hunt from %s: which promise to break? · enter hunts · esc closes", at.Short())
-	if after != "" {
-		l.Title = fmt.Sprintf("Hunt from %s: which promise to break after the fork (%s)? What went wrong before it does not count · enter hunts · esc closes", at.Short(), after)
-	}
 	l.Styles = c.st.List
 	l.SetShowHelp(false)
 	l.SetFilteringEnabled(false)
 	l.SetShowStatusBar(false)
 	h := huntList{common: c, keys: defaultHuntKeyMap(), list: l, made: true}
+	if after != "" {
+		h.note = "judged after the fork (" + after + "): what came before it does not count"
+	}
 	h.SetSize(c.width, c.height)
 	return h
 }
@@ -85,6 +86,9 @@ func (h *huntList) SetSize(w, hh int) {
 	h.common.SetSize(w, hh)
 	if !h.made {
 		return
+	}
+	if h.note != "" {
+		hh-- // the note's line
 	}
 	h.list.SetSize(max(w, 1), max(hh, 1))
 }
@@ -108,8 +112,15 @@ func (h huntList) Update(msg tea.Msg) (huntList, tea.Cmd) {
 	return h, cmd
 }
 
-// View is the list.
-func (h huntList) View() string { return h.list.View() }
+// View is the list, on a branch with the note under its title.
+func (h huntList) View() string {
+	v := h.list.View()
+	if h.note == "" {
+		return v
+	}
+	title, rest, _ := strings.Cut(v, "\n")
+	return title + "\n" + fitLine(h.st.Dim.Render("   "+h.note), h.width) + "\n" + rest
+}
 
 func (h huntList) selected() (*engine.Property, bool) {
 	it, ok := h.list.SelectedItem().(propertyItem)
@@ -349,7 +360,15 @@ func huntNews(r *hunt.Result) string {
 	}
 	switch {
 	case r.Unforced && r.After != "":
-		fmt.Fprintf(&b, "%s is broken by the branch as it stands, after its fork (%s: %s): nothing to search", r.Property, r.After, strings.Join(got, "; "))
+		var said []string
+		for _, c := range r.Broken {
+			if key, _, _ := strings.Cut(c.Check, ":"); c.Msg < 0 && !strings.HasPrefix(key, "message.") {
+				said = append(said, key+" "+c.Got) // "duplicate_effects 1 since the fork (28 in all)"
+			} else {
+				said = append(said, c.Got)
+			}
+		}
+		fmt.Fprintf(&b, "%s is broken after the fork (%s) by the branch as it stands, %s: nothing to search", r.Property, r.After, strings.Join(said, "; "))
 	case r.Unforced:
 		fmt.Fprintf(&b, "%s is broken by the run as it stands (%s): nothing to search", r.Property, strings.Join(got, "; "))
 	case r.Found:

@@ -256,7 +256,7 @@ func TestHuntLeavesCursor(t *testing.T) {
 		{"x x", []string{"x", "x"}, ""},
 		// no-duplicate: order 13's third email, sent at 19:52 on a lease
 		// taken before the fork, is a duplicate after it
-		{"x no-duplicate", []string{"x", "down", "enter"}, "no-duplicate is broken by the branch as it stands, after its fork (19:52:00 #178: 1 after the fork (28 in all)): nothing to search"},
+		{"x no-duplicate", []string{"x", "down", "enter"}, "no-duplicate is broken after the fork (19:52:00 #178) by the branch as it stands, duplicate_effects 1 since the fork (28 in all): nothing to search"},
 	} {
 		m = press(m, c.keys...)
 		if m.state != stateMain {
@@ -294,5 +294,21 @@ func TestHuntOnThursday60(t *testing.T) {
 		if !strings.Contains(m.flash, want) {
 			t.Errorf("news %q lacks %q", m.flash, want)
 		}
+	}
+}
+
+// TestHuntForkGolden pins the property list on thursday's 60 s fork, its
+// note saying the hunt judges from the fork on: update with
+// go test ./tui -run TestHuntForkGolden -update
+func TestHuntForkGolden(t *testing.T) {
+	keys := []string{"/", "1", "9", ":", "5", "2", "enter", "f", "6", "0", "s", "enter", "x"}
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			v := viewAfterOn(t, Options{}, size[0], size[1], keys...)
+			if !strings.Contains(v, "judged after the fork (19:52:00 #178): what came before it does not count") {
+				t.Errorf("no note:\n%s", v)
+			}
+			golden.RequireEqual(t, []byte(v))
+		})
 	}
 }
