@@ -20,7 +20,9 @@ type Options struct {
 	Set  []engine.Setting // knob changes, from the start
 	// Forks are the branch hunted: the forks from the incident's own line
 	// to it (a share code's), each applied at its event as the explorer
-	// does. From must not come before the last of them.
+	// does. From must not come before the last of them. On a branch the
+	// property is judged from the last fork's event on: what went wrong
+	// before it (a duplicate the fix came too late for) does not count.
 	Forks    []engine.CodeFork
 	From     engine.Time // decisions before this moment are not forced
 	Property *engine.Property
