@@ -142,7 +142,9 @@ func TestJudgedFromTheFork(t *testing.T) {
 			}
 		})
 	}
-	// summary checks count what went wrong since the fork
+	// summary checks count what went wrong since the fork; a level is
+	// judged at the end
+	held := &engine.Property{Name: "none-held", Checks: []engine.Expectation{{Key: "held_at_end", Want: "0"}}}
 	for _, c := range []struct {
 		prop      string
 		fork, end engine.Summary
@@ -152,13 +154,17 @@ func TestJudgedFromTheFork(t *testing.T) {
 		{"dlq-empty", engine.Summary{DLQ: 13}, engine.Summary{DLQ: 13}, false, ""},
 		{"dlq-empty", engine.Summary{DLQ: 13}, engine.Summary{DLQ: 14}, false, "1 since the fork (14 in all)"},
 		{"dlq-empty", engine.Summary{DLQ: 13}, engine.Summary{DLQ: 2}, true, "2 since the fork (2 in all)"},
+		{"none-held", engine.Summary{HeldAtEnd: 5}, engine.Summary{HeldAtEnd: 2}, false, "2"},
 	} {
-		p := propertyNamed(t, o.Spec, c.prop)
+		p := held
+		if c.prop != held.Name {
+			p = propertyNamed(t, o.Spec, c.prop)
+		}
 		j := newJudge(p, fork, 0)
 		j.sum, j.flat = c.fork, map[string]string{}
 		b := verdict(w, p, &c.end, nil, j, c.redriven)
 		if c.want == "" && len(b) > 0 || c.want != "" && (len(b) != 1 || b[0].Got != c.want) {
-			t.Errorf("%s from %d to %d in the DLQ (redriven %v): broken %+v, want %q", c.prop, c.fork.DLQ, c.end.DLQ, c.redriven, b, c.want)
+			t.Errorf("%s from %+v to %+v (redriven %v): broken %+v, want %q", c.prop, c.fork, c.end, c.redriven, b, c.want)
 		}
 	}
 }

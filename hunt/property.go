@@ -129,8 +129,8 @@ func (f *facts) after(m, c int) bool {
 type judge struct {
 	from   int64 // the fork's event: the first played after it is at from
 	at     engine.Time
-	sum    engine.Summary // the line's summary at the fork
-	flat   map[string]string
+	sum    engine.Summary    // the line's summary at the fork
+	flat   map[string]string // sum's, flattened (nil until the fork is reached)
 	checks []msgCheck
 	of     []int // p.Checks[i]'s index in checks, -1 for a summary check
 }
@@ -211,21 +211,25 @@ func newJudge(p *engine.Property, from int64, at engine.Time) *judge {
 // moment is the fork's moment as the hunt says it: "19:52:00 #178".
 func (j *judge) moment() string { return fmt.Sprintf("%s #%d", j.at.Short(), j.from) }
 
+// sinceKeys are the summary's counts of things gone wrong that a check
+// on a branch counts from the fork on: each rises by an event the run
+// makes (a duplicate effect, a loss, a move to the DLQ, a late ack
+// refused). Other keys are levels or totals (held at the end, a
+// balance, a family's figure the kernel cannot read by event) and are
+// judged at the end, as the branch stands.
+var sinceKeys = map[string]bool{"duplicate_effects": true, "lost": true, "dlq": true, "late_acks_refused": true}
+
 // since is a summary check's value counted from the fork on, when the
-// check bounds a count of things gone wrong (zero keeps it: duplicates,
-// losses, dead letters): the count at the end less the count at the
-// fork, in words with the whole run's. A total (a balance, the orders
-// sold) is judged at the end, as it stands. redriven says the dead
-// letters were moved back after the fork: every one left came later.
+// check bounds one of sinceKeys (zero keeps it): the count at the end
+// less the count at the fork, in words with the whole run's. redriven
+// says the dead letters were moved back after the fork: every one left
+// came later.
 func (j *judge) since(key, want, got string, redriven bool) (string, string, bool) {
-	if !engine.Matches(want, "0") {
+	if !sinceKeys[key] || !engine.Matches(want, "0") {
 		return "", "", false
 	}
 	was, ok := quick(&j.sum, key)
 	if !ok {
-		if j.flat == nil {
-			return "", "", false
-		}
 		was = j.flat[key]
 	}
 	a, err1 := strconv.ParseFloat(got, 64)
