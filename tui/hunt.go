@@ -228,6 +228,9 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 	prog := &huntProgress{start: time.Now()}
 	o.Progress = prog.set
 	label := "hunting " + p.Name
+	if after := forkMoment(code.Forks); after != "" {
+		label += " after the fork (" + after + ")"
+	}
 	name := "hunt: " + p.Name
 	var res *hunt.Result
 	var pos int64 // where the cursor goes: just past the first violation

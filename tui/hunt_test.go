@@ -272,6 +272,21 @@ func TestHuntLeavesCursor(t *testing.T) {
 			t.Errorf("%s: the header lost 19:52:00:\n%s", c.name, m.View())
 		}
 	}
+	// esc while the hunt runs (held at its start, so it provably runs)
+	m = press(m, "x")
+	m, release := gated(m)
+	m, _ = send(t, m, "enter")
+	j := m.jobs.cur
+	if j == nil || !strings.Contains(m.View(), "hunting one-email after the fork (19:52:00 #178)") {
+		t.Fatalf("no hunt running on the fork:\n%s", m.View())
+	}
+	m, _ = send(t, m, "esc")
+	release()
+	<-j.done
+	nm, _ := m.Update(jobDoneMsg{id: j.id})
+	if m = nm.(Model); look(m) != before || !strings.Contains(m.flash, "cancelled: hunting one-email") {
+		t.Errorf("x enter esc: %+v, was %+v; news %q", look(m), before, m.flash)
+	}
 }
 
 // On the 60 s fork the hunt judges one-email from the fork on: the 27
