@@ -32,6 +32,7 @@ type KeyMap struct {
 	Up        key.Binding
 	Down      key.Binding
 	Story     key.Binding
+	Goto      key.Binding
 	Code      key.Binding
 	Incidents key.Binding
 	Follow    key.Binding
@@ -75,6 +76,7 @@ func DefaultKeyMap() KeyMap {
 		Up:        b([]string{"k", "up"}, "↑/k", "select prev msg"),
 		Down:      b([]string{"j", "down"}, "↓/j", "select next msg"),
 		Story:     b([]string{"enter"}, "enter", "life story"),
+		Goto:      b([]string{"#"}, "#", "select msg N"),
 		Code:      b([]string{"y"}, "y", "share code"),
 		Incidents: b([]string{"i"}, "i", "incidents"),
 		Follow:    b([]string{"F"}, "F", "follow stage"),
@@ -97,7 +99,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Play, k.Faster, k.Slower, k.Step, k.Back, k.Tick, k.TickBack},
 		{k.NextDec, k.PrevDec, k.NextMark, k.PrevMark, k.Start, k.End, k.Jump},
 		{k.Fork, k.Branches, k.NextBr, k.Compare, k.Hunt, k.Exercises, k.Follow, k.Question},
-		{k.Up, k.Down, k.Story, k.Code, k.Incidents, k.Help, k.Quit},
+		{k.Up, k.Down, k.Goto, k.Story, k.Code, k.Incidents, k.Help, k.Quit},
 	}
 }
 

@@ -24,6 +24,7 @@ const (
 	stateCode
 	statePicker
 	stateHunt
+	stateGoto // `#`: select a message by its number (goto.go)
 	numStates
 )
 
@@ -56,6 +57,7 @@ type Model struct {
 	exercises exerciseList
 	story     storyView
 	jump      jumpInput
+	goTo      gotoInput
 	picker    picker
 	hunt      huntList         // the properties `x` hunts a break of (hunt.go)
 	exercise  *engine.Exercise // the exercise this branch answers
@@ -299,6 +301,8 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Jump):
 		m.play.pause()
 		m.jump, m.state = newJumpInput(m.common, m.at), stateJump
+	case key.Matches(k, km.Goto):
+		m.goTo, m.state = newGotoInput(m.common, m.x.Spec), stateGoto
 	case key.Matches(k, km.Fork):
 		m.play.pause()
 		m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork

@@ -105,6 +105,7 @@ func init() {
 				m.state = statePicker
 			}},
 		stateHunt: {name: "hunt", of: func(m *Model) screen { return &m.hunt }},
+		stateGoto: {name: "goto", of: func(m *Model) screen { return &m.goTo }, prompt: true},
 	}
 }
 
