@@ -46,6 +46,8 @@ type Model struct {
 	snap  snap
 	main  mainScreen // the main view's own state
 	flash string     // one line of news: an error, a fork made
+	// legendOff scrolls the help screen's legend (↑/↓ while it is open)
+	legendOff int
 
 	// the terminal's size as it said it, which the drawn size is clamped from
 	termW, termH int
@@ -239,6 +241,11 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	}
 	if key.Matches(k, km.Help) {
 		m.help.ShowAll = !m.help.ShowAll
+		m.legendOff = 0
+		return nil
+	}
+	if m.help.ShowAll && (key.Matches(k, km.Up) || key.Matches(k, km.Down)) {
+		m.scrollLegend(key.Matches(k, km.Down)) // legend.go
 		return nil
 	}
 	if key.Matches(k, km.Close) {

@@ -29,6 +29,8 @@ func (m Model) View() string {
 		var body string
 		if s := m.state.screen(&m); s != nil && !screens[m.state].prompt {
 			body = s.View()
+		} else if m.help.ShowAll && m.state == stateMain { // the help screen: keys below, the legend here (legend.go)
+			body = legendView(m.st, m.x.World().Family(), l.body.w, l.body.h, m.legendOff)
 		} else {
 			body = v.viewMain(l)
 		}

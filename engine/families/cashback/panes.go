@@ -65,3 +65,20 @@ func (c *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	}
 	return p
 }
+
+// Legend says what the stream's panes abbreviate, in Redis's terms.
+func (c *Family) Legend() []engine.Term {
+	return []engine.Term{
+		{Short: "XREADGROUP >", Means: "the consumer group's read of entries never delivered to it"},
+		{Short: "XACK", Means: "the consumer's acknowledgement: it takes the entry off the pending entries list"},
+		{Short: "delivery count", Means: "times the entry was delivered; a re-read after a crash counts again"},
+		{Short: "SADD", Means: "adding the event's id to the set of processed events (the dedupe)"},
+		{Short: "REDELIVERED", Means: "delivered more than once"},
+		{Short: "CRASH", Means: "the consumer died there and restarted"},
+		{Short: "DEAD", Means: "moved to the dead letters after too many deliveries"},
+		{Short: "DUP", Means: "a credit applied again for the same event"},
+		{Short: "SKIP", Means: "the dedupe saw the event as processed and skipped it"},
+		{Short: "LOST", Means: "marked processed but never credited"},
+		{Short: "₹", Means: "rupees"},
+	}
+}

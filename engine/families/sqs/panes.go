@@ -239,3 +239,18 @@ func pad(b []byte, from, width int) []byte {
 	}
 	return b
 }
+
+// Legend says what the queue's panes abbreviate.
+func (q *Family) Legend() []engine.Term { return legend }
+
+var legend = []engine.Term{
+	{Short: "age", Means: "time since the order was published"},
+	{Short: "N× recv", Means: "times the queue has handed the message to a worker"},
+	{Short: "+N delayed · delay", Means: "handed back to wait: the time left before it is visible again"},
+	{Short: "A1@A #N", Means: "worker A1 on box A holds the lease of the message's Nth delivery; the bar is the lease's time left"},
+	{Short: "SUPERSEDED", Means: "its lease passed to another worker while this one still works on it"},
+	{Short: "WEDGED", Means: "the worker's call never returns"},
+	{Short: "done N×", Means: "a dead letter's work (its email) was done N times before the queue gave up on it"},
+	{Short: "raises KeyError", Means: "a poison message: the new handler fails on its old format every time"},
+	{Short: "COPY N", Means: "the Nth identical email for one order"},
+}

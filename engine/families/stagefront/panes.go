@@ -98,3 +98,17 @@ func (s *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	}
 	return p
 }
+
+// Legend says what the seats' panes abbreviate.
+func (s *Family) Legend() []engine.Term {
+	return []engine.Term{
+		{Short: "hold N", Means: "a seat hold: one message"},
+		{Short: "c01", Means: "consumer 1"},
+		{Short: "received N×", Means: "times the queue has delivered the hold"},
+		{Short: "AGAIN", Means: "back in the queue after a lease ran out"},
+		{Short: "LEASED", Means: "leased to a consumer that no longer works on it; the bar is the lease's time left"},
+		{Short: "DEAD", Means: "the consumer died and is restarting"},
+		{Short: "SOLD", Means: "the seat's status says sold"},
+		{Short: "OK · FAIL", Means: "an update that changed 0 rows, taken as done · as failed"},
+	}
+}
