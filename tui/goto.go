@@ -87,7 +87,7 @@ func parseMsgNumber(typed, label string) (int32, error) {
 	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(s, label), "#"))
 	n, err := strconv.ParseInt(s, 10, 32)
 	if err != nil || n < 0 {
-		return -1, fmt.Errorf("# %q: type a %s's number, e.g. 14", termtext.Clean(typed, termtext.Name), label)
+		return -1, fmt.Errorf("# %q is not a number: type digits (# 14 selects %s 14)", termtext.Clean(typed, termtext.Name), label)
 	}
 	return int32(n), nil
 }

@@ -81,7 +81,7 @@ func DefaultKeyMap() KeyMap {
 		Incidents: b([]string{"i"}, "i", "incidents"),
 		Follow:    b([]string{"F"}, "F", "follow stage"),
 		Question:  key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "the question"), key.WithDisabled()),
-		Help:      b([]string{"?"}, "?", "all keys"),
+		Help:      b([]string{"?"}, "?", "keys, legend"),
 		Close:     b([]string{"esc"}, "esc", "close"),
 		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
 		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),

@@ -68,7 +68,7 @@ func (v paneView) paneHead(title string, total, w, h, off int) (head []string, r
 			more += " ↑"
 		}
 		if offset+rows < total {
-			more += fmt.Sprintf(" ↓%d", total-offset-rows)
+			more += fmt.Sprintf(" ↓%d more", total-offset-rows) // lines below, not messages: a list may be capped
 		}
 	}
 	place()

@@ -146,7 +146,7 @@ func (v mainView) viewHeader() string {
 			}
 		}
 	}
-	r := strings.Join(right, "  ")
+	r := v.fitHeaderRight(right) // the title stays readable (header.go)
 	room := v.width - lipgloss.Width(r) - 2
 	if room < 8 {
 		return fitLine(r, v.width)
@@ -172,10 +172,12 @@ func (v mainView) statusWidths(w *engine.World) statusWidths {
 	digits := func(n int64) int { return len(fmt.Sprint(n)) }
 	return statusWidths{
 		oldest:  len("10m02s"), // fmtDur up to 99h59m
-		effects: digits(max(int64(p[3]), w.Stats.Effects)),
+		// at least the messages' width, whatever the branch: a fork with
+		// fewer dead letters or effects moves nothing on the line
+		effects: digits(max(int64(published), int64(p[3]), w.Stats.Effects)),
 		// a family's messages come from no source: its effects' scale then
 		lost: digits(max(int64(published), v.snap.lost, int64(p[3]))),
-		dlq:  digits(max(int64(p[2]), int64(w.DLQLen()))),
+		dlq:  digits(max(int64(published), int64(p[2]), int64(w.DLQLen()))),
 	}
 }
 

@@ -18,8 +18,12 @@ func (c *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	if c.k.Dedupe == DedupeSeparate {
 		p[2].Title = fmt.Sprintf("crashes: %d (between SADD and the wallet commit)", c.crashes)
 	}
-	for k := c.readNew; k < c.produced && len(p[0].Rows) < 40; k++ {
+	const streamRows = 40 // the soonest; the title has the count
+	for k := c.readNew; k < c.produced && len(p[0].Rows) < streamRows; k++ {
 		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: k, Text: fmt.Sprintf("event %-5d credit ₹100 to u1", k), Bar: -1})
+	}
+	if n := c.produced - c.readNew - streamRows; n > 0 {
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more not listed (# selects any)", n), Bar: -1, Tone: engine.ToneNote})
 	}
 	for _, q := range c.pel {
 		r := engine.PaneRow{Msg: q.entry, Text: fmt.Sprintf("event %-5d consumer-1  delivery count %d", q.entry, q.count), Bar: -1}

@@ -22,6 +22,9 @@ func (g *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 		bar := float64(x.at-w.Now) / float64(RetryAfter)
 		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  again at %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Bar: bar})
 	}
+	if n := len(g.pending()) - len(p[0].Rows); n > 0 {
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more not listed", n), Bar: -1, Tone: engine.ToneNote})
+	}
 	for i := g.nWatch - 1; i >= 0 && i >= g.nWatch-len(g.watch); i-- {
 		x := g.watch[i%len(g.watch)]
 		r := engine.PaneRow{Msg: x.reading, Bar: -1}

@@ -157,13 +157,21 @@ func flightPane(w *engine.World, c engine.Cursor) engine.Pane {
 // moved and why, and how many times its work was done anyway.
 func deadPane(w *engine.World) engine.Pane {
 	dead := w.Truth().DeadLetters(ListCap)
-	// the legend explains "done N×", so it shows only beside such a row
+	// how many had their work done anyway: the point of a DLQ full of
+	// emails already sent ("done N×" on the row; the legend says more)
 	title := fmt.Sprintf("Dead letters %d", w.DLQLen())
+	done := 0
 	for _, d := range dead {
 		if d.Effects > 0 {
-			title += " (work done ×)"
-			break
+			done++
 		}
+	}
+	switch {
+	case done == 0:
+	case len(dead) < w.DLQLen():
+		title += fmt.Sprintf(" · work done for %d of the newest %d", done, len(dead))
+	default:
+		title += fmt.Sprintf(" · work done for %d", done)
 	}
 	rows := make([]engine.PaneRow, 0, len(dead))
 	// appended, not formatted: "%-8s %s done %d× · %d× recv"
