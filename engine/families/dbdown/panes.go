@@ -112,6 +112,7 @@ func (f *Family) Legend() []engine.Term {
 		{Short: "OPEN · HALF-OPEN", Means: "the breaker stops writes · lets one trial write through"},
 		{Short: "TRIAL", Means: "the one write a half-open breaker lets through"},
 		{Short: "UP · DOWN", Means: "the database answers · refuses every write"},
+		{Short: "refused N×", Means: "the database refused the message's write N times before it was dead-lettered"},
 		{Short: "NOT POISON", Means: "dead-lettered only because the database was down"},
 		{Short: "LATE", Means: "the row was written this long after the message arrived"},
 	}
