@@ -170,10 +170,10 @@ func (v mainView) statusWidths(w *engine.World) statusWidths {
 		published += v.x.Spec.Sources[i].CountUnder(&w.Knobs)
 	}
 	digits := func(n int64) int { return len(fmt.Sprint(n)) }
+	// effects and DLQ are at least the messages' width, whatever the
+	// branch: a fork with fewer moves nothing on the line
 	return statusWidths{
 		oldest:  len("10m02s"), // fmtDur up to 99h59m
-		// at least the messages' width, whatever the branch: a fork with
-		// fewer dead letters or effects moves nothing on the line
 		effects: digits(max(int64(published), int64(p[3]), w.Stats.Effects)),
 		// a family's messages come from no source: its effects' scale then
 		lost: digits(max(int64(published), v.snap.lost, int64(p[3]))),
