@@ -200,7 +200,7 @@ func storyIcon(k engine.Kind) string {
 // storyLegend says what the story's marks mean, the effect's in the
 // family's words.
 func storyLegend(wd engine.Words) string {
-	return "NEW published · → delivered · ✓ acked · ✗ ack refused · … lease expired · DLQ dead-lettered · ↺ redriven · " +
+	return "→ delivered · ✓ acked · ✗ ack refused · … lease expired · DLQ dead-lettered · ↺ redriven · " +
 		wd.EffectMark + " " + wd.Effect + " · ◆ decision"
 }
 
