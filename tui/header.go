@@ -7,15 +7,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// headerTitleKeep is how much of the incident's title the header keeps
-// before it cuts the branch path: enough to read which incident this is.
-const headerTitleKeep = 32
-
 // fitHeaderRight is the header's right side (clock, play state, branch,
-// badges: right) shortened until the title beside it is readable: whole if
-// it can be, else at least headerTitleKeep cells of it. The play state
-// goes compact first ("⏸ 10×", padded so the header holds still), then
-// the branch path keeps its last fork only, then that is cut.
+// badges: right) shortened so that the title beside it reads: whole if it
+// can be, else at least headerTitleMin cells (layout.go). The play state goes
+// compact first ("⏸ 10×", padded so the header holds still), then a path
+// of several forks keeps its last one only; the branch is cut last.
 func (v mainView) fitHeaderRight(right []string) string {
 	title := lipgloss.Width(v.x.Spec.Title)
 	fits := func(keep int) bool {
@@ -30,19 +26,18 @@ func (v mainView) fitHeaderRight(right []string) string {
 		return strings.Join(right, "  ")
 	}
 	if path := v.x.Branch().Path(); len(path) > 2 {
-		last := path[len(path)-1:]
-		s := last[0].Name
+		last := path[len(path)-1]
+		s := last.Name
 		if !containsAt(s) {
-			s += " @" + last[0].ForkAt.Short()
+			s += " @" + last.ForkAt.Short()
 		}
 		right[2] = "⎇ …▸ " + v.st.Branch.Render(s)
 	}
-	if fits(headerTitleKeep) {
+	if fits(headerTitleMin) {
 		return strings.Join(right, "  ")
 	}
-	// the branch gives the title its share, keeping a few cells itself
 	others := lipgloss.Width(strings.Join(right, "  ")) - lipgloss.Width(right[2])
-	room := max(8, v.width-2-min(title, headerTitleKeep)-others)
+	room := max(8, v.width-2-min(title, headerTitleMin)-others)
 	right[2] = ansi.Truncate(right[2], room, "…")
 	return strings.Join(right, "  ")
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -12,7 +11,7 @@ import (
 // explorerLegend is what the explorer's own marks mean, on every
 // incident's screen (a family's own tokens are its engine.FamilyLegend).
 var explorerLegend = []engine.Term{
-	{Short: "↑ · ↓N more", Means: "a pane scrolls (the mouse wheel): lines above · N more lines below"},
+	{Short: "↑ · ↓N lines", Means: "a pane scrolls (the mouse wheel): lines above · N more lines below"},
 	{Short: "›", Means: "the selected message: ↑/↓ moves among the panes' messages, # selects any by its number"},
 	{Short: "█···", Means: "a countdown: the filled part is the time still left"},
 	{Short: "oldest", Means: "age of the oldest message not yet done (/10m: an alert's threshold)"},
@@ -67,7 +66,7 @@ func legendView(st Styles, f engine.Family, w, h, off int) string {
 	var out []string
 	if len(lines)-off > h && h > 1 { // the last row says what is below
 		out = append(out, lines[off:off+h-1]...)
-		out = append(out, st.Dim.Render(fmt.Sprintf("  ↓%d more lines: ↓/j scrolls", len(lines)-off-h+1)))
+		out = append(out, st.Dim.Render("  ↓"+plural(len(lines)-off-h+1, "line", "lines")+": ↓/j scrolls"))
 	} else {
 		out = lines[off:min(len(lines), off+h)]
 	}

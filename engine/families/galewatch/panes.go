@@ -73,7 +73,7 @@ func (g *Family) Legend() []engine.Term {
 	return []engine.Term{
 		{Short: "T0001", Means: "turbine 1"},
 		{Short: "stamped", Means: "the reading's timestamp, half its primary key (turbine, stamp)"},
-		{Short: "clock +N", Means: "how far the stepped turbine's clock is ahead (− behind)"},
+		{Short: "clock true · +N", Means: "the stepped turbine's clock: right, or N ahead (− behind)"},
 		{Short: "key taken", Means: "the primary key was already stored: the reading was thrown away"},
 		{Short: "COPY", Means: "a re-sent copy of a reading whose answer was lost"},
 		{Short: "LOST", Means: "a genuine reading thrown away as a duplicate"},
