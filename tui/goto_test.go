@@ -2,6 +2,7 @@ package tui
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,4 +100,28 @@ func TestStoryTellsRedrive(t *testing.T) {
 			t.Errorf("order %d: story %d events, history %d", c.id, len(evs), len(hist))
 		}
 	}
+}
+
+// FuzzParseMsgNumber: whatever is typed at #, the number read is a
+// message's (not negative, its digits read back to it) or the error
+// quotes what was typed, guarded, on one line.
+func FuzzParseMsgNumber(f *testing.F) {
+	for _, s := range []string{"14", "#14", "order 14", " 7 ", "-1", "x", "", "99999999999", "\x1b[2J", "٣"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, typed string) {
+		id, err := parseMsgNumber(typed, "order")
+		if err != nil {
+			if id != -1 || !strings.HasPrefix(err.Error(), "# ") || strings.ContainsAny(err.Error(), "\x1b\n\r") {
+				t.Fatalf("%q: %d, %v", typed, id, err)
+			}
+			return
+		}
+		if id < 0 {
+			t.Fatalf("%q read as %d", typed, id)
+		}
+		if back, err := parseMsgNumber(strconv.Itoa(int(id)), "order"); err != nil || back != id {
+			t.Fatalf("%q read as %d, which reads back as %d (%v)", typed, id, back, err)
+		}
+	})
 }
