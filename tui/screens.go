@@ -104,8 +104,9 @@ func init() {
 				m.picker.show(m.x.Spec.ID)
 				m.state = statePicker
 			}},
-		stateHunt: {name: "hunt", of: func(m *Model) screen { return &m.hunt }},
-		stateGoto: {name: "goto", of: func(m *Model) screen { return &m.goTo }, prompt: true},
+		stateHunt:    {name: "hunt", of: func(m *Model) screen { return &m.hunt }},
+		stateRestore: {name: "restore", of: func(m *Model) screen { return &m.restore }, prompt: true},
+		stateGoto:    {name: "goto", of: func(m *Model) screen { return &m.goTo }, prompt: true},
 	}
 }
 
