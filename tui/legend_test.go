@@ -42,67 +42,75 @@ var capsWord = regexp.MustCompile(`\b[A-Z][A-Z-]*[A-Z]\b`)
 func TestLegendCoversPanes(t *testing.T) {
 	number := regexp.MustCompile(`\b[Nnm]\b`)
 	for _, spec := range incidents.All() {
-		t.Run(spec.ID, func(t *testing.T) {
-			m := newTest(t, Options{Spec: spec}, 120, 40)
-			fam := m.x.World().Family()
-			terms := append(engine.LegendOf(fam), explorerLegend...)
-			var shorts []string
-			for _, tm := range terms {
-				shorts = append(shorts, number.ReplaceAllString(tm.Short, "7"))
-			}
-			declared := strings.Join(shorts, "  ")
-			words := map[string]bool{}
-			for _, w := range capsWord.FindAllString(declared, -1) {
-				words[w] = true
-			}
-			told := map[string]bool{} // each missing token once
-			check := func(at, text string) {
-				for _, re := range paneTokens {
-					if tok := re.FindString(text); tok != "" && !re.MatchString(declared) && !told[re.String()] {
-						told[re.String()] = true
-						t.Errorf("%s: %q (%q) is in no legend entry: %s", at, tok, text, declared)
+		for _, size := range [][2]int{{120, 40}, {80, 24}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", spec.ID, size[0], size[1]), func(t *testing.T) {
+				m := newTest(t, Options{Spec: spec}, size[0], size[1])
+				fam := m.x.World().Family()
+				terms := append(engine.LegendOf(fam), explorerLegend...)
+				var shorts []string
+				for _, tm := range terms {
+					shorts = append(shorts, number.ReplaceAllString(tm.Short, "7"))
+				}
+				declared := strings.Join(shorts, "  ")
+				words := map[string]bool{}
+				for _, w := range capsWord.FindAllString(declared, -1) {
+					words[w] = true
+				}
+				told := map[string]bool{} // each missing token once
+				check := func(at, text string) {
+					for _, re := range paneTokens {
+						if tok := re.FindString(text); tok != "" && !re.MatchString(declared) && !told[re.String()] {
+							told[re.String()] = true
+							t.Errorf("%s: %q (%q) is in no legend entry: %s", at, tok, text, declared)
+						}
+					}
+					for _, w := range capsWord.FindAllString(text, -1) {
+						if !words[w] && !told[w] {
+							told[w] = true
+							t.Errorf("%s: %q (%q) is in no legend entry", at, w, text)
+						}
 					}
 				}
-				for _, w := range capsWord.FindAllString(text, -1) {
-					if !words[w] && !told[w] {
-						told[w] = true
-						t.Errorf("%s: %q (%q) is in no legend entry", at, w, text)
+				look := func(at string) {
+					w := m.x.World()
+					for _, p := range w.Family().Panes(w, m.snap.cursor(m.at, m.sel)) {
+						check(at, p.Title)
+						for _, r := range p.Rows {
+							check(at, strings.Join([]string{r.Text, r.Mark, r.Tail}, " "))
+						}
+					}
+					for _, l := range strings.Split(ansi.Strip(m.View()), "\n") { // the scroll marks
+						if strings.Contains(l, "↓") && !strings.HasPrefix(l, "in flight") {
+							check(at+" (screen)", l)
+						}
 					}
 				}
-			}
-			look := func(at string) {
-				w := m.x.World()
-				for _, p := range w.Family().Panes(w, m.snap.cursor(m.at, m.sel)) {
-					check(at, p.Title)
-					for _, r := range p.Rows {
-						check(at, strings.Join([]string{r.Text, r.Mark, r.Tail}, " "))
+				look("start")
+				for i := range spec.Bookmarks {
+					m = press(m, "]")
+					look(fmt.Sprintf("bookmark %d", i+1))
+				}
+				m = press(m, "G")
+				look("end")
+				m = press(m, "?")
+				// the legend as ↓ scrolls it to its end
+				lines := legendLines(m.st, fam, m.mainView().layout().body.w)
+				help := ""
+				for range lines {
+					help += ansi.Strip(m.View())
+					m = press(m, "down")
+				}
+				for _, l := range lines {
+					if !strings.Contains(help, strings.TrimSpace(ansi.Strip(l))) {
+						t.Errorf("the help screen does not show %q:\n%s", l, help)
 					}
 				}
-				for _, l := range strings.Split(ansi.Strip(m.View()), "\n") { // the scroll marks
-					if strings.Contains(l, "↓") && !strings.HasPrefix(l, "in flight") {
-						check(at+" (screen)", l)
+				for _, want := range []string{"LEO", "LSO"} {
+					if spec.ID == "kafka-restart" && !strings.Contains(help, want) {
+						t.Errorf("kafka-restart's help has no %s:\n%s", want, help)
 					}
 				}
-			}
-			look("start")
-			for i := range spec.Bookmarks {
-				m = press(m, "]")
-				look(fmt.Sprintf("bookmark %d", i+1))
-			}
-			m = press(m, "G")
-			look("end")
-			m = press(m, "?")
-			help := ansi.Strip(m.View())
-			for _, l := range legendLines(m.st, fam, 120) {
-				if !strings.Contains(help, strings.TrimSpace(ansi.Strip(l))) && !strings.Contains(help, "more lines") {
-					t.Errorf("the help screen does not show %q:\n%s", l, help)
-				}
-			}
-			for _, want := range []string{"LEO", "LSO"} {
-				if spec.ID == "kafka-restart" && !strings.Contains(help, want) {
-					t.Errorf("kafka-restart's help has no %s:\n%s", want, help)
-				}
-			}
-		})
+			})
+		}
 	}
 }
