@@ -17,6 +17,8 @@ var explorerLegend = []engine.Term{
 	{Short: "oldest", Means: "age of the oldest message not yet done (/10m: an alert's threshold)"},
 	{Short: "dups · lost", Means: "effects done again for a message that had one · messages that ended with none"},
 	{Short: "DLQ", Means: "dead letter queue: messages the system gave up on"},
+	{Short: "ALERT name 10:02", Means: "an alert of the incident fired, and when"},
+	{Short: "missing: name 10:02", Means: "an alert nobody configured, and when it would have fired"},
 }
 
 // legendLines are the help screen's legend for family f: its panes'

@@ -252,6 +252,7 @@ func pad(b []byte, from, width int) []byte {
 func (q *Family) Legend() []engine.Term { return legend }
 
 var legend = []engine.Term{
+	{Short: "busy N/M", Means: "workers running a handler, of all the workers (the status line)"},
 	{Short: "age", Means: "time since the order was published"},
 	{Short: "N× recv", Means: "times the queue has handed the message to a worker"},
 	{Short: "+N delayed · delay", Means: "handed back to wait: the time left before it is visible again"},
