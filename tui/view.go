@@ -29,6 +29,8 @@ func (m Model) View() string {
 		var body string
 		if s := m.state.screen(&m); s != nil && !screens[m.state].prompt {
 			body = s.View()
+		} else if m.help.ShowAll && m.state == stateMain { // the help screen: keys below, the legend here (legend.go)
+			body = legendView(m.st, m.x.World().Family(), l.body.w, l.body.h, m.legendOff)
 		} else {
 			body = v.viewMain(l)
 		}
@@ -154,7 +156,7 @@ func (v mainView) viewHeader() string {
 			}
 		}
 	}
-	r := strings.Join(right, "  ")
+	r := v.fitHeaderRight(right) // the title stays readable (header.go)
 	room := v.width - lipgloss.Width(r) - 2
 	if room < 8 {
 		return fitLine(r, v.width)
@@ -177,12 +179,14 @@ func (v mainView) statusWidths(w *engine.World) statusWidths {
 		published += v.x.Spec.Sources[i].CountUnder(&w.Knobs)
 	}
 	digits := func(n int64) int { return len(fmt.Sprint(n)) }
+	// effects and DLQ are at least the messages' width, whatever the
+	// branch: a fork with fewer moves nothing on the line
 	return statusWidths{
 		oldest:  len("10m02s"), // fmtDur up to 99h59m
-		effects: digits(max(int64(p[3]), w.Stats.Effects)),
+		effects: digits(max(int64(published), int64(p[3]), w.Stats.Effects)),
 		// a family's messages come from no source: its effects' scale then
 		lost: digits(max(int64(published), v.snap.lost, int64(p[3]))),
-		dlq:  digits(max(int64(p[2]), int64(w.DLQLen()))),
+		dlq:  digits(max(int64(published), int64(p[2]), int64(w.DLQLen()))),
 	}
 }
 
