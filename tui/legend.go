@@ -24,7 +24,7 @@ var explorerLegend = []engine.Term{
 // legendLines are the help screen's legend for family f: its panes'
 // short words, then the explorer's marks, each meaning wrapped under
 // its own column in w cells.
-func legendLines(st Styles, f engine.Family, w int) []string {
+func legendLines(st *Styles, f engine.Family, w int) []string {
 	fam := engine.LegendOf(f)
 	col := 0
 	for _, t := range append(fam[:len(fam):len(fam)], explorerLegend...) {
@@ -62,7 +62,7 @@ func legendLines(st Styles, f engine.Family, w int) []string {
 
 // legendView is the legend in the body, w×h, from line off on (↑/↓
 // scroll it while the help is open).
-func legendView(st Styles, f engine.Family, w, h, off int) string {
+func legendView(st *Styles, f engine.Family, w, h, off int) string {
 	lines := legendLines(st, f, w)
 	off = clampOff(off, len(lines), h)
 	var out []string
