@@ -25,19 +25,28 @@ func (x *Explorer) Code() Code {
 // where it is not the one ForkNameOf gives it back.
 func (x *Explorer) CodeFork(b *Branch) CodeFork {
 	f := CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override, Faults: b.Faults}
-	if b.Name != x.w.Forcing().Label(b.Changes, b.Override, b.Faults, b.ForkAt) {
+	if b.Name != x.w.Forcing().Label(b.Changes, b.Override, b.Faults, b.Moment()) {
 		f.Name = b.Name
 	}
 	return f
 }
 
-// ForkNameOf is the name of a share code's fork: its own, or the default
-// a branch forking what it changes is given (Forcing.Label).
-func (x *Explorer) ForkNameOf(f CodeFork) string {
+// ForkNameOf is the name of a share code's fork of the current branch:
+// its own, or the default a branch forking what it changes is given
+// (Forcing.Label) at its moment. Codes carry no moment of their own, so a
+// code made before moments were named opens with its fork's exact name.
+func (x *Explorer) ForkNameOf(f CodeFork) string { return x.ForkNameOn(x.cur, f) }
+
+// ForkNameOn is ForkNameOf for a fork of branch parent.
+func (x *Explorer) ForkNameOn(parent *Branch, f CodeFork) string {
 	if f.Name != "" {
 		return f.Name
 	}
-	return x.w.Forcing().Label(f.Set, f.Override, f.Faults, f.At)
+	m := ForkMoment{At: f.At, Pos: -1}
+	if f.Pos >= 0 {
+		m = x.MomentAt(parent, f.Pos, f.At)
+	}
+	return x.w.Forcing().Label(f.Set, f.Override, f.Faults, m)
 }
 
 // RunCode is the share code of a headless run's end.
@@ -164,7 +173,7 @@ func (fc *Forcing) Fork(f CodeFork) error {
 		}
 	}
 	if f.Override != nil {
-		if err := checkOverride(w, *f.Override); err != nil {
+		if _, err := checkOverride(w, *f.Override); err != nil {
 			return err
 		}
 		fc.Override(*f.Override)
@@ -330,21 +339,22 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 	return w, nil
 }
 
-// ForkName is a branch's default name, from what it changes:
-// "visibility_timeout=60s @19:52". A branch that forces faults is named by
-// a world's Forcing.Label, which words them.
+// ForkName is the default name of a branch forked before every event at
+// the clock at, from what it changes: "visibility_timeout=60s @19:52". A
+// branch that forces faults is named by a world's Forcing.Label, which
+// words them; ForkNameAt names a fork at any moment.
 func ForkName(set []Setting, o *DecisionOverride, at Time) string {
-	return forkName(nil, set, o, nil, at)
+	return forkName(nil, set, o, nil, ForkMoment{At: at, Pos: -1})
 }
 
-// Label is a branch's default name as ForkName, with each forced fault in
-// the lesson's words: "the worker crashes after its claim on order 14,
-// delivery 1 @19:40". Without faults it is ForkName.
-func (fc *Forcing) Label(set []Setting, o *DecisionOverride, faults []Fault, at Time) string {
-	return forkName(fc, set, o, faults, at)
+// Label is a branch's default name as ForkNameAt, with each forced fault
+// in the lesson's words: "the worker crashes after its claim on order 14,
+// delivery 1 @19:40:20 #3". Without faults it is ForkNameAt.
+func (fc *Forcing) Label(set []Setting, o *DecisionOverride, faults []Fault, m ForkMoment) string {
+	return forkName(fc, set, o, faults, m)
 }
 
-func forkName(fc *Forcing, set []Setting, o *DecisionOverride, faults []Fault, at Time) string {
+func forkName(fc *Forcing, set []Setting, o *DecisionOverride, faults []Fault, m ForkMoment) string {
 	var parts []string
 	for _, s := range set {
 		parts = append(parts, s.Knob+"="+s.Value)
@@ -362,5 +372,5 @@ func forkName(fc *Forcing, set []Setting, o *DecisionOverride, faults []Fault, a
 	if len(faults) > 0 {
 		sep = "; " // a fault's words have commas of their own
 	}
-	return strings.Join(parts, sep) + " @" + at.Short()
+	return strings.Join(parts, sep) + " " + m.String()
 }

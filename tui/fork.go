@@ -74,8 +74,12 @@ type forkForm struct {
 	filters bool            // the filter has the keyboard
 	err     string
 	pos, at int64
+	before  bool              // pos is before the displayed clock's events, behind the cursor (forkBefore)
+	moment  engine.ForkMoment // where a knob fork stands, as its name says
+	decAt   engine.ForkMoment // where a decision's fork stands: before its event
+	where   string            // the moment in words, under the title
 	spec    *engine.Spec
-	world   *engine.World // the world at the cursor, for the pins still ahead
+	world   *engine.World // the world at the fork point, for the pins still ahead
 	branch  string        // the branch forked from, for the title
 	done    outcome       // what the last key asks of the root
 }
@@ -103,15 +107,28 @@ func written(b *engine.Branch) map[string]string {
 	return out
 }
 
-// newForkForm is the form for x's cursor, displayed at clock at.
-func newForkForm(c common, x *engine.Explorer, at engine.Time) forkForm {
+// newForkForm is the form for x's cursor, displayed at clock at. With
+// before, the fork stands before every event at that clock, some of which
+// may be behind the cursor (a bookmark shows its moment's events): knob
+// changes "from 19:52:00" then act on all of them.
+func newForkForm(c common, x *engine.Explorer, at engine.Time, before bool) forkForm {
 	w := x.World()
-	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: x.Pos(), at: int64(at), branch: branchPath(x.Branch()),
+	b := x.Branch()
+	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: x.Pos(), at: int64(at), branch: branchPath(b),
 		spec: x.Spec, world: w}
+	if before && at <= w.Now {
+		if p := x.PosAtTime(b, at); p < f.pos {
+			f.pos, f.before = p, true
+			f.world = x.WorldAt(b, p)
+		}
+	}
+	f.moment = x.MomentAt(b, f.pos, at)
+	f.where = momentWords(x, b, f.pos, at)
 	if last := x.Last(1, engine.IsDecision); len(last) == 1 {
 		e := last[0]
 		f.dec = &e
 		f.values, f.labels = w.DecisionChoices(e.Decision)
+		f.decAt = x.MomentAt(b, e.Event.Pos, e.Event.T)
 	}
 	f.decIn = newInput(c.st, "")
 	f.decIn.Placeholder = "as it was"
@@ -492,14 +509,14 @@ func (f *forkForm) options() (engine.ForkOptions, error) {
 	// a pasted name may hold what a share code refuses: the guard's name
 	o.Name = strings.TrimSpace(termtext.Clean(f.name.Value(), termtext.Name))
 	if o.Name == "" {
-		o.Name = f.defaultName(set, o.Override, o.At)
+		o.Name = f.defaultName(set, o.Override)
 	}
 	return o, nil
 }
 
 // staged is the form as it is filled in, for the stage.
 func (f *forkForm) staged() *stage.Fork {
-	sf := &stage.Fork{Row: f.row, Pick: f.pick, Dec: f.decIn.Value(), Name: f.name.Value(), Filter: f.filter.Value(), Filters: f.filters}
+	sf := &stage.Fork{Row: f.row, Pick: f.pick, Dec: f.decIn.Value(), Name: f.name.Value(), Filter: f.filter.Value(), Filters: f.filters, Before: f.before}
 	for _, in := range f.inputs {
 		sf.Values = append(sf.Values, in.Value())
 	}
@@ -523,3 +540,53 @@ func forkJob(o engine.ForkOptions) explorerJob {
 		m.fork.err = err.Error()
 	}}
 }
+
+// momentWords says which side of its clock's events a fork at event pos
+// of b, from the clock at, stands on: "before the 3 events at 19:52:00
+// (publish, order 14 first)", "after 1 of the 3 events at 19:52:00
+// (publish, order 14), before deliver, order 14". Nothing when no event
+// shares the clock.
+func momentWords(x *engine.Explorer, b *engine.Branch, pos int64, at engine.Time) string {
+	first, end := x.PosAtTime(b, at), x.PosAfterTime(b, at)
+	n := end - first
+	if n <= 0 {
+		return ""
+	}
+	evs := x.EventsOn(b, first, end)
+	if int64(len(evs)) != n {
+		return ""
+	}
+	w := x.World()
+	word := func(e engine.Entry) string {
+		s := w.KindName(e.Event.Kind)
+		if e.Event.Msg >= 0 {
+			s += ", " + w.MsgName(e.Event.Msg)
+		}
+		return s
+	}
+	clock := at.Short()
+	events := fmt.Sprintf("the %d events at %s", n, clock)
+	if n == 1 {
+		events = "the one event at " + clock
+	}
+	switch k := pos - first; {
+	case k <= 0:
+		s := "before " + events + " (" + word(evs[0])
+		if n > 1 {
+			s += " first"
+		}
+		return s + "): changes act on them"
+	case k >= n:
+		return "after " + events + " (" + word(evs[n-1]) + " last)"
+	default:
+		return fmt.Sprintf("after %d of %s (%s), before %s", k, events, word(evs[k-1]), word(evs[k]))
+	}
+}
+
+// stepMark is a cursor's exact place: its branch and event.
+type stepMark struct {
+	b   *engine.Branch
+	pos int64
+}
+
+func markOf(x *engine.Explorer) stepMark { return stepMark{x.Branch(), x.Pos()} }

@@ -14,7 +14,14 @@ import (
 func (f forkForm) View() string {
 	st := f.st
 	var out []string
-	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", engine.Time(f.at).Short(), f.branch), "")
+	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", strings.TrimPrefix(f.moment.String(), "@"), f.branch))
+	if f.where != "" {
+		// which side of its clock's events the fork is on, and how to move it
+		for _, l := range wrap(f.where+" · l/h step to fork between them", f.width-2) {
+			out = append(out, st.Dim.Render("  "+l))
+		}
+	}
+	out = append(out, "")
 	focus := 0
 	cur := func(row int) string {
 		if row == f.row && !f.filters {
@@ -105,10 +112,7 @@ func (f forkForm) View() string {
 	}
 	out = append(out, "")
 	out = append(out, cur(len(f.knobs)+1)+"branch name: "+f.name.View())
-	def := f.defaultName(f.changes(), nil, engine.Time(f.at))
-	if o := f.override(); o != nil {
-		def = f.defaultName(f.changes(), o, f.dec.Event.T)
-	}
+	def := f.defaultName(f.changes(), f.override())
 	out = append(out, st.Dim.Render("  default: "+def))
 	if f.err != "" {
 		for _, l := range wrap(f.err, f.width-4) { // a refusal names its flag: keep it whole
@@ -136,10 +140,10 @@ func (f forkForm) View() string {
 }
 
 // defaultName names a branch by what it changes, the decision by its kind
-// and chosen label: "late_ack=accept @19:52:34".
-func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride, at engine.Time) string {
+// and chosen label, and where it stands: "late_ack=accept @19:52:34 #188".
+func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride) string {
 	if o == nil {
-		return engine.ForkName(set, nil, at)
+		return engine.ForkNameAt(set, nil, f.moment)
 	}
 	kind := f.dec.Decision.Kind.String()
 	if f.dec.Decision.Kind >= engine.FamilyDecision {
@@ -147,5 +151,5 @@ func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride,
 	}
 	_, label, _, _ := f.decValue()
 	set = append([]engine.Setting{{Knob: kind, Value: label}}, set...)
-	return engine.ForkName(set, nil, at)
+	return engine.ForkNameAt(set, nil, f.decAt)
 }
