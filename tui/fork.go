@@ -542,10 +542,9 @@ func forkJob(o engine.ForkOptions) explorerJob {
 }
 
 // momentWords says which side of its clock's events a fork at event pos
-// of b, from the clock at, stands on: "before the 3 events at 19:52:00
-// (publish, order 14 first)", "after 1 of the 3 events at 19:52:00
-// (publish, order 14), before deliver, order 14". Nothing when no event
-// shares the clock.
+// of b, from the clock at, stands on, and which of them see its change:
+// "before all 3 events at 19:52:00 (publish, order 14 first): they see
+// the change". Nothing when no event shares the clock.
 func momentWords(x *engine.Explorer, b *engine.Branch, pos int64, at engine.Time) string {
 	first, end := x.PosAtTime(b, at), x.PosAfterTime(b, at)
 	n := end - first
@@ -565,21 +564,19 @@ func momentWords(x *engine.Explorer, b *engine.Branch, pos int64, at engine.Time
 		return s
 	}
 	clock := at.Short()
-	events := fmt.Sprintf("the %d events at %s", n, clock)
 	if n == 1 {
-		events = "the one event at " + clock
+		if pos <= first {
+			return "before the one event at " + clock + " (" + word(evs[0]) + "): it sees the change · l steps past it"
+		}
+		return "after the one event at " + clock + " (" + word(evs[0]) + "): it does not see the change · h steps back before it"
 	}
 	switch k := pos - first; {
 	case k <= 0:
-		s := "before " + events + " (" + word(evs[0])
-		if n > 1 {
-			s += " first"
-		}
-		return s + "): changes act on them"
+		return fmt.Sprintf("before all %d events at %s (%s first): they see the change · l/h step between them", n, clock, word(evs[0]))
 	case k >= n:
-		return "after " + events + " (" + word(evs[n-1]) + " last)"
+		return fmt.Sprintf("after all %d events at %s (%s last): none sees the change · l/h step between them", n, clock, word(evs[n-1]))
 	default:
-		return fmt.Sprintf("after %d of %s (%s), before %s", k, events, word(evs[k-1]), word(evs[k]))
+		return fmt.Sprintf("after %d of the %d events at %s (%s), before %s · l/h step between them", k, n, clock, word(evs[k-1]), word(evs[k]))
 	}
 }
 

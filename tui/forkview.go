@@ -13,15 +13,15 @@ import (
 // in view.
 func (f forkForm) View() string {
 	st := f.st
-	var out []string
-	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", strings.TrimPrefix(f.moment.String(), "@"), f.branch))
+	// where the fork stands is pinned above the rows, as the hint below
+	head := []string{st.PaneTitle.Render("Fork a branch here") + fmt.Sprintf("  at %s on %s", strings.TrimPrefix(f.moment.String(), "@"), f.branch)}
 	if f.where != "" {
 		// which side of its clock's events the fork is on, and how to move it
-		for _, l := range wrap(f.where+" · l/h step to fork between them", f.width-2) {
-			out = append(out, st.Dim.Render("  "+l))
+		for _, l := range wrap(f.where, f.width-2) {
+			head = append(head, st.Dim.Render("  "+l))
 		}
 	}
-	out = append(out, "")
+	out := []string{""}
 	focus := 0
 	cur := func(row int) string {
 		if row == f.row && !f.filters {
@@ -125,10 +125,10 @@ func (f forkForm) View() string {
 	for _, l := range wrap("enter creates the branch and switches to it · ↑/↓ moves · esc cancels", f.width) {
 		hint = append(hint, st.Dim.Render(l))
 	}
-	if len(out)+1+len(hint) <= f.height || f.height <= 0 {
-		return strings.Join(append(append(out, ""), hint...), "\n")
+	if len(head)+len(out)+1+len(hint) <= f.height || f.height <= 0 {
+		return strings.Join(append(append(append(head, out...), ""), hint...), "\n")
 	}
-	h := max(1, f.height-len(hint))
+	h := max(1, f.height-len(hint)-len(head))
 	if f.row == len(f.knobs)+1 {
 		focus = len(out) // keep the name and the default in view
 	}
@@ -136,7 +136,7 @@ func (f forkForm) View() string {
 	for len(rows) < h {
 		rows = append(rows, "")
 	}
-	return strings.Join(append(rows, hint...), "\n")
+	return strings.Join(append(append(head, rows...), hint...), "\n")
 }
 
 // defaultName names a branch by what it changes, the decision by its kind
