@@ -127,3 +127,33 @@ func overrideWords(w *World, o DecisionOverride, d *Decision) string {
 	what, _, _ := strings.Cut(w.DecisionText(d), ": ") // "provider latency, order 14, delivery 1"
 	return fmt.Sprintf("%s forced to %s (it was %s)", what, label(o.Value), label(d.Value))
 }
+
+// ForkPlace is one fork of a headless run (run --at, run --code) and
+// where it stands exactly, as the explorer names it.
+type ForkPlace struct {
+	Name   string `json:"name"`
+	Moment string `json:"moment"` // "@19:52:00" (before every event at that clock) or "@19:52:00 #181"
+	Pos    int64  `json:"pos"`    // events behind the fork: its share code's p<pos>
+}
+
+// knobSpy notes the event that applies a fork at a clock's knob changes:
+// the events behind it are the fork's place.
+type knobSpy struct {
+	next Sink
+	at   Time
+	pos  int64 // -1 until seen
+}
+
+func (s *knobSpy) Event(w *World, e *Event, d *Decision) {
+	if s.pos < 0 && e.Kind == EvKnob && e.T >= s.at {
+		s.pos = e.Pos
+	}
+	s.next.Event(w, e, d)
+}
+
+// clockPlace is the place of a fork at the clock at, changing set, once
+// spy has watched the run.
+func clockPlace(set []Setting, at Time, spy *knobSpy) []ForkPlace {
+	m := ForkMoment{At: at, Pos: -1}
+	return []ForkPlace{{Name: ForkNameAt(set, nil, m), Moment: m.String(), Pos: spy.pos}}
+}

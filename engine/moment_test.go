@@ -143,3 +143,21 @@ func TestForkWords(t *testing.T) {
 		t.Fatalf("decision fork's words %q (decision %q)", words, e.DecText)
 	}
 }
+
+// FuzzParseForkMoment: any text is a moment or a refusal, never a panic,
+// and a moment reads back from what it writes.
+func FuzzParseForkMoment(f *testing.F) {
+	for _, s := range []string{"@19:52:00", "@19:52:00 #181", "19:52", "#", "@19:52:00 #-1", "@x #1", "@19:52:00.5 #99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := engine.ParseForkMoment(s)
+		if err != nil {
+			return
+		}
+		back, err := engine.ParseForkMoment(m.String())
+		if err != nil || back != m {
+			t.Fatalf("%q reads as %+v, writes %q, reads back %+v (%v)", s, m, m.String(), back, err)
+		}
+	})
+}

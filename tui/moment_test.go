@@ -83,6 +83,10 @@ func TestForkIsOneMoment(t *testing.T) {
 			if sum.Effects != int64(tc.effects) {
 				t.Fatalf("run --code %s: %d emails", c, sum.Effects)
 			}
+			// and says where its fork stands, as the explorer names it
+			if len(sum.Forks) != 1 || sum.Forks[0].Pos != tc.pos || sum.Forks[0].Name != tc.named || !strings.HasSuffix(tc.named, " "+sum.Forks[0].Moment) {
+				t.Fatalf("run --code %s: forks %+v", c, sum.Forks)
+			}
 			r := result{c.String(), b.Name}
 			if old, ok := byPos[tc.pos]; ok && old != r {
 				t.Fatalf("two ways to the fork at %d differ: %+v and %+v", tc.pos, old, r)
