@@ -31,6 +31,9 @@ func TestForkIsOneMoment(t *testing.T) {
 		// order 14 already handed over with a 30 s lease: the fork cannot save it
 		{"after the delivery", append([]string{"]", "h"}, cure...), 180, "visibility_timeout=60s @19:52:00 #180", "after 2 of the 3 events at 19:52:00", 137, 2},
 		{"after the email", append([]string{"]", "h", "l"}, cure...), 181, "visibility_timeout=60s @19:52:00 #181", "after all 3 events at 19:52:00", 137, 2},
+		// a name's moment, typed to `/`, is that exact moment again
+		{"/19:52:00 #181", append(append([]string{"/"}, strings.Split("19:52:00 #181", "")...), append([]string{"enter"}, cure...)...), 181, "visibility_timeout=60s @19:52:00 #181", "after all 3 events at 19:52:00", 137, 2},
+		{"/19:52 #178", append(append([]string{"/"}, strings.Split("19:52 #178", "")...), append([]string{"enter"}, cure...)...), 178, "visibility_timeout=60s @19:52:00", "before all 3 events at 19:52:00", 136, 1},
 	}
 	byPos := map[int64]result{}
 	for _, tc := range cases {
@@ -98,5 +101,25 @@ func TestForkIsOneMoment(t *testing.T) {
 			}
 			byPos[tc.pos] = r
 		})
+	}
+}
+
+// `/` with a moment whose count and clock disagree goes by the count and
+// says so; a count past the branch's end says where it ends.
+func TestJumpToMomentRefusals(t *testing.T) {
+	jump := func(typed string) Model {
+		return press(start(t), append(append([]string{"/"}, strings.Split(typed, "")...), "enter")...)
+	}
+	m := jump("19:52:00 #200")
+	if m.x.Pos() != 200 || !strings.Contains(m.flash, "#200 is at") || !strings.Contains(m.flash, "#178 to #181") {
+		t.Fatalf("at %d: %q", m.x.Pos(), m.flash)
+	}
+	m = jump("19:52:00 #99999")
+	if !strings.Contains(m.flash, "the branch ends at event") {
+		t.Fatalf("at %d: %q", m.x.Pos(), m.flash)
+	}
+	m = jump("19:52:00 #x")
+	if !strings.Contains(m.flash, "an event count") {
+		t.Fatalf("%q", m.flash)
 	}
 }
