@@ -157,3 +157,34 @@ func clockPlace(set []Setting, at Time, spy *knobSpy) []ForkPlace {
 	m := ForkMoment{At: at, Pos: -1}
 	return []ForkPlace{{Name: ForkNameAt(set, nil, m), Moment: m.String(), Pos: spy.pos}}
 }
+
+// ClockEvents are the events of branch b at the clock at, the first of
+// them event lo (lo is where the clock's events would start when there
+// are none): one replay from a checkpoint, for a screen that says which
+// of them a moment stands before.
+func (x *Explorer) ClockEvents(b *Branch, at Time) (lo int64, evs []Entry) {
+	after := func(t Time) bool { return t >= at }
+	k := x.walkerAt(b, x.searchFrom(b, after))
+	lo = -1
+	for {
+		past := false
+		ok := k.step(sinkFunc(func(w *World, e *Event, d *Decision) {
+			switch {
+			case e.T > at:
+				past = true
+			case e.T == at:
+				evs = append(evs, entryOf(w, e, d))
+			}
+			if lo < 0 && e.T >= at {
+				lo = e.Pos
+			}
+		}))
+		if past || !ok {
+			break
+		}
+	}
+	if lo < 0 {
+		lo = k.w.Pos
+	}
+	return lo, evs
+}

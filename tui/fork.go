@@ -116,19 +116,46 @@ func newForkForm(c common, x *engine.Explorer, at engine.Time, before bool) fork
 	b := x.Branch()
 	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: x.Pos(), at: int64(at), branch: branchPath(b),
 		spec: x.Spec, world: w}
-	if before && at <= w.Now {
-		if p := x.PosAtTime(b, at); p < f.pos {
-			f.pos, f.before = p, true
-			f.world = x.WorldAt(b, p)
+	// the events at the displayed clock, and which side of them the fork is
+	lo, evs := x.ClockEvents(b, at)
+	if before && at <= w.Now && lo < f.pos {
+		f.pos, f.before = lo, true
+		for _, e := range evs[:min(len(evs), int(x.Pos()-lo))] {
+			if e.Event.Kind == engine.EvKnob { // the knobs in force there differ
+				f.world = x.WorldAt(b, lo)
+			}
 		}
 	}
-	f.moment = x.MomentAt(b, f.pos, at)
-	f.where = momentWords(x, b, f.pos, at)
-	if last := x.Last(1, engine.IsDecision); len(last) == 1 {
+	f.moment = engine.ForkMoment{At: at, Pos: -1}
+	if f.pos > lo {
+		f.moment.Pos = f.pos
+	}
+	f.where = momentWords(f.world, lo, evs, f.pos, at)
+	// the decision's fork stands before its event: after another at its
+	// clock, its moment counts; Last's pass sees the event before it
+	var prev engine.Event
+	decMid, known := false, false
+	keep := func(e *engine.Entry) bool {
+		ok := engine.IsDecision(e)
+		if ok {
+			known = e.Event.Pos == 0 || (prev.Pos == e.Event.Pos-1 && prev.T <= e.Event.T)
+			decMid = e.Event.Pos > 0 && prev.Pos == e.Event.Pos-1 && prev.T == e.Event.T
+		}
+		prev = e.Event
+		return ok
+	}
+	if last := x.Last(1, keep); len(last) == 1 {
 		e := last[0]
 		f.dec = &e
 		f.values, f.labels = w.DecisionChoices(e.Decision)
-		f.decAt = x.MomentAt(b, e.Event.Pos, e.Event.T)
+		switch {
+		case !known: // the first event of Last's span: ask
+			f.decAt = x.MomentAt(b, e.Event.Pos, e.Event.T)
+		case decMid:
+			f.decAt = engine.ForkMoment{At: e.Event.T, Pos: e.Event.Pos}
+		default:
+			f.decAt = engine.ForkMoment{At: e.Event.T, Pos: -1}
+		}
 	}
 	f.decIn = newInput(c.st, "")
 	f.decIn.Placeholder = "as it was"
@@ -541,21 +568,16 @@ func forkJob(o engine.ForkOptions) explorerJob {
 	}}
 }
 
-// momentWords says which side of its clock's events a fork at event pos
-// of b, from the clock at, stands on, and which of them see its change:
+// momentWords says which side of evs, the events at the clock at from
+// event first on, a fork at event pos stands on, and which of them see
+// its change:
 // "before all 3 events at 19:52:00 (publish, order 14 first): they see
 // the change". Nothing when no event shares the clock.
-func momentWords(x *engine.Explorer, b *engine.Branch, pos int64, at engine.Time) string {
-	first, end := x.PosAtTime(b, at), x.PosAfterTime(b, at)
-	n := end - first
-	if n <= 0 {
+func momentWords(w *engine.World, first int64, evs []engine.Entry, pos int64, at engine.Time) string {
+	n := int64(len(evs))
+	if n == 0 {
 		return ""
 	}
-	evs := x.EventsOn(b, first, end)
-	if int64(len(evs)) != n {
-		return ""
-	}
-	w := x.World()
 	word := func(e engine.Entry) string {
 		s := w.KindName(e.Event.Kind)
 		if e.Event.Msg >= 0 {

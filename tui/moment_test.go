@@ -123,3 +123,16 @@ func TestJumpToMomentRefusals(t *testing.T) {
 		t.Fatalf("%q", m.flash)
 	}
 }
+
+// BenchmarkForkFormOpen is `f` on the big run, 10,000 queued: the form
+// finds the clock's events either side of the cursor (and, before them,
+// the world there) inside Update.
+//
+//	go test ./tui -run '^$' -bench ForkFormOpen
+func BenchmarkForkFormOpen(b *testing.B) {
+	m := bigModel(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = newForkForm(m.common, m.x, m.at, true)
+	}
+}
