@@ -35,7 +35,9 @@ type Branch struct {
 	ForkAt   Time
 	Changes  []Setting
 	Override *DecisionOverride
-	Faults   []Fault // forced from the fork on
+	Faults   []Fault  // forced from the fork on
+	forkMid  bool     // events at ForkAt's clock came before the fork (Moment)
+	words    []string // what the fork changes, in words (Words)
 
 	// cps are its own checkpoints, ascending pos; cps[0] is the fork
 	// point. A checkpoint is immutable once made (a fresh clone owns no

@@ -41,6 +41,10 @@ type Model struct {
 	// the cursor's displayed moment: the clock the user asked for (a tick,
 	// a jump, a bookmark) or the latest event's time, never before it
 	at engine.Time
+	// stepped is where the last event move (l, h, n, N) left the cursor:
+	// f there forks at the cursor, between events of one clock; after any
+	// other move, at the moment shown, before that clock's events
+	stepped stepMark
 
 	play  player
 	sel   int32 // the selected message, -1 none
@@ -281,9 +285,11 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Step):
 		m.play.pause()
 		m.flash = stepBy(m.x, 1, &m.at)
+		m.stepped = markOf(m.x)
 	case key.Matches(k, km.Back):
 		m.play.pause()
 		m.flash = stepBy(m.x, -1, &m.at)
+		m.stepped = markOf(m.x)
 	case key.Matches(k, km.Tick):
 		m.play.pause()
 		return tickMove(m.x.Spec, m.at, engine.Second).run(m)
@@ -316,7 +322,7 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 		m.goTo, m.state = newGotoInput(m.common, m.x.Spec), stateGoto
 	case key.Matches(k, km.Fork):
 		m.play.pause()
-		m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork
+		m.fork, m.state = newForkForm(m.common, m.x, m.at, m.stepped != markOf(m.x)), stateFork
 	case key.Matches(k, km.Branches):
 		m.branches, m.state = newBranchList(m.common, m.x), stateBranches
 	case key.Matches(k, km.NextBr):
