@@ -322,7 +322,7 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 		m.goTo, m.state = newGotoInput(m.common, m.x.Spec), stateGoto
 	case key.Matches(k, km.Fork):
 		m.play.pause()
-		m.fork, m.state = newForkForm(m.common, m.x, m.at, m.stepped != markOf(m.x)), stateFork
+		return openForkJob(m.at, m.stepped != markOf(m.x), nil).run(m) // a job: it reads back
 	case key.Matches(k, km.Branches):
 		m.branches, m.state = newBranchList(m.common, m.x), stateBranches
 	case key.Matches(k, km.NextBr):

@@ -54,10 +54,11 @@ func init() {
 		stateFork: {name: "fork", of: func(m *Model) screen { return &m.fork },
 			save: func(m *Model) stage.Screen { return stage.Screen{Fork: m.fork.staged()} },
 			open: func(m *Model, s stage.Screen) {
-				m.fork, m.state = newForkForm(m.common, m.x, m.at, s.Fork != nil && s.Fork.Before), stateFork
-				if s.Fork != nil {
-					restoreFork(&m.fork, *s.Fork)
-				}
+				openForkJob(m.at, s.Fork != nil && s.Fork.Before, func(f *forkForm) {
+					if s.Fork != nil {
+						restoreFork(f, *s.Fork)
+					}
+				}).run(m)
 			}},
 		stateBranches: {name: "branches", of: func(m *Model) screen { return &m.branches },
 			save: func(m *Model) stage.Screen { return stage.Screen{Row: m.branches.row} },
