@@ -236,11 +236,10 @@ func (w *World) Schedule(t Time, s FamilyStep, background bool) {
 	if t < w.Now {
 		t = w.Now
 	}
-	it := item{t: t, op: opFamily, msg: s.Item, who: s.Actor, delivery: s.Gen, fop: s.Op, bg: background}
 	// add's body, so the hot path makes one call, not two
 	q := &w.q
 	q.seq++
-	it.seq = q.seq
+	it := item{t: t, key: mkKey(q.seq, opFamily, background, s.Op), msg: s.Item, who: s.Actor, delivery: s.Gen}
 	if t == w.Now && !background {
 		q.live++
 		q.soon = append(q.soon, it)

@@ -82,7 +82,7 @@ func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 		at = w.Now
 	}
 	w.pending = append(w.pending, settings...)
-	w.q.push(item{t: at, seq: 0, op: opKnobs, bg: true})
+	w.q.push(item{t: at, key: mkKey(0, opKnobs, true, 0)})
 	return nil
 }
 
@@ -90,8 +90,9 @@ func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 // has settled (nothing but background steps remain) without emitting.
 func (w *World) Step(sink Sink) bool {
 	w.sink = sink
+	var it item
 	for w.q.live > 0 || w.revive() {
-		it := w.q.next()
+		w.q.next(&it)
 		w.Now = it.t
 		w.emitted = false
 		w.run(&it)
@@ -110,8 +111,9 @@ func (w *World) Step(sink Sink) bool {
 func (w *World) RunTo(sink Sink, n int64) bool {
 	w.sink = sink
 	stop := w.Pos + n
+	var it item
 	for (w.q.live > 0 || w.revive()) && (n < 0 || w.Pos < stop) {
-		it := w.q.next()
+		w.q.next(&it)
 		w.Now = it.t
 		w.run(&it)
 	}
@@ -121,9 +123,9 @@ func (w *World) RunTo(sink Sink, n int64) bool {
 }
 
 func (w *World) run(it *item) {
-	switch it.op {
+	switch it.op() {
 	case opFamily:
-		w.fam.Step(w, FamilyStep{Op: it.fop, Item: it.msg, Actor: it.who, Gen: it.delivery})
+		w.fam.Step(w, FamilyStep{Op: it.fop(), Item: it.msg, Actor: it.who, Gen: it.delivery})
 	case opAgeCheck:
 		w.watch.checkAge()
 	case opOperator:

@@ -38,7 +38,7 @@ func (a *watch) arm() {
 		return
 	}
 	a.ageCheckAt = at
-	w.q.add(item{t: max(at, w.Now), op: opAgeCheck, bg: true}, w.Now)
+	w.q.add(item{t: max(at, w.Now), key: mkKey(0, opAgeCheck, true, 0)}, w.Now)
 }
 
 // checkAge is the oldest-age check's step.
@@ -80,18 +80,18 @@ func (a *watch) deadLettered(n int) {
 	w := a.w
 	for i, al := range w.spec.Alerts {
 		if al.Kind == AlertDLQNonEmpty && w.AlertAt[i] < 0 {
-			w.q.add(item{t: w.Now, op: opAlert, who: int16(i)}, w.Now)
+			w.q.add(item{t: w.Now, key: mkKey(0, opAlert, false, 0), who: int16(i)}, w.Now)
 		}
 	}
 	for i, al := range w.spec.WouldHave {
 		if al.Kind == AlertDLQNonEmpty && w.WouldAt[i] < 0 {
-			w.q.add(item{t: w.Now, op: opAlert, who: int16(i), delivery: 1}, w.Now)
+			w.q.add(item{t: w.Now, key: mkKey(0, opAlert, false, 0), who: int16(i), delivery: 1}, w.Now)
 		}
 	}
 	for i, o := range w.spec.Operators {
 		if !a.opDone[i] && o.WhenDLQ > 0 && n >= o.WhenDLQ {
 			a.opDone[i] = true
-			w.q.add(item{t: w.Now, op: opOperator, who: int16(i)}, w.Now)
+			w.q.add(item{t: w.Now, key: mkKey(0, opOperator, false, 0), who: int16(i)}, w.Now)
 		}
 	}
 }
