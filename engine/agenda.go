@@ -18,36 +18,57 @@ type agenda struct {
 // the world's clock.
 func (q *agenda) add(it item, now Time) {
 	q.seq++
-	it.key |= q.seq << seqShift
-	if it.t == now && !it.bg() {
+	q.put(it.t, it.key|q.seq<<seqShift, it.msg, it.who, it.delivery, now)
+}
+
+// put schedules a step given field by field, its seq in key. The fields
+// are stored one by one: a whole item built on the stack and copied would
+// be read back wider than it was written, which stalls the store.
+func (q *agenda) put(t Time, key uint64, msg int32, who int16, delivery uint16, now Time) {
+	bg := key&(1<<8) != 0
+	if t == now && !bg {
 		// Most steps schedule a follow-up at the current time. Their seq
 		// is the largest yet, so a FIFO gives the heap's order without
 		// the heap's cost.
 		q.live++
-		q.soon = append(q.soon, it)
+		n := len(q.soon)
+		if n == cap(q.soon) {
+			q.soon = append(q.soon, item{})
+		} else {
+			q.soon = q.soon[:n+1]
+		}
+		e := &q.soon[n]
+		e.t, e.key, e.msg, e.who, e.delivery = t, key, msg, who, delivery
 		return
 	}
-	q.push(it)
-}
-
-// push puts it on the heap with the seq it has. The sifts move a hole
-// rather than swapping: one write a level instead of two.
-func (q *agenda) push(it item) {
-	if !it.bg() {
+	if !bg {
 		q.live++
 	}
-	h := append(q.heap, it)
-	i := len(h) - 1
+	// the heap's sift moves a hole rather than swapping: one write a level
+	// instead of two
+	h := q.heap
+	i := len(h)
+	if i == cap(h) {
+		h = append(h, item{})
+	} else {
+		h = h[:i+1]
+	}
 	for i > 0 {
 		p := (i - 1) / 2
-		if !less(&it, &h[p]) {
+		if pt := h[p].t; t > pt || (t == pt && key > h[p].key) {
 			break
 		}
 		h[i] = h[p]
 		i = p
 	}
-	h[i] = it
+	e := &h[i]
+	e.t, e.key, e.msg, e.who, e.delivery = t, key, msg, who, delivery
 	q.heap = h
+}
+
+// push puts it on the heap with the seq it has.
+func (q *agenda) push(it item) {
+	q.put(it.t, it.key, it.msg, it.who, it.delivery, it.t-1)
 }
 
 func less(a, b *item) bool { return a.t < b.t || (a.t == b.t && a.key < b.key) }

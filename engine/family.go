@@ -236,16 +236,10 @@ func (w *World) Schedule(t Time, s FamilyStep, background bool) {
 	if t < w.Now {
 		t = w.Now
 	}
-	// add's body, so the hot path makes one call, not two
+	// add without the item: the hot path passes the fields
 	q := &w.q
 	q.seq++
-	it := item{t: t, key: mkKey(q.seq, opFamily, background, s.Op), msg: s.Item, who: s.Actor, delivery: s.Gen}
-	if t == w.Now && !background {
-		q.live++
-		q.soon = append(q.soon, it)
-		return
-	}
-	q.push(it)
+	q.put(t, mkKey(q.seq, opFamily, background, s.Op), s.Item, s.Actor, s.Gen, w.Now)
 }
 
 // Decide records a decision and returns its value (natural unless a fork
