@@ -110,6 +110,9 @@ func (w *World) Step(sink Sink) bool {
 // the per-event call: the headless hot path.
 func (w *World) RunTo(sink Sink, n int64) bool {
 	w.sink = sink
+	if hs, ok := sink.(*hashSink); ok && hs.next == nil {
+		w.hash = hs // the hash alone: Emit writes to it directly
+	}
 	stop := w.Pos + n
 	var it item
 	for (w.q.live > 0 || w.revive()) && (n < 0 || w.Pos < stop) {
@@ -118,7 +121,7 @@ func (w *World) RunTo(sink Sink, n int64) bool {
 		w.run(&it)
 	}
 	w.emitted = false
-	w.sink = nil
+	w.sink, w.hash = nil, nil
 	return w.Settled()
 }
 
@@ -182,6 +185,21 @@ func (w *World) revive() bool {
 // the world between any two events is a well-defined state to seek to and
 // fork from.
 func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
+	if s := w.hash; s != nil {
+		// the headless run's hot path: no event to fill, no call
+		var dk uint64
+		if w.hasDec {
+			w.hasDec = false
+			w.dec.Pos = w.Pos
+			dk = uint64(w.dec.Kind)
+		}
+		w.fingerprint(k, msg, wk, delivery, val, aux)
+		w.Pos++
+		w.Stats.LastEvent = w.Now
+		w.emitted = true
+		s.put(w.Now, k, msg, wk, delivery, val, aux, dk)
+		return
+	}
 	// the event lives in the world so that handing it to the sink does not
 	// allocate: a sink must copy what it keeps
 	e := &w.ev
@@ -193,16 +211,21 @@ func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 		e.Dec = w.dec.Index
 		d = &w.dec
 	}
-	// FNV-style: two multiplies an event keep the fingerprint cheap
-	const prime = 0x100000001b3
-	w.fp = (w.fp ^ (uint64(e.T) ^ uint64(k)<<56 ^ uint64(uint32(msg))<<20 ^ uint64(uint16(wk))<<4 ^ uint64(delivery)<<40)) * prime
-	w.fp = (w.fp ^ (uint64(val) ^ uint64(aux)<<32)) * prime
+	w.fingerprint(k, msg, wk, delivery, val, aux)
 	w.Pos++
 	w.Stats.LastEvent = w.Now
 	w.emitted = true
 	if w.sink != nil {
 		w.sink.Event(w, e, d)
 	}
+}
+
+// fingerprint adds an event at the world's clock to the running
+// fingerprint. FNV-style: two multiplies an event keep it cheap.
+func (w *World) fingerprint(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
+	const prime = 0x100000001b3
+	w.fp = (w.fp ^ (uint64(w.Now) ^ uint64(k)<<56 ^ uint64(uint32(msg))<<20 ^ uint64(uint16(wk))<<4 ^ uint64(delivery)<<40)) * prime
+	w.fp = (w.fp ^ (uint64(val) ^ uint64(aux)<<32)) * prime
 }
 
 // DecideAmong records a decision and returns its value: the natural one,

@@ -147,6 +147,7 @@ type World struct {
 
 	// per-step scratch, never carried across steps
 	sink    Sink
+	hash    *hashSink // the sink when it is a trace hash alone (see RunTo)
 	ev      Event
 	emitted bool
 	hasDec  bool
