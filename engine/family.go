@@ -250,7 +250,16 @@ func (w *World) Decide(k DecisionKind, msg int32, worker int, delivery uint16, n
 
 // Draw returns 64 random bits for (stream, a, b) under the world's seed:
 // counter-based, so one kind of draw never shifts another.
-func (w *World) Draw(s Stream, a, b uint64) uint64 { return draw(w.seed, s, a, b) }
+func (w *World) Draw(s Stream, a, b uint64) uint64 {
+	// the hot streams' first round is the world's (seedStreams)
+	switch s {
+	case StreamLatency:
+		return mix(mix(w.streams[0]^a) ^ b)
+	case StreamWorker:
+		return mix(mix(w.streams[1]^a) ^ b)
+	}
+	return draw(w.seed, s, a, b)
+}
 
 // Uniform maps a draw to [lo, hi].
 func Uniform(x uint64, lo, hi int64) int64 { return uniform(x, lo, hi) }

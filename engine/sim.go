@@ -22,6 +22,7 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 		return nil, fmt.Errorf("incident %s: %d workers; at most %d", spec.ID, n, maxWorkers)
 	}
 	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start}
+	w.streams = [2]uint64{mix(seed ^ uint64(StreamLatency)), mix(seed ^ uint64(StreamWorker))}
 	w.truth = Truth{w: w, owner: &token{}}
 	w.forcing = Forcing{w: w}
 	w.watch = watch{w: w, ageCheckAt: -1, opDone: make([]bool, len(spec.Operators))}

@@ -118,6 +118,7 @@ func (it *item) seq() uint64 { return it.key >> seqShift }
 type World struct {
 	spec      *Spec
 	seed      uint64
+	streams   [2]uint64 // draw's first round for the latency and worker streams
 	Knobs     Params // the knobs in force (a fork's changes applied at its moment)
 	Now       Time
 	Pos       int64 // events emitted so far
