@@ -171,6 +171,22 @@ func (w *World) Clone() *World {
 	return &c
 }
 
+// FamilyDiscard is implemented by a family with copy-on-write tables of
+// its own (Vec): Discard hands their leaves back (Vec.Discard).
+type FamilyDiscard interface{ Discard() }
+
+// Discard gives the copy-on-write leaves only w holds back, for other
+// worlds' copies: a world played once and thrown away (a hunt's branch)
+// leaves the collector nothing to sweep. w must not be used after.
+func (w *World) Discard() {
+	w.truth.msgs.discard(w.truth.owner)
+	w.truth.dlq.discard(w.truth.owner)
+	if d, ok := w.fam.(FamilyDiscard); ok {
+		d.Discard()
+	}
+	w.fam = nil
+}
+
 // Truth is the world's ground truth per message, which a family's steps
 // move (see Truth).
 func (w *World) Truth() *Truth { return &w.truth }
