@@ -9,6 +9,7 @@ import "fmt"
 type watch struct {
 	w          *World // whose clock, agenda and ground truth it watches
 	ageCheckAt Time   // the oldest-age check scheduled, or -1
+	armedBacks int64  // Truth.backs when it was scheduled
 	opDone     []bool // per spec.Operators: set off already
 }
 
@@ -24,6 +25,11 @@ func (a *watch) clone(c *World) watch {
 // the one scheduled.
 func (a *watch) arm() {
 	w := a.w
+	if a.ageCheckAt >= 0 && a.armedBacks == w.truth.backs {
+		// no message older than the oldest then is held again, so the
+		// oldest is no older and the check due is no later than at below
+		return
+	}
 	at := Never
 	for i, al := range w.spec.Alerts {
 		if al.Kind == AlertOldestAge && w.AlertAt[i] < 0 {
@@ -37,7 +43,7 @@ func (a *watch) arm() {
 	if at == Never || (a.ageCheckAt >= 0 && a.ageCheckAt <= at) {
 		return
 	}
-	a.ageCheckAt = at
+	a.ageCheckAt, a.armedBacks = at, w.truth.backs
 	w.q.add(item{t: max(at, w.Now), key: mkKey(0, opAgeCheck, true, 0)}, w.Now)
 }
 
