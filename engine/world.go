@@ -119,7 +119,7 @@ type World struct {
 	spec      *Spec
 	seed      uint64
 	streams   [2]uint64 // draw's first round for the latency and worker streams
-	Knobs     Params // the knobs in force (a fork's changes applied at its moment)
+	Knobs     Params    // the knobs in force (a fork's changes applied at its moment)
 	Now       Time
 	Pos       int64 // events emitted so far
 	Decisions int64 // decisions made so far
