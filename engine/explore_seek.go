@@ -93,7 +93,7 @@ func (x *Explorer) search(b *Branch, pred func(Time) bool) int64 {
 }
 
 // SeekTime moves the cursor to the moment t (nothing at t has happened).
-func (x *Explorer) SeekTime(t Time) { x.Goto(x.PosAtTime(x.cur, t)) }
+func (x *Explorer) SeekTime(t Time) { x.seekWhere(func(et Time) bool { return et >= t }) } // PosAtTime's
 
 // SeekTimeEnd moves the cursor past everything that happens at t.
 func (x *Explorer) SeekTimeEnd(t Time) { x.Goto(x.PosAfterTime(x.cur, t)) }

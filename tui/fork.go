@@ -80,7 +80,7 @@ type forkForm struct {
 	done    outcome       // what the last key asks of the root
 }
 
-func newInput(st Styles, value string) textinput.Model {
+func newInput(st *Styles, value string) textinput.Model {
 	ti := textinput.New()
 	ti.Prompt = ""
 	ti.SetValue(value)

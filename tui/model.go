@@ -25,6 +25,7 @@ const (
 	statePicker
 	stateHunt
 	stateRestore
+	stateGoto // `#`: select a message by its number (goto.go)
 	numStates
 )
 
@@ -46,6 +47,8 @@ type Model struct {
 	snap  snap
 	main  mainScreen // the main view's own state
 	flash string     // one line of news: an error, a fork made
+	// legendOff scrolls the help screen's legend (↑/↓ while it is open)
+	legendOff int
 
 	// the terminal's size as it said it, which the drawn size is clamped from
 	termW, termH int
@@ -57,6 +60,7 @@ type Model struct {
 	exercises exerciseList
 	story     storyView
 	jump      jumpInput
+	goTo      gotoInput
 	picker    picker
 	hunt      huntList         // the properties `x` hunts a break of (hunt.go)
 	exercise  *engine.Exercise // the exercise this branch answers
@@ -241,6 +245,11 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	}
 	if key.Matches(k, km.Help) {
 		m.help.ShowAll = !m.help.ShowAll
+		m.legendOff = 0
+		return nil
+	}
+	if m.help.ShowAll && (key.Matches(k, km.Up) || key.Matches(k, km.Down)) {
+		m.scrollLegend(key.Matches(k, km.Down)) // legend.go
 		return nil
 	}
 	if key.Matches(k, km.Close) {
@@ -303,6 +312,8 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Jump):
 		m.play.pause()
 		m.jump, m.state = newJumpInput(m.common, m.at), stateJump
+	case key.Matches(k, km.Goto):
+		m.goTo, m.state = newGotoInput(m.common, m.x.Spec), stateGoto
 	case key.Matches(k, km.Fork):
 		m.play.pause()
 		m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork

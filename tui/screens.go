@@ -106,6 +106,7 @@ func init() {
 			}},
 		stateHunt:    {name: "hunt", of: func(m *Model) screen { return &m.hunt }},
 		stateRestore: {name: "restore", of: func(m *Model) screen { return &m.restore }, prompt: true},
+		stateGoto:    {name: "goto", of: func(m *Model) screen { return &m.goTo }, prompt: true},
 	}
 }
 
