@@ -1,0 +1,86 @@
+package engine_test
+
+import (
+	"testing"
+
+	"inflight/engine"
+	"inflight/incidents"
+)
+
+// Counted from event 0, the figures since a moment are the summary's: the
+// same counters, and the oldest age read the same way.
+func TestSinceFromStartIsSummary(t *testing.T) {
+	for _, id := range incidents.IDs() {
+		spec, err := incidents.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := engine.NewExplorer(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := x.Branch()
+		s, since := x.Summary(b), x.SinceFrom(b, 0)
+		got := []int64{since.Messages, since.Deliveries, since.Effects, since.DuplicateEffects, since.Lost, since.LateAcksRefused}
+		want := []int64{s.Messages, s.Deliveries, s.Effects, s.DuplicateEffects, s.Lost, s.LateAcksRefused}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("%s: figure %d since event 0 is %d, the summary's %d", id, i, got[i], want[i])
+			}
+		}
+		if since.MaxOldestAgeS != s.MaxOldestAgeS {
+			t.Errorf("%s: oldest age since event 0 %.3f s, the summary's %.3f s", id, since.MaxOldestAgeS, s.MaxOldestAgeS)
+		}
+		if s.Figures["dlq_peak"] != nil && since.DeadLettered < s.DLQ {
+			t.Errorf("%s: %d dead-lettered since event 0, yet %d in the DLQ at the end", id, since.DeadLettered, s.DLQ)
+		}
+	}
+}
+
+// After thursday's 19:52 fork to a 60 s timeout, most of the fork's
+// duplicate emails happened before the fork: the figures since it say how
+// few are its own, and main's since the same moment are main's tail.
+func TestCompareBranchesSinceFork(t *testing.T) {
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.NewExplorer(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := x.Branch()
+	at, _ := engine.ParseClock("19:52:00")
+	x.SeekTime(at)
+	pos := x.Pos()
+	vt, err := x.Fork(engine.ForkOptions{Pos: pos, At: x.World().Now, Set: []engine.Setting{{Knob: "visibility_timeout", Value: "60s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := x.CompareBranches(main, vt)
+	if c.From != pos || !c.Parted || c.SinceA.From != pos || c.SinceB.From != pos {
+		t.Fatalf("parted at %d (fork at %d), parted %v, since from %d and %d", c.From, pos, c.Parted, c.SinceA.From, c.SinceB.From)
+	}
+	// what both had by the fork is the same on each
+	beforeA := c.A.DuplicateEffects - c.SinceA.DuplicateEffects
+	beforeB := c.B.DuplicateEffects - c.SinceB.DuplicateEffects
+	if beforeA != beforeB {
+		t.Errorf("duplicates before the fork: %d on main, %d on the fork", beforeA, beforeB)
+	}
+	if beforeA == 0 || c.SinceB.DuplicateEffects >= c.B.DuplicateEffects {
+		t.Errorf("the fork's duplicates: %d in all, %d since the fork; %d before it", c.B.DuplicateEffects, c.SinceB.DuplicateEffects, beforeA)
+	}
+	if c.SinceB.DuplicateEffects >= c.SinceA.DuplicateEffects {
+		t.Errorf("since the fork: %d duplicates on the 60 s fork, %d on main", c.SinceB.DuplicateEffects, c.SinceA.DuplicateEffects)
+	}
+	if c.A.Effects-c.SinceA.Effects != c.B.Effects-c.SinceB.Effects {
+		t.Errorf("effects before the fork differ: %d and %d", c.A.Effects-c.SinceA.Effects, c.B.Effects-c.SinceB.Effects)
+	}
+	// one branch with itself never parts: its figures since event 0
+	if self := x.CompareBranches(vt, vt); self.Parted || self.From != 0 || self.SinceB.Effects != self.B.Effects {
+		t.Errorf("a branch with itself: parted %v from %d, effects since %d of %d", self.Parted, self.From, self.SinceB.Effects, self.B.Effects)
+	}
+	t.Logf("main: dups %d (%d since), DLQ %d (%d dead-lettered since); 60s: dups %d (%d since), DLQ %d (%d since); oldest since %.0f s and %.0f s",
+		c.A.DuplicateEffects, c.SinceA.DuplicateEffects, c.A.DLQ, c.SinceA.DeadLettered,
+		c.B.DuplicateEffects, c.SinceB.DuplicateEffects, c.B.DLQ, c.SinceB.DeadLettered, c.SinceA.MaxOldestAgeS, c.SinceB.MaxOldestAgeS)
+}
