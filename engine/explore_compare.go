@@ -206,7 +206,7 @@ type Comparison struct {
 
 // CompareBranches plays a and b to their ends and compares them: the
 // totals, the figures since their histories part, and the first event
-// that differs. Two branches that never part (one compared with itself)
+// that differs, a fork's knob marker passed over. Two branches that never part (one compared with itself)
 // have their figures since event 0.
 func (x *Explorer) CompareBranches(a, b *Branch) Comparison {
 	c := Comparison{A: x.Summary(a), B: x.Summary(b)}
@@ -219,6 +219,29 @@ func (x *Explorer) CompareBranches(a, b *Branch) Comparison {
 	c.SinceA.At, c.SinceB.At = at.Short(), at.Short()
 	if ok {
 		c.Div, c.Parted = x.Compare(a, b)
+		c.Div = x.pastKnobs(a, b, c.Div)
 	}
 	return c
+}
+
+// pastKnobsCap bounds the events pastKnobs reads on each branch.
+const pastKnobsCap = 1 << 21
+
+// pastKnobs is the first divergence that is not a fork's own knob
+// marker ("from here on: late_ack=accept"): what the knob changed, the
+// refused ack that becomes an accepted one. If the branches never differ
+// again within pastKnobsCap events, d stands.
+func (x *Explorer) pastKnobs(a, b *Branch, d Divergence) Divergence {
+	knob := func(e *Entry) bool { return e != nil && e.Event.Kind == EvKnob }
+	if !knob(d.A) && !knob(d.B) {
+		return d
+	}
+	same := func(a, b Event) bool {
+		a.Pos, b.Pos = 0, 0
+		return a == b
+	}
+	if e, ok := x.CompareFrom(a, b, CompareOptions{From: d.Pos, Limit: pastKnobsCap, Same: same}); ok {
+		return e
+	}
+	return d
 }

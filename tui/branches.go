@@ -27,15 +27,15 @@ func (k branchKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortH
 
 func branchKeyMap() branchKeys {
 	return branchKeys{scrollKeyMap: scrollKeyMap{
-		Up:     binding([]string{"up", "k"}, "↑/k", "previous branch"),
-		Down:   binding([]string{"down", "j", "tab"}, "↓/j", "next branch"),
-		Choose: binding([]string{"enter"}, "enter", "switch to it"),
+		Up:     binding([]string{"up", "k"}, "↑/k", "previous"),
+		Down:   binding([]string{"down", "j", "tab"}, "↓/j", "next"),
+		Choose: binding([]string{"enter"}, "enter", "switch"),
 		Close:  binding([]string{"esc", "q"}, "esc", "close"),
 	},
 		MarkA:   binding([]string{"a"}, "a", "mark A"),
 		MarkB:   binding([]string{"b"}, "b", "mark B"),
-		Compare: binding([]string{"c"}, "c", "compare A with B"),
-		Delete:  binding([]string{"d", "delete"}, "d", "delete it"),
+		Compare: binding([]string{"c"}, "c", "compare"),
+		Delete:  binding([]string{"d", "delete"}, "d", "delete"),
 		Undo:    binding([]string{"u"}, "u", "undo delete"),
 	}
 }
@@ -318,11 +318,11 @@ func undoDelete(m *Model) tea.Cmd {
 // View lists the branches, two lines each, keeping the row in view.
 func (l branchList) View() string {
 	st := l.st
-	head := "  enter switches (same clock) · a/b mark A/B · c compares · d deletes"
+	under := ""
 	if l.undo != "" {
-		head += " · u brings back " + l.undo
+		under = st.Dim.Render("u brings back " + l.undo)
 	}
-	out := []string{st.PaneTitle.Render("Branches") + head, ""}
+	out := []string{st.PaneTitle.Render("Branches") + "  enter switches (same clock) · a/b mark A/B · c compares · d deletes", under}
 	for i, b := range l.branches {
 		mark := "  "
 		if i == l.row {

@@ -140,7 +140,6 @@ func compareJob(x *engine.Explorer, s *snap, sel int32, a, b *engine.Branch) exp
 		c.cmp = x.CompareBranches(a, b)
 		c.div = c.cmp.Div
 		if c.cmp.Parted {
-			c.div = pastKnobs(x, a, b, c.div)
 			e := c.div.A
 			if e == nil {
 				e = c.div.B
@@ -285,21 +284,6 @@ func (c compareView) View() string {
 	return strings.Join(append(out, ls...), "\n")
 }
 
-// pastKnobs is the first divergence that is not a fork's own knob
-// marker ("from here on: late_ack=accept"): what the knob changed, the
-// refused ack that becomes an accepted one. If the branches never differ
-// again within compareScanCap events, d stands.
-func pastKnobs(x *engine.Explorer, a, b *engine.Branch, d engine.Divergence) engine.Divergence {
-	knob := func(e *engine.Entry) bool { return e != nil && e.Event.Kind == engine.EvKnob }
-	if !knob(d.A) && !knob(d.B) {
-		return d
-	}
-	if e, ok := x.CompareFrom(a, b, engine.CompareOptions{From: d.Pos, Limit: compareScanCap, Same: sameEvent}); ok {
-		return e
-	}
-	return d
-}
-
 // partedCap bounds the events read to find where a branch parts from main:
 // a branch switch reads them at once.
 const partedCap = 1 << 15
@@ -322,12 +306,6 @@ func partedFromMain(x *engine.Explorer, b *engine.Branch) engine.Time {
 		}
 	}
 	return path[1].ForkAt
-}
-
-// sameEvent is whether two events are the same, their place aside.
-func sameEvent(a, b engine.Event) bool {
-	a.Pos, b.Pos = 0, 0
-	return a == b
 }
 
 // sameBeat is whether two events are the same beat of the story: the same
