@@ -24,13 +24,15 @@ func (k closeKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Close} }
 // FullHelp is the screen's one key.
 func (k closeKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
-// The comparison's columns: the row labels, and four value columns (A in
-// all and since the fork, B the same) and B − A, each between
-// compareColMin and compareColMax wide.
+// The comparison's columns: the row labels, four value columns (A in
+// all and since the fork, B the same) each between compareColMin and
+// compareColMax wide, and B − A.
 const (
 	compareLabelW = 20
 	compareColMin = 10
 	compareColMax = 14
+	compareDiffW  = 7
+	compareGaps   = 18 // the row's mark, and the spaces between columns
 )
 
 // compareView sets two branches side by side: the totals and the figures
@@ -361,7 +363,7 @@ func ownFork(b *engine.Branch) (own, from string) {
 
 // colW is the width of each value column.
 func (c compareView) colW() int {
-	return max(compareColMin, min(compareColMax, (c.width-4-compareLabelW)/5-1))
+	return max(compareColMin, min(compareColMax, (c.width-compareGaps-compareLabelW-compareDiffW)/4))
 }
 
 // head is what stays on screen above the scrolled lines: A's and B's
@@ -384,14 +386,14 @@ func (c compareView) head() []string {
 	}
 	cw := c.colW()
 	pair := func(s string) string {
-		w := 2*cw + 1
+		w := 2*cw + 2
 		s = " " + s + " "
 		pad := max(0, w-lipgloss.Width(s))
 		return strings.Repeat("─", pad/2) + s + strings.Repeat("─", pad-pad/2)
 	}
 	out = append(out,
-		"  "+st.Header.Render(fmt.Sprintf("%-*s %s  %s", compareLabelW, "", pair("A"), pair("B"))),
-		"  "+st.Header.Render(fmt.Sprintf("%-*s %*s %*s  %*s %*s  %*s", compareLabelW, "", cw, "in all", cw, "since fork", cw, "in all", cw, "since fork", cw, "B − A")))
+		"  "+st.Header.Render(fmt.Sprintf("%-*s %s   %s", compareLabelW, "", pair("A"), pair("B"))),
+		"  "+st.Header.Render(fmt.Sprintf("%-*s %*s  %*s   %*s  %*s %*s", compareLabelW, "", cw, "in all", cw, "since fork", cw, "in all", cw, "since fork", compareDiffW, "B − A")))
 	return out
 }
 
@@ -416,7 +418,7 @@ func (c compareView) lines() []string {
 		if hasSince {
 			ssa, ssb = f(sa), f(sb)
 		}
-		s := fmt.Sprintf("%-*s %*s %*s  %*s %*s  %*s", compareLabelW, label, cw, f(va), cw, ssa, cw, f(vb), cw, ssb, cw, diff)
+		s := fmt.Sprintf("%-*s %*s  %*s   %*s  %*s %*s", compareLabelW, label, cw, f(va), cw, ssa, cw, f(vb), cw, ssb, compareDiffW, diff)
 		if va != vb || hasSince && sa != sb {
 			return st.Warn.Render("≠ " + s)
 		}
@@ -424,7 +426,7 @@ func (c compareView) lines() []string {
 	}
 	// a row of words: A's over A's two columns, B's over B's
 	text := func(label, va, vb string) []string {
-		w := 2*cw + 1
+		w := 2*cw + 2
 		la, lb := wrap(va, w), wrap(vb, w)
 		var ls []string
 		for i := 0; i < max(len(la), len(lb)); i++ {
@@ -439,7 +441,7 @@ func (c compareView) lines() []string {
 			if i == 0 {
 				lab = label
 			}
-			s := fmt.Sprintf("%-*s %*s  %*s", compareLabelW, lab, w, pa, w, pb)
+			s := fmt.Sprintf("%-*s %*s   %*s", compareLabelW, lab, w, pa, w, pb)
 			if va != vb {
 				ls = append(ls, st.Warn.Render("≠ "+s))
 			} else {
