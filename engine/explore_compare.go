@@ -134,34 +134,33 @@ type Since struct {
 }
 
 // SinceFrom plays branch b from event pos to its end and counts what
-// happened from there on. The oldest age is read before each event, as
-// the summary's is when the oldest message leaves, and at the end; from
-// event 0 every figure equals the summary's.
+// happened from there on: the counters' growth, and the oldest age as the
+// summary reads it (the oldest message's age as it leaves, and at the
+// end) over the moments from pos on. From event 0 every figure equals
+// the summary's.
 func (x *Explorer) SinceFrom(b *Branch, pos int64) Since {
 	k := x.walkerAt(b, pos)
 	w := k.w
 	s0, lost0 := w.Stats, w.States().Lost
 	out := Since{From: w.Pos, At: w.Now.Short()}
-	p, held := w.truth.oldestPublished()
-	var oldest Duration
+	// the walker's world is its own: its running maximum restarts here,
+	// and carries over where the walk crosses into a fork's own line
+	w.Stats.MaxOldestAge = 0
 	for {
-		var t Time
-		got := false
-		ok := k.step(sinkFunc(func(_ *World, e *Event, _ *Decision) {
-			if !got {
-				t, got = e.T, true
-			}
-		}))
-		if got && held {
-			oldest = max(oldest, t-p)
+		for k.seg+1 < len(k.path) && k.w.Pos == k.path[k.seg+1].ForkPos {
+			m := k.w.Stats.MaxOldestAge
+			k.seg++
+			k.w = k.path[k.seg].clone(k.path[k.seg].cps[0])
+			k.w.Stats.MaxOldestAge = m
 		}
-		if !ok {
+		x.tick()
+		if !k.w.Step(nil) {
 			break
 		}
-		p, held = k.w.truth.oldestPublished()
 	}
 	w = k.w
-	if held {
+	oldest := w.Stats.MaxOldestAge
+	if p, ok := w.truth.oldestPublished(); ok {
 		oldest = max(oldest, w.Stats.LastEvent-p)
 	}
 	out.Messages = w.Stats.Published - s0.Published

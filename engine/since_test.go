@@ -84,3 +84,60 @@ func TestCompareBranchesSinceFork(t *testing.T) {
 		c.A.DuplicateEffects, c.SinceA.DuplicateEffects, c.A.DLQ, c.SinceA.DeadLettered,
 		c.B.DuplicateEffects, c.SinceB.DuplicateEffects, c.B.DLQ, c.SinceB.DeadLettered, c.SinceA.MaxOldestAgeS, c.SinceB.MaxOldestAgeS)
 }
+
+// BenchmarkCompareBranches: thursday with 100,000 orders (1.3 M events),
+// forked at 19:52 to a 60 s timeout, both branches compared from the
+// fork: each played to its end once, then each read again from the fork
+// for the figures since it. Fresh explorers each time, so nothing is
+// known yet.
+func BenchmarkCompareBranches(b *testing.B) {
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		b.Fatal(err)
+	}
+	at, _ := engine.ParseClock("19:52:00")
+	for b.Loop() {
+		b.StopTimer()
+		x, err := engine.NewExplorer(spec, spec.Seed, []engine.Setting{{Knob: "orders", Value: "100000"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		main := x.Branch()
+		x.SeekTime(at)
+		vt, err := x.Fork(engine.ForkOptions{Pos: x.Pos(), At: x.World().Now, Set: []engine.Setting{{Knob: "visibility_timeout", Value: "60s"}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		c := x.CompareBranches(main, vt)
+		if !c.Parted {
+			b.Fatal("the 60 s fork never differs")
+		}
+	}
+}
+
+// A walk from event 0 on a fork of a fork crosses both forks and still
+// counts as the summary does.
+func TestSinceFromAcrossForks(t *testing.T) {
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.NewExplorer(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b *engine.Branch
+	for _, f := range []struct{ at, value string }{{"19:45:00", "60s"}, {"19:52:00", "90s"}} {
+		at, _ := engine.ParseClock(f.at)
+		x.SeekTime(at)
+		if b, err = x.Fork(engine.ForkOptions{Pos: x.Pos(), At: x.World().Now, Set: []engine.Setting{{Knob: "visibility_timeout", Value: f.value}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, since := x.Summary(b), x.SinceFrom(b, 0)
+	if since.Effects != s.Effects || since.DuplicateEffects != s.DuplicateEffects || since.Lost != s.Lost || since.MaxOldestAgeS != s.MaxOldestAgeS || since.Deliveries != s.Deliveries {
+		t.Fatalf("since event 0 on a fork of a fork: %+v; summary: effects %d dups %d lost %d oldest %.3f deliveries %d",
+			since, s.Effects, s.DuplicateEffects, s.Lost, s.MaxOldestAgeS, s.Deliveries)
+	}
+}
