@@ -141,3 +141,29 @@ func TestSinceFromAcrossForks(t *testing.T) {
 			since, s.Effects, s.DuplicateEffects, s.Lost, s.MaxOldestAgeS, s.Deliveries)
 	}
 }
+
+// A branch forked from another explorer's copy of a branch (a job's
+// clone forking the live explorer's) keeps its ancestry when cloned: its
+// parent is the clone's branch of that ID, not none ("the lesson's run"),
+// so its path and share code keep their first forks.
+func TestCloneKeepsForeignParent(t *testing.T) {
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.NewExplorer(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Step(10)
+	if _, err := x.Fork(engine.ForkOptions{Name: "first", Pos: x.Pos(), At: x.World().Now, Set: []engine.Setting{{Knob: "late_ack", Value: "accept"}}}); err != nil {
+		t.Fatal(err)
+	}
+	x.Step(5)
+	b := engine.ForkForeign(x, x.Clone())
+	c := x.Clone()
+	got := c.Branches()[len(c.Branches())-1]
+	if got.Name != b.Name || got.Parent == nil || got.Parent != c.Branches()[1] || got.Parent.Parent != c.Branches()[0] {
+		t.Fatalf("cloned, %s's path is %d long", got.Name, len(got.Path()))
+	}
+}
