@@ -173,8 +173,8 @@ func (l *branchList) answer(m *Model, k tea.KeyMsg) tea.Cmd {
 		l.a, l.b = book.marked(m.x)
 		m.flash = "B is " + branchPath(bs[row]) + ": a marks A, c compares them"
 		return nil
-	case key.Matches(k, l.keys.Compare):
-		a, b, news := comparePair(m)
+	case key.Matches(k, l.keys.Compare): // the row stands for the branch on screen
+		a, b, news := comparePairWith(m, bs[row])
 		if a == nil {
 			m.flash = news
 			return nil

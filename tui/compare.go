@@ -63,9 +63,14 @@ type compareView struct {
 // (A), passing over a hunt's steps to the branch hunted; on main, main
 // and the newest branch. news says why there is nothing to compare.
 func comparePair(m *Model) (a, b *engine.Branch, news string) {
+	return comparePairWith(m, m.x.Branch())
+}
+
+// comparePairWith is comparePair with cur in the place of the branch on
+// screen: the branch list's row.
+func comparePairWith(m *Model, cur *engine.Branch) (a, b *engine.Branch, news string) {
 	x := m.x
 	ma, mb := m.book.marked(x)
-	cur := x.Branch()
 	switch {
 	case ma != nil && mb != nil && ma != mb:
 		return ma, mb, ""
