@@ -299,9 +299,10 @@ func undoDelete(m *Model) tea.Cmd {
 		if book.hasB && book.b == d.id {
 			book.b = newID
 		}
-		row := m.branches.row
 		m.branches = newBranchList(m.common, m.x, book)
-		m.branches.row = row
+		if nb := byID(m.x, newID); nb != nil {
+			m.branches.row = branchIndex(m.x, nb) // on the branch brought back
+		}
 		m.state = stateBranches
 		if d.current {
 			m.at = max(d.at, m.x.World().Now)
