@@ -32,7 +32,7 @@ const (
 	compareColMin = 10
 	compareColMax = 14
 	compareDiffW  = 7
-	compareGaps   = 18 // the row's mark, and the spaces between columns
+	compareGaps   = 11 // the row's mark ("≠ "), and the spaces between columns
 )
 
 // compareView sets two branches side by side: the totals and the figures
