@@ -523,11 +523,12 @@ func (c compareView) lines() []string {
 
 // sinceWords says what the since-the-fork columns count.
 func (c compareView) sinceWords() string {
+	const others = " To compare other branches, mark them a and b in the branch list (b)."
 	if !c.cmp.Parted && c.cmp.From == 0 {
-		return "A and B are one history: since fork counts from the start."
+		return "A and B are one history: since fork counts from the start." + others
 	}
 	return fmt.Sprintf("≠ marks a row where A and B differ. Since fork counts what happened from event %d (%s) on, where A and B part; in all adds what both did before it. Dead letters: in the queue at the end, and moved there since the fork. Lost since the fork: lost at the end less lost at the fork.",
-		c.cmp.From, c.cmp.At.Short())
+		c.cmp.From, c.cmp.At.Short()) + others
 }
 
 // divergence is where A and B first differ, in sentences: when, to which
