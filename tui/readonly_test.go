@@ -59,8 +59,9 @@ var readOnlyActions = [][]string{
 }
 
 // randomTree forks r's choice of branches of m's explorer at random
-// events with random knob changes, then puts the cursor on a random
-// branch at a random event and selects a published message.
+// events with random knob changes or a decision's other outcome, then
+// puts the cursor on a random branch at a random event and selects a
+// published message.
 func randomTree(t *testing.T, m Model, r *rand.Rand) Model {
 	t.Helper()
 	x := m.x
@@ -72,12 +73,24 @@ func randomTree(t *testing.T, m Model, r *rand.Rand) Model {
 		x.End()
 		pos := b.ForkPos + 1 + r.Int64N(max(1, x.Pos()-b.ForkPos-1))
 		x.Goto(pos)
+		if r.IntN(3) == 0 { // a forced decision: the next one's other outcome
+			if e, ok := x.NextDecision(); ok && e.Decision != nil {
+				d := e.Decision
+				v := d.Lo
+				if v == d.Value {
+					v = d.Hi
+				}
+				x.Goto(d.Pos)
+				_, _ = x.Fork(engine.ForkOptions{Pos: d.Pos, At: x.World().Now, Override: &engine.DecisionOverride{Index: d.Index, Value: v}}) // refused: a smaller tree
+			}
+			continue
+		}
 		k := knobs[r.IntN(len(knobs))]
 		st, err := engine.ParseSetting(k[0] + "=" + k[1])
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _ = x.Fork(engine.ForkOptions{Pos: x.Pos(), At: x.World().Now, Set: []engine.Setting{st}}) // a refusal leaves a smaller tree
+		_, _ = x.Fork(engine.ForkOptions{Pos: x.Pos(), At: x.World().Now, Set: []engine.Setting{st}}) // refused: a smaller tree
 	}
 	bs := x.Branches()
 	x.Switch(bs[r.IntN(len(bs))])
@@ -107,8 +120,13 @@ func TestReadingNeverWrites(t *testing.T) {
 		var keys []string
 		for range 2 + r.IntN(5) {
 			a := readOnlyActions[r.IntN(len(readOnlyActions))]
-			keys = append(keys, a...)
-			m = press(m, a...)
+			keys = append(keys, a[0])
+			m = press(m, a[0])
+			if m.state == stateMain { // no screen opened (news instead): the
+				continue // rest would be the main view's keys, ↓ a selection
+			}
+			keys = append(keys, a[1:]...)
+			m = press(m, a[1:]...)
 			if m.state != stateMain {
 				t.Fatalf("trial %d: after %v the screen is %s, not the main view", trial, keys, m.state)
 			}
@@ -127,5 +145,25 @@ func TestReadingNeverWrites(t *testing.T) {
 		if fmt.Sprint(after.hashes) != fmt.Sprint(before.hashes) {
 			t.Errorf("trial %d: %v changed what the codes reopen to:\nbefore %v\nafter  %v", trial, keys, before.hashes, after.hashes)
 		}
+	}
+}
+
+// The random trees are trees: some have forks of forks and forced
+// decisions, so that the property is tested on more than main.
+func TestRandomTreesBranch(t *testing.T) {
+	deep, forced := 0, 0
+	for trial := range 12 {
+		m := randomTree(t, start(t), rand.New(rand.NewPCG(uint64(trial), 23)))
+		for _, b := range m.x.Branches() {
+			if len(b.Path()) > 2 {
+				deep++
+			}
+			if b.Override != nil {
+				forced++
+			}
+		}
+	}
+	if deep == 0 || forced == 0 {
+		t.Fatalf("over 12 trees: %d forks of forks, %d forced decisions", deep, forced)
 	}
 }
