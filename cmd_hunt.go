@@ -17,7 +17,7 @@ import (
 
 var huntCommand = command{
 	name:     "hunt",
-	synopsis: "inflight hunt ID --property NAME [flags]",
+	synopsis: "inflight hunt ID --property NAME [flags] | --code CODE --property NAME",
 	summary:  "search decisions and faults for a run that breaks a property",
 	help: `Usage of inflight hunt ID --property NAME:
 Forces every single decision and fault in turn (depth 1), then pairs and
@@ -26,6 +26,10 @@ for a run that breaks the incident's property NAME. Exit 1 when one is
 found (its share code reproduces it), 0 when none is, 2 on bad input.
 Its memory (checkpoints, branches in play, the frontier) is bounded by
 --max-memory-mb: a hunt past it is refused or stopped in one line, exit 1.
+With --code it hunts the branch a share code names, as the explorer's x
+does: only what happens from the branch's last fork on is judged (a
+duplicate from before the fork does not count), and only decisions after
+it are forced.
 `,
 	options: func() options { return &huntOptions{} },
 }
@@ -37,6 +41,7 @@ type huntOptions struct {
 	budget    int
 	faults    string
 	decisions string
+	code      string
 }
 
 func (o *huntOptions) flags(fs *pflag.FlagSet) {
@@ -47,6 +52,7 @@ func (o *huntOptions) flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.budget, "budget", 20000, "try at most this many branches")
 	fs.StringVar(&o.faults, "faults", "on", "force crashes and wedged calls too: on or off")
 	fs.StringVar(&o.decisions, "decisions", "env", "which decisions: env (faults, workers, latencies) or all (the handler's and broker's too)")
+	fs.StringVar(&o.code, "code", "", "hunt the branch this share code names, judged from its last fork on")
 }
 
 func (o *huntOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
@@ -54,16 +60,32 @@ func (o *huntOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if id == "" && o.file == "" {
-		return usageErr("hunt: which incident? (incidents: %s)", strings.Join(incidents.IDs(), ", "))
+	var spec *engine.Spec
+	var seed uint64
+	var set []engine.Setting
+	var code engine.Code
+	if o.code != "" {
+		if id != "" || fs.Changed("set") || fs.Changed("seed") {
+			return usageErr("hunt --code: the code names the incident, seed and changes; give no ID, --set or --seed")
+		}
+		if spec, code, err = specForCode(o.code, o.file); err != nil {
+			return err
+		}
+		seed, set = code.Seed, code.Set
+	} else {
+		if id == "" && o.file == "" {
+			return usageErr("hunt: which incident? (incidents: %s)", strings.Join(incidents.IDs(), ", "))
+		}
+		if spec, seed, set, err = o.resolve(fs, id); err != nil {
+			return err
+		}
 	}
-	spec, seed, set, err := o.resolve(fs, id)
+	at, hasAt, err := o.check(spec)
 	if err != nil {
 		return err
 	}
-	at, _, err := o.check(spec)
-	if err != nil {
-		return err
+	if n := len(code.Forks); n > 0 && !hasAt {
+		at = code.Forks[n-1].At // from the branch's own fork
 	}
 	prop, err := propertyOf(spec, o.property)
 	if err != nil {
@@ -86,7 +108,13 @@ func (o *huntOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	defer backstop(mem)()
 	acct := engine.NewAccount(engine.Limits{Bytes: mem, BytesFlag: "--max-memory-mb"}, nil)
 	acct.Of = "the hunt"
-	opts := hunt.Options{Spec: spec, Seed: seed, Set: set, From: at, Property: prop,
+	if o.code != "" {
+		// a code that does not reproduce its incident would hunt another run
+		if _, err := runCode(spec, code, nil, engine.Budget{Events: engine.DefaultBudget.Events, Bytes: mem, BytesFlag: "--max-memory-mb"}); err != nil {
+			return err
+		}
+	}
+	opts := hunt.Options{Spec: spec, Seed: seed, Set: set, Forks: code.Forks, From: at, Property: prop,
 		Depth: o.depth, Budget: o.budget, Faults: o.faults == "on", All: o.decisions == "all", Account: acct}
 	var prog *progressLine
 	if o.format == "text" {
@@ -141,7 +169,12 @@ func propertyOf(spec *engine.Spec, name string) (*engine.Property, error) {
 func printHunt(w io.Writer, r *hunt.Result, depth int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "property  %s: %s\n", r.Property, r.Words)
+	if r.After != "" {
+		fmt.Fprintf(&b, "judged    after %s, the branch's fork: what went wrong before it does not count\n", r.After)
+	}
 	switch {
+	case r.Unforced && r.After != "":
+		fmt.Fprintf(&b, "broken    by the branch as it stands, after its fork, nothing forced (no search needed)\n")
 	case r.Unforced:
 		fmt.Fprintf(&b, "broken    by the run as it stands, nothing forced (no search needed)\n")
 	case r.Found:
@@ -168,7 +201,9 @@ func printHunt(w io.Writer, r *hunt.Result, depth int) error {
 		space += fmt.Sprintf("; %d random schedule%s", r.Random, plural(r.Random))
 	}
 	fmt.Fprintf(&b, "branches  %d tried%s\n", r.Tried, space)
-	if !r.Found {
+	if !r.Found && r.After != "" {
+		fmt.Fprintf(&b, "not found: no branch up to depth %d breaks %s after %s\n", depth, r.Property, r.After)
+	} else if !r.Found {
 		fmt.Fprintf(&b, "not found: no branch up to depth %d breaks %s\n", depth, r.Property)
 	}
 	_, err := io.WriteString(w, b.String())

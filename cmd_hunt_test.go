@@ -84,3 +84,39 @@ func TestValidateChecksPropertyFigures(t *testing.T) {
 		t.Errorf("exit %d, stdout %q", code, out)
 	}
 }
+
+// hunt --code hunts the branch a share code names as x does: judged from
+// its last fork on, and says so. On thursday's 60 s fork at 19:52:00 the
+// duplicates before the fork do not count; a crash after order 14's email
+// leaves does.
+func TestHuntCodeJudgesFromTheFork(t *testing.T) {
+	const code = "thursday@1/p178@19:52:00;visibility_timeout=60s#178.62cae6bd~2;n1=v60"
+	out, errOut, exit := runCLI("hunt", "--code", code, "--property", "one-email", "--depth", "1")
+	for _, want := range []string{
+		"judged    after 19:52:00 #178, the branch's fork: what went wrong before it does not count\n",
+		"broken    by a branch forcing 1 fault\n",
+		"got order 14: effects 2\n",
+		"code      thursday@1/p178@19:52:00;visibility_timeout=60s/p181@19:52:00;fault=after_effect:14.1#",
+	} {
+		if exit != 1 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, stdout lacks %q:\n%s%s", exit, want, out, errOut)
+		}
+	}
+	out, _, exit = runCLI("hunt", "--code", code, "--property", "one-email", "--depth", "1", "--faults", "off", "--budget", "567")
+	if exit != 0 || !strings.HasSuffix(out, "the depth-1 space (567 branches) was exhausted\nnot found: no branch up to depth 1 breaks one-email after 19:52:00 #178\n") {
+		t.Errorf("latencies alone: exit %d:\n%s", exit, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hunt", "thursday", "--code", code, "--property", "one-email"}, "inflight: hunt --code: the code names the incident, seed and changes; give no ID, --set or --seed"},
+		{[]string{"hunt", "--code", code, "--property", "one-email", "--at", "19:51:00"}, "inflight: a hunt on a branch starts at or after its last fork (19:52:00), not 19:51:00"},
+		{[]string{"hunt", "--code", strings.Replace(code, "62cae6bd", "62cae6be", 1), "--property", "one-email"}, "does not match"},
+	} {
+		_, errOut, exit := runCLI(c.args...)
+		if exit != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2, %q", c.args, exit, errOut, c.want)
+		}
+	}
+}

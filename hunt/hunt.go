@@ -20,7 +20,9 @@ type Options struct {
 	Set  []engine.Setting // knob changes, from the start
 	// Forks are the branch hunted: the forks from the incident's own line
 	// to it (a share code's), each applied at its event as the explorer
-	// does. From must not come before the last of them.
+	// does. From must not come before the last of them. On a branch the
+	// property is judged from the last fork's event on: what went wrong
+	// before it (a duplicate the fix came too late for) does not count.
 	Forks    []engine.CodeFork
 	From     engine.Time // decisions before this moment are not forced
 	Property *engine.Property
@@ -85,10 +87,14 @@ type Forced struct {
 
 // Result is what a hunt found, or that it found nothing.
 type Result struct {
-	Property  string   `json:"property"`
-	Words     string   `json:"words"`
-	Found     bool     `json:"found"`
-	Unforced  bool     `json:"unforced"` // the run as it stands breaks it: nothing was searched
+	Property string `json:"property"`
+	Words    string `json:"words"`
+	Found    bool   `json:"found"`
+	Unforced bool   `json:"unforced"` // the run as it stands breaks it: nothing was searched
+	// After, on a branch, is its fork's moment ("19:52:00 #178"): the
+	// property was judged on what happened from there on, the forced
+	// decisions all come after it. Empty: the whole run was judged.
+	After     string   `json:"after,omitempty"`
 	Broken    []Broken `json:"broken,omitempty"`
 	Forced    []Forced `json:"forced,omitempty"`
 	Code      string   `json:"code,omitempty"`
@@ -112,7 +118,10 @@ func Hunt(o Options) (*Result, error) {
 	o = s.o
 	decs := s.decs
 	res := &Result{Property: o.Property.Name, Words: o.Property.Words}
-	if b := verdict(s.decWorld, o.Property, &s.baseSum, s.baseFacts()); len(b) > 0 {
+	if s.judge != nil {
+		res.After = s.judge.moment()
+	}
+	if b := verdict(s.decWorld, o.Property, &s.baseSum, s.baseFacts(), s.judge, len(s.redrives) > 0); len(b) > 0 {
 		res.Found, res.Unforced, res.Broken = true, true, b
 		res.Code = s.code(nil)
 		return res, nil

@@ -15,6 +15,8 @@ type line struct {
 	out    outcome
 	record bool
 	passed map[passKey]bool // fault points passed, while recording
+	// redriven: the DLQ was redriven after the branch's fork (judged from it)
+	redriven bool
 }
 
 // open forks n from its checkpoint, its forced faults and first forced
@@ -23,7 +25,7 @@ func (s *searcher) open(n node, record bool) *line {
 	s.mu.Lock()
 	w := n.from.w.Clone()
 	s.mu.Unlock()
-	l := &line{s: s, n: n, w: w, record: record, out: outcome{ok: true}}
+	l := &line{s: s, n: n, w: w, record: record, out: outcome{ok: true}, redriven: n.from.redriven}
 	if s.facts {
 		if n.from.facts != nil {
 			l.f = n.from.facts.clone()
@@ -83,6 +85,9 @@ func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 	if l.f != nil && (e.Msg >= 0 || e.Kind == engine.EvRedrive) {
 		l.f.event(e)
 	}
+	if e.Kind == engine.EvRedrive && l.s.judge != nil && e.Pos >= l.s.judge.from {
+		l.redriven = true
+	}
 	if d == nil {
 		return
 	}
@@ -116,7 +121,7 @@ func (s *searcher) play(n node, record bool) outcome {
 		l.out.ok = false
 	}
 	l.out.sum = l.w.Summarize("")
-	l.out.broken = verdict(l.w, s.o.Property, &l.out.sum, l.f)
+	l.out.broken = verdict(l.w, s.o.Property, &l.out.sum, l.f, s.judge, l.redriven)
 	return l.out
 }
 
@@ -170,7 +175,7 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 				last = prev.pos
 			}
 			if sp.take(l.w, last) {
-				prev = &start{w: l.w.Clone(), pos: l.w.Pos}
+				prev = &start{w: l.w.Clone(), pos: l.w.Pos, redriven: l.redriven}
 				if l.f != nil {
 					prev.facts = l.f.clone()
 					sp.extra(l.f.bytes())

@@ -223,4 +223,6 @@ func (m *memory) levelDone() {
 }
 
 // bytes is what a copy of f holds.
-func (f *facts) bytes() int64 { return int64(len(f.effects))*9 + 72 }
+func (f *facts) bytes() int64 {
+	return int64(len(f.effects))*9 + 72 + int64(len(f.pass))*9 + int64(len(f.last))*8
+}

@@ -63,6 +63,8 @@ type start struct {
 	w     *engine.World
 	pos   int64
 	facts *facts
+	// redriven: the line redrove its DLQ between the branch's fork and here
+	redriven bool
 }
 
 type searcher struct {
@@ -84,6 +86,11 @@ type searcher struct {
 	decWorld *engine.World // for DecisionText and DecisionChoices
 	err      error         // Options.Stop's answer that ended the hunt
 	mem      memory
+	// judge, on a branch, judges only what happens from its last fork on
+	// (nil: the whole run); baseRedriven: the base line redrove its DLQ
+	// after the fork
+	judge    *judge
+	redrives []int64 // the base line's redrives from the fork on
 }
 
 type logEvent struct {
@@ -126,6 +133,9 @@ func newSearcher(o Options) (*searcher, error) {
 	if n := len(o.Forks); n > 0 && o.From < o.Forks[n-1].At {
 		return nil, fmt.Errorf("a hunt on a branch starts at or after its last fork (%s), not %s", o.Forks[n-1].At.Short(), o.From.Short())
 	}
+	if n := len(o.Forks); n > 0 {
+		s.judge = newJudge(o.Property, o.Forks[n-1].Pos, o.Forks[n-1].At)
+	}
 	s.decs = s.walkBase()
 	if s.err != nil {
 		return nil, s.err
@@ -164,6 +174,9 @@ func (s *searcher) walkBase() []dec {
 		if s.facts && (e.Msg >= 0 || e.Kind == engine.EvRedrive) {
 			s.log = append(s.log, logEvent{e.Pos, *e})
 		}
+		if e.Kind == engine.EvRedrive && s.judge != nil && e.Pos >= s.judge.from {
+			s.redrives = append(s.redrives, e.Pos)
+		}
 		if d == nil || d.T < s.o.From || d.Pos <= minPos || s.faultsOwn(d, passed) {
 			return
 		}
@@ -172,7 +185,7 @@ func (s *searcher) walkBase() []dec {
 		}
 	})
 	k := 0
-	for s.branchForks(w, &k) && w.Step(rec) {
+	for s.branchForks(w, &k) && s.atFork(w) && w.Step(rec) {
 		if w.Pos&memLook == 0 {
 			if s.err = s.mem.walking(w, len(s.log), decs); s.err != nil {
 				return nil
@@ -200,7 +213,7 @@ func (s *searcher) walkBase() []dec {
 				last = s.cps[n-1].pos
 			}
 			if sp.take(w, last) {
-				s.cps = append(s.cps, &start{w: w.Clone(), pos: w.Pos})
+				s.cps = append(s.cps, &start{w: w.Clone(), pos: w.Pos, redriven: s.redrivenBefore(w.Pos)})
 			}
 		}
 		if s.err = sp.err; s.err != nil {
@@ -219,6 +232,21 @@ func (s *searcher) branchForks(w *engine.World, k *int) bool {
 			s.err = err
 			return false
 		}
+	}
+	return true
+}
+
+// redrivenBefore says whether the base line redrove its DLQ after the
+// fork and before event pos.
+func (s *searcher) redrivenBefore(pos int64) bool {
+	return len(s.redrives) > 0 && s.redrives[0] < pos
+}
+
+// atFork keeps the line's summary at the fork, for judging from it on.
+func (s *searcher) atFork(w *engine.World) bool {
+	if j := s.judge; j != nil && w.Pos == j.from && j.flat == nil {
+		j.sum = w.Summarize("")
+		j.flat = j.sum.Flat()
 	}
 	return true
 }
@@ -255,7 +283,7 @@ func (s *searcher) baseFacts() *facts {
 
 // factsAt is the base line's facts before event pos.
 func (s *searcher) factsAt(pos int64) *facts {
-	f := &facts{}
+	f := &facts{j: s.judge}
 	for i := range s.log {
 		if s.log[i].pos >= pos {
 			break

@@ -49,6 +49,7 @@ type huntList struct {
 	list list.Model
 	made bool // the list was made (the zero list cannot be sized)
 	done outcome
+	note string // on a branch, under the title: what the hunt judges
 }
 
 type propertyItem struct{ p *engine.Property }
@@ -57,8 +58,9 @@ func (i propertyItem) Title() string       { return i.p.Name }
 func (i propertyItem) Description() string { return i.p.Words }
 func (i propertyItem) FilterValue() string { return i.p.Name + " " + i.p.Words }
 
-// newHuntList lists spec's properties, for a hunt from clock at.
-func newHuntList(c common, spec *engine.Spec, at engine.Time) huntList {
+// newHuntList lists spec's properties, for a hunt from clock at; after,
+// on a branch, is its fork's moment, what the hunt judges from.
+func newHuntList(c common, spec *engine.Spec, at engine.Time, after string) huntList {
 	d := list.NewDefaultDelegate()
 	d.Styles = c.st.Item
 	var items []list.Item
@@ -72,6 +74,9 @@ func newHuntList(c common, spec *engine.Spec, at engine.Time) huntList {
 	l.SetFilteringEnabled(false)
 	l.SetShowStatusBar(false)
 	h := huntList{common: c, keys: defaultHuntKeyMap(), list: l, made: true}
+	if after != "" {
+		h.note = "judged after the fork (" + after + "): what came before it does not count"
+	}
 	h.SetSize(c.width, c.height)
 	return h
 }
@@ -81,6 +86,9 @@ func (h *huntList) SetSize(w, hh int) {
 	h.common.SetSize(w, hh)
 	if !h.made {
 		return
+	}
+	if h.note != "" {
+		hh-- // the note's line
 	}
 	h.list.SetSize(max(w, 1), max(hh, 1))
 }
@@ -104,8 +112,15 @@ func (h huntList) Update(msg tea.Msg) (huntList, tea.Cmd) {
 	return h, cmd
 }
 
-// View is the list.
-func (h huntList) View() string { return h.list.View() }
+// View is the list, on a branch with the note under its title.
+func (h huntList) View() string {
+	v := h.list.View()
+	if h.note == "" {
+		return v
+	}
+	title, rest, _ := strings.Cut(v, "\n")
+	return title + "\n" + fitLine(h.st.Dim.Render("   "+h.note), h.width) + "\n" + rest
+}
 
 func (h huntList) selected() (*engine.Property, bool) {
 	it, ok := h.list.SelectedItem().(propertyItem)
@@ -124,9 +139,19 @@ func (m *Model) openHunt() {
 		m.flash = "a hunt on this branch starts at or after its fork (" + c.Forks[len(c.Forks)-1].At.Short() + "): move past it"
 		return
 	}
-	m.hunt, m.state = newHuntList(m.common, m.x.Spec, m.at), stateHunt
+	m.hunt, m.state = newHuntList(m.common, m.x.Spec, m.at, forkMoment(m.x.Code().Forks)), stateHunt
 	b := m.mainView().layout().body
 	m.hunt.SetSize(b.w, b.h)
+}
+
+// forkMoment is the moment a hunt on a branch with these forks judges
+// from, as the hunt says it ("19:52:00 #178"); "" on the lesson's run.
+func forkMoment(forks []engine.CodeFork) string {
+	if len(forks) == 0 {
+		return ""
+	}
+	f := forks[len(forks)-1]
+	return fmt.Sprintf("%s #%d", f.At.Short(), f.Pos)
 }
 
 // updateHunt gives the list the key and starts the hunt it asks for.
@@ -203,6 +228,9 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 	prog := &huntProgress{start: time.Now()}
 	o.Progress = prog.set
 	label := "hunting " + p.Name
+	if after := forkMoment(code.Forks); after != "" {
+		label += " after the fork (" + after + ")"
+	}
 	name := "hunt: " + p.Name
 	var res *hunt.Result
 	var pos int64 // where the cursor goes: just past the first violation
@@ -220,7 +248,9 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 		}
 		res = r
 		if !r.Found || r.Unforced {
-			return x, nil
+			// nothing to open: the job fails so that its clone is not
+			// swapped in and the cursor stays where it was
+			return nil, huntAnswer{r}
 		}
 		x.Switch(x.Branches()[cur]) // the counterexample forks the branch hunted
 		for i, f := range r.Forced {
@@ -253,6 +283,11 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 		}
 	}
 	fail := func(m *Model, err error) {
+		var a huntAnswer
+		if errors.As(err, &a) {
+			m.flash = huntNews(a.r)
+			return
+		}
 		if errors.Is(err, hunt.ErrCancelled) || errors.Is(err, engine.ErrCancelled) {
 			m.flash = "cancelled: " + label
 			return
@@ -271,6 +306,13 @@ func huntAccount(x *engine.Explorer) *engine.Account {
 	a.Pool, a.Of = x.Pool(), "the hunt"
 	return a
 }
+
+// huntAnswer is a hunt's answer that opens nothing (nothing found, or
+// the branch as it stands breaks the property): the job ends as a
+// failure, so the explorer, the cursor and the selection are left alone.
+type huntAnswer struct{ r *hunt.Result }
+
+func (a huntAnswer) Error() string { return huntNews(a.r) }
 
 // violationMsg is the message a counterexample breaks the property on:
 // the broken check's, else the last forced decision's.
@@ -315,11 +357,25 @@ func huntNews(r *hunt.Result) string {
 	for _, c := range r.Broken {
 		got = append(got, c.Got)
 	}
+	after := ""
+	if r.After != "" {
+		after = " after the fork (" + r.After + ")"
+	}
 	switch {
+	case r.Unforced && r.After != "":
+		var said []string
+		for _, c := range r.Broken {
+			if key, _, _ := strings.Cut(c.Check, ":"); c.Msg < 0 && !strings.HasPrefix(key, "message.") {
+				said = append(said, key+" "+c.Got) // "duplicate_effects 1 since the fork (28 in all)"
+			} else {
+				said = append(said, c.Got)
+			}
+		}
+		fmt.Fprintf(&b, "%s is broken after the fork (%s) by the branch as it stands, %s: nothing to search", r.Property, r.After, strings.Join(said, "; "))
 	case r.Unforced:
 		fmt.Fprintf(&b, "%s is broken by the run as it stands (%s): nothing to search", r.Property, strings.Join(got, "; "))
 	case r.Found:
-		fmt.Fprintf(&b, "hunt: %s broken, %s · forced ", r.Property, strings.Join(got, "; "))
+		fmt.Fprintf(&b, "hunt: %s broken%s, %s · forced ", r.Property, after, strings.Join(got, "; "))
 		for i, f := range r.Forced {
 			if i > 0 {
 				b.WriteString("; ")
@@ -328,7 +384,7 @@ func huntNews(r *hunt.Result) string {
 		}
 		fmt.Fprintf(&b, " · %s tried · c compares", plural(r.Tried, "branch", "branches"))
 	default:
-		fmt.Fprintf(&b, "hunt: no branch up to depth %d breaks %s · %s tried", huntDepth, r.Property, plural(r.Tried, "branch", "branches"))
+		fmt.Fprintf(&b, "hunt: no branch up to depth %d breaks %s%s · %s tried", huntDepth, r.Property, after, plural(r.Tried, "branch", "branches"))
 		if r.Exhausted {
 			fmt.Fprintf(&b, ", the depth-%d space (%d) exhausted", r.Depth, r.Space)
 		} else {

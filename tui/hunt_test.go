@@ -211,3 +211,119 @@ func TestHuntStoppedBySessionMemory(t *testing.T) {
 		t.Errorf("the pool holds %d after the hunt, %d before", pool.Used(), held)
 	}
 }
+
+// thursday's 60 s fork at 19:52:00, made as a newcomer makes it: /19:52
+// enter, f, 60s, enter.
+func thursday60(t *testing.T) Model {
+	t.Helper()
+	m := press(typeText(press(start(t), "/"), "19:52"), "enter", "f")
+	m.fork.inputs[knobRow(t, m, "visibility_timeout")].SetValue("60s")
+	m = press(m, "enter")
+	if m.state != stateMain || m.x.Branch().Parent == nil {
+		t.Fatalf("no fork: %s", m.fork.err)
+	}
+	if want := clock(t, "19:52:00"); m.at != want {
+		t.Fatalf("the fork's cursor at %s, want 19:52:00", m.at.Clock())
+	}
+	return m
+}
+
+// x, esc, and a hunt that opens nothing leave the cursor, the selection
+// and the branch tree as they were (they read, never write): on the 60 s
+// fork the clock stays at 19:52:00, not the 19:51:59 of the world's last
+// event, and no clone is swapped in.
+func TestHuntLeavesCursor(t *testing.T) {
+	m := thursday60(t)
+	m = press(m, "down") // a selection to keep
+	type view struct {
+		at   engine.Time
+		pos  int64
+		sel  int32
+		code string
+		n    int
+		x    *engine.Explorer
+	}
+	look := func(m Model) view {
+		return view{m.at, m.x.Pos(), m.sel, m.x.Code().String(), len(m.x.Branches()), m.x}
+	}
+	before := look(m)
+	for _, c := range []struct {
+		name string
+		keys []string
+		news string
+	}{
+		{"x esc", []string{"x", "esc"}, ""},
+		{"x x", []string{"x", "x"}, ""},
+		// no-duplicate: order 13's third email, sent at 19:52 on a lease
+		// taken before the fork, is a duplicate after it
+		{"x no-duplicate", []string{"x", "down", "enter"}, "no-duplicate is broken after the fork (19:52:00 #178) by the branch as it stands, duplicate_effects 1 since the fork (28 in all): nothing to search"},
+	} {
+		m = press(m, c.keys...)
+		if m.state != stateMain {
+			t.Fatalf("%s: state %s", c.name, m.state)
+		}
+		if got := look(m); got != before {
+			t.Errorf("%s: cursor, selection or tree moved: %+v, was %+v", c.name, got, before)
+		}
+		if c.news != "" && m.flash != c.news {
+			t.Errorf("%s: news %q, want %q", c.name, m.flash, c.news)
+		}
+		if !strings.Contains(m.View(), "19:52:00") {
+			t.Errorf("%s: the header lost 19:52:00:\n%s", c.name, m.View())
+		}
+	}
+	// esc while the hunt runs (held at its start, so it provably runs)
+	m = press(m, "x")
+	m, release := gated(m)
+	m, _ = send(t, m, "enter")
+	j := m.jobs.cur
+	if j == nil || !strings.Contains(m.View(), "hunting one-email after the fork (19:52:00 #178)") {
+		t.Fatalf("no hunt running on the fork:\n%s", m.View())
+	}
+	m, _ = send(t, m, "esc")
+	release()
+	<-j.done
+	nm, _ := m.Update(jobDoneMsg{id: j.id})
+	if m = nm.(Model); look(m) != before || !strings.Contains(m.flash, "cancelled: hunting one-email") {
+		t.Errorf("x enter esc: %+v, was %+v; news %q", look(m), before, m.flash)
+	}
+}
+
+// On the 60 s fork the hunt judges one-email from the fork on: the 27
+// duplicates before 19:52:00 do not count, so it searches, and a worker
+// crash after order 14's email leaves (the first order leased after the
+// fork) breaks it. The list's title says what it judges.
+func TestHuntOnThursday60(t *testing.T) {
+	m := thursday60(t)
+	parent := m.x.Code().String()
+	m = press(m, "x")
+	if v := m.View(); !strings.Contains(v, "after the fork (19:52:00 #178)") {
+		t.Errorf("the list does not say it judges after the fork:\n%s", v)
+	}
+	m = press(m, "enter")
+	b := m.x.Branch()
+	if b.Name != "hunt: one-email" || b.Parent == nil || !strings.HasPrefix(m.x.Code().String(), strings.Split(parent, "#")[0]+"/") {
+		t.Fatalf("branch %q, code %s, want hunt: one-email from the fork %s; news %q", b.Name, m.x.Code(), parent, m.flash)
+	}
+	for _, want := range []string{"one-email broken after the fork (19:52:00 #178)", "order 14: effects 2", "crashes after the email leaves"} {
+		if !strings.Contains(m.flash, want) {
+			t.Errorf("news %q lacks %q", m.flash, want)
+		}
+	}
+}
+
+// TestHuntForkGolden pins the property list on thursday's 60 s fork, its
+// note saying the hunt judges from the fork on: update with
+// go test ./tui -run TestHuntForkGolden -update
+func TestHuntForkGolden(t *testing.T) {
+	keys := []string{"/", "1", "9", ":", "5", "2", "enter", "f", "6", "0", "s", "enter", "x"}
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			v := viewAfterOn(t, Options{}, size[0], size[1], keys...)
+			if !strings.Contains(v, "judged after the fork (19:52:00 #178): what came before it does not count") {
+				t.Errorf("no note:\n%s", v)
+			}
+			golden.RequireEqual(t, []byte(v))
+		})
+	}
+}
