@@ -288,7 +288,10 @@ func ParseCode(s string) (Code, error) {
 	if len(s) > MaxCodeLen {
 		return bad("%d bytes; a share code has at most %d", len(s), MaxCodeLen)
 	}
-	s = strings.TrimSpace(s)
+	// A code holds no whitespace (a name's spaces are %20): what a copy of
+	// a code wrapped over lines brings along, its line breaks and the
+	// next line's indent, is dropped, so the code opens as it was shown.
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }), "")
 	if n := strings.Count(s, "/"); n > MaxCodeForks {
 		return bad("%d forks; a share code has at most %d", n, MaxCodeForks)
 	}

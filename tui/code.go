@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -71,29 +73,114 @@ func (c codeView) Update(msg tea.Msg) (codeView, tea.Cmd) {
 	return c, nil
 }
 
-// View is the code, wrapped to the width, and how to open it: over SSH
-// when the explorer runs under serve (attendees have ssh, not inflight).
+// View is the code and how to open it (over SSH when the explorer runs
+// under serve: attendees have ssh, not inflight), each on lines of its
+// own and never cut. Where one is wider than the screen it goes on over
+// the next lines: a code holds no whitespace (a name's spaces are %20), so
+// ParseCode drops the line breaks and indentation a terminal copy brings
+// with it, and the command's quote spans its lines, so a shell passes the
+// pieces as one argument. A screen line is never a soft wrap of the
+// terminal's (the renderer ends each with a newline), so no width makes
+// the pieces join by themselves.
 func (c codeView) View() string {
 	code, st := c.code, c.st
-	out := []string{
-		st.PaneTitle.Render("Share this moment"), "",
-		"The code names the incident, the seed, every fork on this branch and its name,",
-		"the cursor, the clock on screen and the selected message:", "",
-		"  " + st.Clock.Render(ansi.Hardwrap(code, max(10, c.width-4), false)), "",
-		"Anyone can open exactly this moment with:", "",
+	w := max(minCodeWidth, c.width)
+	title := st.PaneTitle.Render("Share this moment") + st.Dim.Render("  esc or y closes")
+	var codeL []string
+	for _, l := range codeLines("  ", code, "", w) {
+		codeL = append(codeL, st.Clock.Render(l))
 	}
+	head := "  inflight open '"
 	if c.openVia != "" {
-		out = append(out, "  "+c.openVia+" open "+shellQuote(code), "",
-			st.Dim.Render("or, with inflight installed: inflight open '<code>'"), "")
-	} else {
-		out = append(out, "  inflight open "+shellQuote(code), "")
+		head = "  " + c.openVia + " open '"
 	}
-	out = append(out,
-		st.Dim.Render("A code made by another engine version says so instead of showing a different run."),
-		st.Dim.Render("y also copied it to the clipboard, where the terminal allows it (OSC 52, over SSH too)."),
-		"", st.Dim.Render("esc or y closes"),
-	)
-	return strings.Join(out, "\n")
+	cmdL := codeLines(head, code, "'", w)
+	if c.openVia != "" {
+		cmdL = append(cmdL, st.Dim.Render("or, with inflight installed: inflight open '<code>'"))
+	}
+	dim := func(s string) (out []string) {
+		for _, l := range wrap(s, w) {
+			out = append(out, st.Dim.Render(l))
+		}
+		return out
+	}
+	// the words go first where the screen is too short for all of it:
+	// the code and the command are never cut
+	for _, layout := range [][][]string{
+		{{title, ""}, wrap("The code names the incident, the seed, every fork on this branch and its name, the cursor, the clock on screen and the selected message:", w),
+			codeL, {"", "Anyone can open exactly this moment with:"}, cmdL, {""},
+			dim("A code from another engine version says so instead of showing a different run."),
+			dim("y also copied it to the clipboard if the terminal allows (OSC 52; tmux: README)")},
+		{{title, ""}, codeL, {"", "Anyone can open exactly this moment with:"}, cmdL},
+		{{title, ""}, codeL, {""}, dim("Open it with " + strings.TrimSpace(strings.TrimSuffix(head, "'")) + " '<the code above>' (a taller terminal shows the command whole)")},
+	} {
+		if out := slices.Concat(layout...); len(out) <= c.height || c.height <= 0 {
+			return strings.Join(out, "\n")
+		}
+	}
+	return strings.Join(slices.Concat([]string{title, ""}, dim(fmt.Sprintf(
+		"This code takes %d lines, more than the %d this terminal shows: y copied it to the clipboard, or make the terminal taller to see it whole.",
+		len(codeL), c.height))), "\n")
+}
+
+// minCodeWidth is the narrowest the share screen lays a code out for:
+// below it the explorer says the terminal is too small.
+const minCodeWidth = 40
+
+// codeLines lays out head+code+tail in lines of at most w cells, the code
+// broken where it must be and, near the end of a line, after one of its
+// separators (/ ; # ~ ,) rather than inside a %XX escape or a number.
+// Lines after the first are indented two spaces; a copy brings the breaks
+// and the spaces along, which a code's reader drops.
+func codeLines(head, code, tail string, w int) []string {
+	if ansi.StringWidth(head)+len(code)+len(tail) <= w {
+		return []string{head + code + tail}
+	}
+	const indent = "  "
+	var out []string
+	line := head
+	if ansi.StringWidth(head) > w-minCodeWidth/2 { // a long ssh command: the code starts below it
+		out, line = append(out, head), indent
+	}
+	for code != "" {
+		room := w - ansi.StringWidth(line)
+		if len(code)+len(tail) <= room {
+			out = append(out, line+code+tail)
+			return out
+		}
+		n := codeBreak(code, min(room, len(code)-1)) // the tail goes with a piece
+		out = append(out, line+code[:n])
+		code, line = code[n:], indent
+	}
+	// the tail alone did not fit after the code's last piece
+	return append(out, indent+tail)
+}
+
+// codeBreak is where to end a line of code with room cells: after the
+// last separator or, failing one, before the last %XX escape (a name's
+// space) in its final quarter, else at room, moved back so as not to split an escape.
+func codeBreak(code string, room int) int {
+	room = max(1, min(room, len(code)))
+	if room == len(code) {
+		return room
+	}
+	for _, at := range []func(i int) bool{
+		func(i int) bool { return strings.IndexByte("/;#~,", code[i-1]) >= 0 },
+		func(i int) bool { return code[i] == '%' },
+	} {
+		for i := room; i > room*3/4; i-- {
+			if at(i) {
+				return i
+			}
+		}
+	}
+	switch { // not inside a %XX
+	case room > 1 && code[room-1] == '%':
+		return room - 1
+	case room > 2 && code[room-2] == '%':
+		return room - 2
+	}
+	return room
 }
 
 // shellQuote quotes s for a POSIX shell: a fork's name may hold spaces,

@@ -24,6 +24,7 @@ const (
 	stateCode
 	statePicker
 	stateHunt
+	stateRestore
 	numStates
 )
 
@@ -73,6 +74,9 @@ type Model struct {
 	jobs jobRunner // the long moves, run off the update loop
 
 	charts chartWatch // the whole-run charts: the one on screen, the passes started
+
+	keep    *keeper      // the saved branch tree (saved.go); nil under serve
+	restore restoreOffer // the prompt offering it back
 }
 
 func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) Model {

@@ -104,7 +104,8 @@ func init() {
 				m.picker.show(m.x.Spec.ID)
 				m.state = statePicker
 			}},
-		stateHunt: {name: "hunt", of: func(m *Model) screen { return &m.hunt }},
+		stateHunt:    {name: "hunt", of: func(m *Model) screen { return &m.hunt }},
+		stateRestore: {name: "restore", of: func(m *Model) screen { return &m.restore }, prompt: true},
 	}
 }
 

@@ -12,6 +12,7 @@ type session struct{ m Model }
 // it is New's Model behind a pointer, drawing the stage's frame while it
 // follows.
 func NewSession(o Options) (tea.Model, error) {
+	o.Keep = nil // an attendee's branches are never read from or written to the server's disk
 	m, err := New(o)
 	if err != nil {
 		return nil, err

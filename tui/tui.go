@@ -29,6 +29,7 @@ type Options struct {
 	Follow    bool               // start following the stage (ssh follow@host)
 	Shared    *Shared            // nil: a budget of the explorer's own (DefaultBudget)
 	OpenVia   string             // the SSH server's "ssh -t -p PORT HOST", which y shows before "open CODE"; "" locally
+	Keep      *Keep              // where the branch tree is kept between runs (saved.go); nil: nowhere, as under serve
 }
 
 // New builds the explorer's model. It fails on a share code that does not
@@ -68,6 +69,9 @@ func New(o Options) (Model, error) {
 	if c := o.Code; c != nil {
 		showMoment(&m, c)
 		m.refresh(true)
+	}
+	if o.Keep != nil && o.Code == nil && o.Explorer == nil && !resume {
+		startKeeping(&m, o.Keep)
 	}
 	return m, nil
 }
@@ -145,9 +149,14 @@ func bundledSpec(id string) (*engine.Spec, error) { return incidents.Get(id) }
 
 // Run runs the explorer in this terminal until the user quits: alt screen,
 // mouse cell motion. m is a model New built, so that a caller can refuse
-// what does not open before the terminal is taken over.
+// what does not open before the terminal is taken over. When the program
+// has ended, its branch trees are saved (Options.Keep): however it ended
+// (q, ctrl+c), and after the terminal is given back.
 func Run(m Model) error {
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion())
-	_, err := p.Run()
+	final, err := p.Run()
+	if fm, ok := final.(Model); ok {
+		err = errors.Join(err, fm.saveTrees())
+	}
 	return err
 }
