@@ -21,7 +21,7 @@ type treeState struct {
 	sel      int32
 }
 
-func readTree(t *testing.T, m Model) treeState {
+func snapTree(t *testing.T, m Model) treeState {
 	t.Helper()
 	s := treeState{x: m.x, cur: int64(m.x.Branch().ID), pos: m.x.Pos(), at: m.at, sel: m.sel}
 	for i, b := range m.x.Branches() {
@@ -116,7 +116,7 @@ func TestReadingNeverWrites(t *testing.T) {
 	for trial := range trials {
 		r := rand.New(rand.NewPCG(uint64(trial), 23))
 		m := randomTree(t, start(t), r)
-		before := readTree(t, m)
+		before := snapTree(t, m)
 		var keys []string
 		for range 2 + r.IntN(5) {
 			a := readOnlyActions[r.IntN(len(readOnlyActions))]
@@ -131,7 +131,7 @@ func TestReadingNeverWrites(t *testing.T) {
 				t.Fatalf("trial %d: after %v the screen is %s, not the main view", trial, keys, m.state)
 			}
 		}
-		after := readTree(t, m)
+		after := snapTree(t, m)
 		if after.x != before.x {
 			t.Errorf("trial %d: %v handed back another explorer", trial, keys)
 		}
