@@ -126,6 +126,27 @@ func WordsOf(f Family) Words {
 	return PlainWords
 }
 
+// FamilyLegend is implemented by a family whose panes use short tokens a
+// newcomer cannot decode ("LEO", "3× recv", "p1@12", "COPY 2"): the help
+// screen lists them for the incident on screen. Declared beside the
+// panes, so that a new token and its meaning are written together.
+type FamilyLegend interface {
+	Legend() []Term
+}
+
+// Term is one short token a pane uses and what it means.
+type Term struct {
+	Short, Means string
+}
+
+// LegendOf is f's legend, if it declares one.
+func LegendOf(f Family) []Term {
+	if fl, ok := f.(FamilyLegend); ok {
+		return fl.Legend()
+	}
+	return nil
+}
+
 // FamilyStatus is implemented by a family with figures of its own for the
 // explorer's status line ("busy 3/8").
 type FamilyStatus interface {

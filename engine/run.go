@@ -43,6 +43,9 @@ type Summary struct {
 	TraceSHA256     string         `json:"trace_sha256"`
 	Figures         map[string]any `json:"figures"`
 	Code            string         `json:"code"`
+	// Forks are the run's forks (run --at, a code's), each where it
+	// stands exactly; absent on the incident's own run.
+	Forks []ForkPlace `json:"forks,omitempty"`
 	// Unfinished says in one line why a run ended with work left: every
 	// worker wedged, no consumer, the event budget. Empty when it finished.
 	Unfinished string `json:"unfinished,omitempty"`
@@ -297,16 +300,26 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	tr := newTraceOut(o.Trace)
 	w.truth.countOnly = len(spec.Operators) == 0
 	hs := withHash(o.Hash, tr.next())
+	var sink Sink = hs
+	var spy *knobSpy
+	if o.HasAt {
+		spy = &knobSpy{next: hs, at: o.At, pos: -1}
+		sink = spy
+	}
 	var over error
 	if o.MaxSteps > 0 && !o.Budget.Reached(o.MaxSteps) {
-		w.RunTo(hs, o.MaxSteps)
+		w.RunTo(sink, o.MaxSteps)
 	} else {
-		_, over = budgetRun{w, hs, o.Budget}.run()
+		_, over = budgetRun{w, sink, o.Budget}.run()
 	}
 	if err := tr.flush(); err != nil {
 		return Summary{}, nil, err
 	}
-	return w.Summarize(hs.sum()), w, over
+	s := w.Summarize(hs.sum())
+	if spy != nil && spy.pos >= 0 {
+		s.Forks = clockPlace(o.AtSet, o.At, spy)
+	}
+	return s, w, over
 }
 
 // traceOut is where a run writes its trace: JSON lines, buffered. A nil
