@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -124,7 +125,7 @@ type forkPlace struct {
 	before  bool
 	moment  engine.ForkMoment
 	where   string
-	world   *engine.World // the world at the fork point
+	world   *engine.World // the world at the fork point when it is not the cursor's (a world of its own)
 	dec     *engine.Entry
 	decAt   engine.ForkMoment
 }
@@ -133,7 +134,7 @@ type forkPlace struct {
 func findForkPlace(x *engine.Explorer, at engine.Time, before bool) forkPlace {
 	w := x.World()
 	b := x.Branch()
-	f := forkPlace{pos: x.Pos(), at: int64(at), world: w}
+	f := forkPlace{pos: x.Pos(), at: int64(at)}
 	// the events at the displayed clock, and which side of them the fork is
 	lo, evs := x.ClockEvents(b, at)
 	if before && at <= w.Now && lo < f.pos {
@@ -148,7 +149,7 @@ func findForkPlace(x *engine.Explorer, at engine.Time, before bool) forkPlace {
 	if f.pos > lo {
 		f.moment.Pos = f.pos
 	}
-	f.where = momentWords(f.world, lo, evs, f.pos, at)
+	f.where = momentWords(cmp.Or(f.world, w), lo, evs, f.pos, at)
 	// the decision's fork stands before its event: after another at its
 	// clock, its moment counts; Last's pass sees the event before it
 	var prev engine.Event
@@ -178,11 +179,12 @@ func findForkPlace(x *engine.Explorer, at engine.Time, before bool) forkPlace {
 }
 
 // openForkJob opens the form for the cursor at clock at: the place is found
-// on the job's clone, the form built once the clone is swapped in; open
-// finishes it (a follower's restore), nil none.
+// on the job's clone, which only reads and is dropped (the cursor's world
+// is the same on both), and the form built from it; open finishes it (a
+// follower's restore), nil none.
 func openForkJob(at engine.Time, before bool, open func(f *forkForm)) explorerJob {
 	var p forkPlace
-	return explorerJob{label: "opening the fork form", seek: func(x *engine.Explorer) {
+	return explorerJob{label: "opening the fork form", read: true, seek: func(x *engine.Explorer) {
 		p = findForkPlace(x, at, before)
 	}, apply: func(m *Model) {
 		m.fork, m.state = formAt(m.common, m.x, p), stateFork
@@ -196,7 +198,7 @@ func openForkJob(at engine.Time, before bool, open func(f *forkForm)) explorerJo
 func formAt(c common, x *engine.Explorer, p forkPlace) forkForm {
 	w := x.World()
 	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: p.pos, at: p.at, branch: branchPath(x.Branch()),
-		spec: x.Spec, world: p.world, before: p.before, moment: p.moment, where: p.where, dec: p.dec, decAt: p.decAt}
+		spec: x.Spec, world: cmp.Or(p.world, w), before: p.before, moment: p.moment, where: p.where, dec: p.dec, decAt: p.decAt}
 	if f.dec != nil {
 		f.values, f.labels = w.DecisionChoices(f.dec.Decision)
 	}
