@@ -103,10 +103,7 @@ func flightPane(w *engine.World, c engine.Cursor) engine.Pane {
 			stale = append(stale, i)
 		}
 	}
-	title := fmt.Sprintf("In flight %d", len(leased))
-	if n := len(stale); n > 0 {
-		title += fmt.Sprintf(" · %d superseded", n)
-	}
+	title := fmt.Sprintf("In flight %d", len(leased)) + pastLease(w, stale)
 	vt := KnobsOf(&w.Knobs).VisibilityTimeout
 	var rows []engine.PaneRow
 	for _, id := range leased {
@@ -128,23 +125,31 @@ func flightPane(w *engine.World, c engine.Cursor) engine.Pane {
 	}
 	for _, i := range stale {
 		wk := workers[i]
-		s := fmt.Sprintf("%-8s %s@%s #%d SUPERSEDED, still calling (its lease ended %s)", w.MsgName(wk.Msg), wk.Name, wk.Box, wk.Delivery, wk.LeaseEnd.Short())
+		s := fmt.Sprintf("%-8s %s@%s #%d %s", w.MsgName(wk.Msg), wk.Name, wk.Box, wk.Delivery, afterLease(w, wk))
 		if wk.Wedged {
 			s = fmt.Sprintf("%-8s %s@%s WEDGED: the call never returns", w.MsgName(wk.Msg), wk.Name, wk.Box)
 		}
 		rows = append(rows, engine.PaneRow{Msg: wk.Msg, Text: s, Bar: -1, Tone: engine.ToneBad})
 	}
 	if len(rows) == 0 {
-		idle, off := 0, 0
+		idle, off, dead := 0, 0, 0
 		for _, wk := range workers {
 			switch wk.State {
 			case WIdle:
 				idle++
 			case WOff:
 				off++
+			case WDead:
+				dead++
 			}
 		}
 		msg := fmt.Sprintf("nothing leased · %d of %d workers idle", idle, len(workers))
+		switch {
+		case dead == len(workers):
+			msg = fmt.Sprintf("nothing leased · all %d workers dead, restarting", dead)
+		case dead > 0:
+			msg += fmt.Sprintf(", %d dead", dead)
+		}
 		if off == len(workers) {
 			msg = fmt.Sprintf("nothing leased · %d workers start at %s", off, w.Spec().Workers.Start.Short())
 		}
