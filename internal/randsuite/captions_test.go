@@ -317,8 +317,8 @@ func (c *claims) checkCaption(e *engine.Event, caption string) {
 }
 
 var (
-	supersededBy = regexp.MustCompile(`^(\S+ \d+)\s+(\S+)@\S+ #(\d+) SUPERSEDED by (\S+),`)
-	pastLease    = regexp.MustCompile(`^(\S+ \d+)\s+(\S+)@\S+ #(\d+) still calling, but its lease ended \S+: (.*)$`)
+	supersededBy = regexp.MustCompile(`^(\S+ \d+)\s+(\S+)@\S+ #(\d+) SUPERSEDED by (\S+) `)
+	pastLease    = regexp.MustCompile(`^(\S+ \d+)\s+(\S+)@\S+ #(\d+) past its lease, still calling: (.*)$`)
 	idleOf       = regexp.MustCompile(`(\d+) of (\d+) workers idle`)
 	allDead      = regexp.MustCompile(`all (\d+) workers dead`)
 	someDead     = regexp.MustCompile(`, (\d+) dead`)

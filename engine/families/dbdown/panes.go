@@ -17,7 +17,7 @@ func (f *Family) idleWords(w *engine.World, waits []wait) string {
 	case s.head < len(s.queue):
 		return fmt.Sprintf("idle: takes %s next", w.MsgName(s.queue[s.head]))
 	case len(waits) > 0:
-		return fmt.Sprintf("idle: the next retry (%s) is due in %s", w.MsgName(waits[0].id), engine.FormatSeconds(waits[0].due-w.Now))
+		return "idle: next retry in " + engine.FormatSeconds(waits[0].due-w.Now)
 	}
 	return "idle: nothing to take"
 }

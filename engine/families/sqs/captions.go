@@ -179,7 +179,7 @@ func afterLease(w *engine.World, wk Worker) string {
 	where := "the message is gone"
 	switch {
 	case ok && mm.Status == engine.StInFlight && r.Holder >= 0 && int(r.Holder) < len(q.workers):
-		return fmt.Sprintf("SUPERSEDED by %s, still calling (its lease ended %s)", q.workers[r.Holder].Name, wk.LeaseEnd.Short())
+		return fmt.Sprintf("SUPERSEDED by %s (lease ended %s), still calling", q.workers[r.Holder].Name, wk.LeaseEnd.Short())
 	case ok && mm.Status == engine.StInFlight && r.Deferred:
 		where = "the message is handed back with a delay"
 	case ok && mm.Status == engine.StVisible:
@@ -189,7 +189,9 @@ func afterLease(w *engine.World, wk Worker) string {
 	case mm.Status == engine.StDeleted:
 		where = "the message is deleted"
 	}
-	return fmt.Sprintf("still calling, but its lease ended %s: %s", wk.LeaseEnd.Short(), where)
+	// no clock: a wrapped line in a narrow pane would start with it (the
+	// dead letters and the queue say when)
+	return "past its lease, still calling: " + where
 }
 
 // pastLease is the in-flight pane title's count of the workers still
