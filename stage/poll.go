@@ -40,6 +40,7 @@ type Poll struct {
 	// offline: the link is down (Stage.SetOnline), so room is stale and
 	// State counts this process's answers only.
 	offline bool
+	keep    func(Revealed) // each reveal here, kept (Keep)
 }
 
 // roomTally is question seq's answers counted over every process, and the
@@ -288,7 +289,47 @@ func (p *Poll) Reveal(seq uint64) {
 	}
 	p.revealed = true
 	p.moved(true)
+	rec, keep := p.record(), p.keep
 	p.share()
+	if keep != nil {
+		keep(rec)
+	}
+}
+
+// Revealed is a reveal as it is kept (Poll.Keep): the question, the
+// room's answers per choice, the right one and how many attendees were
+// there to answer. It names no one: the poll counts only.
+type Revealed struct {
+	Time      time.Time `json:"time"`
+	Seq       uint64    `json:"seq"`
+	Incident  string    `json:"incident"`
+	Key       string    `json:"question"`
+	Text      string    `json:"text"`
+	Choices   []string  `json:"choices"`
+	Answer    int       `json:"answer"` // the right choice's index
+	Counts    []int     `json:"counts"` // answers per choice
+	Answered  int       `json:"answered"`
+	Attendees int       `json:"attendees"` // answered, and present without answering
+	// Offline says the counts are this process's only: the link to the
+	// other processes was down at the reveal.
+	Offline bool `json:"offline,omitempty"`
+}
+
+// Keep makes each reveal on this process (its presenter's) call fn, once,
+// outside the poll's lock; fn must not block. Call it before the poll is
+// used.
+func (p *Poll) Keep(fn func(Revealed)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.keep = fn
+}
+
+// record is the reveal as it is kept; p.mu is held.
+func (p *Poll) record() Revealed {
+	st := p.state()
+	return Revealed{Time: p.now(), Seq: st.Seq, Incident: st.Question.Incident, Key: st.Question.Key, Text: st.Question.Text,
+		Choices: st.Question.Choices, Answer: st.Question.Answer, Counts: st.Tally, Answered: st.Answered,
+		Attendees: st.Answered + st.Waiting, Offline: st.Offline}
 }
 
 // Drop takes question seq down: followers' overlays close.
@@ -356,6 +397,11 @@ func (p *Poll) prune() {
 func (p *Poll) State() PollState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.state()
+}
+
+// state is State; p.mu is held.
+func (p *Poll) state() PollState {
 	p.prune()
 	st := PollState{Seq: p.seq, Open: p.open, Revealed: p.revealed, Question: p.q, Gen: p.gen, TallyGen: p.tally}
 	st.Question.Choices = append([]string(nil), p.q.Choices...)

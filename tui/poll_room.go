@@ -208,6 +208,20 @@ func (m *Model) roomOverlay(w, h int) (string, bool) {
 	default:
 		out = append(out, hint(st, "press "+choiceKeys(len(q.Choices))+" to answer · anonymous: the presenter sees counts only · esc hides", w)...)
 	}
+	if r.state.Revealed {
+		// what the presenter sees once revealed: the room's tally and why
+		n := 0
+		if q.Answer >= 0 && q.Answer < len(r.state.Tally) {
+			n = r.state.Tally[q.Answer]
+		}
+		out = append(out, hint(st, fmt.Sprintf("%d of %s answered %c.", n, plural(r.state.Answered, "attendee", "attendees"), 'a'+rune(q.Answer)), w)...)
+		if e := explanation(q); e != "" {
+			out = append(out, "")
+			for _, s := range wrap(e, max(w-6, 20)) {
+				out = append(out, "  "+s)
+			}
+		}
+	}
 	return window(out, 0, h), true
 }
 
@@ -277,6 +291,7 @@ func (m *Model) resumeQuestion() {
 		q.revealed = true
 		q.keys.Choose = binding([]string{"enter", " "}, "enter", "play on to the proof")
 		q.arrived = ex.Proof == nil || m.at >= ex.Proof.At
+		q.keys.Choose.SetEnabled(!q.arrived) // already there: enter would do nothing
 	}
 	m.exercises.q, m.exercises.keys = q, q.keys
 	m.exercises.room.state = rs
@@ -287,4 +302,20 @@ func (m *Model) resumeQuestion() {
 		e := ex
 		m.exercise = &e
 	}
+}
+
+// explanation is the lesson's explanation of question q's answer, from
+// the bundled incident the question names ("" for one it does not have):
+// the presenter's process sends the question, not its teaching.
+func explanation(q stage.PollQuestion) string {
+	spec, err := bundledSpec(q.Incident)
+	if err != nil {
+		return ""
+	}
+	for _, ex := range spec.Exercises {
+		if ex.Key == q.Key {
+			return ex.Explain
+		}
+	}
+	return ""
 }
