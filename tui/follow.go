@@ -27,6 +27,7 @@ type follower struct {
 	opening  <-chan struct{} // closed when the screen the frame waits for can be drawn open: fetch again then
 	beat     int64           // the beat of the stage's clock (Unix ms) the frame was drawn at
 	left     *leaving        // closed when the session ends (Release): its wait ends with it
+	scroll   followScroll    // its own scroll of the stage's screen (follow_scroll.go)
 }
 
 // stageWait bounds one wait on the stage, so a session that quits leaves
@@ -56,6 +57,7 @@ type stageMsg struct {
 	timeout bool
 	draft   bool
 	opening <-chan struct{} // see follower.opening
+	scroll  int             // the follower's own scroll it was drawn with
 }
 
 // start makes the session a follower of s (ssh follow@host, or F); news
@@ -83,6 +85,7 @@ func (m *Model) wait() tea.Cmd {
 		m.follower.left = &leaving{c: make(chan struct{})}
 	}
 	tag, gen, w, h, c, sh, left, opening := m.follower.tag, m.follower.gen, m.width, m.height, m.follower.colours, m.shared, m.follower.left, m.follower.opening
+	scroll := m.follower.scroll
 	next := m.follower.beat + stageBeat.Milliseconds() // one frame a beat at most
 	d := stageWait
 	if m.follower.draft {
@@ -119,8 +122,9 @@ func (m *Model) wait() tea.Cmd {
 			}
 			now = max(next, stageMs(s.Now()))
 		}
-		f, g, b, final, op := s.frame(w, h, c, sh, beatOf(now))
-		return stageMsg{tag: tag, gen: g, beat: b, frame: f, w: w, h: h, draft: !final, opening: op}
+		off := scroll.on(s)
+		f, g, b, final, op := s.scrolledFrame(w, h, c, sh, beatOf(now), off)
+		return stageMsg{tag: tag, gen: g, beat: b, frame: f, w: w, h: h, draft: !final, opening: op, scroll: off}
 	}
 }
 
@@ -160,6 +164,9 @@ func (m *Model) onStage(s stageMsg) tea.Cmd {
 	}
 	if !s.timeout {
 		if s.w == m.width && s.h == m.height {
+			if m.follower.scroll.past(s, m.follower.frame) {
+				return m.wait() // scrolled past the screen's end: the frame before it stays
+			}
 			m.follower.frame = s.frame
 			m.follower.gen = s.gen
 			m.follower.draft = s.draft

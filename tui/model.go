@@ -251,6 +251,9 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	if key.Matches(k, km.Follow) {
 		return m.follower.follow(m)
 	}
+	if cmd, ok := m.onScrollKey(k); ok { // a follower scrolls the stage's screen (follow_scroll.go)
+		return cmd
+	}
 	// every key below moves or forks: a follower detaches into its own copy
 	if m.follower.on && km.takesCopy(k) {
 		m.follower.leave(m)

@@ -179,6 +179,9 @@ func activeKeys(m *Model) help.KeyMap {
 	if r := m.exercises.room; m.stage != nil && !m.presenter && r.asked() {
 		return roomKeyMap(r.state) // a follower's question is over the screen
 	}
+	if k, ok := m.followingKeys(); ok { // follow_scroll.go
+		return k
+	}
 	if s := m.state.screen(m); s != nil {
 		return s.helpKeys()
 	}
