@@ -57,7 +57,6 @@ type stageMsg struct {
 	timeout bool
 	draft   bool
 	opening <-chan struct{} // see follower.opening
-	scroll  int             // the follower's own scroll it was drawn with
 }
 
 // start makes the session a follower of s (ssh follow@host, or F); news
@@ -122,9 +121,8 @@ func (m *Model) wait() tea.Cmd {
 			}
 			now = max(next, stageMs(s.Now()))
 		}
-		off := scroll.on(s)
-		f, g, b, final, op := s.scrolledFrame(w, h, c, sh, beatOf(now), off)
-		return stageMsg{tag: tag, gen: g, beat: b, frame: f, w: w, h: h, draft: !final, opening: op, scroll: off}
+		f, g, b, final, op := s.scrolledFrame(w, h, c, sh, beatOf(now), scroll.on(s))
+		return stageMsg{tag: tag, gen: g, beat: b, frame: f, w: w, h: h, draft: !final, opening: op}
 	}
 }
 
@@ -164,9 +162,6 @@ func (m *Model) onStage(s stageMsg) tea.Cmd {
 	}
 	if !s.timeout {
 		if s.w == m.width && s.h == m.height {
-			if m.follower.scroll.past(s, m.follower.frame) {
-				return m.wait() // scrolled past the screen's end: the frame before it stays
-			}
 			m.follower.frame = s.frame
 			m.follower.gen = s.gen
 			m.follower.draft = s.draft

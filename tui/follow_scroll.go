@@ -20,8 +20,6 @@ const maxFollowScroll = 4096
 type followScroll struct {
 	by  int          // lines below the presenter's scroll (negative: above)
 	of  stage.Screen // the screen scrolled, its scroll left out
-	end bool         // a frame scrolled one line further was the same: the screen's end
-	gen uint64       // the generation of the frame shown when the key came
 }
 
 // scrollable reports whether the stage's screen kind scrolls.
@@ -57,22 +55,6 @@ func sameScreen(a, b stage.Screen) bool {
 	return a.Kind == b.Kind && a.Msg == b.Msg && a.A == b.A && a.B == b.B
 }
 
-// past reports whether frame message s, drawn one line further down than
-// the frame shown (), is that frame again: the screen's
-// end was on screen already. The scroll goes back to the frame's, so the
-// next key up scrolls at once.
-func (f *followScroll) past(s stageMsg, frame string) bool {
-	if s.gen != f.gen {
-		f.end = false // the stage moved: its screen may reach further now
-	}
-	if s.scroll <= 0 || s.scroll != f.by || s.gen != f.gen || s.frame != frame || frame == "" {
-		return false
-	}
-	f.by--
-	f.end = true
-	return true
-}
-
 // onScrollKey answers a following session's j/k/↓/↑ while the stage shows
 // a screen that scrolls: the follower's own view of it scrolls, and the
 // session stays on the stage. false for any other key or screen.
@@ -97,12 +79,7 @@ func (m *Model) onScrollKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	if scr := unscrolled(st.Screen); !sameScreen(scr, f.of) {
 		*f = followScroll{of: scr}
 	}
-	if d > 0 && f.end {
-		return nil, true // the last line is on screen
-	}
-	f.end = false
 	f.by = min(maxFollowScroll, max(-st.Screen.Off, f.by+d))
-	f.gen = m.follower.gen
 	if !m.follower.restart() { // the frame at the new scroll, at once
 		return nil, true
 	}
@@ -131,7 +108,8 @@ type followKeys struct {
 }
 
 func (k followKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Following, k.Leave, k.Rejoin, k.Scroll, k.Question, k.Branches, k.Quit}
+	// too wide, the help bar drops the third from last first: b, then ↑↓
+	return []key.Binding{k.Following, k.Leave, k.Rejoin, k.Scroll, k.Branches, k.Question, k.Quit}
 }
 func (k followKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 

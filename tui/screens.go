@@ -88,7 +88,8 @@ func init() {
 				if ok {
 					storyJob(m.x, &m.snap, sel).run(m)
 				}
-			}},
+			},
+			scroll: func(m *Model, s stage.Screen) { m.story.off = s.Off }},
 		stateJump: {name: "jump", of: func(m *Model) screen { return &m.jump }, prompt: true,
 			save: func(m *Model) stage.Screen { return stage.Screen{Text: m.jump.input.Value()} },
 			open: func(m *Model, s stage.Screen) {
