@@ -18,8 +18,8 @@ const maxFollowScroll = 4096
 // leaving the stage. It holds for the screen it was made on; another
 // screen starts at the presenter's scroll again.
 type followScroll struct {
-	by  int          // lines below the presenter's scroll (negative: above)
-	of  stage.Screen // the screen scrolled, its scroll left out
+	by int          // lines below the presenter's scroll (negative: above)
+	of stage.Screen // the screen scrolled, its scroll left out
 }
 
 // scrollable reports whether the stage's screen kind scrolls.
