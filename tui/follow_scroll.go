@@ -139,6 +139,8 @@ func (m *Model) followingKeys() (followKeys, bool) {
 	switch {
 	case !m.follower.on:
 		return followKeys{}, false
+	case m.stage == nil && m.help.ShowAll: // the presenter shows the room every key
+		return followKeys{}, false
 	case m.stage == nil: // the mirror (stage_frames.go)
 		return followKeyMap(m.state.String(), false), true
 	case m.state == stateMain:
