@@ -86,3 +86,35 @@ func TestRoomSeesTheTeachingPoint(t *testing.T) {
 		tm.ended(wait)
 	}
 }
+
+// TestRoomViewOverSSH: the presenter's r shows the room by state — a
+// follower, an attendee on their own copy — and counts the follower who
+// leaves the stage as on their own copy; F calls both back to the stage,
+// where they follow again.
+func TestRoomViewOverSSH(t *testing.T) {
+	pk := newKey(t)
+	s := startServer(t, Config{PresenterKeys: writeKeys(t, pk)}, nil)
+	title, _ := thursday(t)
+	pres := mustTerm(t, mustDial(t, s.addr, "pat", pk), 120, 40)
+	pres.mustSee(t, wait, title)
+	fol := mustTerm(t, mustDial(t, s.addr, "follow", newKey(t)), 80, 24)
+	fol.mustSee(t, wait, "FOLLOWING")
+	own := mustTerm(t, mustDial(t, s.addr, "own", newKey(t)), 100, 30)
+	own.mustSee(t, wait, title)
+
+	pres.send("r")
+	pres.settled(t, 120, 40, "The room", "2 attendees connected", "1  following", "1  own copy", "0  idle", "0  answered")
+	fol.send("l") // a move key: the follower leaves the stage
+	fol.settledWithout(t, 80, 24, []string{"FOLLOWING"}, title)
+	pres.settled(t, 120, 40, "0  following", "2  own copy")
+	pres.send("F")
+	pres.settled(t, 120, 40, "2  following", "0  own copy", "called every attendee back to the stage")
+	fol.settled(t, 80, 24, "FOLLOWING", "following the presenter")
+	own.settled(t, 100, 30, "FOLLOWING", "following the presenter")
+	own.send("b") // its own branches are still its own
+	own.settled(t, 100, 30, "Branches", "enter switches")
+	for _, tm := range []*term{fol, own, pres} {
+		tm.send("\x03")
+		tm.ended(wait)
+	}
+}

@@ -180,6 +180,9 @@ func activeKeys(m *Model) help.KeyMap {
 	if r := m.exercises.room; m.stage != nil && !m.presenter && r.asked() {
 		return roomKeyMap(r.state) // a follower's question is over the screen
 	}
+	if m.stage != nil && m.presenter && m.exercises.room.view {
+		return roomViewKeyMap() // the presenter's room view (poll_room.go)
+	}
 	if k, ok := m.followingKeys(); ok { // follow_scroll.go
 		return k
 	}
