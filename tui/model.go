@@ -224,7 +224,7 @@ func (m *Model) typedTogether(k tea.KeyMsg) tea.Cmd {
 
 // updateKey routes a key to the screen that has the keyboard.
 func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
-	defer m.noteSeat(true) // the room view's count of who is where (poll_room.go)
+	defer m.noteSeat(true)           // the room view's count of who is where (poll_room.go)
 	if cmd, ok := m.roomKey(k); ok { // a follower answering the room's question, the presenter's room view
 		return cmd
 	}
