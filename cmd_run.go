@@ -218,6 +218,9 @@ func printSummary(w io.Writer, format string, s engine.Summary) error {
 		rows = append(rows, [2]string{"figures." + k, fmt.Sprint(s.Figures[k])})
 	}
 	rows = append(rows, [2]string{"trace_sha256", s.TraceSHA256}, [2]string{"code", s.Code})
+	for i, f := range s.Forks { // where each fork stands: its name's moment, and the events behind it
+		rows = append(rows, [2]string{fmt.Sprintf("forks.%d", i+1), fmt.Sprintf("%s · after %d events", f.Name, f.Pos)})
+	}
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
 	}

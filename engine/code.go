@@ -50,7 +50,8 @@ const maxCodeName = 120
 // CodeFork is one fork on the path: at event Pos (or, with Pos -1, at the
 // moment At, as `run --at` does), with knob changes, an override and/or
 // forced faults. Name is the branch's name when it is not the default
-// (ForkName, or a world's Forcing.Label when it forces faults).
+// (a world's Forcing.Label at the fork's moment, ForkNameOn): a code
+// carries positions, and the name with its moment is derived from them.
 //
 // A forced fault is a field ";fault=POINT:MSG.DELIVERY" of its fork, one
 // per fault, at most MaxCodeFaults a fork:

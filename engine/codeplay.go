@@ -25,19 +25,28 @@ func (x *Explorer) Code() Code {
 // where it is not the one ForkNameOf gives it back.
 func (x *Explorer) CodeFork(b *Branch) CodeFork {
 	f := CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override, Faults: b.Faults}
-	if b.Name != x.w.Forcing().Label(b.Changes, b.Override, b.Faults, b.ForkAt) {
+	if b.Name != x.w.Forcing().Label(b.Changes, b.Override, b.Faults, b.Moment()) {
 		f.Name = b.Name
 	}
 	return f
 }
 
-// ForkNameOf is the name of a share code's fork: its own, or the default
-// a branch forking what it changes is given (Forcing.Label).
-func (x *Explorer) ForkNameOf(f CodeFork) string {
+// ForkNameOf is the name of a share code's fork of the current branch:
+// its own, or the default a branch forking what it changes is given
+// (Forcing.Label) at its moment. Codes carry no moment of their own, so a
+// code made before moments were named opens with its fork's exact name.
+func (x *Explorer) ForkNameOf(f CodeFork) string { return x.ForkNameOn(x.cur, f) }
+
+// ForkNameOn is ForkNameOf for a fork of branch parent.
+func (x *Explorer) ForkNameOn(parent *Branch, f CodeFork) string {
 	if f.Name != "" {
 		return f.Name
 	}
-	return x.w.Forcing().Label(f.Set, f.Override, f.Faults, f.At)
+	m := ForkMoment{At: f.At, Pos: -1}
+	if f.Pos >= 0 {
+		m = x.MomentAt(parent, f.Pos, f.At)
+	}
+	return x.w.Forcing().Label(f.Set, f.Override, f.Faults, m)
 }
 
 // RunCode is the share code of a headless run's end.
@@ -164,7 +173,7 @@ func (fc *Forcing) Fork(f CodeFork) error {
 		}
 	}
 	if f.Override != nil {
-		if err := checkOverride(w, *f.Override); err != nil {
+		if _, err := checkOverride(w, *f.Override); err != nil {
 			return err
 		}
 		fc.Override(*f.Override)
@@ -214,31 +223,46 @@ type ReplayOptions struct {
 func ReplayCode(spec *Spec, c Code, o ReplayOptions) (Summary, *World, error) {
 	if o.Trace != nil {
 		// a clock or selection is checked against the branch's end
-		if _, err := c.replay(spec, nil, c.HasAt || c.HasSel, o.Budget); err != nil {
+		if _, _, err := c.replay(spec, nil, c.HasAt || c.HasSel, o.Budget); err != nil {
 			return Summary{}, nil, err
 		}
 	}
 	tr := newTraceOut(o.Trace)
 	hs := withHash(o.Hash, tr.next())
-	w, err := c.replay(spec, hs, true, o.Budget)
+	w, places, err := c.replay(spec, hs, true, o.Budget)
 	if err != nil {
 		return Summary{}, nil, err
 	}
 	if err := tr.flush(); err != nil {
 		return Summary{}, nil, err
 	}
-	return w.Summarize(hs.sum()), w, nil
+	s := w.Summarize(hs.sum())
+	s.Forks = places
+	return s, w, nil
 }
 
 // replay plays c on spec into sink, checking the fingerprint at the
-// cursor; it stops there unless toEnd.
-func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error) {
+// cursor; it stops there unless toEnd. It returns where each fork stood.
+func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (w *World, places []ForkPlace, err error) {
 	if spec.ID != c.Incident {
-		return nil, codeErr("share code is for incident %q, not %q", clip(c.Incident), spec.ID)
+		return nil, nil, codeErr("share code is for incident %q, not %q", clip(c.Incident), spec.ID)
 	}
-	w, err := NewWorld(spec, c.Seed, c.Set)
+	w, err = NewWorld(spec, c.Seed, c.Set)
 	if err != nil {
-		return nil, codeErr("share code: %v", err)
+		return nil, nil, codeErr("share code: %v", err)
+	}
+	var spy *knobSpy
+	if len(c.Forks) == 1 && c.Forks[0].Pos < 0 && len(c.Forks[0].Set) > 0 {
+		spy = &knobSpy{next: sink, at: c.Forks[0].At, pos: -1}
+		if sink == nil {
+			spy.next = sinkFunc(func(*World, *Event, *Decision) {})
+		}
+		sink = spy
+		defer func() {
+			if err == nil && spy.pos >= 0 {
+				places = clockPlace(c.Forks[0].Set, c.Forks[0].At, spy)
+			}
+		}()
 	}
 	w.truth.countOnly = len(spec.Operators) == 0
 	checked := false
@@ -276,75 +300,89 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (*World, error
 	for i, f := range c.Forks {
 		if f.Pos < 0 {
 			if !clockFork || f.Override != nil || len(f.Faults) > 0 {
-				return nil, codeErr("share code fork %d: a fork at a clock must be the code's only fork", i+1)
+				return nil, nil, codeErr("share code fork %d: a fork at a clock must be the code's only fork", i+1)
 			}
 			if len(f.Set) > 0 {
 				if err := w.ScheduleKnobs(f.At, f.Set); err != nil {
-					return nil, codeErr("share code fork %d: %v", i+1, err)
+					return nil, nil, codeErr("share code fork %d: %v", i+1, err)
 				}
 			}
 			continue
 		}
 		if err := to(f.Pos); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if w.Pos != f.Pos {
-			return nil, codeErr("share code fork %d is at event %d, but the run ends at event %d", i+1, f.Pos, w.Pos)
+			return nil, nil, codeErr("share code fork %d is at event %d, but the run ends at event %d", i+1, f.Pos, w.Pos)
 		}
 		if w.Settled() && f.Override == nil {
-			return nil, codeErr("share code fork %d at event %d: the run has ended there, so a change has nothing left to act on", i+1, f.Pos)
+			return nil, nil, codeErr("share code fork %d at event %d: the run has ended there, so a change has nothing left to act on", i+1, f.Pos)
+		}
+		// where it stands, named as the explorer names it (ForkNameOn)
+		m := ForkMoment{At: max(f.At, w.Now), Pos: -1}
+		if w.Pos > 0 && w.Stats.LastEvent >= m.At {
+			m.Pos = w.Pos
+		}
+		if m.Pos < 0 {
+			m.At = f.At
+		}
+		name := f.Name
+		if name == "" {
+			name = w.Forcing().Label(f.Set, f.Override, f.Faults, m)
 		}
 		if err := w.Forcing().Fork(f); err != nil {
-			return nil, codeErr("share code fork %d at event %d: %v", i+1, f.Pos, err)
+			return nil, nil, codeErr("share code fork %d at event %d: %v", i+1, f.Pos, err)
 		}
+		places = append(places, ForkPlace{Name: name, Moment: m.String(), Pos: f.Pos})
 	}
 	if c.Cursor >= 0 {
 		if err := to(c.Cursor); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !toEnd {
-			return w, nil
+			return w, places, nil
 		}
 	}
 	settled, err := budgetRun{w, sink, b}.run()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !settled {
-		return w, nil // stopped by the event budget: its summary says so
+		return w, places, nil // stopped by the event budget: its summary says so
 	}
 	if clockFork && len(c.Forks[0].Set) > 0 && len(w.pending) > 0 {
 		// the run settled before the clock: the explorer refuses such a fork
-		return nil, codeErr("share code fork 1 at %s: the run has ended by then, so its change acts on nothing", c.Forks[0].At.Short())
+		return nil, nil, codeErr("share code fork 1 at %s: the run has ended by then, so its change acts on nothing", c.Forks[0].At.Short())
 	}
 	if c.Cursor < 0 && fp32(w.fp) != c.Fingerprint {
-		return nil, ErrCodeMismatch
+		return nil, nil, ErrCodeMismatch
 	}
 	if c.Cursor < 0 {
 		now, seen = w.Now, w.Published()
 	}
 	n := max(int(messagesOf(w)), w.Published()) // as the explorer counts them
 	if err := c.checkShown(spec.Start, now, seen, func() Time { return w.Stats.LastEvent }, func() int { return n }); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return w, nil
+	return w, places, nil
 }
 
-// ForkName is a branch's default name, from what it changes:
-// "visibility_timeout=60s @19:52". A branch that forces faults is named by
-// a world's Forcing.Label, which words them.
+// ForkName is the default name of a branch forked before every event at
+// the clock at, from what it changes: "visibility_timeout=60s @19:52". A
+// branch that forces faults is named by a world's Forcing.Label, which
+// words them; ForkNameAt names a fork at any moment.
 func ForkName(set []Setting, o *DecisionOverride, at Time) string {
-	return forkName(nil, set, o, nil, at)
+	return forkName(nil, set, o, nil, ForkMoment{At: at, Pos: -1})
 }
 
-// Label is a branch's default name as ForkName, with each forced fault in
-// the lesson's words: "the worker crashes after its claim on order 14,
-// delivery 1 @19:40". Without faults it is ForkName.
-func (fc *Forcing) Label(set []Setting, o *DecisionOverride, faults []Fault, at Time) string {
-	return forkName(fc, set, o, faults, at)
+// Label is a branch's default name as ForkNameAt, with each forced fault
+// in the lesson's words: "the worker crashes after its claim on order 14,
+// delivery 1 @19:40:20 #3". Without faults it is ForkNameAt.
+func (fc *Forcing) Label(set []Setting, o *DecisionOverride, faults []Fault, m ForkMoment) string {
+	return forkName(fc, set, o, faults, m)
 }
 
-func forkName(fc *Forcing, set []Setting, o *DecisionOverride, faults []Fault, at Time) string {
+func forkName(fc *Forcing, set []Setting, o *DecisionOverride, faults []Fault, m ForkMoment) string {
 	var parts []string
 	for _, s := range set {
 		parts = append(parts, s.Knob+"="+s.Value)
@@ -362,5 +400,5 @@ func forkName(fc *Forcing, set []Setting, o *DecisionOverride, faults []Fault, a
 	if len(faults) > 0 {
 		sep = "; " // a fault's words have commas of their own
 	}
-	return strings.Join(parts, sep) + " @" + at.Short()
+	return strings.Join(parts, sep) + " " + m.String()
 }

@@ -14,7 +14,11 @@ type Explorer struct {
 	cur      *Branch
 	k        *walker // the cursor's line and world
 	w        *World  // the state at the cursor (k.w)
-	nextID   int
+	// read is where the last EventsOn ended: a timeline reading the
+	// events since its last read after each step goes on from there
+	// rather than replaying from a checkpoint
+	read   *walker
+	nextID int
 
 	acct  Account // its limits (zero: unbounded), pool and checkpoint memory held
 	meter *Meter  // set while Run runs
@@ -31,7 +35,9 @@ type Branch struct {
 	ForkAt   Time
 	Changes  []Setting
 	Override *DecisionOverride
-	Faults   []Fault // forced from the fork on
+	Faults   []Fault  // forced from the fork on
+	forkMid  bool     // events at ForkAt's clock came before the fork (Moment)
+	words    []string // what the fork changes, in words (Words)
 
 	// cps are its own checkpoints, ascending pos; cps[0] is the fork
 	// point. A checkpoint is immutable once made (a fresh clone owns no
@@ -42,6 +48,7 @@ type Branch struct {
 	hash     *hashSink // hashing the frontier's events, nil until first extension
 	done     bool
 	series   Series
+	times    timeIndex // where clock times fall on its own line (explore_timeindex.go)
 }
 
 type checkpoint struct {
@@ -58,8 +65,11 @@ func NewExplorer(spec *Spec, seed uint64, set []Setting) (*Explorer, error) {
 		return nil, err
 	}
 	x := &Explorer{Spec: spec, Seed: seed, Set: set, Every: 16384}
-	b := &Branch{ID: 0, Name: "main", frontier: w.Clone(), hash: newHashSink(nil)}
-	b.cps = []checkpoint{{pos: 0, w: w.Clone(), hstate: marshalHash(b.hash), hlast: 0}}
+	// the frontier's hash (and its block buffer, a quarter of a megabyte)
+	// is made on the first extension, from the start's state: a session
+	// that never plays (a follower) holds none
+	b := &Branch{ID: 0, Name: "main", frontier: w.Clone()}
+	b.cps = []checkpoint{{pos: 0, w: w.Clone(), hstate: marshalHash(newHashSink(nil)), hlast: 0}}
 	x.branches = []*Branch{b}
 	x.cur = b
 	x.k = &walker{path: []*Branch{b}, w: w, x: x}
@@ -108,6 +118,7 @@ func (b *Branch) Series() []Sample { return b.series.Samples }
 func (x *Explorer) Clone() *Explorer {
 	c := *x
 	c.meter = nil
+	c.read = nil // its world is the original's, stepped by it
 	c.branches = make([]*Branch, len(x.branches))
 	of := make(map[*Branch]*Branch, len(x.branches))
 	for i, b := range x.branches { // creation order: parents first
@@ -119,6 +130,7 @@ func (x *Explorer) Clone() *Explorer {
 			nb.hash = restoreHash(marshalHash(b.hash), b.hash.last)
 		}
 		nb.series.Samples = append([]Sample(nil), b.series.Samples...)
+		nb.times = b.times.clip()
 		c.branches[i], of[b] = &nb, &nb
 	}
 	c.cur = of[x.cur]

@@ -32,7 +32,7 @@ func (x *Explorer) extend(b *Branch, pos int64) {
 	if b.hash == nil {
 		b.hash = x.hashAt(b, b.ForkPos)
 	}
-	sink := &frontierSink{hash: b.hash, series: &b.series}
+	sink := &frontierSink{hash: b.hash, series: &b.series, times: &b.times}
 	f := b.frontier
 	for f.Pos < pos {
 		x.tick()
@@ -54,11 +54,13 @@ func (x *Explorer) extend(b *Branch, pos int64) {
 type frontierSink struct {
 	hash   *hashSink
 	series *Series
+	times  *timeIndex
 }
 
 func (s *frontierSink) Event(w *World, e *Event, d *Decision) {
 	s.hash.Event(w, e, d)
 	s.series.add(w)
+	s.times.note(e)
 }
 
 // hashAt rebuilds the trace hash's state at pos on branch b.

@@ -35,11 +35,15 @@ func (x *Explorer) EventsOn(b *Branch, from, to int64) []Entry {
 	if to <= from {
 		return nil
 	}
-	k := x.walkerAt(b, from)
+	k := x.read
+	if k == nil || k.path[len(k.path)-1] != b || k.w.Pos != from {
+		k = x.walkerAt(b, from)
+	}
 	var out []Entry
 	sink := sinkFunc(func(w *World, e *Event, d *Decision) { out = append(out, entryOf(w, e, d)) })
 	for k.w.Pos < to && k.step(sink) {
 	}
+	x.read = k
 	return out
 }
 

@@ -44,24 +44,30 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 			return nil, err
 		}
 	}
+	var dec *Decision
 	if o.Override != nil {
-		if err := checkOverride(w, *o.Override); err != nil {
+		d, err := checkOverride(w, *o.Override)
+		if err != nil {
 			return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
 		}
+		dec = d
 		w.Forcing().Override(*o.Override)
 	}
 	if err := x.budgetFits(w, x.eventsPerMessage(parent)); err != nil {
 		return nil, err
 	}
-	name := o.Name
+	at := max(o.At, w.Now)
+	// the fork stands after an event at its own clock: its moment says so
+	mid := w.Pos > 0 && w.Stats.LastEvent >= at
+	b := &Branch{ID: x.nextID, Name: o.Name, Parent: parent, ForkPos: o.Pos, ForkAt: at, forkMid: mid,
+		Changes: append([]Setting(nil), o.Set...), Override: o.Override, Faults: slices.Clone(o.Faults), frontier: w.Clone(),
+		words: forkWords(w, o.Set, o.Override, dec, o.Faults)}
 	switch {
-	case name == "" && len(o.Faults) > 0:
-		name = w.Forcing().Label(o.Set, o.Override, o.Faults, max(o.At, w.Now))
-	case name == "":
-		name = fmt.Sprintf("fork%d", x.nextID)
+	case b.Name == "" && len(o.Faults) > 0:
+		b.Name = w.Forcing().Label(o.Set, o.Override, o.Faults, b.Moment())
+	case b.Name == "":
+		b.Name = fmt.Sprintf("fork%d", x.nextID)
 	}
-	b := &Branch{ID: x.nextID, Name: name, Parent: parent, ForkPos: o.Pos, ForkAt: max(o.At, w.Now),
-		Changes: append([]Setting(nil), o.Set...), Override: o.Override, Faults: slices.Clone(o.Faults), frontier: w.Clone()}
 	b.cps = []checkpoint{{pos: o.Pos, w: w.Clone()}}
 	for _, s := range parent.series.Samples {
 		if s.Pos <= o.Pos {
@@ -79,8 +85,9 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 }
 
 // checkOverride makes sure a forced decision is the one made at the fork
-// point (its index and kind) and that its value is one it could take.
-func checkOverride(w *World, o DecisionOverride) error {
+// point (its index and kind) and that its value is one it could take. It
+// returns that decision as the run makes it.
+func checkOverride(w *World, o DecisionOverride) (*Decision, error) {
 	p := w.Clone()
 	var got *Decision
 	for i := 0; i < 2 && got == nil; i++ { // a knob change may come first
@@ -95,11 +102,11 @@ func checkOverride(w *World, o DecisionOverride) error {
 	}
 	switch {
 	case got == nil:
-		return fmt.Errorf("no decision is made here to force")
+		return nil, fmt.Errorf("no decision is made here to force")
 	case got.Index != o.Index:
-		return fmt.Errorf("the decision made here is %d, not %d", got.Index, o.Index)
+		return nil, fmt.Errorf("the decision made here is %d, not %d", got.Index, o.Index)
 	case !overrideValid(got.Kind, o.Value, got.Lo, got.Hi, got.Mask):
-		return fmt.Errorf("%d is not a value the %s decision can take", o.Value, got.Kind)
+		return nil, fmt.Errorf("%d is not a value the %s decision can take", o.Value, got.Kind)
 	}
-	return nil
+	return got, nil
 }

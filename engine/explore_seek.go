@@ -54,6 +54,27 @@ func (x *Explorer) PosAfterTime(b *Branch, t Time) int64 {
 // (monotone), or the branch's end. Checkpoints are ordered in time, so it
 // starts from the last one whose previous event fails pred.
 func (x *Explorer) search(b *Branch, pred func(Time) bool) int64 {
+	k := x.walkerAt(b, x.searchFrom(b, pred))
+	for {
+		var hit int64 = -1
+		ok := k.step(sinkFunc(func(_ *World, e *Event, _ *Decision) {
+			if pred(e.T) {
+				hit = e.Pos
+			}
+		}))
+		if hit >= 0 {
+			return hit
+		}
+		if !ok {
+			return k.w.Pos
+		}
+	}
+}
+
+// searchFrom is the pos a search for pred on b starts from: the last
+// checkpoint whose previous event fails pred, with the branch known that
+// far (or to its end).
+func (x *Explorer) searchFrom(b *Branch, pred func(Time) bool) int64 {
 	from := int64(0)
 	path := b.Path()
 	for i, c := range path {
@@ -75,25 +96,11 @@ func (x *Explorer) search(b *Branch, pred func(Time) bool) int64 {
 			}
 		}
 	}
-	k := x.walkerAt(b, from)
-	for {
-		var hit int64 = -1
-		ok := k.step(sinkFunc(func(_ *World, e *Event, _ *Decision) {
-			if pred(e.T) {
-				hit = e.Pos
-			}
-		}))
-		if hit >= 0 {
-			return hit
-		}
-		if !ok {
-			return k.w.Pos
-		}
-	}
+	return from
 }
 
 // SeekTime moves the cursor to the moment t (nothing at t has happened).
-func (x *Explorer) SeekTime(t Time) { x.Goto(x.PosAtTime(x.cur, t)) }
+func (x *Explorer) SeekTime(t Time) { x.seekWhere(func(et Time) bool { return et >= t }) } // PosAtTime's
 
 // SeekTimeEnd moves the cursor past everything that happens at t.
 func (x *Explorer) SeekTimeEnd(t Time) { x.Goto(x.PosAfterTime(x.cur, t)) }

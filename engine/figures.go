@@ -40,6 +40,7 @@ var SummaryFigures = []FigureDef{
 	{"decisions", "decisions recorded (each a fork can force)"},
 	{"trace_sha256", "SHA-256 of the trace's fixed 32-byte records"},
 	{"code", "the share code of the run's end"},
+	{"forks", "the run's forks (--at, a code's), each with its name, its exact moment (@CLOCK before every event at that clock, @CLOCK #N after N events) and the events behind it (absent without one)"},
 	{"unfinished", "why the run ended with work left (absent when it finished)"},
 	{"pins_gave_way", "the incident's pins that gave way to an ordinary draw (absent when every pin held)"},
 	{"figures.dlq_peak", "the most messages in the dead letter queue at once"},

@@ -56,6 +56,7 @@ func (t *Truth) Redrive(place func(id int32, m *Msg)) int {
 		}
 		place(d.Msg, m)
 		t.oldest = min(t.oldest, int(d.Msg))
+		t.backs++
 		n++
 	}
 	t.dlqLen = 0

@@ -15,7 +15,7 @@ var probeFields = []string{"effects", "deliveries", "first_effect", "last_effect
 
 // sometimes are summary keys a run gives only when they have something
 // to say (omitted from its JSON otherwise).
-var sometimes = []string{"unfinished", "pins_gave_way"}
+var sometimes = []string{"unfinished", "pins_gave_way", "forks"}
 
 // aliases are the words the explorer's status line uses for a figure,
 // which a file may well write for its key.

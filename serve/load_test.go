@@ -154,6 +154,7 @@ const childProfileEnv = "INFLIGHT_SERVE_CHILD_CPUPROFILE"
 
 func runChildServer() int {
 	if p := os.Getenv(childProfileEnv); p != "" { // where the server's time goes under load
+		runtime.MemProfileRate = 1 << 10 // and, finely, its memory (the "heapprofile" command)
 		if f, err := os.Create(p); err == nil {
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
@@ -178,8 +179,18 @@ func runChildServer() int {
 			if err != nil {
 				break
 			}
-			if strings.TrimSpace(line) == "cpu" {
+			switch strings.TrimSpace(line) {
+			case "cpu":
 				fmt.Println(int64(cpuTime()))
+			case "mem": // the live heap after a collection and the resident set, in bytes
+				fmt.Println(heap(), selfRSS())
+			case "heapprofile": // where the live heap is, to childProfileEnv's file with ".heap"
+				runtime.GC()
+				if f, err := os.Create(os.Getenv(childProfileEnv) + ".heap"); err == nil {
+					pprof.Lookup("heap").WriteTo(f, 0)
+					f.Close()
+				}
+				fmt.Println("ok")
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -281,16 +292,29 @@ func TestLoad(t *testing.T) {
 
 // rss is a process's resident memory, from /proc.
 func rss(t testing.TB, pid int) uint64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	n, err := rssOf(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
+	}
+	return n
+}
+
+// selfRSS is this process's resident memory, 0 where /proc is not there.
+func selfRSS() uint64 {
+	n, _ := rssOf("/proc/self/status")
+	return n
+}
+
+func rssOf(status string) (uint64, error) {
+	b, err := os.ReadFile(status)
+	if err != nil {
+		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
 			kb, _ := strconv.ParseUint(f[1], 10, 64)
-			return kb << 10
+			return kb << 10, nil
 		}
 	}
-	t.Fatal("no VmRSS")
-	return 0
+	return 0, fmt.Errorf("%s: no VmRSS", status)
 }

@@ -33,7 +33,7 @@ type child struct {
 
 // startChild starts a child server with presenters as its presenter keys
 // file and, when stage is not "", its stage carried through that Redis.
-func startChild(t *testing.T, presenters, stage string) *child {
+func startChild(t testing.TB, presenters, stage string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+filepath.Join(t.TempDir(), "host"),
@@ -55,7 +55,7 @@ func startChild(t *testing.T, presenters, stage string) *child {
 }
 
 // cpu is the CPU time the child has used so far (getrusage, user+system).
-func (c *child) cpu(t *testing.T) time.Duration {
+func (c *child) cpu(t testing.TB) time.Duration {
 	t.Helper()
 	fmt.Fprintln(c.stdin, "cpu")
 	line, err := c.out.ReadString('\n')
@@ -79,7 +79,7 @@ func (c *child) cores(t *testing.T, d time.Duration) float64 {
 
 // room opens n sessions as user, half at 80×24 and half at 120×40, and
 // waits until each shows every one of subs.
-func room(t *testing.T, addr, user string, key gossh.Signer, n int, subs ...string) []*term {
+func room(t testing.TB, addr, user string, key gossh.Signer, n int, subs ...string) []*term {
 	t.Helper()
 	var terms []*term
 	for i := range n {

@@ -63,6 +63,7 @@ type Fork struct {
 	Name    string   `json:"name,omitempty"`   // the branch's name as typed
 	Filter  string   `json:"filter,omitempty"` // the knob filter
 	Filters bool     `json:"filters,omitempty"`
+	Before  bool     `json:"before,omitempty"` // it forks before the displayed clock's events, some behind the cursor
 }
 
 // Speeds are the play speeds the stage offers, simulated seconds per

@@ -152,14 +152,7 @@ func (l branchList) View() string {
 		line := mark + st.Branch.Render(branchPath(b)) + " " + here
 		out = append(out, line)
 		if b.Parent != nil {
-			var what []string
-			for _, s := range b.Changes {
-				what = append(what, s.Knob+"="+s.Value)
-			}
-			if b.Override != nil {
-				what = append(what, fmt.Sprintf("decision %d forced to %d", b.Override.Index, b.Override.Value))
-			}
-			out = append(out, st.Dim.Render(fmt.Sprintf("     forked from %s at event %d (%s): %s", b.Parent.Name, b.ForkPos, b.ForkAt.Short(), strings.Join(what, ", "))))
+			out = append(out, st.Dim.Render(fmt.Sprintf("     forked from %s at event %d (%s): %s", b.Parent.Name, b.ForkPos, b.ForkAt.Short(), strings.Join(b.Words(), "; "))))
 		} else {
 			out = append(out, st.Dim.Render("     the lesson's run"))
 		}

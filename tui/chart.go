@@ -49,7 +49,7 @@ func (v mainView) viewChart(l layout) []string {
 	}
 	have := make([]bool, n)
 	samples := v.chart.samples
-	peaks := samplePeaks(samples) // over every sample, not only the columns' ends
+	peaks := v.peaks() // over every sample, not only the columns' ends
 	for _, s := range samples {
 		c := int(int64(s.T-t0) * int64(n) / int64(t1-t0+1))
 		if c < 0 || c >= n {
@@ -116,6 +116,17 @@ func (v mainView) chartFilling(l layout) []string {
 	}
 	out[0] = fitLine(fmt.Sprintf("%-*s ", chartLabelW, "")+v.st.Dim.Render("charting the whole run: "+so+"; the chart appears once it reaches the end"), l.timeline.w)
 	return out
+}
+
+// peaks is samplePeaks of the chart's samples.
+func (v mainView) peaks() [4]float64 {
+	if m := v.memo; m != nil {
+		if !m.peaksOK {
+			m.peaks, m.peaksOK = samplePeaks(v.chart.samples), true
+		}
+		return m.peaks
+	}
+	return samplePeaks(v.chart.samples)
 }
 
 // samplePeaks is each series' highest value over the samples.

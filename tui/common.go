@@ -11,7 +11,7 @@ import (
 // different terminals never share a style or a disabled key.
 type common struct {
 	r      *lipgloss.Renderer
-	st     Styles
+	st     *Styles // shared by the session's screens, never changed: a copy each was most of the model's size
 	keys   KeyMap
 	width  int
 	height int
@@ -20,7 +20,8 @@ type common struct {
 }
 
 func newCommon(r *lipgloss.Renderer) common {
-	return common{r: r, st: DefaultStyles(r), keys: DefaultKeyMap()}
+	st := DefaultStyles(r)
+	return common{r: r, st: &st, keys: DefaultKeyMap()}
 }
 
 // SetSize is the size the screen draws in.

@@ -466,7 +466,7 @@ func heading(title, help string, width int) []string {
 }
 
 // hint is a dim line of keys and news, wrapped to the screen.
-func hint(st Styles, s string, width int) []string {
+func hint(st *Styles, s string, width int) []string {
 	var out []string
 	for _, l := range wrap(s, max(width-4, 20)) {
 		out = append(out, st.Dim.Render("  "+l))
@@ -476,7 +476,7 @@ func hint(st Styles, s string, width int) []string {
 
 // verdict says, once revealed, whether the prediction was right, or how
 // the room answered.
-func verdict(st Styles, q question, rs stage.PollState) []string {
+func verdict(st *Styles, q question, rs stage.PollState) []string {
 	right := fmt.Sprintf("%c", 'a'+rune(q.ex.Answer))
 	if q.room {
 		n := 0
@@ -494,7 +494,7 @@ func verdict(st Styles, q question, rs stage.PollState) []string {
 // choiceLines draws the choices, one a line: the key, a mark (▶ the
 // user's own choice, ✓ the right one once revealed), the text and, for a
 // room, the tally as a bar.
-func choiceLines(st Styles, choices []string, mine, answer int, revealed bool, tally []int, width int) []string {
+func choiceLines(st *Styles, choices []string, mine, answer int, revealed bool, tally []int, width int) []string {
 	most := 1
 	for _, n := range tally {
 		most = max(most, n)

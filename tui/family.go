@@ -64,9 +64,9 @@ func rowText(r engine.PaneRow, w int) string {
 // rowFits reports whether a row's text and mark fit on one line of a pane
 // w wide (after the selection mark's cell).
 func rowFits(r engine.PaneRow, w int) bool {
-	need := 1 + lipgloss.Width(rowText(r, w))
+	need := 1 + lineWidth(rowText(r, w))
 	if r.Mark != "" {
-		need += lipgloss.Width(r.Mark) + 1
+		need += lineWidth(r.Mark) + 1
 	}
 	return need <= w
 }

@@ -74,13 +74,17 @@ type forkForm struct {
 	filters bool            // the filter has the keyboard
 	err     string
 	pos, at int64
+	before  bool              // pos is before the displayed clock's events, behind the cursor (forkBefore)
+	moment  engine.ForkMoment // where a knob fork stands, as its name says
+	decAt   engine.ForkMoment // where a decision's fork stands: before its event
+	where   string            // the moment in words, under the title
 	spec    *engine.Spec
-	world   *engine.World // the world at the cursor, for the pins still ahead
+	world   *engine.World // the world at the fork point, for the pins still ahead
 	branch  string        // the branch forked from, for the title
 	done    outcome       // what the last key asks of the root
 }
 
-func newInput(st Styles, value string) textinput.Model {
+func newInput(st *Styles, value string) textinput.Model {
 	ti := textinput.New()
 	ti.Prompt = ""
 	ti.SetValue(value)
@@ -103,15 +107,55 @@ func written(b *engine.Branch) map[string]string {
 	return out
 }
 
-// newForkForm is the form for x's cursor, displayed at clock at.
-func newForkForm(c common, x *engine.Explorer, at engine.Time) forkForm {
+// newForkForm is the form for x's cursor, displayed at clock at. With
+// before, the fork stands before every event at that clock, some of which
+// may be behind the cursor (a bookmark shows its moment's events): knob
+// changes "from 19:52:00" then act on all of them.
+func newForkForm(c common, x *engine.Explorer, at engine.Time, before bool) forkForm {
 	w := x.World()
-	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: x.Pos(), at: int64(at), branch: branchPath(x.Branch()),
+	b := x.Branch()
+	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: x.Pos(), at: int64(at), branch: branchPath(b),
 		spec: x.Spec, world: w}
-	if last := x.Last(1, engine.IsDecision); len(last) == 1 {
+	// the events at the displayed clock, and which side of them the fork is
+	lo, evs := x.ClockEvents(b, at)
+	if before && at <= w.Now && lo < f.pos {
+		f.pos, f.before = lo, true
+		for _, e := range evs[:min(len(evs), int(x.Pos()-lo))] {
+			if e.Event.Kind == engine.EvKnob { // the knobs in force there differ
+				f.world = x.WorldAt(b, lo)
+			}
+		}
+	}
+	f.moment = engine.ForkMoment{At: at, Pos: -1}
+	if f.pos > lo {
+		f.moment.Pos = f.pos
+	}
+	f.where = momentWords(f.world, lo, evs, f.pos, at)
+	// the decision's fork stands before its event: after another at its
+	// clock, its moment counts; Last's pass sees the event before it
+	var prev engine.Event
+	decMid, known := false, false
+	keep := func(e *engine.Entry) bool {
+		ok := engine.IsDecision(e)
+		if ok {
+			known = e.Event.Pos == 0 || (prev.Pos == e.Event.Pos-1 && prev.T <= e.Event.T)
+			decMid = e.Event.Pos > 0 && prev.Pos == e.Event.Pos-1 && prev.T == e.Event.T
+		}
+		prev = e.Event
+		return ok
+	}
+	if last := x.Last(1, keep); len(last) == 1 {
 		e := last[0]
 		f.dec = &e
 		f.values, f.labels = w.DecisionChoices(e.Decision)
+		switch {
+		case !known: // the first event of Last's span: ask
+			f.decAt = x.MomentAt(b, e.Event.Pos, e.Event.T)
+		case decMid:
+			f.decAt = engine.ForkMoment{At: e.Event.T, Pos: e.Event.Pos}
+		default:
+			f.decAt = engine.ForkMoment{At: e.Event.T, Pos: -1}
+		}
 	}
 	f.decIn = newInput(c.st, "")
 	f.decIn.Placeholder = "as it was"
@@ -492,14 +536,14 @@ func (f *forkForm) options() (engine.ForkOptions, error) {
 	// a pasted name may hold what a share code refuses: the guard's name
 	o.Name = strings.TrimSpace(termtext.Clean(f.name.Value(), termtext.Name))
 	if o.Name == "" {
-		o.Name = f.defaultName(set, o.Override, o.At)
+		o.Name = f.defaultName(set, o.Override)
 	}
 	return o, nil
 }
 
 // staged is the form as it is filled in, for the stage.
 func (f *forkForm) staged() *stage.Fork {
-	sf := &stage.Fork{Row: f.row, Pick: f.pick, Dec: f.decIn.Value(), Name: f.name.Value(), Filter: f.filter.Value(), Filters: f.filters}
+	sf := &stage.Fork{Row: f.row, Pick: f.pick, Dec: f.decIn.Value(), Name: f.name.Value(), Filter: f.filter.Value(), Filters: f.filters, Before: f.before}
 	for _, in := range f.inputs {
 		sf.Values = append(sf.Values, in.Value())
 	}
@@ -523,3 +567,45 @@ func forkJob(o engine.ForkOptions) explorerJob {
 		m.fork.err = err.Error()
 	}}
 }
+
+// momentWords says which side of evs, the events at the clock at from
+// event first on, a fork at event pos stands on, and which of them see
+// its change:
+// "before all 3 events at 19:52:00 (publish, order 14 first): they see
+// the change". Nothing when no event shares the clock.
+func momentWords(w *engine.World, first int64, evs []engine.Entry, pos int64, at engine.Time) string {
+	n := int64(len(evs))
+	if n == 0 {
+		return ""
+	}
+	word := func(e engine.Entry) string {
+		s := w.KindName(e.Event.Kind)
+		if e.Event.Msg >= 0 {
+			s += ", " + w.MsgName(e.Event.Msg)
+		}
+		return s
+	}
+	clock := at.Short()
+	if n == 1 {
+		if pos <= first {
+			return "before the one event at " + clock + " (" + word(evs[0]) + "): it sees the change · l steps past it"
+		}
+		return "after the one event at " + clock + " (" + word(evs[0]) + "): it does not see the change · h steps back before it"
+	}
+	switch k := pos - first; {
+	case k <= 0:
+		return fmt.Sprintf("before all %d events at %s (%s first): they see the change · l/h step between them", n, clock, word(evs[0]))
+	case k >= n:
+		return fmt.Sprintf("after all %d events at %s (%s last): none sees the change · l/h step between them", n, clock, word(evs[n-1]))
+	default:
+		return fmt.Sprintf("after %d of the %d events at %s (%s), before %s · l/h step between them", k, n, clock, word(evs[k-1]), word(evs[k]))
+	}
+}
+
+// stepMark is a cursor's exact place: its branch and event.
+type stepMark struct {
+	b   *engine.Branch
+	pos int64
+}
+
+func markOf(x *engine.Explorer) stepMark { return stepMark{x.Branch(), x.Pos()} }

@@ -13,8 +13,15 @@ import (
 // in view.
 func (f forkForm) View() string {
 	st := f.st
-	var out []string
-	out = append(out, st.PaneTitle.Render("Fork a branch here")+fmt.Sprintf("  at %s on %s", engine.Time(f.at).Short(), f.branch), "")
+	// where the fork stands is pinned above the rows, as the hint below
+	head := []string{st.PaneTitle.Render("Fork a branch here") + fmt.Sprintf("  at %s on %s", strings.TrimPrefix(f.moment.String(), "@"), f.branch)}
+	if f.where != "" {
+		// which side of its clock's events the fork is on, and how to move it
+		for _, l := range wrap(f.where, f.width-2) {
+			head = append(head, st.Dim.Render("  "+l))
+		}
+	}
+	out := []string{""}
 	focus := 0
 	cur := func(row int) string {
 		if row == f.row && !f.filters {
@@ -105,10 +112,7 @@ func (f forkForm) View() string {
 	}
 	out = append(out, "")
 	out = append(out, cur(len(f.knobs)+1)+"branch name: "+f.name.View())
-	def := f.defaultName(f.changes(), nil, engine.Time(f.at))
-	if o := f.override(); o != nil {
-		def = f.defaultName(f.changes(), o, f.dec.Event.T)
-	}
+	def := f.defaultName(f.changes(), f.override())
 	out = append(out, st.Dim.Render("  default: "+def))
 	if f.err != "" {
 		for _, l := range wrap(f.err, f.width-4) { // a refusal names its flag: keep it whole
@@ -121,10 +125,10 @@ func (f forkForm) View() string {
 	for _, l := range wrap("enter creates the branch and switches to it · ↑/↓ moves · esc cancels", f.width) {
 		hint = append(hint, st.Dim.Render(l))
 	}
-	if len(out)+1+len(hint) <= f.height || f.height <= 0 {
-		return strings.Join(append(append(out, ""), hint...), "\n")
+	if len(head)+len(out)+1+len(hint) <= f.height || f.height <= 0 {
+		return strings.Join(append(append(append(head, out...), ""), hint...), "\n")
 	}
-	h := max(1, f.height-len(hint))
+	h := max(1, f.height-len(hint)-len(head))
 	if f.row == len(f.knobs)+1 {
 		focus = len(out) // keep the name and the default in view
 	}
@@ -132,14 +136,14 @@ func (f forkForm) View() string {
 	for len(rows) < h {
 		rows = append(rows, "")
 	}
-	return strings.Join(append(rows, hint...), "\n")
+	return strings.Join(append(append(head, rows...), hint...), "\n")
 }
 
 // defaultName names a branch by what it changes, the decision by its kind
-// and chosen label: "late_ack=accept @19:52:34".
-func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride, at engine.Time) string {
+// and chosen label, and where it stands: "late_ack=accept @19:52:34 #188".
+func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride) string {
 	if o == nil {
-		return engine.ForkName(set, nil, at)
+		return engine.ForkNameAt(set, nil, f.moment)
 	}
 	kind := f.dec.Decision.Kind.String()
 	if f.dec.Decision.Kind >= engine.FamilyDecision {
@@ -147,5 +151,5 @@ func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride,
 	}
 	_, label, _, _ := f.decValue()
 	set = append([]engine.Setting{{Knob: kind, Value: label}}, set...)
-	return engine.ForkName(set, nil, at)
+	return engine.ForkNameAt(set, nil, f.decAt)
 }

@@ -32,6 +32,7 @@ type KeyMap struct {
 	Up        key.Binding
 	Down      key.Binding
 	Story     key.Binding
+	Goto      key.Binding
 	Code      key.Binding
 	Incidents key.Binding
 	Follow    key.Binding
@@ -75,11 +76,12 @@ func DefaultKeyMap() KeyMap {
 		Up:        b([]string{"k", "up"}, "↑/k", "select prev msg"),
 		Down:      b([]string{"j", "down"}, "↓/j", "select next msg"),
 		Story:     b([]string{"enter"}, "enter", "life story"),
+		Goto:      b([]string{"#"}, "#", "select msg N"),
 		Code:      b([]string{"y"}, "y", "share code"),
 		Incidents: b([]string{"i"}, "i", "incidents"),
 		Follow:    b([]string{"F"}, "F", "follow stage"),
 		Question:  key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "the question"), key.WithDisabled()),
-		Help:      b([]string{"?"}, "?", "all keys"),
+		Help:      b([]string{"?"}, "?", "keys, legend"),
 		Close:     b([]string{"esc"}, "esc", "close"),
 		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
 		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
@@ -97,7 +99,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Play, k.Faster, k.Slower, k.Step, k.Back, k.Tick, k.TickBack},
 		{k.NextDec, k.PrevDec, k.NextMark, k.PrevMark, k.Start, k.End, k.Jump},
 		{k.Fork, k.Branches, k.NextBr, k.Compare, k.Hunt, k.Exercises, k.Follow, k.Question},
-		{k.Up, k.Down, k.Story, k.Code, k.Incidents, k.Help, k.Quit},
+		{k.Up, k.Down, k.Goto, k.Story, k.Code, k.Incidents, k.Help, k.Quit},
 	}
 }
 

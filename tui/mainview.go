@@ -32,6 +32,24 @@ type mainView struct {
 	presenter, following, staged bool
 
 	chart chartView // the whole-run chart of the branch under the cursor
+
+	// what the layout and the drawing of one frame both read, worked out
+	// once (nil: every time)
+	memo *frameMemo
+}
+
+// frameMemo holds the parts of a frame that its layout and its drawing
+// each need, for one mainView: they are pure functions of it.
+type frameMemo struct {
+	status, footer     string
+	news               []string
+	peaks              [4]float64
+	timelineHead       []string
+	timelineWords      []string
+	timelineW          int
+	statusOK, footerOK bool
+	newsOK, peaksOK    bool
+	timelineOK         bool
 }
 
 // chartView is a branch's whole-run chart as far as its pass has got:
@@ -50,12 +68,17 @@ type mainScreen struct {
 }
 
 // mainView is the main screen's view state now.
-func (m Model) mainView() mainView {
+func (m Model) mainView() mainView { return m.viewState() }
+
+// viewState is mainView read from m itself, not a copy of it: View's
+// own copy of the model (a copy more was a tenth of a frame).
+func (m *Model) viewState() mainView {
 	v := mainView{common: m.common, x: m.x, snap: &m.snap, at: m.at, sel: m.sel, exercise: m.exercise,
-		flash: presenterFlash(m.presenter, m.exercises.room.state, m.flash), help: m.help, active: activeKeys(&m),
-		play: m.play, panes: cursorPanes(m.x, &m.snap, m.at, m.sel), scroll: m.main.scroll, presenter: m.presenter, following: m.follower.on, staged: m.stage != nil}
+		flash: presenterFlash(m.presenter, m.exercises.room.state, m.flash), help: m.help, active: activeKeys(m),
+		play: m.play, panes: cursorPanes(m.x, &m.snap, m.at, m.sel), scroll: m.main.scroll, presenter: m.presenter, following: m.follower.on, staged: m.stage != nil,
+		memo: &frameMemo{}}
 	if screens[m.state].prompt {
-		v.prompt = m.state.screen(&m)
+		v.prompt = m.state.screen(m)
 	}
 	v.chart = m.charts.view(m.x)
 	if j := m.jobs.cur; j != nil {

@@ -25,6 +25,7 @@ const (
 	statePicker
 	stateHunt
 	stateRestore
+	stateGoto // `#`: select a message by its number (goto.go)
 	numStates
 )
 
@@ -40,12 +41,18 @@ type Model struct {
 	// the cursor's displayed moment: the clock the user asked for (a tick,
 	// a jump, a bookmark) or the latest event's time, never before it
 	at engine.Time
+	// stepped is where the last event move (l, h, n, N) left the cursor:
+	// f there forks at the cursor, between events of one clock; after any
+	// other move, at the moment shown, before that clock's events
+	stepped stepMark
 
 	play  player
 	sel   int32 // the selected message, -1 none
 	snap  snap
 	main  mainScreen // the main view's own state
 	flash string     // one line of news: an error, a fork made
+	// legendOff scrolls the help screen's legend (↑/↓ while it is open)
+	legendOff int
 
 	// the terminal's size as it said it, which the drawn size is clamped from
 	termW, termH int
@@ -57,6 +64,7 @@ type Model struct {
 	exercises exerciseList
 	story     storyView
 	jump      jumpInput
+	goTo      gotoInput
 	picker    picker
 	hunt      huntList         // the properties `x` hunts a break of (hunt.go)
 	exercise  *engine.Exercise // the exercise this branch answers
@@ -242,6 +250,11 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	}
 	if key.Matches(k, km.Help) {
 		m.help.ShowAll = !m.help.ShowAll
+		m.legendOff = 0
+		return nil
+	}
+	if m.help.ShowAll && (key.Matches(k, km.Up) || key.Matches(k, km.Down)) {
+		m.scrollLegend(key.Matches(k, km.Down)) // legend.go
 		return nil
 	}
 	if key.Matches(k, km.Close) {
@@ -276,9 +289,11 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Step):
 		m.play.pause()
 		m.flash = stepBy(m.x, 1, &m.at)
+		m.stepped = markOf(m.x)
 	case key.Matches(k, km.Back):
 		m.play.pause()
 		m.flash = stepBy(m.x, -1, &m.at)
+		m.stepped = markOf(m.x)
 	case key.Matches(k, km.Tick):
 		m.play.pause()
 		return tickMove(m.x.Spec, m.at, engine.Second).run(m)
@@ -307,9 +322,11 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Jump):
 		m.play.pause()
 		m.jump, m.state = newJumpInput(m.common, m.at), stateJump
+	case key.Matches(k, km.Goto):
+		m.goTo, m.state = newGotoInput(m.common, m.x.Spec), stateGoto
 	case key.Matches(k, km.Fork):
 		m.play.pause()
-		m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork
+		m.fork, m.state = newForkForm(m.common, m.x, m.at, m.stepped != markOf(m.x)), stateFork
 	case key.Matches(k, km.Branches):
 		m.branches, m.state = newBranchList(m.common, m.x), stateBranches
 	case key.Matches(k, km.NextBr):

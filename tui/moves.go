@@ -94,6 +94,7 @@ func decisionMove(next bool) explorerJob {
 			return
 		}
 		m.at = m.x.World().Now
+		m.stepped = markOf(m.x)
 		m.flash = "decision: " + e.DecText
 	}}
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -68,7 +67,7 @@ func (v paneView) paneHead(title string, total, w, h, off int) (head []string, r
 			more += " ↑"
 		}
 		if offset+rows < total {
-			more += fmt.Sprintf(" ↓%d", total-offset-rows)
+			more += " ↓" + plural(total-offset-rows, "line", "lines") // not rows: a row may wrap, a list may be capped
 		}
 	}
 	place()

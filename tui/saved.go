@@ -146,12 +146,21 @@ func (r restoreOffer) Update(msg tea.Msg) (restoreOffer, tea.Cmd) {
 	return r, nil
 }
 
-// View is the offer, one line: how many branches, where the cursor was.
+// View is the offer, one line: how many branches and where the cursor
+// was, as much of it as fits; words are dropped whole, never cut.
 func (r restoreOffer) View() string {
-	// the keys before the name, which may be long and is cut first
-	s := fmt.Sprintf("Restore your %s from last time? r restores · n starts fresh · the cursor was on %s",
-		branchCount(len(r.tree.Branches)), r.where)
-	return fitLine(r.st.Badge.Render(" saved ")+" "+s, r.width)
+	n := branchCount(len(r.tree.Branches))
+	badge := r.st.Badge.Render(" saved ") + " "
+	for _, s := range []string{
+		fmt.Sprintf("Restore your %s from last time? r restores · n starts fresh · the cursor was on %s", n, r.where),
+		fmt.Sprintf("Restore your %s from last time? r restores · n starts fresh", n),
+		fmt.Sprintf("Restore %s? r restores · n fresh", n),
+	} {
+		if cellWidth(badge+s) <= r.width {
+			return badge + s
+		}
+	}
+	return fitLine(badge+fmt.Sprintf("Restore %s? r restores · n fresh", n), r.width)
 }
 
 func branchCount(n int) string {

@@ -54,7 +54,7 @@ func init() {
 		stateFork: {name: "fork", of: func(m *Model) screen { return &m.fork },
 			save: func(m *Model) stage.Screen { return stage.Screen{Fork: m.fork.staged()} },
 			open: func(m *Model, s stage.Screen) {
-				m.fork, m.state = newForkForm(m.common, m.x, m.at), stateFork
+				m.fork, m.state = newForkForm(m.common, m.x, m.at, s.Fork != nil && s.Fork.Before), stateFork
 				if s.Fork != nil {
 					restoreFork(&m.fork, *s.Fork)
 				}
@@ -107,6 +107,7 @@ func init() {
 			}},
 		stateHunt:    {name: "hunt", of: func(m *Model) screen { return &m.hunt }},
 		stateRestore: {name: "restore", of: func(m *Model) screen { return &m.restore }, prompt: true},
+		stateGoto:    {name: "goto", of: func(m *Model) screen { return &m.goTo }, prompt: true},
 	}
 }
 

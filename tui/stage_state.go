@@ -53,7 +53,7 @@ func branchLine(x *engine.Explorer, b *engine.Branch) engine.Code {
 func addLine(x *engine.Explorer, c engine.Code) (*engine.Branch, error) {
 	cur := x.Branches()[0]
 	for i, f := range c.Forks {
-		name := x.ForkNameOf(f)
+		name := x.ForkNameOn(cur, f)
 		var next *engine.Branch
 		for _, b := range x.Branches() {
 			if b.Parent == cur && b.Name == name && (f.Pos < 0 || b.ForkPos == f.Pos) &&

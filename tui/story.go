@@ -38,7 +38,8 @@ func storyKeyMap() scrollKeyMap {
 }
 
 // storyView is one message's life: published, each delivery with its
-// worker and lease, each email, refused acks, the dead letter queue — read
+// worker and lease, each email, refused acks, the dead letter queue and
+// the redrive that took it out (engine.Explorer.Story) — read
 // from the trace of the branch under the cursor. Events after the cursor
 // are shown dimmed: what is still to come.
 type storyView struct {
@@ -86,7 +87,7 @@ func storyJob(x *engine.Explorer, s *snap, sel int32) explorerJob {
 		if hasPub {
 			from = x.PosAtTime(b, pub)
 		}
-		evs = x.History(b, sel, from, func(e *engine.Entry) bool { return true })
+		evs = x.Story(b, sel, from) // the redrives that moved it too
 	}, apply: func(m *Model) {
 		w := m.x.World()
 		m.story = storyView{common: m.common, keys: storyKeyMap(), id: sel, events: evs, cursor: cursor,
@@ -127,8 +128,12 @@ func (s storyView) View() string {
 	}
 	out := []string{
 		st.PaneTitle.Render("Life story of "+s.name) + fmt.Sprintf("  on %s · %s, %s", s.branch, plural(deliveries, "delivery", "deliveries"), plural(effects, s.words.Effect, s.words.Effects)),
-		st.Dim.Render("dimmed lines are still to come after the cursor · ↑/↓ scrolls · esc closes"), "",
+		st.Dim.Render("dimmed lines are still to come after the cursor · ↑/↓ scrolls · esc closes"),
 	}
+	for _, l := range wrap(storyLegend(s.words), max(20, s.width)) {
+		out = append(out, st.Dim.Render(l))
+	}
+	out = append(out, "")
 	var lines []string
 	marked := false
 	for _, e := range s.events {
@@ -186,8 +191,17 @@ func storyIcon(k engine.Kind) string {
 		return "…"
 	case engine.EvDLQ:
 		return "DLQ"
+	case engine.EvRedrive:
+		return "↺"
 	}
 	return "·"
+}
+
+// storyLegend says what the story's marks mean, the effect's in the
+// family's words.
+func storyLegend(wd engine.Words) string {
+	return "→ delivered · ✓ acked · ✗ ack refused · … lease expired · DLQ dead-lettered · ↺ redriven · " +
+		wd.EffectMark + " " + wd.Effect + " · ◆ decision"
 }
 
 // plural is "1 email", "3 emails".

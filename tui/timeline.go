@@ -92,6 +92,18 @@ const timelineHead = len("Timeline  ")
 // first line, then lines indented under it) and its words wrapped under
 // that, all styled.
 func (v mainView) timelineLines(head string, earlier, onMain bool, text string, w int) (hl, wl []string) {
+	m := v.memo
+	if m != nil && m.timelineOK && m.timelineW == w {
+		return m.timelineHead, m.timelineWords
+	}
+	hl, wl = v.wrapTimeline(head, earlier, onMain, text, w)
+	if m != nil {
+		m.timelineHead, m.timelineWords, m.timelineW, m.timelineOK = hl[:len(hl):len(hl)], wl[:len(wl):len(wl)], w, true
+	}
+	return hl, wl
+}
+
+func (v mainView) wrapTimeline(head string, earlier, onMain bool, text string, w int) (hl, wl []string) {
 	hs, ws := v.st.Header, v.st.Words
 	if onMain {
 		hs, ws = v.st.Dim, v.st.Dim

@@ -20,7 +20,7 @@ const MaxFrameBytes = 1 << 20
 // so below a frame clamped from a larger terminal, and at most
 // MaxFrameBytes. The body is the active screen's, or the main view's.
 func (m Model) View() string {
-	v := m.mainView()
+	v := m.viewState()
 	var f string
 	if m.width < minWidth || m.height < minHeight {
 		f = v.tooSmall(m.termW, m.termH)
@@ -29,6 +29,8 @@ func (m Model) View() string {
 		var body string
 		if s := m.state.screen(&m); s != nil && !screens[m.state].prompt {
 			body = s.View()
+		} else if m.help.ShowAll && m.state == stateMain { // the help screen: keys below, the legend here (legend.go)
+			body = legendView(m.st, m.x.World().Family(), l.body.w, l.body.h, m.legendOff)
 		} else {
 			body = v.viewMain(l)
 		}
@@ -57,7 +59,7 @@ func drawSize(w, h int) (int, int) {
 // clampNote is the line under a frame drawn smaller than its terminal of
 // tw×th; "" when the terminal is within the cap (or there is no room for
 // it).
-func clampNote(st Styles, tw, th int) string {
+func clampNote(st *Styles, tw, th int) string {
 	w, h := drawSize(tw, th)
 	if h == min(max(th, 0), MaxHeight) { // within the cap, or no room
 		return ""
@@ -94,6 +96,16 @@ func (v mainView) frame(l layout, body string) string {
 // progress, the jump prompt or a flash, wrapped rather than cut; none when
 // there is no news.
 func (v mainView) newsLines() []string {
+	if m := v.memo; m != nil {
+		if !m.newsOK {
+			m.news, m.newsOK = v.news(), true
+		}
+		return m.news
+	}
+	return v.news()
+}
+
+func (v mainView) news() []string {
 	var s string
 	switch {
 	case v.progress != "":
@@ -144,7 +156,7 @@ func (v mainView) viewHeader() string {
 			}
 		}
 	}
-	r := strings.Join(right, "  ")
+	r := v.fitHeaderRight(right) // the title stays readable (header.go)
 	room := v.width - lipgloss.Width(r) - 2
 	if room < 8 {
 		return fitLine(r, v.width)
@@ -161,25 +173,36 @@ func (v mainView) viewHeader() string {
 type statusWidths struct{ oldest, effects, lost, dlq int }
 
 func (v mainView) statusWidths(w *engine.World) statusWidths {
-	samples := v.chart.samples
-	p := samplePeaks(samples)
+	p := v.peaks()
 	published := 0
 	for i := range v.x.Spec.Sources {
 		published += v.x.Spec.Sources[i].CountUnder(&w.Knobs)
 	}
 	digits := func(n int64) int { return len(fmt.Sprint(n)) }
+	// effects and DLQ are at least the messages' width, whatever the
+	// branch: a fork with fewer moves nothing on the line
 	return statusWidths{
 		oldest:  len("10m02s"), // fmtDur up to 99h59m
-		effects: digits(max(int64(p[3]), w.Stats.Effects)),
+		effects: digits(max(int64(published), int64(p[3]), w.Stats.Effects)),
 		// a family's messages come from no source: its effects' scale then
 		lost: digits(max(int64(published), v.snap.lost, int64(p[3]))),
-		dlq:  digits(max(int64(p[2]), int64(w.DLQLen()))),
+		dlq:  digits(max(int64(published), int64(p[2]), int64(w.DLQLen()))),
 	}
 }
 
 // viewStatus is the status line: the figures the lesson argues about, each
 // number right-aligned in its figure's own width.
 func (v mainView) viewStatus() string {
+	if m := v.memo; m != nil {
+		if !m.statusOK {
+			m.status, m.statusOK = v.statusLine(), true
+		}
+		return m.status
+	}
+	return v.statusLine()
+}
+
+func (v mainView) statusLine() string {
 	w, st := v.x.World(), v.st
 	sw := v.statusWidths(w)
 	var parts []string
@@ -262,6 +285,16 @@ func (v mainView) packStatus(parts []string) []string {
 // keys from its middle, never the last two ("? all keys", "q quit"), so
 // that the way to every key is always on screen.
 func (v mainView) viewFooter() string {
+	if m := v.memo; m != nil {
+		if !m.footerOK {
+			m.footer, m.footerOK = v.footer(), true
+		}
+		return m.footer
+	}
+	return v.footer()
+}
+
+func (v mainView) footer() string {
 	km := v.active
 	if v.help.ShowAll {
 		return v.help.View(km)
@@ -300,11 +333,11 @@ func (v mainView) viewMain(l layout) string {
 		}
 		row = append(row, pv.renderPane(title, lines, total, r.w, r.h, v.scroll[p]))
 		if i+1 == len(l.panes) || l.panes[i+1].y != r.y { // the row ends
-			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+			rows = append(rows, joinTop(row...))
 			row = nil
 		}
 	}
-	grid := fit(lipgloss.JoinVertical(lipgloss.Left, rows...), v.width, l.timeline.y-l.body.y)
+	grid := fit(joinLeft(rows...), v.width, l.timeline.y-l.body.y)
 	return grid + "\n" + v.viewTimeline(l)
 }
 
@@ -317,11 +350,11 @@ func fitLine(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	s = ansi.Truncate(s, w, "…")
-	if d := w - lipgloss.Width(s); d > 0 {
-		s += strings.Repeat(" ", d)
+	if n, ok := quickWidth(s); ok && n <= w {
+		return s + spaces(w-n)
 	}
-	return s
+	s = ansi.Truncate(s, w, "…")
+	return s + spaces(w-lineWidth(s))
 }
 
 // fit makes s exactly w×h cells.
@@ -337,7 +370,7 @@ func fit(s string, w, h int) string {
 		lines[i] = fitLine(lines[i], w)
 	}
 	for len(lines) < h {
-		lines = append(lines, strings.Repeat(" ", max(w, 0)))
+		lines = append(lines, spaces(w))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -18,8 +18,12 @@ func (c *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	if c.k.Dedupe == DedupeSeparate {
 		p[2].Title = fmt.Sprintf("crashes: %d (between SADD and the wallet commit)", c.crashes)
 	}
-	for k := c.readNew; k < c.produced && len(p[0].Rows) < 40; k++ {
+	const streamRows = 40 // the soonest; the title has the count
+	for k := c.readNew; k < c.produced && len(p[0].Rows) < streamRows; k++ {
 		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: k, Text: fmt.Sprintf("event %-5d credit ₹100 to u1", k), Bar: -1})
+	}
+	if n := c.produced - c.readNew - streamRows; n > 0 {
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more not listed (# selects any)", n), Bar: -1, Tone: engine.ToneNote})
 	}
 	for _, q := range c.pel {
 		r := engine.PaneRow{Msg: q.entry, Text: fmt.Sprintf("event %-5d consumer-1  delivery count %d", q.entry, q.count), Bar: -1}
@@ -64,4 +68,21 @@ func (c *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 		p[3].Rows = append(p[3].Rows, r)
 	}
 	return p
+}
+
+// Legend says what the stream's panes abbreviate, in Redis's terms.
+func (c *Family) Legend() []engine.Term {
+	return []engine.Term{
+		{Short: "XREADGROUP >", Means: "the consumer group's read of entries never delivered to it"},
+		{Short: "XACK", Means: "the consumer's acknowledgement: it takes the entry off the pending entries list"},
+		{Short: "delivery count", Means: "times the entry was delivered; a re-read after a crash counts again"},
+		{Short: "SADD", Means: "adding the event's id to the set of processed events (the dedupe)"},
+		{Short: "REDELIVERED", Means: "delivered more than once"},
+		{Short: "CRASH", Means: "the consumer died there and restarted"},
+		{Short: "DEAD", Means: "moved to the dead letters after too many deliveries"},
+		{Short: "DUP", Means: "a credit applied again for the same event"},
+		{Short: "SKIP", Means: "the dedupe saw the event as processed and skipped it"},
+		{Short: "LOST", Means: "marked processed but never credited"},
+		{Short: "₹", Means: "rupees"},
+	}
 }

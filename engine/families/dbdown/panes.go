@@ -101,3 +101,19 @@ func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	}
 	return p
 }
+
+// Legend says what the consumer's panes abbreviate.
+func (f *Family) Legend() []engine.Term {
+	return []engine.Term{
+		{Short: "lag", Means: "age of the oldest message still waiting"},
+		{Short: "N tried", Means: "write attempts so far"},
+		{Short: "RETRY DUE", Means: "its backoff is over: taken before the line"},
+		{Short: "RETRY n/m", Means: "waiting for its nth retry of m; the bar is the backoff left"},
+		{Short: "OPEN · HALF-OPEN", Means: "the breaker stops writes · lets one trial write through"},
+		{Short: "TRIAL", Means: "the one write a half-open breaker lets through"},
+		{Short: "UP · DOWN", Means: "the database answers · refuses every write"},
+		{Short: "refused N×", Means: "the database refused the message's write N times before it was dead-lettered"},
+		{Short: "NOT POISON", Means: "dead-lettered only because the database was down"},
+		{Short: "LATE", Means: "the row was written this long after the message arrived"},
+	}
+}

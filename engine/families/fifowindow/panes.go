@@ -56,3 +56,14 @@ func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	}
 	return p
 }
+
+// Legend says what SQS FIFO's panes abbreviate.
+func (f *Family) Legend() []engine.Term {
+	return []engine.Term{
+		{Short: "group", Means: "the message group: one message of it in flight at a time"},
+		{Short: "dedup id", Means: "the deduplication id: a send with a remembered one is dropped"},
+		{Short: "receive N", Means: "the message's Nth receive"},
+		{Short: "FORGOTTEN", Means: "the five-minute memory of the dedup id ended"},
+		{Short: "COPY N", Means: "the Nth identical email for one order"},
+	}
+}

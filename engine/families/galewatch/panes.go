@@ -22,6 +22,9 @@ func (g *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 		bar := float64(x.at-w.Now) / float64(RetryAfter)
 		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: x.reading, Text: fmt.Sprintf("%s %s  again at %s", Turbine(int(x.reading)%Turbines), engine.Time(x.stamp).Clock(), engine.Time(x.at).Clock()), Bar: bar})
 	}
+	if n := len(g.pending()) - len(p[0].Rows); n > 0 {
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more not listed", n), Bar: -1, Tone: engine.ToneNote})
+	}
 	for i := g.nWatch - 1; i >= 0 && i >= g.nWatch-len(g.watch); i-- {
 		x := g.watch[i%len(g.watch)]
 		r := engine.PaneRow{Msg: x.reading, Bar: -1}
@@ -63,4 +66,16 @@ func readings(n int) string {
 		return "1 reading"
 	}
 	return fmt.Sprintf("%d readings", n)
+}
+
+// Legend says what the readings' panes abbreviate.
+func (g *Family) Legend() []engine.Term {
+	return []engine.Term{
+		{Short: "T0001", Means: "turbine 1"},
+		{Short: "stamped", Means: "the reading's timestamp, half its primary key (turbine, stamp)"},
+		{Short: "clock true · +N", Means: "the stepped turbine's clock: right, or N ahead (− behind)"},
+		{Short: "key taken", Means: "the primary key was already stored: the reading was thrown away"},
+		{Short: "COPY", Means: "a re-sent copy of a reading whose answer was lost"},
+		{Short: "LOST", Means: "a genuine reading thrown away as a duplicate"},
+	}
 }

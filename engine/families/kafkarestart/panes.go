@@ -100,3 +100,19 @@ func (f *Family) reread(id int32, off int64) bool {
 	}
 	return false
 }
+
+// Legend says what Kafka's panes abbreviate.
+func (f *Family) Legend() []engine.Term {
+	return []engine.Term{
+		{Short: "p0", Means: "partition 0 of the topic"},
+		{Short: "p0@12", Means: "partition 0, offset 12: one record"},
+		{Short: "LEO", Means: "log end offset: the offset the next record gets"},
+		{Short: "LSO", Means: "last stable offset: read_committed reads below it; an open transaction holds it back"},
+		{Short: "committed", Means: "the group's committed offset: where a restarted consumer resumes"},
+		{Short: "lag", Means: "LEO minus committed: records not yet committed"},
+		{Short: "pid · epoch", Means: "the producer's id and epoch: a new epoch fences the old producer"},
+		{Short: "OPEN", Means: "a transaction neither committed nor aborted"},
+		{Short: "ABORTED", Means: "written by an aborted transaction: read_committed skips it"},
+		{Short: "COPY N", Means: "the Nth identical email for one order"},
+	}
+}

@@ -91,3 +91,19 @@ func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	}
 	return p
 }
+
+// Legend says what the partitions' and handlers' panes abbreviate.
+func (f *Family) Legend() []engine.Term {
+	return []engine.Term{
+		{Short: "p0", Means: "partition 0 of the topic"},
+		{Short: "p0@12", Means: "partition 0, offset 12: one record"},
+		{Short: "LEO", Means: "log end offset: the offset the next record gets"},
+		{Short: "committed", Means: "the group's committed offset: where a restarted consumer resumes"},
+		{Short: "lag", Means: "LEO minus committed: records not yet committed"},
+		{Short: "c1 · c1/t2", Means: "consumer 1 · its handler thread 2"},
+		{Short: "v3", Means: "the order's status version: each event moves it one on"},
+		{Short: "RETRY", Means: "the handler waits to try the write again"},
+		{Short: "BEHIND", Means: "the row's status is older than the last event seen for it"},
+		{Short: "WRONG", Means: "the table holds an older status than the order reached"},
+	}
+}

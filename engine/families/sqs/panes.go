@@ -157,13 +157,21 @@ func flightPane(w *engine.World, c engine.Cursor) engine.Pane {
 // moved and why, and how many times its work was done anyway.
 func deadPane(w *engine.World) engine.Pane {
 	dead := w.Truth().DeadLetters(ListCap)
-	// the legend explains "done N×", so it shows only beside such a row
+	// how many had their work done anyway: the point of a DLQ full of
+	// emails already sent ("done N×" on the row; the legend says more)
 	title := fmt.Sprintf("Dead letters %d", w.DLQLen())
+	done := 0
 	for _, d := range dead {
 		if d.Effects > 0 {
-			title += " (work done ×)"
-			break
+			done++
 		}
+	}
+	switch {
+	case done == 0:
+	case len(dead) < w.DLQLen():
+		title += fmt.Sprintf(" · work done for %d of the newest %d", done, len(dead))
+	default:
+		title += fmt.Sprintf(" · work done for %d", done)
 	}
 	rows := make([]engine.PaneRow, 0, len(dead))
 	// appended, not formatted: "%-8s %s done %d× · %d× recv"
@@ -238,4 +246,20 @@ func pad(b []byte, from, width int) []byte {
 		b = append(b, ' ')
 	}
 	return b
+}
+
+// Legend says what the queue's panes abbreviate.
+func (q *Family) Legend() []engine.Term { return legend }
+
+var legend = []engine.Term{
+	{Short: "busy N/M", Means: "workers running a handler, of all the workers (the status line)"},
+	{Short: "age", Means: "time since the order was published"},
+	{Short: "N× recv", Means: "times the queue has handed the message to a worker"},
+	{Short: "+N delayed · delay", Means: "handed back to wait: the time left before it is visible again"},
+	{Short: "A1@A #N", Means: "worker A1 on box A holds the lease of the message's Nth delivery; the bar is the lease's time left"},
+	{Short: "SUPERSEDED", Means: "its lease passed to another worker while this one still works on it"},
+	{Short: "WEDGED", Means: "the worker's call never returns"},
+	{Short: "done N×", Means: "a dead letter's work (its email) was done N times before the queue gave up on it"},
+	{Short: "raises KeyError", Means: "a poison message: the new handler fails on its old format every time"},
+	{Short: "COPY N", Means: "the Nth identical email for one order"},
 }

@@ -80,6 +80,9 @@ func (s *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	for id := s.fresh; id < s.pressed && len(p[0].Rows) < 40; id++ {
 		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: id, Text: seat(id), Bar: -1})
 	}
+	if n := len(s.again) + int(s.pressed-s.fresh) - len(p[0].Rows); n > 0 {
+		p[0].Rows = append(p[0].Rows, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more not listed", n), Bar: -1, Tone: engine.ToneNote})
+	}
 	p[1].Rows = s.consumerRows(w)
 	for _, dl := range w.Truth().DeadLetters(40) {
 		r := engine.PaneRow{Msg: dl.Msg, Text: fmt.Sprintf("%s  at %s", seat(dl.Msg), engine.Time(dl.At).Clock()), Bar: -1}
@@ -87,6 +90,9 @@ func (s *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 			r.Mark = "SOLD"
 		}
 		p[2].Rows = append(p[2].Rows, r)
+	}
+	if n := w.DLQLen() - len(p[2].Rows); n > 0 {
+		p[2].Rows = append(p[2].Rows, engine.PaneRow{Msg: -1, Text: fmt.Sprintf("… and %d more not listed", n), Bar: -1, Tone: engine.ToneNote})
 	}
 	for i := s.nZeros - 1; i >= 0 && i >= s.nZeros-len(s.zeros); i-- {
 		z := s.zeros[i%len(s.zeros)]
@@ -97,4 +103,18 @@ func (s *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 		p[3].Rows = append(p[3].Rows, r)
 	}
 	return p
+}
+
+// Legend says what the seats' panes abbreviate.
+func (s *Family) Legend() []engine.Term {
+	return []engine.Term{
+		{Short: "hold N", Means: "a seat hold: one message"},
+		{Short: "c01", Means: "consumer 1"},
+		{Short: "received N×", Means: "times the queue has delivered the hold"},
+		{Short: "AGAIN", Means: "back in the queue after a lease ran out"},
+		{Short: "LEASED", Means: "leased to a consumer that no longer works on it; the bar is the lease's time left"},
+		{Short: "DEAD", Means: "the consumer died and is restarting"},
+		{Short: "SOLD", Means: "the seat's status says sold"},
+		{Short: "OK · FAIL", Means: "an update that changed 0 rows, taken as done · as failed"},
+	}
 }
