@@ -329,7 +329,7 @@ func TestPresenterComesBackToTheQuestion(t *testing.T) {
 			t.Fatalf("the presenter came back to %+v (state %v)", q, back.state)
 		}
 		v := back.View()
-		if !strings.Contains(v, "Asking the room") || !strings.Contains(v, "1 follower answered · 1 not yet") {
+		if !strings.Contains(v, "Asking the room") || !strings.Contains(v, "1 attendee answered · 1 not yet") {
 			t.Fatalf("the question as the presenter finds it:\n%s", v)
 		}
 		if reveal {
