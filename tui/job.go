@@ -65,8 +65,9 @@ type job struct {
 }
 
 // maxQueued is how many keys typed during a job wait for it; more are
-// refused with a hint.
-const maxQueued = 8
+// refused with a hint. A form opened by a job (f) takes what was typed
+// into it meanwhile: a knob's filter and value are a score of keys.
+const maxQueued = 64
 
 // jobDoneMsg says job id has stopped; a message for any job but the
 // current one is stale (cancelled, or replaced) and dropped.
