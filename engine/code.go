@@ -65,7 +65,18 @@ type CodeFork struct {
 	Set      []Setting
 	Override *DecisionOverride
 	Faults   []Fault
+	Actions  []Action // operator actions: ";do=ACTION" each, in their order
 	Name     string
+}
+
+// acts reports whether any fork of c takes an operator action.
+func (c Code) acts() bool {
+	for _, f := range c.Forks {
+		if len(f.Actions) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // MaxCodeFaults is the most faults one fork of a share code forces.
@@ -149,6 +160,9 @@ func (c Code) String() string {
 		}
 		for _, ft := range f.Faults {
 			b.WriteString(";fault=" + ft.String())
+		}
+		for _, a := range f.Actions {
+			b.WriteString(";do=" + a.String())
 		}
 	}
 	if c.Cursor < 0 {
@@ -367,6 +381,17 @@ func ParseCode(s string) (Code, error) {
 			return bad("fork %d: %v", i+1, err)
 		}
 		for _, fld := range fields[1:] {
+			if v, ok := strings.CutPrefix(fld, "do="); ok {
+				if len(fk.Actions) == MaxForkActions {
+					return bad("fork %d: more than %d actions", i+1, MaxForkActions)
+				}
+				a, err := ParseAction(v)
+				if err != nil {
+					return bad("fork %d: %v", i+1, err)
+				}
+				fk.Actions = append(fk.Actions, a)
+				continue
+			}
 			if v, ok := strings.CutPrefix(fld, "fault="); ok {
 				if len(fk.Faults) == MaxCodeFaults {
 					return bad("fork %d: more than %d faults", i+1, MaxCodeFaults)
