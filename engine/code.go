@@ -58,6 +58,11 @@ const maxCodeName = 120
 //
 //	thursday-fixed@1/p179@19:40:20;fault=after_claim:14.1#end.1dde67ec
 //
+// An operator action is a field ";do=ACTION" (ParseAction), one per
+// action, at most MaxForkActions a fork, taken at the fork's moment:
+//
+//	thursday@1/@21:15:00;do=redrive#end.b4c14be3
+//
 // A code without one is written as it always was.
 type CodeFork struct {
 	Pos      int64
