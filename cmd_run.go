@@ -69,6 +69,7 @@ type runOptions struct {
 	do        []string
 	trace     bool
 	code      string
+	compare   string
 	maxEvents int64
 }
 
@@ -78,6 +79,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.maxEvents, "max-events", engine.DefaultBudget.Events, "stop a run that has not ended after this many events (the summary says so)")
 	fs.BoolVar(&o.trace, "trace", false, "write every event as a JSON line to stdout (the summary then goes to stderr)")
 	fs.StringVar(&o.code, "code", "", "reproduce the run a share code names")
+	fs.StringVar(&o.compare, "compare", "", "compare the run (B) with the branch a share code names, or main (A): figures in all and since the fork, and the first divergence")
 	fs.StringArrayVar(&o.do, "do", nil, "with --at, take an operator action then: ACTION or ACTION=ARG (repeatable; e.g. redrive, redrive=unfinished, crash=B2, workers=+2)")
 }
 
@@ -158,6 +160,23 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	}
 	defer backstop(ro.Budget.Bytes)()
 	ro.Budget.Events, ro.Budget.BytesFlag = o.maxEvents, "--max-memory-mb"
+	if o.compare != "" {
+		if o.trace {
+			return usageErr("--compare prints a comparison, not a trace: give one of --compare and --trace")
+		}
+		b := c
+		if o.code == "" {
+			b = engine.Code{Incident: spec.ID, Seed: ro.Seed, Set: ro.Set}
+			if ro.HasAt {
+				b.Forks = []engine.CodeFork{{Pos: -1, At: ro.At, Set: ro.AtSet}}
+			}
+		}
+		cmp, err := compareRun(spec, o.compare, b, ro.Budget)
+		if err != nil {
+			return err
+		}
+		return printComparison(stdout, o.format, cmp)
+	}
 	out := stdout
 	if o.trace {
 		ro.Trace = stdout

@@ -18,6 +18,8 @@ type pipeHash struct {
 
 func newPipeHash() *pipeHash {
 	p := &pipeHash{h: sha256.New(), work: make(chan []byte, 4), free: make(chan []byte, 4), done: make(chan struct{})}
+	// four blocks here and the one the engine fills: with at most four
+	// free at once, the hashing goroutine never waits to hand one back
 	for i := 0; i < 4; i++ {
 		p.free <- make([]byte, 0, 256<<10)
 	}
@@ -42,6 +44,14 @@ func (p *pipeHash) Write(b []byte) (int, error) {
 		b = b[n:]
 	}
 	return n0, nil
+}
+
+// Block queues a full block as it is and returns a free one (the engine's
+// BlockHash): the trace is never copied.
+func (p *pipeHash) Block(full []byte) []byte {
+	p.work <- full
+	b := <-p.free
+	return b[:cap(b)]
 }
 
 // Sum waits for the queued blocks and returns the digest. The pipe is

@@ -147,7 +147,7 @@ func (w *World) ScheduleActions(at Time, acts []Action) error {
 	for _, a := range acts {
 		w.actions = append(w.actions[:len(w.actions):len(w.actions)], pendingAction{at, a})
 	}
-	w.q.push(item{t: at, seq: 0, op: opAction})
+	w.q.push(item{t: at, key: mkKey(0, opAction, false, 0)}) // seq 0 and a higher op: after the knobs due then
 	return nil
 }
 

@@ -14,86 +14,112 @@ type agenda struct {
 	live     int // scheduled non-background steps
 }
 
-// add schedules it; now is the world's clock.
+// add schedules it (its key without a seq: add gives it the next); now is
+// the world's clock.
 func (q *agenda) add(it item, now Time) {
 	q.seq++
-	it.seq = q.seq
-	if it.t == now && !it.bg {
+	q.put(it.t, it.key|q.seq<<seqShift, it.msg, it.who, it.delivery, now)
+}
+
+// put schedules a step given field by field, its seq in key. The fields
+// are stored one by one: a whole item built on the stack and copied would
+// be read back wider than it was written, which stalls the store.
+func (q *agenda) put(t Time, key uint64, msg int32, who int16, delivery uint16, now Time) {
+	bg := key&(1<<8) != 0
+	if t == now && !bg {
 		// Most steps schedule a follow-up at the current time. Their seq
 		// is the largest yet, so a FIFO gives the heap's order without
 		// the heap's cost.
 		q.live++
-		q.soon = append(q.soon, it)
+		n := len(q.soon)
+		if n == cap(q.soon) {
+			q.soon = append(q.soon, item{})
+		} else {
+			q.soon = q.soon[:n+1]
+		}
+		e := &q.soon[n]
+		e.t, e.key, e.msg, e.who, e.delivery = t, key, msg, who, delivery
 		return
 	}
-	q.push(it)
+	if !bg {
+		q.live++
+	}
+	// the heap's sift moves a hole rather than swapping: one write a level
+	// instead of two
+	h := q.heap
+	i := len(h)
+	if i == cap(h) {
+		h = append(h, item{})
+	} else {
+		h = h[:i+1]
+	}
+	for i > 0 {
+		p := (i - 1) / 2
+		if pt := h[p].t; t > pt || (t == pt && key > h[p].key) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	e := &h[i]
+	e.t, e.key, e.msg, e.who, e.delivery = t, key, msg, who, delivery
+	q.heap = h
 }
 
 // push puts it on the heap with the seq it has.
 func (q *agenda) push(it item) {
-	if !it.bg {
-		q.live++
-	}
-	h := append(q.heap, it)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !less(&h[i], &h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	q.heap = h
+	q.put(it.t, it.key, it.msg, it.who, it.delivery, it.t-1)
 }
 
-func less(a, b *item) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
+func less(a, b *item) bool { return a.t < b.t || (a.t == b.t && a.key < b.key) }
 
-// next removes the step to run next: the earliest (t, seq) of the heap and
-// the FIFO of steps due now.
-func (q *agenda) next() item {
+// next removes the step to run next into it: the earliest (t, seq) of the
+// heap and the FIFO of steps due now.
+func (q *agenda) next(it *item) {
 	if q.soonHead < len(q.soon) {
 		f := &q.soon[q.soonHead]
-		if len(q.heap) == 0 || q.heap[0].t > f.t || (q.heap[0].t == f.t && q.heap[0].seq > f.seq) {
-			it := *f
+		if len(q.heap) == 0 || !less(&q.heap[0], f) {
+			*it = *f
 			q.soonHead++
 			if q.soonHead == len(q.soon) {
 				q.soon, q.soonHead = q.soon[:0], 0
 			}
 			q.live--
-			return it
+			return
 		}
 	}
-	return q.pop()
+	q.pop(it)
 }
 
-func (q *agenda) pop() item {
+func (q *agenda) pop(top *item) {
 	h := q.heap
-	top := h[0]
+	*top = h[0]
 	n := len(h) - 1
-	h[0] = h[n]
+	last := h[n]
 	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
+	if n > 0 {
+		i := 0
+		for {
+			l := 2*i + 1
+			if l >= n {
+				break
+			}
+			m := l
+			if r := l + 1; r < n && less(&h[r], &h[l]) {
+				m = r
+			}
+			if !less(&h[m], &last) {
+				break
+			}
+			h[i] = h[m]
+			i = m
 		}
-		m := l
-		if r := l + 1; r < n && less(&h[r], &h[l]) {
-			m = r
-		}
-		if !less(&h[m], &h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
+		h[i] = last
 	}
 	q.heap = h
-	if !top.bg {
+	if !top.bg() {
 		q.live--
 	}
-	return top
 }
 
 // clone is an independent copy of the agenda.

@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"reflect"
+	"sync"
+)
+
 // leafSize is the number of entries a copy-on-write leaf holds. Small
 // enough that a checkpoint's private copies stay cheap, large enough that
 // the leaf table stays short (4,096 pointers for a million messages).
@@ -76,12 +81,54 @@ func (v *cowVec[T]) mut(i int, owner *token) *T {
 		l = &leaf[T]{owner: owner, retired: leafSize}
 		v.leaves[li] = l
 	case l.owner != owner:
-		c := *l
-		c.owner = owner
-		l = &c
+		l = copyLeaf(l, owner)
 		v.leaves[li] = l
 	}
 	return &l.items[i%leafSize]
+}
+
+// leafPools holds, per entry type, leaves that discarded worlds owned
+// alone (World.Discard): a hunt plays thousands of branches from
+// checkpoints, each copying the leaves it writes, and reusing them spares
+// the collector. A leaf from a pool is overwritten whole before use.
+var leafPools sync.Map // reflect.Type of T -> *sync.Pool of *leaf[T]
+
+func poolOf[T any]() *sync.Pool {
+	k := reflect.TypeFor[T]()
+	if p, ok := leafPools.Load(k); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := leafPools.LoadOrStore(k, &sync.Pool{})
+	return p.(*sync.Pool)
+}
+
+// copyLeaf is a copy of l that owner may write.
+func copyLeaf[T any](l *leaf[T], owner *token) *leaf[T] {
+	if x := poolOf[T]().Get(); x != nil {
+		c := x.(*leaf[T])
+		*c = *l
+		c.owner = owner
+		return c
+	}
+	c := *l
+	c.owner = owner
+	return &c
+}
+
+// discard gives the leaves only owner writes (none a clone shares) to the
+// pool and empties v: v's world is thrown away, and a use after this
+// panics rather than reading a leaf another world now writes.
+func (v *cowVec[T]) discard(owner *token) {
+	p := poolOf[T]()
+	for _, l := range v.leaves {
+		if l != nil && l.owner == owner {
+			p.Put(l)
+		}
+	}
+	for _, l := range v.free {
+		p.Put(l)
+	}
+	*v = cowVec[T]{}
 }
 
 // push appends a zero entry and returns its index.
@@ -90,6 +137,9 @@ func (v *cowVec[T]) push(owner *token) int {
 		var l *leaf[T]
 		if k := len(v.free); k > 0 {
 			l, v.free = v.free[k-1], v.free[:k-1]
+			*l = leaf[T]{owner: owner}
+		} else if x := poolOf[T]().Get(); x != nil {
+			l = x.(*leaf[T])
 			*l = leaf[T]{owner: owner}
 		} else {
 			l = &leaf[T]{owner: owner}

@@ -1,5 +1,7 @@
 package engine
 
+import "fmt"
+
 // Explorer is an explorable run: a tree of branches of one incident, each
 // seekable and forkable, and a cursor on one of them. It keeps checkpoints,
 // not history: seeking restores the nearest checkpoint and replays at most
@@ -89,6 +91,16 @@ func (x *Explorer) Pos() int64 { return x.w.Pos }
 // Branch is the branch under the cursor.
 func (x *Explorer) Branch() *Branch { return x.cur }
 
+// byID is the branch with ID id, nil none.
+func (x *Explorer) byID(id int) *Branch {
+	for _, b := range x.branches {
+		if b.ID == id {
+			return b
+		}
+	}
+	return nil
+}
+
 // Branches lists every branch in creation order.
 func (x *Explorer) Branches() []*Branch { return x.branches }
 
@@ -126,6 +138,16 @@ func (x *Explorer) Clone() *Explorer {
 	for i, b := range x.branches { // creation order: parents first
 		nb := *b
 		nb.Parent = of[b.Parent]
+		if b.Parent != nil && nb.Parent == nil {
+			// forked from another explorer's copy of a branch (a job's
+			// clone forking the live explorer's): the parent is this
+			// explorer's branch of that ID, or the clone would lose the
+			// ancestry, and its codes their first forks
+			nb.Parent = of[x.byID(b.Parent.ID)]
+			if nb.Parent == nil {
+				panic(fmt.Sprintf("explorer: branch %q's parent %q is not one of its branches", b.Name, b.Parent.Name))
+			}
+		}
 		nb.cps = append([]checkpoint(nil), b.cps...)
 		nb.frontier = b.frontier.Clone()
 		if b.hash != nil {

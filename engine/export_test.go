@@ -14,3 +14,14 @@ func Leaves(w *World) (live, total, dlq int) {
 	}
 	return live, len(w.truth.msgs.leaves), w.truth.dlq.n
 }
+
+// ForkForeign forks x's branch at the cursor as a branch whose parent is
+// o's copy of it: the tree a job made when it forked from the live
+// explorer's branch rather than its clone's.
+func ForkForeign(x, o *Explorer) *Branch {
+	b := &Branch{ID: x.nextID, Name: "foreign", Parent: o.cur, frontier: x.w.Clone()}
+	b.cps = []checkpoint{{pos: x.w.Pos, w: x.w.Clone()}}
+	x.nextID++
+	x.branches = append(x.branches, b)
+	return b
+}

@@ -257,17 +257,10 @@ func (w *World) Schedule(t Time, s FamilyStep, background bool) {
 	if t < w.Now {
 		t = w.Now
 	}
-	it := item{t: t, op: opFamily, msg: s.Item, who: s.Actor, delivery: s.Gen, fop: s.Op, bg: background}
-	// add's body, so the hot path makes one call, not two
+	// add without the item: the hot path passes the fields
 	q := &w.q
 	q.seq++
-	it.seq = q.seq
-	if t == w.Now && !background {
-		q.live++
-		q.soon = append(q.soon, it)
-		return
-	}
-	q.push(it)
+	q.put(t, mkKey(q.seq, opFamily, background, s.Op), s.Item, s.Actor, s.Gen, w.Now)
 }
 
 // Decide records a decision and returns its value (natural unless a fork
@@ -278,7 +271,16 @@ func (w *World) Decide(k DecisionKind, msg int32, worker int, delivery uint16, n
 
 // Draw returns 64 random bits for (stream, a, b) under the world's seed:
 // counter-based, so one kind of draw never shifts another.
-func (w *World) Draw(s Stream, a, b uint64) uint64 { return draw(w.seed, s, a, b) }
+func (w *World) Draw(s Stream, a, b uint64) uint64 {
+	// the hot streams' first round is the world's (seedStreams)
+	switch s {
+	case StreamLatency:
+		return mix(mix(w.streams[0]^a) ^ b)
+	case StreamWorker:
+		return mix(mix(w.streams[1]^a) ^ b)
+	}
+	return draw(w.seed, s, a, b)
+}
 
 // Uniform maps a draw to [lo, hi].
 func Uniform(x uint64, lo, hi int64) int64 { return uniform(x, lo, hi) }

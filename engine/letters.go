@@ -62,6 +62,7 @@ func (t *Truth) RedriveIf(keep func(DeadLetter) bool, place func(id int32, m *Ms
 		}
 		place(d.Msg, m)
 		t.oldest = min(t.oldest, int(d.Msg))
+		t.backs++
 		n++
 	}
 	t.dlqLen -= n

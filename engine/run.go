@@ -162,23 +162,41 @@ func (s *hashSink) Event(w *World, e *Event, d *Decision) {
 	if d != nil {
 		dk = uint64(d.Kind)
 	}
-	b := s.buf[s.n : s.n+32]
-	binary.LittleEndian.PutUint64(b[0:], uint64(e.T-s.last)<<24|uint64(e.Kind)<<16|uint64(e.Delivery))
-	binary.LittleEndian.PutUint64(b[8:], uint64(uint32(e.Msg))<<32|uint64(uint16(e.Worker))<<16|dk)
-	binary.LittleEndian.PutUint64(b[16:], uint64(e.Value))
-	binary.LittleEndian.PutUint64(b[24:], uint64(e.Aux))
-	s.last = e.T
-	s.n += 32
-	if s.n == hashBlock {
-		s.flush()
-	}
+	s.put(e.T, e.Kind, e.Msg, int(e.Worker), e.Delivery, e.Value, e.Aux, dk)
 	if s.next != nil {
 		s.next.Event(w, e, d)
 	}
 }
 
+// put writes one event's four words (World.Emit calls it directly when
+// the hash is the only sink).
+func (s *hashSink) put(t Time, k Kind, msg int32, wk int, delivery uint16, val, aux int64, dk uint64) {
+	b := s.buf[s.n : s.n+32 : s.n+32]
+	binary.LittleEndian.PutUint64(b[0:], uint64(t-s.last)<<24|uint64(k)<<16|uint64(delivery))
+	binary.LittleEndian.PutUint64(b[8:], uint64(uint32(msg))<<32|uint64(uint16(int16(wk)))<<16|dk)
+	binary.LittleEndian.PutUint64(b[16:], uint64(val))
+	binary.LittleEndian.PutUint64(b[24:], uint64(aux))
+	s.last = t
+	s.n += 32
+	if s.n == hashBlock {
+		s.flush()
+	}
+}
+
+// BlockHash is a TraceHash that takes a full block of trace itself and
+// gives back an empty one of at least hashBlock bytes, so that the sink
+// hands blocks over instead of having them copied.
+type BlockHash interface {
+	TraceHash
+	Block(full []byte) (empty []byte)
+}
+
 func (s *hashSink) flush() {
-	s.h.Write(s.buf[:s.n])
+	if bh, ok := s.h.(BlockHash); ok {
+		s.buf = bh.Block(s.buf[:s.n])[:hashBlock]
+	} else {
+		s.h.Write(s.buf[:s.n])
+	}
 	s.n = 0
 }
 

@@ -22,6 +22,7 @@ func NewWorld(spec *Spec, seed uint64, settings []Setting) (*World, error) {
 		return nil, fmt.Errorf("incident %s: %d workers; at most %d", spec.ID, n, maxWorkers)
 	}
 	w := &World{spec: spec, seed: seed, Knobs: p, Now: spec.Start}
+	w.streams = [2]uint64{mix(seed ^ uint64(StreamLatency)), mix(seed ^ uint64(StreamWorker))}
 	w.truth = Truth{w: w, owner: &token{}}
 	w.forcing = Forcing{w: w}
 	w.watch = watch{w: w, ageCheckAt: -1, opDone: make([]bool, len(spec.Operators))}
@@ -82,7 +83,7 @@ func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 		at = w.Now
 	}
 	w.pending = append(w.pending, settings...)
-	w.q.push(item{t: at, seq: 0, op: opKnobs, bg: true})
+	w.q.push(item{t: at, key: mkKey(0, opKnobs, true, 0)})
 	return nil
 }
 
@@ -90,8 +91,9 @@ func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 // has settled (nothing but background steps remain) without emitting.
 func (w *World) Step(sink Sink) bool {
 	w.sink = sink
+	var it item
 	for w.q.live > 0 || w.revive() {
-		it := w.q.next()
+		w.q.next(&it)
 		w.Now = it.t
 		w.emitted = false
 		w.run(&it)
@@ -109,21 +111,25 @@ func (w *World) Step(sink Sink) bool {
 // the per-event call: the headless hot path.
 func (w *World) RunTo(sink Sink, n int64) bool {
 	w.sink = sink
+	if hs, ok := sink.(*hashSink); ok && hs.next == nil {
+		w.hash = hs // the hash alone: Emit writes to it directly
+	}
 	stop := w.Pos + n
+	var it item
 	for (w.q.live > 0 || w.revive()) && (n < 0 || w.Pos < stop) {
-		it := w.q.next()
+		w.q.next(&it)
 		w.Now = it.t
 		w.run(&it)
 	}
 	w.emitted = false
-	w.sink = nil
+	w.sink, w.hash = nil, nil
 	return w.Settled()
 }
 
 func (w *World) run(it *item) {
-	switch it.op {
+	switch it.op() {
 	case opFamily:
-		w.fam.Step(w, FamilyStep{Op: it.fop, Item: it.msg, Actor: it.who, Gen: it.delivery})
+		w.fam.Step(w, FamilyStep{Op: it.fop(), Item: it.msg, Actor: it.who, Gen: it.delivery})
 	case opAgeCheck:
 		w.watch.checkAge()
 	case opOperator:
@@ -182,6 +188,21 @@ func (w *World) revive() bool {
 // the world between any two events is a well-defined state to seek to and
 // fork from.
 func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
+	if s := w.hash; s != nil {
+		// the headless run's hot path: no event to fill, no call
+		var dk uint64
+		if w.hasDec {
+			w.hasDec = false
+			w.dec.Pos = w.Pos
+			dk = uint64(w.dec.Kind)
+		}
+		w.fingerprint(k, msg, wk, delivery, val, aux)
+		w.Pos++
+		w.Stats.LastEvent = w.Now
+		w.emitted = true
+		s.put(w.Now, k, msg, wk, delivery, val, aux, dk)
+		return
+	}
 	// the event lives in the world so that handing it to the sink does not
 	// allocate: a sink must copy what it keeps
 	e := &w.ev
@@ -193,16 +214,21 @@ func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 		e.Dec = w.dec.Index
 		d = &w.dec
 	}
-	// FNV-style: two multiplies an event keep the fingerprint cheap
-	const prime = 0x100000001b3
-	w.fp = (w.fp ^ (uint64(e.T) ^ uint64(k)<<56 ^ uint64(uint32(msg))<<20 ^ uint64(uint16(wk))<<4 ^ uint64(delivery)<<40)) * prime
-	w.fp = (w.fp ^ (uint64(val) ^ uint64(aux)<<32)) * prime
+	w.fingerprint(k, msg, wk, delivery, val, aux)
 	w.Pos++
 	w.Stats.LastEvent = w.Now
 	w.emitted = true
 	if w.sink != nil {
 		w.sink.Event(w, e, d)
 	}
+}
+
+// fingerprint adds an event at the world's clock to the running
+// fingerprint. FNV-style: two multiplies an event keep it cheap.
+func (w *World) fingerprint(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
+	const prime = 0x100000001b3
+	w.fp = (w.fp ^ (uint64(w.Now) ^ uint64(k)<<56 ^ uint64(uint32(msg))<<20 ^ uint64(uint16(wk))<<4 ^ uint64(delivery)<<40)) * prime
+	w.fp = (w.fp ^ (uint64(val) ^ uint64(aux)<<32)) * prime
 }
 
 // DecideAmong records a decision and returns its value: the natural one,

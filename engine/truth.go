@@ -19,6 +19,7 @@ type Truth struct {
 	// handler is still running on: the counts behind States
 	gone, goneDone, goneWorked int64
 	oldest                     int           // cursor: no id below it is held
+	backs                      int64         // times a message below the cursor was held again (see watch.arm)
 	owner                      *token        // the leaves this world may write in place
 	recs                       FamilyRecords // the family, when it keeps a table per message: told of retirements
 }
@@ -193,6 +194,7 @@ func (t *Truth) Hold(id int32) {
 	}
 	m.Status = StHeld
 	t.oldest = min(t.oldest, int(id))
+	t.backs++
 	t.w.watch.arm()
 }
 

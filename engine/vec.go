@@ -50,6 +50,10 @@ func (v *Vec[T]) Clone() Vec[T] {
 	return c
 }
 
+// Discard gives the leaves only v holds to other vectors' copies (see
+// World.Discard); v must not be used after.
+func (v *Vec[T]) Discard() { v.v.discard(v.owner) }
+
 // Footprint estimates what a checkpoint of v costs on top of the others:
 // its leaf table and the leaves written since the last clone.
 func (v *Vec[T]) Footprint() int64 {

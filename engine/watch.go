@@ -9,6 +9,7 @@ import "fmt"
 type watch struct {
 	w          *World // whose clock, agenda and ground truth it watches
 	ageCheckAt Time   // the oldest-age check scheduled, or -1
+	armedBacks int64  // Truth.backs when it was scheduled
 	opDone     []bool // per spec.Operators: set off already
 }
 
@@ -24,6 +25,11 @@ func (a *watch) clone(c *World) watch {
 // the one scheduled.
 func (a *watch) arm() {
 	w := a.w
+	if a.ageCheckAt >= 0 && a.armedBacks == w.truth.backs {
+		// no message older than the oldest then is held again, so the
+		// oldest is no older and the check due is no later than at below
+		return
+	}
 	at := Never
 	for i, al := range w.spec.Alerts {
 		if al.Kind == AlertOldestAge && w.AlertAt[i] < 0 {
@@ -37,8 +43,8 @@ func (a *watch) arm() {
 	if at == Never || (a.ageCheckAt >= 0 && a.ageCheckAt <= at) {
 		return
 	}
-	a.ageCheckAt = at
-	w.q.add(item{t: max(at, w.Now), op: opAgeCheck, bg: true}, w.Now)
+	a.ageCheckAt, a.armedBacks = at, w.truth.backs
+	w.q.add(item{t: max(at, w.Now), key: mkKey(0, opAgeCheck, true, 0)}, w.Now)
 }
 
 // checkAge is the oldest-age check's step.
@@ -80,18 +86,18 @@ func (a *watch) deadLettered(n int) {
 	w := a.w
 	for i, al := range w.spec.Alerts {
 		if al.Kind == AlertDLQNonEmpty && w.AlertAt[i] < 0 {
-			w.q.add(item{t: w.Now, op: opAlert, who: int16(i)}, w.Now)
+			w.q.add(item{t: w.Now, key: mkKey(0, opAlert, false, 0), who: int16(i)}, w.Now)
 		}
 	}
 	for i, al := range w.spec.WouldHave {
 		if al.Kind == AlertDLQNonEmpty && w.WouldAt[i] < 0 {
-			w.q.add(item{t: w.Now, op: opAlert, who: int16(i), delivery: 1}, w.Now)
+			w.q.add(item{t: w.Now, key: mkKey(0, opAlert, false, 0), who: int16(i), delivery: 1}, w.Now)
 		}
 	}
 	for i, o := range w.spec.Operators {
 		if !a.opDone[i] && o.WhenDLQ > 0 && n >= o.WhenDLQ {
 			a.opDone[i] = true
-			w.q.add(item{t: w.Now, op: opOperator, who: int16(i)}, w.Now)
+			w.q.add(item{t: w.Now, key: mkKey(0, opOperator, false, 0), who: int16(i)}, w.Now)
 		}
 	}
 }

@@ -82,27 +82,45 @@ const (
 	opAction // a fork's operator actions (ScheduleActions)
 )
 
-// item is a scheduled step (see agenda).
+// item is a scheduled step (see agenda): 24 bytes, so that the heap moves
+// three words an entry. key is the step's seq above its op, background bit
+// and family op (see mkKey): ordering by key orders by seq.
 type item struct {
 	t   Time
-	seq uint64
-	op  op
-	bg  bool // background: does not keep the run alive
+	key uint64
 	// msg, who and delivery: opFamily: the step's Item, Actor and Gen;
 	// opAlert and opOperator: who is the alert or operator, and delivery
 	// is 1 for an alert the lesson says was missing (spec.WouldHave)
 	msg      int32
 	who      int16
 	delivery uint16
-	fop      uint8 // a family's own op, for opFamily
 }
+
+// seqShift leaves the key's low bits to the op (3), the background bit and
+// the family's op (8); 52 bits of seq outlast any budget of events.
+const seqShift = 12
+
+// mkKey packs a step's seq, op, background bit and family op into a key.
+func mkKey(seq uint64, o op, bg bool, fop uint8) uint64 {
+	k := seq<<seqShift | uint64(o)<<9 | uint64(fop)
+	if bg {
+		k |= 1 << 8
+	}
+	return k
+}
+
+func (it *item) op() op      { return op(it.key >> 9 & 7) }
+func (it *item) bg() bool    { return it.key&(1<<8) != 0 }
+func (it *item) fop() uint8  { return uint8(it.key) }
+func (it *item) seq() uint64 { return it.key >> seqShift }
 
 // World is the whole simulated state: plain data, cloned for checkpoints
 // and forks. The spec is shared and read-only.
 type World struct {
 	spec      *Spec
 	seed      uint64
-	Knobs     Params // the knobs in force (a fork's changes applied at its moment)
+	streams   [2]uint64 // draw's first round for the latency and worker streams
+	Knobs     Params    // the knobs in force (a fork's changes applied at its moment)
 	Now       Time
 	Pos       int64 // events emitted so far
 	Decisions int64 // decisions made so far
@@ -134,6 +152,7 @@ type World struct {
 
 	// per-step scratch, never carried across steps
 	sink    Sink
+	hash    *hashSink // the sink when it is a trace hash alone (see RunTo)
 	ev      Event
 	emitted bool
 	hasDec  bool
@@ -154,6 +173,22 @@ func (w *World) Clone() *World {
 	c.truth = w.truth.clone(&c)
 	c.watch = w.watch.clone(&c)
 	return &c
+}
+
+// FamilyDiscard is implemented by a family with copy-on-write tables of
+// its own (Vec): Discard hands their leaves back (Vec.Discard).
+type FamilyDiscard interface{ Discard() }
+
+// Discard gives the copy-on-write leaves only w holds back, for other
+// worlds' copies: a world played once and thrown away (a hunt's branch)
+// leaves the collector nothing to sweep. w must not be used after.
+func (w *World) Discard() {
+	w.truth.msgs.discard(w.truth.owner)
+	w.truth.dlq.discard(w.truth.owner)
+	if d, ok := w.fam.(FamilyDiscard); ok {
+		d.Discard()
+	}
+	w.fam = nil
 }
 
 // Truth is the world's ground truth per message, which a family's steps

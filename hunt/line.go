@@ -122,6 +122,7 @@ func (s *searcher) play(n node, record bool) outcome {
 	}
 	l.out.sum = l.w.Summarize("")
 	l.out.broken = verdict(l.w, s.o.Property, &l.out.sum, l.f, s.judge, l.redriven)
+	l.w.Discard() // played out: its leaves go to the next branch's copies
 	return l.out
 }
 

@@ -3,7 +3,7 @@ package hunt
 import (
 	"fmt"
 	"runtime"
-	"sort"
+	"slices"
 	"sync"
 
 	"inflight/engine"
@@ -271,8 +271,11 @@ func (s *searcher) faultsOwn(d *engine.Decision, passed map[passKey]bool) bool {
 // faultDec is a fault point passed, as a choice a branch may force.
 func faultDec(p engine.FaultPass) dec {
 	f := p.Fault
-	return dec{d: engine.Decision{Pos: p.Pos, T: p.T, Msg: p.Msg, Delivery: p.Delivery, Worker: p.Actor}, fault: &f, alt: []int64{1}}
+	return dec{d: engine.Decision{Pos: p.Pos, T: p.T, Msg: p.Msg, Delivery: p.Delivery, Worker: p.Actor}, fault: &f, alt: faultAlt}
 }
+
+// faultAlt is every fault point's one alternative, shared: alt is only read.
+var faultAlt = []int64{1}
 
 func (s *searcher) baseFacts() *facts {
 	if !s.facts {
@@ -336,7 +339,15 @@ func (s *searcher) alternatives(d *engine.Decision) []int64 {
 				vals = append(vals, t-1, t+1)
 			}
 		}
-		sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
+		slices.Sort(vals)
+	} else if d.Kind == engine.DecWorker {
+		// DecisionChoices' values without its labels: the idle workers
+		ws := &s.base.Spec().Workers
+		for i := 0; i < len(ws.Boxes)*ws.PerBox; i++ {
+			if d.Mask&(1<<uint(i)) != 0 {
+				vals = append(vals, int64(i))
+			}
+		}
 	} else {
 		vals, _ = s.decWorld.DecisionChoices(d)
 	}

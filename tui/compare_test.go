@@ -30,7 +30,7 @@ func TestCompareStagefrontInbox(t *testing.T) {
 // captions' words, not as the fork's knob marker; the figures have B − A.
 func TestCompareSaysWhatChanged(t *testing.T) {
 	v := viewAfter(t, 80, 40, "e", "1", "c")
-	for _, want := range []string{"refused → accepted", "B − A", "-94"} {
+	for _, want := range []string{"On A its ack is refused; on B its ack is accepted.", "B − A", "-94"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("no %q in:\n%s", want, v)
 		}
@@ -66,7 +66,7 @@ func TestCompareHeadsForkOfFork(t *testing.T) {
 	at := spec.Start + 12*engine.Minute
 	a := fork("visibility_timeout=60s", "visibility_timeout=60s", at)
 	b := fork("visibility_timeout=90s", "visibility_timeout=90s", at+engine.Minute)
-	c := compareView{common: newCommon(asciiRenderer()), a: a, b: b}
+	c := compareView{common: newCommon(asciiRenderer()), a: compareHeading(a), b: compareHeading(b)}
 	c.SetSize(80, 30)
 	lines := strings.Split(c.View(), "\n")
 	var ha, hb string
@@ -92,13 +92,49 @@ func TestCompareHeadsForkOfFork(t *testing.T) {
 // divergence and the selected customer's inbox on screen.
 func TestCompareScrolls(t *testing.T) {
 	keys := []string{"e", "1", "c"}
-	for range 12 {
+	for range 24 {
 		keys = append(keys, "down")
 	}
 	v := viewAfter(t, 80, 24, keys...)
-	for _, want := range []string{"refused → accepted", "order 14's customer's inbox", " B 2: 19:52:00, 19:52:30"} {
+	// the headings and column heads stay while the rest scrolls
+	for _, want := range []string{"\n A main", "\n B exercise 1: late_ack=accept", "in all  since fork", "B − A"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("scrolled, the heads lack %q:\n%s", want, v)
+		}
+	}
+	for _, want := range []string{"order 14's customer's inbox", " B 2: 19:52:00, 19:52:30"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("no %q after scrolling:\n%s", want, v)
 		}
+	}
+}
+
+// TestCompareSinceFork: after the 19:52 fork to a 60 s timeout the
+// comparison says how many of the 28 duplicate emails are the fork's own:
+// 1 since the fork, against main's 189, and how many dead letters came
+// since; the divergence reads as a sentence, not caption fragments.
+func TestCompareSinceFork(t *testing.T) {
+	m := forkAt(t, start(t), "19:52", "60s")
+	m = press(m, "c")
+	v := m.View()
+	for _, want := range [][]string{
+		{"duplicate emails", "216", "189", "28", "1", "-188"},
+		{"dead letters", "108", "95", "13", "0", "-95"},
+	} {
+		found := false
+		for _, l := range strings.Split(v, "\n") {
+			found = found || strings.Contains(strings.Join(strings.Fields(l), " "), strings.Join(want, " "))
+		}
+		if !found {
+			t.Errorf("no row %v in:\n%s", want, v)
+		}
+	}
+	for _, want := range []string{"from event 178 (19:52:00) on", "On both it is delivered, with other details:", "lease until 19:53:00"} {
+		if !strings.Contains(strings.Join(strings.Fields(v), " "), want) {
+			t.Errorf("no %q in:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "until 19:52:30) →") {
+		t.Errorf("caption fragments:\n%s", v)
 	}
 }

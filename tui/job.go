@@ -114,7 +114,8 @@ func (r *jobRunner) startLine(x *engine.Explorer, label string, line func() stri
 
 // startJob runs work on a clone of the explorer. work returns the explorer
 // to swap in (the clone it was given, or a new one it opened under the
-// job's meter) and its own error. total is the expected number of events,
+// job's meter; nil for work that only read, whose clone is dropped) and
+// its own error. total is the expected number of events,
 // for the progress bar (0: unknown). Every screen starts its long moves
 // here.
 func (m *Model) startJob(label string, total int64, work func(x *engine.Explorer, mt *engine.Meter) (*engine.Explorer, error), apply func(m *Model), fail func(m *Model, err error)) tea.Cmd {
@@ -263,6 +264,11 @@ func (m *Model) finishJob(j *job) tea.Cmd {
 			j.fail(m, j.err)
 		} else {
 			m.flash = j.err.Error()
+		}
+	} else if j.x == nil { // it only read: the explorer stays as it was
+		j.release(false)
+		if j.apply != nil {
+			j.apply(m)
 		}
 	} else {
 		j.release(true)

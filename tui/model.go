@@ -59,6 +59,7 @@ type Model struct {
 
 	fork      forkForm
 	branches  branchList
+	book      branchBook // the branch list's marks and deletions, kept between opens
 	compare   compareView
 	code      codeView
 	exercises exerciseList
@@ -324,12 +325,17 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 		m.play.pause()
 		m.fork, m.state = newForkForm(m.common, m.x, m.at, m.stepped != markOf(m.x)), stateFork
 	case key.Matches(k, km.Branches):
-		m.branches, m.state = newBranchList(m.common, m.x), stateBranches
+		m.branches, m.state = newBranchList(m.common, m.x, &m.book), stateBranches
 	case key.Matches(k, km.NextBr):
 		return nextBranchMove(m.x, m.at).run(m) // a job: it pauses
 	case key.Matches(k, km.Compare):
 		m.play.pause()
-		return compareJob(m.x, &m.snap, m.sel).run(m)
+		a, b, news := comparePair(m)
+		if a == nil {
+			m.flash = news
+			return nil
+		}
+		return compareJob(m.x, &m.snap, m.sel, a, b).run(m)
 	case key.Matches(k, km.Exercises):
 		m.openExercises()
 	case key.Matches(k, km.Up):
@@ -350,10 +356,8 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 		if news != "" {
 			m.flash = news
 		}
-		if sel != m.sel { // the first message on screen instead
-			m.sel = sel
-			m.snap.readInbox(m.x, sel)
-		}
+		// the first message on screen instead is only read, not selected:
+		// reading never changes the selection
 		if !ok {
 			return nil
 		}

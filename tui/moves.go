@@ -23,6 +23,10 @@ type explorerJob struct {
 	// and fail says so on screen
 	try  func(x *engine.Explorer) error
 	fail func(m *Model, err error)
+	// read marks work that only reads (a comparison, a story): its clone
+	// is dropped at the end, never swapped in, so that reading cannot
+	// change the branches, the cursor or anything else of the explorer's
+	read bool
 }
 
 // run runs mv as the model's job, or says why there is none.
@@ -39,6 +43,9 @@ func (mv explorerJob) run(m *Model) tea.Cmd {
 			return x, nil
 		}
 		mv.seek(x)
+		if mv.read {
+			return nil, nil
+		}
 		return x, nil
 	}, mv.apply, mv.fail)
 }

@@ -62,14 +62,14 @@ func init() {
 		stateBranches: {name: "branches", of: func(m *Model) screen { return &m.branches },
 			save: func(m *Model) stage.Screen { return stage.Screen{Row: m.branches.row} },
 			open: func(m *Model, s stage.Screen) {
-				m.branches, m.state = newBranchList(m.common, m.x), stateBranches
+				m.branches, m.state = newBranchList(m.common, m.x, &m.book), stateBranches
 				m.branches.row = min(s.Row, max(0, len(m.x.Branches())-1))
 			}},
 		stateCompare: {name: "compare", of: func(m *Model) screen { return &m.compare },
 			save: func(m *Model) stage.Screen {
-				return stage.Screen{A: branchIndex(m.x, m.compare.a), B: branchIndex(m.x, m.compare.b), Off: m.compare.off}
+				return stage.Screen{A: m.compare.ia, B: m.compare.ib, Off: m.compare.off}
 			},
-			open:   func(m *Model, _ stage.Screen) { compareJob(m.x, &m.snap, m.sel).run(m) },
+			open:   func(m *Model, s stage.Screen) { compareStaged(m, s).run(m) },
 			scroll: func(m *Model, s stage.Screen) { m.compare.off = s.Off }},
 		stateExercises: {name: "exercises", of: func(m *Model) screen { return &m.exercises },
 			save: func(m *Model) stage.Screen { return stage.Screen{Row: m.exercises.row} },

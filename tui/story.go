@@ -81,7 +81,7 @@ func storyJob(x *engine.Explorer, s *snap, sel int32) explorerJob {
 	cursor := x.Pos()
 	pub, hasPub := s.published(x, sel)
 	var evs []engine.Entry
-	return explorerJob{label: "reading " + x.World().MsgName(sel) + "'s story", seek: func(x *engine.Explorer) {
+	return explorerJob{label: "reading " + x.World().MsgName(sel) + "'s story", read: true, seek: func(x *engine.Explorer) {
 		b := x.Branch()
 		from := int64(0)
 		if hasPub {

@@ -37,8 +37,8 @@ func TestCompareHumanDuration(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := x.Branch()
-	c := compareView{common: newCommon(asciiRenderer()), a: b, b: b, sel: -1}
-	c.sa.MaxOldestAgeS, c.sb.MaxOldestAgeS = 4080.5, 90
+	c := compareView{common: newCommon(asciiRenderer()), a: compareHeading(b), b: compareHeading(b), sel: -1}
+	c.cmp.A.MaxOldestAgeS, c.cmp.B.MaxOldestAgeS = 4080.5, 90
 	c.SetSize(100, 40)
 	v := c.View()
 	for _, want := range []string{"1h08m", "1m30s", "-1h06m"} {

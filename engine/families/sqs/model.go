@@ -3,6 +3,7 @@ package sqs
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"inflight/engine"
@@ -97,17 +98,19 @@ func (q *Family) dispatch(w *engine.World) {
 	}
 	m := w.Truth().MsgForWrite(id)
 	delivery := m.Receives + 1
-	pick := int(w.Draw(engine.StreamWorker, uint64(id), uint64(delivery)) % uint64(n))
-	natural := -1
-	for i := range q.workers {
-		if mask&(1<<uint(i)) != 0 {
-			if pick == 0 {
-				natural = i
-				break
-			}
-			pick--
-		}
+	x := w.Draw(engine.StreamWorker, uint64(id), uint64(delivery))
+	var pick int
+	if n&(n-1) == 0 {
+		pick = int(x & uint64(n-1)) // x % n without a division
+	} else {
+		pick = int(x % uint64(n))
 	}
+	// the pick-th idle worker: the pick-th set bit of mask
+	m2 := mask
+	for ; pick > 0; pick-- {
+		m2 &= m2 - 1
+	}
+	natural := bits.TrailingZeros64(m2)
 	wi := int(w.DecideAmong(engine.DecWorker, id, -1, delivery, int64(natural), 0, int64(len(q.workers)-1), mask))
 	if q.k.Mode == ModeStandard {
 		q.queue.popFront()

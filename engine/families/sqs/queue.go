@@ -100,6 +100,10 @@ func (q *Family) Clone() engine.Family {
 	return &c
 }
 
+// Discard hands the records' leaves back when the world is thrown away
+// (engine.FamilyDiscard).
+func (q *Family) Discard() { q.recs.Discard() }
+
 // The queue's steps.
 const (
 	opPublish uint8 = iota
