@@ -189,3 +189,10 @@ func actionWords(w *World, acts []Action) []string {
 	}
 	return out
 }
+
+// ForkLabel is the default name of a fork of w's state at moment m that
+// changes set, forces o and takes acts (checked): the actions in words
+// first, "redrive 108 dead letters @21:15:00".
+func (w *World) ForkLabel(set []Setting, o *DecisionOverride, acts []Action, m ForkMoment) string {
+	return w.Forcing().labelActs(set, o, nil, actionWords(w, acts), m)
+}
