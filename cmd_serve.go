@@ -41,6 +41,7 @@ var serveCommand = command{
 // serveOptions are serve's flags, declared in the order its help lists
 // them.
 type serveOptions struct {
+	answers     string
 	authorized  string
 	hostKey     string
 	idle        time.Duration
@@ -55,6 +56,7 @@ type serveOptions struct {
 }
 
 func (o *serveOptions) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.answers, "answers", "", "append each reveal of the room's question to `FILE` as a JSON line (question, answers per choice, the right one, attendees); every reveal is logged either way")
 	fs.StringVar(&o.authorized, "authorized-keys", "", "accept only these public keys (default: any key)")
 	fs.StringVar(&o.hostKey, "host-key", defaultHostKeyPath(), "host key file, generated on first start")
 	fs.DurationVar(&o.idle, "idle-timeout", serve.DefaultIdleTimeout, "close sessions idle this long (0: never)")
@@ -141,6 +143,7 @@ func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		ServerMaxMemory:  o.serverMB << 20,
 		Jobs:             o.jobs,
 		Stage:            stage,
+		Answers:          o.answers,
 	})
 	var kerr *serve.KeyFileError
 	switch {

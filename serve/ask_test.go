@@ -92,10 +92,10 @@ func TestAskTheRoomOverSSH(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pres.mustSee(t, wait, fmt.Sprintf("%d followers answered · 0 not yet", n))
+	pres.mustSee(t, wait, fmt.Sprintf("%d attendees answered · 0 not yet", n))
 
 	pres.send(keyEnter)
-	pres.mustSee(t, wait, fmt.Sprintf("The answer is b. %d of %d followers answered it.", right, n))
+	pres.mustSee(t, wait, fmt.Sprintf("The answer is b. %d of %d attendees answered it.", right, n))
 	for i, tm := range fols {
 		want := "Right: the answer is b."
 		if i%3 != 1 {

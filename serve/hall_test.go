@@ -129,9 +129,9 @@ func TestHall(t *testing.T) {
 		f.send(string(rune('a' + i)))
 		f.mustSee(t, wait, fmt.Sprintf("your answer: %c", 'a'+i))
 	}
-	pres.mustSee(t, wait, "2 followers answered · 0 not yet")
+	pres.mustSee(t, wait, "2 attendees answered · 0 not yet")
 	pres.send(keyEnter)
-	pres.mustSee(t, wait, "The answer is b. 1 of 2 followers answered it.")
+	pres.mustSee(t, wait, "The answer is b. 1 of 2 attendees answered it.")
 	fol1.mustSee(t, wait, "You answered a; the answer is b.")
 	fol2.mustSee(t, wait, "Right: the answer is b.")
 	for _, s := range []*screen{pres, fol1, fol2} {

@@ -57,6 +57,7 @@ type Config struct {
 	ServerMaxMemory  int64  // bytes all explorers together may hold; 0: DefaultServerMaxMemory
 	Jobs             int    // long jobs running at once; 0: tui.ServerJobs()
 	Stage            string // redis:// or rediss:// URL carrying the stage between processes; "": this process only
+	Answers          string // file each reveal is appended to as a JSON line; "": the log only
 }
 
 // Server is one workshop: an SSH listener, its attendees and its stage.
@@ -70,6 +71,7 @@ type Server struct {
 	presenters keySet
 	links      links // every connection, for the seats held without a session
 	stageLink  *stagelink.Link
+	answers    *answers // the room's reveals, kept (answers.go)
 
 	// newModel builds a session's explorer; tests swap it to inject faults.
 	newModel func(tui.Options) (tea.Model, error)
@@ -148,6 +150,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.answers, err = openAnswers(cfg.Answers, s.log); err != nil {
+		return nil, err
+	}
+	s.stage.Poll().Keep(s.answers.keep)
 
 	// The last middleware listed runs first: recover wraps everything,
 	// then seat (the connection's seat passes to its session), opener
@@ -175,6 +181,7 @@ func New(cfg Config) (*Server, error) {
 		s.watchLinks,
 	)
 	if err != nil {
+		s.answers.close()
 		return nil, fmt.Errorf("ssh server: %w", err)
 	}
 	if cfg.IdleTimeout > 0 {
@@ -302,6 +309,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return errors.New("connections did not close in time")
 	}
 	s.stage.Close()
+	s.answers.close()
 	return err
 }
 

@@ -280,7 +280,7 @@ func TestIdleTimeout(t *testing.T) {
 	if _, ok := lazy.ended(0); !ok {
 		t.Fatalf("idle session still open after %s", time.Since(start))
 	}
-	if got := lazy.errOut.String(); !strings.Contains(got, "without activity") {
+	if got := lazy.errOut.String(); !strings.Contains(got, "without activity") || !strings.Contains(got, "To reconnect, run the same command again: ssh -p ") {
 		t.Errorf("idle session was told %q", got)
 	}
 	if _, ok := busy.ended(0); ok {

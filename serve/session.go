@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"net"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -365,9 +366,9 @@ func (s *Server) farewell(next ssh.Handler) ssh.Handler {
 		line := ""
 		switch r {
 		case endIdle:
-			line = fmt.Sprintf("inflight: closed after %s without activity. Reconnect any time.", s.cfg.IdleTimeout)
+			line = fmt.Sprintf("inflight: closed after %s without activity. %s", s.cfg.IdleTimeout, s.reconnectHint(sess))
 		case endShutdown:
-			line = "inflight: the workshop server is shutting down. Goodbye, and thanks for coming!"
+			line = "inflight: the workshop server is shutting down. Goodbye, and thanks for coming! If the workshop goes on, " + s.reconnectHint(sess)
 		case endCrash:
 			line = "inflight: the explorer hit a bug and this session had to end (it has been logged). Reconnect to start again."
 		case endError:
@@ -425,4 +426,23 @@ func (g guard) View() (v string) {
 		}
 	}()
 	return g.m.View()
+}
+
+// reconnectHint says how to come back: the ssh command the attendee ran.
+// One process knows its port; behind a hall's load balancer the port and
+// address are the hall's, which the attendee typed and this process does
+// not know.
+func (s *Server) reconnectHint(sess ssh.Session) string {
+	user := ""
+	if sess.User() == "follow" {
+		user = "follow@"
+	}
+	if s.cfg.Stage != "" {
+		return fmt.Sprintf("To reconnect, run the same command again: ssh -p PORT %sHALL, with the hall's address you typed (another process of the hall takes you).", user)
+	}
+	port := "2222"
+	if _, p, err := net.SplitHostPort(sess.LocalAddr().String()); err == nil {
+		port = p
+	}
+	return fmt.Sprintf("To reconnect, run the same command again: ssh -p %s %sHOST.", port, user)
 }

@@ -115,7 +115,7 @@ func TestStageLoadRedis(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	pres.mustSee(t, wait, fmt.Sprintf("%d followers answered · 0 not yet", n))
+	pres.mustSee(t, wait, fmt.Sprintf("%d attendees answered · 0 not yet", n))
 	after, took := redisInfo(t, rdb), time.Since(at)
 	after = after.minus(cost)
 	if got := after.calls["evalsha"] - before.calls["evalsha"]; got != float64(n) {

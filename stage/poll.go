@@ -40,7 +40,38 @@ type Poll struct {
 	// offline: the link is down (Stage.SetOnline), so room is stale and
 	// State counts this process's answers only.
 	offline bool
+	keep    func(Revealed) // each reveal here, kept (Keep)
+
+	// The room's seats (Seat): each present session's own copy or not
+	// and its last key, this process's, bounded like present; others is
+	// the other processes' counts as their beats last said them.
+	seats  map[uint64]seat
+	others RoomCounts
+	recall uint64 // the presenter's call back to the stage (Recall), the last one
 }
+
+// seat is what the room view reads of one session.
+type seat struct {
+	own    bool      // on its own copy, not following
+	active time.Time // its last key
+}
+
+// RoomCounts is the room by state: sessions following the stage, on
+// their own copy, and on their own copy without a key for IdleAfter.
+type RoomCounts struct {
+	Following int `json:"following"`
+	Own       int `json:"own"`
+	Idle      int `json:"idle"`
+}
+
+// Add is the sum of two processes' counts.
+func (c RoomCounts) Add(o RoomCounts) RoomCounts {
+	return RoomCounts{c.Following + o.Following, c.Own + o.Own, c.Idle + o.Idle}
+}
+
+// IdleAfter is how long an attendee on their own copy may go without a
+// key before the room view counts them idle.
+const IdleAfter = 2 * time.Minute
 
 // roomTally is question seq's answers counted over every process, and the
 // followers of the other processes who have not answered.
@@ -57,6 +88,9 @@ type PollShared struct {
 	Open     bool         `json:"open,omitempty"`
 	Revealed bool         `json:"revealed,omitempty"`
 	Question PollQuestion `json:"question"`
+	// Recall is the presenter's last call back to the stage: every
+	// session on its own copy follows again when it moves.
+	Recall uint64 `json:"recall,omitempty"`
 }
 
 // PollQuestion is what followers see of a question: the answer's index is
@@ -83,6 +117,10 @@ type PollState struct {
 	// Offline says the link to the other processes is down: Tally,
 	// Answered and Waiting count this server's followers only.
 	Offline bool
+	// Room is the room by state (this process's and, in a hall, the
+	// others' as their beats said); Recall the last call back.
+	Room   RoomCounts
+	Recall uint64
 }
 
 const (
@@ -106,7 +144,7 @@ func NewPoll() *Poll { return newPoll(time.Now) }
 
 // newPoll is a poll that reads presence off clock now (the stage's).
 func newPoll(now func() time.Time) *Poll {
-	return &Poll{answers: map[uint64]int{}, present: map[uint64]time.Time{},
+	return &Poll{answers: map[uint64]int{}, present: map[uint64]time.Time{}, seats: map[uint64]seat{},
 		wakeGen: make(chan struct{}), wakeTally: make(chan struct{}), now: now}
 }
 
@@ -158,7 +196,7 @@ func (p *Poll) share() {
 func (p *Poll) shared() PollShared {
 	q := p.q
 	q.Choices = append([]string(nil), q.Choices...)
-	return PollShared{Seq: p.seq, Open: p.open, Revealed: p.revealed, Question: q}
+	return PollShared{Seq: p.seq, Open: p.open, Revealed: p.revealed, Question: q, Recall: p.recall}
 }
 
 // Receive takes the question as another process's presenter left it:
@@ -180,6 +218,7 @@ func (p *Poll) Receive(q PollShared) error {
 	}
 	q.Question.Choices = append([]string(nil), q.Question.Choices...)
 	p.seq, p.q, p.open, p.revealed = q.Seq, q.Question, q.Open, q.Revealed
+	p.recall = max(p.recall, q.Recall)
 	p.moved(true)
 	return nil
 }
@@ -288,7 +327,47 @@ func (p *Poll) Reveal(seq uint64) {
 	}
 	p.revealed = true
 	p.moved(true)
+	rec, keep := p.record(), p.keep
 	p.share()
+	if keep != nil {
+		keep(rec)
+	}
+}
+
+// Revealed is a reveal as it is kept (Poll.Keep): the question, the
+// room's answers per choice, the right one and how many attendees were
+// there to answer. It names no one: the poll counts only.
+type Revealed struct {
+	Time      time.Time `json:"time"`
+	Seq       uint64    `json:"seq"`
+	Incident  string    `json:"incident"`
+	Key       string    `json:"question"`
+	Text      string    `json:"text"`
+	Choices   []string  `json:"choices"`
+	Answer    int       `json:"answer"` // the right choice's index
+	Counts    []int     `json:"counts"` // answers per choice
+	Answered  int       `json:"answered"`
+	Attendees int       `json:"attendees"` // answered, and present without answering
+	// Offline says the counts are this process's only: the link to the
+	// other processes was down at the reveal.
+	Offline bool `json:"offline,omitempty"`
+}
+
+// Keep makes each reveal on this process (its presenter's) call fn, once,
+// outside the poll's lock; fn must not block. Call it before the poll is
+// used.
+func (p *Poll) Keep(fn func(Revealed)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.keep = fn
+}
+
+// record is the reveal as it is kept; p.mu is held.
+func (p *Poll) record() Revealed {
+	st := p.state()
+	return Revealed{Time: p.now(), Seq: st.Seq, Incident: st.Question.Incident, Key: st.Question.Key, Text: st.Question.Text,
+		Choices: st.Question.Choices, Answer: st.Question.Answer, Counts: st.Tally, Answered: st.Answered,
+		Attendees: st.Answered + st.Waiting, Offline: st.Offline}
 }
 
 // Drop takes question seq down: followers' overlays close.
@@ -335,8 +414,11 @@ func (p *Poll) HereUntil(session uint64, left <-chan struct{}) {
 func (p *Poll) Gone(session uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.present[session]; ok {
-		delete(p.present, session)
+	_, ok := p.present[session]
+	_, sat := p.seats[session]
+	delete(p.present, session)
+	delete(p.seats, session)
+	if ok || sat {
 		p.moved(false)
 	}
 }
@@ -347,6 +429,7 @@ func (p *Poll) prune() {
 	for s, at := range p.present {
 		if at.Before(cut) {
 			delete(p.present, s)
+			delete(p.seats, s)
 		}
 	}
 }
@@ -356,6 +439,11 @@ func (p *Poll) prune() {
 func (p *Poll) State() PollState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.state()
+}
+
+// state is State; p.mu is held.
+func (p *Poll) state() PollState {
 	p.prune()
 	st := PollState{Seq: p.seq, Open: p.open, Revealed: p.revealed, Question: p.q, Gen: p.gen, TallyGen: p.tally}
 	st.Question.Choices = append([]string(nil), p.q.Choices...)
@@ -368,6 +456,10 @@ func (p *Poll) State() PollState {
 	}
 	st.Answered = len(p.answers)
 	st.Waiting = p.waiting()
+	st.Room, st.Recall = p.seated(), p.recall
+	if p.link != nil && !p.offline {
+		st.Room = st.Room.Add(p.others)
+	}
 	// Offline, the counts are this process's own, and say so. The room's
 	// tally as last heard plus the answers given here since would look
 	// more complete but can be wrong: a follower who answered before the
@@ -410,4 +502,77 @@ func pending(moved bool, wake chan struct{}) <-chan struct{} {
 		return c
 	}
 	return wake
+}
+
+// Seat says where session is: on its own copy (own) or following, as of
+// a key it just took (key) or not. A change of place wakes the presenter's
+// room view; a key only keeps the session from idling. Sessions past the
+// bound are not seated.
+func (p *Poll) Seat(session uint64, own, key bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if session == 0 || session > p.sessions {
+		return
+	}
+	old, ok := p.seats[session]
+	if !ok && len(p.seats) >= maxPollSessions {
+		return
+	}
+	st := seat{own: own, active: old.active}
+	if key || !ok {
+		st.active = p.now()
+	}
+	p.seats[session] = st
+	if !ok || old.own != own {
+		p.moved(false)
+	}
+}
+
+// seated counts this process's seats of sessions present; p.mu is held.
+func (p *Poll) seated() RoomCounts {
+	var c RoomCounts
+	idle := p.now().Add(-IdleAfter)
+	for s, st := range p.seats {
+		if _, ok := p.present[s]; !ok {
+			continue
+		}
+		switch {
+		case !st.own:
+			c.Following++
+		case st.active.Before(idle):
+			c.Idle++
+		default:
+			c.Own++
+		}
+	}
+	return c
+}
+
+// Seats is this process's room by state, which its beats tell the others.
+func (p *Poll) Seats() RoomCounts {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.prune()
+	return p.seated()
+}
+
+// SetOthers takes the other processes' room by state (the link sums
+// their beats); State adds it to this process's.
+func (p *Poll) SetOthers(c RoomCounts) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c == p.others {
+		return
+	}
+	p.others = c
+	p.moved(false)
+}
+
+// Recall calls every session on its own copy back to the stage: they
+// follow again, their own branches kept. It travels with the question.
+func (p *Poll) Recall() {
+	p.mu.Lock()
+	p.recall++
+	p.moved(true)
+	p.share()
 }

@@ -387,8 +387,10 @@ func playToProof(m *Model, ex engine.Exercise) tea.Cmd {
 		return x, nil
 	}, func(m *Model) {
 		m.at = max(at, m.x.World().Now)
-		if m.exercises.q.on && m.exercises.q.ex.Key == ex.Key {
-			m.exercises.q.arrived = true
+		if q := &m.exercises.q; q.on && q.ex.Key == ex.Key {
+			q.arrived = true
+			q.keys.Choose.SetEnabled(false) // already there: enter would do nothing
+			m.exercises.keys = q.keys
 		}
 	}, func(m *Model, err error) {
 		m.flash = "playing on to " + at.Short() + ": " + err.Error()
@@ -427,7 +429,7 @@ func (l exerciseList) viewQuestion() string {
 	case q.room && !q.revealed:
 		rs := l.room.state
 		out = append(out, hint(st, fmt.Sprintf("%s answered · %d not yet · enter reveals the answer and plays on to %s · esc drops the question",
-			plural(rs.Answered, "follower", "followers"), rs.Waiting, proof), l.width)...)
+			plural(rs.Answered, "attendee", "attendees"), rs.Waiting, proof), l.width)...)
 	case !q.revealed && q.pick < 0:
 		out = append(out, hint(st, "press "+choiceKeys(len(q.ex.Choices))+" to predict, then enter to reveal", l.width)...)
 	case !q.revealed:
@@ -481,7 +483,7 @@ func verdict(st *Styles, q question, rs stage.PollState) []string {
 		if rs.Seq == q.seq && q.ex.Answer < len(rs.Tally) {
 			n = rs.Tally[q.ex.Answer]
 		}
-		return []string{"  " + st.Good.Render("The answer is "+right+".") + fmt.Sprintf(" %d of %s answered it.", n, plural(rs.Answered, "follower", "followers"))}
+		return []string{"  " + st.Good.Render("The answer is "+right+".") + fmt.Sprintf(" %d of %s answered it.", n, plural(rs.Answered, "attendee", "attendees"))}
 	}
 	if q.pick == q.ex.Answer {
 		return []string{"  " + st.Good.Render("Right: the answer is "+right+".")}

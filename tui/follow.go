@@ -27,6 +27,7 @@ type follower struct {
 	opening  <-chan struct{} // closed when the screen the frame waits for can be drawn open: fetch again then
 	beat     int64           // the beat of the stage's clock (Unix ms) the frame was drawn at
 	left     *leaving        // closed when the session ends (Release): its wait ends with it
+	scroll   followScroll    // its own scroll of the stage's screen (follow_scroll.go)
 }
 
 // stageWait bounds one wait on the stage, so a session that quits leaves
@@ -83,6 +84,7 @@ func (m *Model) wait() tea.Cmd {
 		m.follower.left = &leaving{c: make(chan struct{})}
 	}
 	tag, gen, w, h, c, sh, left, opening := m.follower.tag, m.follower.gen, m.width, m.height, m.follower.colours, m.shared, m.follower.left, m.follower.opening
+	scroll := m.follower.scroll
 	next := m.follower.beat + stageBeat.Milliseconds() // one frame a beat at most
 	d := stageWait
 	if m.follower.draft {
@@ -119,7 +121,7 @@ func (m *Model) wait() tea.Cmd {
 			}
 			now = max(next, stageMs(s.Now()))
 		}
-		f, g, b, final, op := s.frame(w, h, c, sh, beatOf(now))
+		f, g, b, final, op := s.scrolledFrame(w, h, c, sh, beatOf(now), scroll.on(s))
 		return stageMsg{tag: tag, gen: g, beat: b, frame: f, w: w, h: h, draft: !final, opening: op}
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -114,10 +115,28 @@ func written(b *engine.Branch) map[string]string {
 // may be behind the cursor (a bookmark shows its moment's events): knob
 // changes "from 19:52:00" then act on all of them.
 func newForkForm(c common, x *engine.Explorer, at engine.Time, before bool) forkForm {
+	return formAt(c, x, findForkPlace(x, at, before))
+}
+
+// forkPlace is what the form reads of the engine before it opens: where
+// the fork stands, in words, and the last decision. Finding it replays
+// from checkpoints (tens of ms on a big run), so `f` finds it in a job
+// (openForkJob) and the form is built from it in Update.
+type forkPlace struct {
+	pos, at int64
+	before  bool
+	moment  engine.ForkMoment
+	where   string
+	world   *engine.World // the world at the fork point when it is not the cursor's (a world of its own)
+	dec     *engine.Entry
+	decAt   engine.ForkMoment
+}
+
+// findForkPlace is the form's place for x's cursor at clock at.
+func findForkPlace(x *engine.Explorer, at engine.Time, before bool) forkPlace {
 	w := x.World()
 	b := x.Branch()
-	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: x.Pos(), at: int64(at), branch: branchPath(b),
-		spec: x.Spec, world: w}
+	f := forkPlace{pos: x.Pos(), at: int64(at)}
 	// the events at the displayed clock, and which side of them the fork is
 	lo, evs := x.ClockEvents(b, at)
 	if before && at <= w.Now && lo < f.pos {
@@ -132,7 +151,7 @@ func newForkForm(c common, x *engine.Explorer, at engine.Time, before bool) fork
 	if f.pos > lo {
 		f.moment.Pos = f.pos
 	}
-	f.where = momentWords(f.world, lo, evs, f.pos, at)
+	f.where = momentWords(cmp.Or(f.world, w), lo, evs, f.pos, at)
 	// the decision's fork stands before its event: after another at its
 	// clock, its moment counts; Last's pass sees the event before it
 	var prev engine.Event
@@ -149,7 +168,6 @@ func newForkForm(c common, x *engine.Explorer, at engine.Time, before bool) fork
 	if last := x.Last(1, keep); len(last) == 1 {
 		e := last[0]
 		f.dec = &e
-		f.values, f.labels = w.DecisionChoices(e.Decision)
 		switch {
 		case !known: // the first event of Last's span: ask
 			f.decAt = x.MomentAt(b, e.Event.Pos, e.Event.T)
@@ -158,6 +176,33 @@ func newForkForm(c common, x *engine.Explorer, at engine.Time, before bool) fork
 		default:
 			f.decAt = engine.ForkMoment{At: e.Event.T, Pos: -1}
 		}
+	}
+	return f
+}
+
+// openForkJob opens the form for the cursor at clock at: the place is found
+// on the job's clone, which only reads and is dropped (the cursor's world
+// is the same on both), and the form built from it; open finishes it (a
+// follower's restore), nil none.
+func openForkJob(at engine.Time, before bool, open func(f *forkForm)) explorerJob {
+	var p forkPlace
+	return explorerJob{label: "opening the fork form", read: true, seek: func(x *engine.Explorer) {
+		p = findForkPlace(x, at, before)
+	}, apply: func(m *Model) {
+		m.fork, m.state = formAt(m.common, m.x, p), stateFork
+		if open != nil {
+			open(&m.fork)
+		}
+	}}
+}
+
+// formAt is the form for x's cursor at the place p found.
+func formAt(c common, x *engine.Explorer, p forkPlace) forkForm {
+	w := x.World()
+	f := forkForm{common: c, keys: defaultForkKeyMap(), pick: -1, pos: p.pos, at: p.at, branch: branchPath(x.Branch()),
+		spec: x.Spec, world: cmp.Or(p.world, w), before: p.before, moment: p.moment, where: p.where, dec: p.dec, decAt: p.decAt}
+	if f.dec != nil {
+		f.values, f.labels = w.DecisionChoices(f.dec.Decision)
 	}
 	f.decIn = newInput(c.st, "")
 	f.decIn.Placeholder = "as it was"

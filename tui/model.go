@@ -233,7 +233,8 @@ func (m *Model) typedTogether(k tea.KeyMsg) tea.Cmd {
 
 // updateKey routes a key to the screen that has the keyboard.
 func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
-	if cmd, ok := m.roomKey(k); ok { // a follower answering the room's question
+	defer m.noteSeat(true)           // the room view's count of who is where (poll_room.go)
+	if cmd, ok := m.roomKey(k); ok { // a follower answering the room's question, the presenter's room view
 		return cmd
 	}
 	if s := m.state.screen(m); s != nil {
@@ -264,6 +265,9 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 	}
 	if key.Matches(k, km.Follow) {
 		return m.follower.follow(m)
+	}
+	if cmd, ok := m.onScrollKey(k); ok { // a follower scrolls the stage's screen (follow_scroll.go)
+		return cmd
 	}
 	// every key below moves or forks: a follower detaches into its own copy
 	if m.follower.on && km.takesCopy(k) {
@@ -323,7 +327,7 @@ func (s *mainScreen) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 		m.goTo, m.state = newGotoInput(m.common, m.x.Spec), stateGoto
 	case key.Matches(k, km.Fork):
 		m.play.pause()
-		m.fork, m.state = newForkForm(m.common, m.x, m.at, m.stepped != markOf(m.x)), stateFork
+		return openForkJob(m.at, m.stepped != markOf(m.x), nil).run(m) // a job: it reads back
 	case key.Matches(k, km.Branches):
 		m.branches, m.state = newBranchList(m.common, m.x, &m.book), stateBranches
 	case key.Matches(k, km.NextBr):

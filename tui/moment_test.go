@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"inflight/engine"
 )
@@ -124,15 +125,73 @@ func TestJumpToMomentRefusals(t *testing.T) {
 	}
 }
 
-// BenchmarkForkFormOpen is `f` on the big run, 10,000 queued: the form
-// finds the clock's events either side of the cursor (and, before them,
-// the world there) inside Update.
+// `f` reads back from checkpoints, so it is a job: Update only starts it,
+// the progress line says so, esc cancels it (no form, the explorer as it
+// was) and a late end changes nothing; let run, the form opens.
+func TestForkFormOpensByJob(t *testing.T) {
+	m, release := gated(press(start(t), "]"))
+	defer release()
+	x0, pos := m.x, m.x.Pos()
+	m, _ = send(t, m, "f")
+	j := m.jobs.cur
+	if j == nil || m.state != stateMain {
+		t.Fatalf("f opened the form inside Update (job %v, state %s)", j, m.state)
+	}
+	if v := m.View(); !strings.Contains(v, "opening the fork form") || !strings.Contains(v, "esc cancels") {
+		t.Fatalf("no progress line while the form's job runs:\n%s", v)
+	}
+	m, _ = send(t, m, "esc")
+	if m.jobs.cur != nil || m.state != stateMain || m.x != x0 || m.x.Pos() != pos {
+		t.Fatalf("esc: job %v, state %s, explorer swapped %v, pos %d (was %d)", m.jobs.cur, m.state, m.x != x0, m.x.Pos(), pos)
+	}
+	release()
+	<-j.done
+	if nm, _ := m.Update(jobDoneMsg{id: j.id}); nm.(Model).state != stateMain {
+		t.Fatal("a cancelled form's job opened the form")
+	}
+	if m = press(m, "f"); m.state != stateFork || m.x != x0 || m.fork.pos != 178 {
+		t.Fatalf("f let run: state %s, explorer swapped %v, fork at %d", m.state, m.x != x0, m.fork.pos)
+	}
+}
+
+// BenchmarkForkFormOpen is `f` on the big run, 10,000 queued, as Update
+// sees it: the key starts the job that finds the clock's events either
+// side of the cursor and the last decision (on a clone, off the loop),
+// and the job's end builds the form. ns/op is both of Update's parts;
+// key-ms and open-ms are each, job-ms is the job's own work, off the loop.
 //
-//	go test ./tui -run '^$' -bench ForkFormOpen
+//	go test ./tui -run '^$' -bench ForkFormOpen -benchtime 50x
 func BenchmarkForkFormOpen(b *testing.B) {
 	m := bigModel(b)
+	var key, open, work time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_ = newForkForm(m.common, m.x, m.at, true)
+		t0 := time.Now()
+		nm, _ := m.Update(keyMsg("f"))
+		t1 := time.Now()
+		m = nm.(Model)
+		b.StopTimer()
+		j := m.jobs.cur
+		if j == nil {
+			b.Fatal("f started no job")
+		}
+		<-j.done
+		t2 := time.Now()
+		b.StartTimer()
+		nm, _ = m.Update(jobDoneMsg{id: j.id})
+		t3 := time.Now()
+		b.StopTimer()
+		m = nm.(Model)
+		if m.state != stateFork {
+			b.Fatalf("state %s", m.state)
+		}
+		nm, _ = m.Update(keyMsg("esc"))
+		m = nm.(Model)
+		key, work, open = key+t1.Sub(t0), work+t2.Sub(t1), open+t3.Sub(t2)
+		b.StartTimer()
 	}
+	n := float64(b.N) * float64(time.Millisecond)
+	b.ReportMetric(float64(key)/n, "key-ms")
+	b.ReportMetric(float64(open)/n, "open-ms")
+	b.ReportMetric(float64(work)/n, "job-ms")
 }

@@ -25,6 +25,9 @@ type roomSeat struct {
 	mineSeq uint64 // the question mine answers
 	hidden  uint64 // the question this follower closed with esc
 	left    *leaving
+	view    bool   // the presenter's room view is open (r)
+	recall  uint64 // the presenter's last call back to the stage, as read
+	read    bool   // the poll has been read once: a recall before it is old news
 }
 
 // leaving is closed when the session ends (Release), so that its wait on
@@ -104,7 +107,109 @@ func (m *Model) onPoll(msg pollMsg) tea.Cmd {
 	if m.presenter {
 		r.gen = r.state.TallyGen
 	}
-	return m.watchPoll()
+	var back tea.Cmd
+	if r.read && r.state.Recall > r.recall && !m.presenter && !m.follower.on {
+		back = m.callBack()
+	}
+	r.recall, r.read = max(r.recall, r.state.Recall), true
+	m.noteSeat(false)
+	return tea.Batch(back, m.watchPoll())
+}
+
+// noteSeat tells the poll where this session is, for the presenter's room
+// view: following or on its own copy, and whether a key just came.
+func (m *Model) noteSeat(key bool) {
+	if r := m.exercises.room; m.stage != nil && !m.presenter && r.session != 0 {
+		m.stage.Poll().Seat(r.session, !m.follower.on, key)
+	}
+}
+
+// callBack answers the presenter's call back to the stage: a session on
+// its own copy follows again from whatever screen it is on; its own
+// branches stay, and b still lists them.
+func (m *Model) callBack() tea.Cmd {
+	m.jobs.cancel()
+	m.state = stateMain
+	m.help.ShowAll = false
+	return m.follower.follow(m)
+}
+
+// roomViewKeys are the keys of the presenter's room view.
+type roomViewKeys struct{ Recall, Close key.Binding }
+
+func (k roomViewKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Recall, k.Close} }
+func (k roomViewKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+func roomViewKeyMap() roomViewKeys {
+	return roomViewKeys{
+		Recall: binding([]string{"F", "enter"}, "F", "call every attendee back to the stage"),
+		Close:  binding([]string{"esc", "r", "q"}, "esc", "close"),
+	}
+}
+
+// roomOpen is the presenter's room-view key on the main view.
+var roomOpen = binding([]string{"r"}, "r", "the room")
+
+// roomViewKey answers the presenter's keys for the room view: r on the
+// main view opens it; while it is open, F calls everyone back and esc
+// closes it, and other keys wait for it to close.
+func (m *Model) roomViewKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	r := &m.exercises.room
+	if !r.view {
+		if m.state == stateMain && key.Matches(k, roomOpen) {
+			r.view = true
+			r.state = m.stage.Poll().State()
+			return nil, true
+		}
+		return nil, false
+	}
+	km := roomViewKeyMap()
+	switch {
+	case key.Matches(k, km.Close):
+		r.view = false
+	case key.Matches(k, km.Recall):
+		p := m.stage.Poll()
+		p.Recall()
+		r.state = p.State()
+		m.flash = "called every attendee back to the stage"
+	}
+	return nil, true
+}
+
+// roomView is the presenter's view of the room, w×h: how many sessions
+// follow the stage, are on their own copy (busy or idle), and have
+// answered the question up.
+func (m *Model) roomView(w, h int) string {
+	st, rs := m.st, m.exercises.room.state
+	c := rs.Room
+	all := c.Following + c.Own + c.Idle
+	out := []string{st.PaneTitle.Render("The room") + st.Dim.Render("  "+plural(all, "attendee", "attendees")+" connected"), ""}
+	row := func(n int, what, why string) {
+		out = append(out, fmt.Sprintf("  %5d  %-10s", n, what)+st.Dim.Render(" "+why))
+	}
+	row(c.Following, "following", "see the stage")
+	row(c.Own, "own copy", "exploring on their own; a key within "+durWords(stage.IdleAfter))
+	row(c.Idle, "idle", "on their own copy, no key for "+durWords(stage.IdleAfter))
+	switch {
+	case rs.Open && rs.Seq != 0:
+		row(rs.Answered, "answered", fmt.Sprintf("question %s; %d not yet", rs.Question.Key, rs.Waiting))
+	default:
+		row(0, "answered", "no question is up (e, then a, asks one)")
+	}
+	out = append(out, "")
+	if rs.Offline {
+		out = append(out, hint(st, "the stage's connection is lost: these are this process's attendees only", w)...)
+	}
+	out = append(out, hint(st, "F calls every attendee on their own copy back to the stage; their branches are kept (b lists them) · esc closes", w)...)
+	return window(out, 0, h)
+}
+
+// durWords is a short duration in words: "2 min".
+func durWords(d time.Duration) string {
+	if d%time.Minute == 0 {
+		return fmt.Sprintf("%d min", d/time.Minute)
+	}
+	return d.String()
 }
 
 // asked reports whether a follower's question overlay is up: a question
@@ -144,7 +249,10 @@ func roomKeyMap(st stage.PollState) roomKeys {
 // While a hidden question is open, the Question key shows it again.
 func (m *Model) roomKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	r := &m.exercises.room
-	if m.stage == nil || m.presenter {
+	if m.stage != nil && m.presenter {
+		return m.roomViewKey(k)
+	}
+	if m.stage == nil {
 		return nil, false
 	}
 	show := m.keys.Question
@@ -177,6 +285,9 @@ func (m *Model) roomKey(k tea.KeyMsg) (tea.Cmd, bool) {
 // the room's tally beside it.
 func (m *Model) roomOverlay(w, h int) (string, bool) {
 	r := m.exercises.room
+	if m.stage != nil && m.presenter && r.view {
+		return m.roomView(w, h), true
+	}
 	if m.stage == nil || m.presenter || !r.asked() {
 		return "", false
 	}
@@ -207,6 +318,20 @@ func (m *Model) roomOverlay(w, h int) (string, bool) {
 		out = append(out, hint(st, fmt.Sprintf("your answer: %c (another key changes it) · anonymous: the presenter sees counts only · esc hides", 'a'+rune(mine)), w)...)
 	default:
 		out = append(out, hint(st, "press "+choiceKeys(len(q.Choices))+" to answer · anonymous: the presenter sees counts only · esc hides", w)...)
+	}
+	if r.state.Revealed {
+		// what the presenter sees once revealed: the room's tally and why
+		n := 0
+		if q.Answer >= 0 && q.Answer < len(r.state.Tally) {
+			n = r.state.Tally[q.Answer]
+		}
+		out = append(out, hint(st, fmt.Sprintf("%d of %s answered %c.", n, plural(r.state.Answered, "attendee", "attendees"), 'a'+rune(q.Answer)), w)...)
+		if e := explanation(q); e != "" {
+			out = append(out, "")
+			for _, s := range wrap(e, max(w-6, 20)) {
+				out = append(out, "  "+s)
+			}
+		}
 	}
 	return window(out, 0, h), true
 }
@@ -277,6 +402,7 @@ func (m *Model) resumeQuestion() {
 		q.revealed = true
 		q.keys.Choose = binding([]string{"enter", " "}, "enter", "play on to the proof")
 		q.arrived = ex.Proof == nil || m.at >= ex.Proof.At
+		q.keys.Choose.SetEnabled(!q.arrived) // already there: enter would do nothing
 	}
 	m.exercises.q, m.exercises.keys = q, q.keys
 	m.exercises.room.state = rs
@@ -287,4 +413,20 @@ func (m *Model) resumeQuestion() {
 		e := ex
 		m.exercise = &e
 	}
+}
+
+// explanation is the lesson's explanation of question q's answer, from
+// the bundled incident the question names ("" for one it does not have):
+// the presenter's process sends the question, not its teaching.
+func explanation(q stage.PollQuestion) string {
+	spec, err := bundledSpec(q.Incident)
+	if err != nil {
+		return ""
+	}
+	for _, ex := range spec.Exercises {
+		if ex.Key == q.Key {
+			return ex.Explain
+		}
+	}
+	return ""
 }

@@ -88,7 +88,7 @@ func TestAskTheRoom(t *testing.T) {
 	}
 	pres = synced(pres)
 	v := pres.View()
-	if !strings.Contains(v, "4 followers answered · 1 not yet") {
+	if !strings.Contains(v, "4 attendees answered · 1 not yet") {
 		t.Fatalf("the presenter's tally:\n%s", v)
 	}
 	for _, c := range []struct{ choice, n string }{{"[a]", "   1 █"}, {"[b]", "   2 █"}, {"[c]", "   1 █"}} {
@@ -108,7 +108,7 @@ func TestAskTheRoom(t *testing.T) {
 	if !pres.exercises.q.arrived || pres.at != ex.Proof.At {
 		t.Fatalf("reveal: arrived %v at %s", pres.exercises.q.arrived, pres.at.Clock())
 	}
-	if v := pres.View(); !strings.Contains(v, "The answer is b. 2 of 4 followers answered it.") || !strings.Contains(v, "✓ [b]") {
+	if v := pres.View(); !strings.Contains(v, "The answer is b. 2 of 4 attendees answered it.") || !strings.Contains(v, "✓ [b]") {
 		t.Fatalf("the presenter's revealed screen:\n%s", v)
 	}
 	for i, want := range []string{"Right: the answer is b.", "You answered a; the answer is b.", "Right", "You answered c", "You did not answer"} {
@@ -151,7 +151,7 @@ func TestRoomOfFifty(t *testing.T) {
 	if s := st.Poll().State(); s.Answered != 50 || s.Waiting != 0 || s.Tally[0]+s.Tally[1]+s.Tally[2] != 50 {
 		t.Fatalf("poll: %+v", s)
 	}
-	if v := pres.View(); !strings.Contains(v, "50 followers answered · 0 not yet") {
+	if v := pres.View(); !strings.Contains(v, "50 attendees answered · 0 not yet") {
 		t.Fatalf("the presenter's screen:\n%s", v)
 	}
 }
@@ -329,7 +329,7 @@ func TestPresenterComesBackToTheQuestion(t *testing.T) {
 			t.Fatalf("the presenter came back to %+v (state %v)", q, back.state)
 		}
 		v := back.View()
-		if !strings.Contains(v, "Asking the room") || !strings.Contains(v, "1 follower answered · 1 not yet") {
+		if !strings.Contains(v, "Asking the room") || !strings.Contains(v, "1 attendee answered · 1 not yet") {
 			t.Fatalf("the question as the presenter finds it:\n%s", v)
 		}
 		if reveal {

@@ -54,10 +54,11 @@ func init() {
 		stateFork: {name: "fork", of: func(m *Model) screen { return &m.fork },
 			save: func(m *Model) stage.Screen { return stage.Screen{Fork: m.fork.staged()} },
 			open: func(m *Model, s stage.Screen) {
-				m.fork, m.state = newForkForm(m.common, m.x, m.at, s.Fork != nil && s.Fork.Before), stateFork
-				if s.Fork != nil {
-					restoreFork(&m.fork, *s.Fork)
-				}
+				openForkJob(m.at, s.Fork != nil && s.Fork.Before, func(f *forkForm) {
+					if s.Fork != nil {
+						restoreFork(f, *s.Fork)
+					}
+				}).run(m)
 			}},
 		stateBranches: {name: "branches", of: func(m *Model) screen { return &m.branches },
 			save: func(m *Model) stage.Screen { return stage.Screen{Row: m.branches.row} },
@@ -88,7 +89,8 @@ func init() {
 				if ok {
 					storyJob(m.x, &m.snap, sel).run(m)
 				}
-			}},
+			},
+			scroll: func(m *Model, s stage.Screen) { m.story.off = s.Off }},
 		stateJump: {name: "jump", of: func(m *Model) screen { return &m.jump }, prompt: true,
 			save: func(m *Model) stage.Screen { return stage.Screen{Text: m.jump.input.Value()} },
 			open: func(m *Model, s stage.Screen) {
@@ -179,6 +181,12 @@ func sizeScreens(m *Model) {
 func activeKeys(m *Model) help.KeyMap {
 	if r := m.exercises.room; m.stage != nil && !m.presenter && r.asked() {
 		return roomKeyMap(r.state) // a follower's question is over the screen
+	}
+	if m.stage != nil && m.presenter && m.exercises.room.view {
+		return roomViewKeyMap() // the presenter's room view (poll_room.go)
+	}
+	if k, ok := m.followingKeys(); ok { // follow_scroll.go
+		return k
 	}
 	if s := m.state.screen(m); s != nil {
 		return s.helpKeys()

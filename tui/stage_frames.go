@@ -29,8 +29,9 @@ func coloursOf(r *lipgloss.Renderer) colours {
 const maxStageFrames = 128
 
 type frameKey struct {
-	w, h int
-	c    colours
+	w, h   int
+	c      colours
+	scroll int // a follower's own scroll of the screen (follow_scroll.go)
 }
 
 // drawn is a frame and, for one drawn before its chart was ready, when;
@@ -91,6 +92,12 @@ type mirror struct {
 // followers' wait commands (follow.go) call it off the update loop, and
 // copyExplorer, in a follower's Update, only starts the job.
 func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen uint64, beat int64, final bool, opening <-chan struct{}) {
+	return s.scrolledFrame(w, h, c, sh, now, 0)
+}
+
+// scrolledFrame is frame for a follower that scrolled the stage's screen
+// by scroll lines of its own (follow_scroll.go).
+func (s *Stage) scrolledFrame(w, h int, c colours, sh *Shared, now int64, scroll int) (v string, gen uint64, beat int64, final bool, opening <-chan struct{}) {
 	st, gen := s.State()
 	if gen == 0 || w <= 0 || h <= 0 {
 		return "", gen, now, true, nil
@@ -110,7 +117,7 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen
 	if st.Running() {
 		beat = at
 	}
-	k := frameKey{w, h, c}
+	k := frameKey{w, h, c, scroll}
 	if d, ok := f.byKey[k]; ok && d.fresh() {
 		return d.v, gen, beat, d.draft.IsZero(), d.opening
 	}
@@ -129,7 +136,7 @@ func (s *Stage) frame(w, h int, c colours, sh *Shared, now int64) (v string, gen
 	if p, ok := f.prev[k]; ok && opening != nil {
 		d.v = p.v // nothing new until the screen is open
 	} else {
-		d.v = mr.m.View()
+		d.v = mr.scrolledView(scroll)
 	}
 	final = mr.m.charts.filling() == nil // no chart, or one filled in
 	if !final {

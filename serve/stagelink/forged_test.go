@@ -56,6 +56,7 @@ func forgedMessages(t *testing.T) []string {
 	add(envelope{Kind: "tally", Tally: &tallyMsg{Seq: 7, Counts: make([]int, 20_000)}})
 	add(envelope{Kind: "tally", Tally: &tallyMsg{Seq: 7, Counts: []int{-5, 3}}})
 	add(envelope{Kind: "beat", Beat: &beatMsg{Waiting: -1}})
+	add(envelope{Kind: "beat", Beat: &beatMsg{Room: &stage.RoomCounts{Following: -3}}})
 	add(envelope{Kind: "rm -rf"})
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"inflight/stage"
 )
 
 // listen applies the others' messages until the connection fails. Every
@@ -46,6 +48,9 @@ func (l *Link) apply(b []byte) {
 	switch {
 	case e.Kind == "beat" && e.Beat != nil:
 		l.beats[e.Proc] = beat{at: now, waiting: e.Beat.Waiting, presenting: e.Beat.Presenting}
+		if r := e.Beat.Room; r != nil {
+			l.beats[e.Proc] = beat{at: now, waiting: e.Beat.Waiting, presenting: e.Beat.Presenting, room: *r}
+		}
 		l.followPresenter(e.Proc, e.Beat.Presenting, now)
 		last := l.last
 		l.mu.Unlock()
@@ -146,11 +151,19 @@ func (l *Link) setTally(seq uint64, counts []int) {
 func (l *Link) refreshRoom() {
 	sh := l.poll.Shared()
 	n := len(sh.Question.Choices)
-	if sh.Seq == 0 {
-		return
-	}
 	now := l.now()
 	l.mu.Lock()
+	var room stage.RoomCounts
+	for _, b := range l.beats {
+		if now.Sub(b.at) <= silentFor {
+			room = room.Add(b.room)
+		}
+	}
+	if sh.Seq == 0 {
+		l.mu.Unlock()
+		l.poll.SetOthers(room)
+		return
+	}
 	tally := make([]int, n)
 	if l.tallySeq == sh.Seq && len(l.tally) == n {
 		copy(tally, l.tally)
@@ -165,6 +178,7 @@ func (l *Link) refreshRoom() {
 		}
 	}
 	l.mu.Unlock()
+	l.poll.SetOthers(room)
 	l.poll.SetRoom(sh.Seq, tally, others)
 }
 

@@ -125,6 +125,7 @@ type beat struct {
 	at         time.Time
 	waiting    int
 	presenting bool
+	room       stage.RoomCounts // its sessions by state, for the presenter's room view
 }
 
 // seenState is the last state applied, by its sender and number: the

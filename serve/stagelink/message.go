@@ -44,8 +44,9 @@ type tallyMsg struct {
 }
 
 type beatMsg struct {
-	Waiting    int  `json:"waiting"`
-	Presenting bool `json:"presenting,omitempty"`
+	Waiting    int               `json:"waiting"`
+	Presenting bool              `json:"presenting,omitempty"`
+	Room       *stage.RoomCounts `json:"room,omitempty"` // its sessions by state
 }
 
 // answerScript records one session's answer and publishes the new tally.
@@ -106,6 +107,9 @@ func (e envelope) check() error {
 	case e.Kind == "beat" && e.Beat != nil:
 		if e.Beat.Waiting < 0 || e.Beat.Waiting > maxCount {
 			return fmt.Errorf("%d waiting", e.Beat.Waiting)
+		}
+		if r := e.Beat.Room; r != nil && (min(r.Following, r.Own, r.Idle) < 0 || max(r.Following, r.Own, r.Idle) > maxCount) {
+			return fmt.Errorf("a room of %d following, %d own, %d idle", r.Following, r.Own, r.Idle)
 		}
 		return nil
 	}

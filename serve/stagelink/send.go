@@ -271,7 +271,7 @@ func (l *Link) sendAnswers(ctx context.Context, seq uint64, answers map[uint64]i
 func (l *Link) sendBeat(ctx context.Context) error {
 	presenting := l.stage.Presenting()
 	b, ok := l.encode(envelope{V: version, Proc: l.proc, Kind: "beat",
-		Beat: &beatMsg{Waiting: l.poll.Waiting(), Presenting: presenting}})
+		Beat: &beatMsg{Waiting: l.poll.Waiting(), Presenting: presenting, Room: new(l.poll.Seats())}})
 	if !ok {
 		return nil
 	}

@@ -6,6 +6,22 @@ import (
 	"inflight/engine"
 )
 
+// idleWords says what an idle consumer waits for: "nothing to take" only
+// when nothing waits in the line and no retry is on its timer (waits,
+// soonest first).
+func (f *Family) idleWords(w *engine.World, waits []wait) string {
+	s := &f.s
+	switch {
+	case len(s.lane) > 0:
+		return fmt.Sprintf("idle: takes the retry of %s next", w.MsgName(s.lane[0]))
+	case s.head < len(s.queue):
+		return fmt.Sprintf("idle: takes %s next", w.MsgName(s.queue[s.head]))
+	case len(waits) > 0:
+		return "idle: next retry in " + engine.FormatSeconds(waits[0].due-w.Now)
+	}
+	return "idle: nothing to take"
+}
+
 // Panes words the consumer's world for the explorer: the line of
 // messages, the consumer and its breaker, the dead letters, the database.
 func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
@@ -60,14 +76,15 @@ func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 			mark = "TRIAL"
 		}
 		p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: s.busy, Text: fmt.Sprintf("%-10s writing (attempt %d)", w.MsgName(s.busy), s.attempts[s.busy]), Mark: mark, Bar: -1})
-	} else if len(p[1].Rows) == 0 || !f.k.Breaker || s.breaker != open {
-		p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Text: "idle: nothing to take", Bar: -1})
 	}
 	waits := append([]wait(nil), s.waits...)
 	for i := 1; i < len(waits); i++ { // soonest first
 		for j := i; j > 0 && waits[j].due < waits[j-1].due; j-- {
 			waits[j], waits[j-1] = waits[j-1], waits[j]
 		}
+	}
+	if s.busy < 0 && (len(p[1].Rows) == 0 || !f.k.Breaker || s.breaker != open) {
+		p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Text: f.idleWords(w, waits), Bar: -1})
 	}
 	for _, wt := range waits {
 		if len(p[1].Rows) >= maxRows {

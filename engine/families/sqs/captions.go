@@ -6,6 +6,58 @@ import (
 	"inflight/engine"
 )
 
+// Ending is how a lease ended without an ack (Record.Ended), as the world
+// knew it when it ended.
+type Ending uint8
+
+// The endings.
+const (
+	EndUnknown        Ending = iota // nothing recorded for this lease
+	EndWorking                      // it expired while the holder still worked: nothing failed
+	EndWedged                       // it expired while the holder's call was wedged
+	EndCrashed                      // the holder died holding it
+	EndAckLost                      // the holder acked, the ack never reached the broker
+	EndDeferred                     // the claim handler handed it back with a delay
+	EndWorkingCrashed               // expired while the holder still worked; the holder died since
+	EndWorkingWedged                // expired while the holder still worked; its call wedged since
+	EndRedriven                     // an operator redrove it from the dead letter queue (EndedOf 0)
+)
+
+// ended is why the lease on delivery del of message id ended, and who held
+// it: EndUnknown when the record says nothing of that delivery.
+func (q *Family) ended(id int32, del uint16) (Ending, string) {
+	r, ok := q.Record(id)
+	if !ok || r.EndedOf != del {
+		return EndUnknown, ""
+	}
+	who := ""
+	if h := int(r.EndedBy); h >= 0 && h < len(q.workers) {
+		who = q.workers[h].Name
+	}
+	return r.Ended, who
+}
+
+// why words an ending for a redelivery's caption, after "a redelivery: ".
+func why(e Ending, who string) string {
+	switch e {
+	case EndWorking:
+		return fmt.Sprintf("a timer expired while %s still worked on it, nothing failed", who)
+	case EndWedged:
+		return fmt.Sprintf("%s's call is wedged and its lease ran out", who)
+	case EndCrashed:
+		return fmt.Sprintf("%s died holding it and its lease ran out", who)
+	case EndAckLost:
+		return fmt.Sprintf("%s's ack was lost on the way and its lease ran out", who)
+	case EndDeferred:
+		return fmt.Sprintf("%s handed it back while a claim was in flight, and the delay is over", who)
+	case EndWorkingCrashed:
+		return fmt.Sprintf("a timer expired while %s still worked on it (%s has died since)", who, who)
+	case EndWorkingWedged:
+		return fmt.Sprintf("a timer expired while %s still worked on it (its call has wedged since)", who)
+	}
+	return "its last lease ran out with no ack"
+}
+
 // Caption tells one of the queue's events in the lesson's words; the world
 // words alerts and knob changes itself.
 func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
@@ -25,8 +77,10 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		return fmt.Sprintf("%d consumers start polling", e.Count()), true
 	case engine.EvDeliver:
 		s := fmt.Sprintf("%s delivered to %s (%s delivery, lease until %s)", name, who, engine.Ordinal(e.Delivery), e.Until().Short())
-		if e.Delivery > 1 {
-			s += " — a redelivery: a timer expired, nothing failed"
+		if how, by := q.ended(e.Msg, e.Delivery-1); e.Delivery > 1 {
+			s += " — a redelivery: " + why(how, by)
+		} else if how == EndRedriven {
+			s += " — an operator redrove it from the dead letter queue"
 		}
 		return s, true
 	case engine.EvEffect:
@@ -64,6 +118,16 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case engine.EvLeaseExpired:
 		if e.WasDeferred() {
 			return fmt.Sprintf("%s's delay is over: visible again", name), true
+		}
+		switch how, by := q.ended(e.Msg, e.Delivery); how {
+		case EndWorking:
+			return fmt.Sprintf("%s's lease expired with no ack (%s still works on it): visible again", name, by), true
+		case EndWedged:
+			return fmt.Sprintf("%s's lease expired with no ack (%s's call is wedged): visible again", name, by), true
+		case EndCrashed:
+			return fmt.Sprintf("%s's lease expired with no ack (%s died holding it): visible again", name, by), true
+		case EndAckLost:
+			return fmt.Sprintf("%s's lease expired with no ack (%s's ack was lost on the way): visible again", name, by), true
 		}
 		return fmt.Sprintf("%s's lease expired with no ack: visible again", name), true
 	case engine.EvDLQ:
@@ -103,6 +167,53 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		return fmt.Sprintf("an operator repairs the %d dead letters and redrives them to the tail of the queue", e.Count()), true
 	}
 	return "", false
+}
+
+// afterLease words a worker still calling for a message whose lease it no
+// longer holds: SUPERSEDED only when another worker holds the message now,
+// else where the message is.
+func afterLease(w *engine.World, wk Worker) string {
+	q := Of(w)
+	mm, ok := w.Msg(wk.Msg)
+	r, _ := q.Record(wk.Msg)
+	where := "the message is gone"
+	switch {
+	case ok && mm.Status == engine.StInFlight && r.Holder >= 0 && int(r.Holder) < len(q.workers):
+		return fmt.Sprintf("SUPERSEDED by %s (lease ended %s), still calling", q.workers[r.Holder].Name, wk.LeaseEnd.Short())
+	case ok && mm.Status == engine.StInFlight && r.Deferred:
+		where = "the message is handed back with a delay"
+	case ok && mm.Status == engine.StVisible:
+		where = "the message is visible again"
+	case mm.Status == engine.StDLQ:
+		where = "the message is in the DLQ"
+	case mm.Status == engine.StDeleted:
+		where = "the message is deleted"
+	}
+	// no clock: a wrapped line in a narrow pane would start with it (the
+	// dead letters and the queue say when)
+	return "past its lease, still calling: " + where
+}
+
+// pastLease is the in-flight pane title's count of the workers still
+// calling past their lease (stale): superseded, and the rest.
+func pastLease(w *engine.World, stale []int) string {
+	q := Of(w)
+	sup := 0
+	for _, i := range stale {
+		wk := q.workers[i]
+		mm, ok := w.Msg(wk.Msg)
+		if r, _ := q.Record(wk.Msg); ok && mm.Status == engine.StInFlight && r.Holder >= 0 {
+			sup++
+		}
+	}
+	s := ""
+	if sup > 0 {
+		s += fmt.Sprintf(" · %d superseded", sup)
+	}
+	if n := len(stale) - sup; n > 0 {
+		s += fmt.Sprintf(" · %d past the lease", n)
+	}
+	return s
 }
 
 // times says how often: "once", "twice", "3 times".

@@ -190,6 +190,7 @@ func (q *Family) claimBranch(w *engine.World, wi int) {
 		r.Expiry = w.Now + q.k.ClaimWindow
 		r.Deferred = true
 		r.Holder = -1
+		r.Ended, r.EndedBy, r.EndedOf = EndDeferred, int16(wi), wk.Delivery
 		schedule(w, r.Expiry, opLeaseExpire, id, 0, wk.Delivery)
 		w.Emit(EvDefer, id, wi, wk.Delivery, int64(r.Expiry), int64(age))
 		q.finish(w, wi)
@@ -249,6 +250,7 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 				r.Expiry = engine.Never
 				wk.LeaseEnd = engine.Never
 			}
+			q.since(id, wi, wk.Delivery, EndWorkingWedged)
 			w.Emit(EvWedge, id, wi, wk.Delivery, int64(boolIdx(renewing)), 0)
 			return
 		}
@@ -317,6 +319,7 @@ func (q *Family) ackNow(w *engine.World, wi int, how int64) {
 	var val int64
 	if how != engine.AckLateNoop && w.Fault(FaultAckLost, id, wi, wk.Delivery) {
 		// the handler has acked as far as it knows; the broker never heard
+		q.endNow(w, id, wi, wk.Delivery, EndAckLost)
 		w.Emit(engine.EvAck, id, wi, wk.Delivery, how, engine.AckLost)
 		q.finish(w, wi)
 		return
@@ -355,12 +358,32 @@ func (q *Family) release(w *engine.World, wi int) {
 func (q *Family) crash(w *engine.World, wi int, reason int64) {
 	wk := &q.workers[wi]
 	id, del := wk.Msg, wk.Delivery
+	q.endNow(w, id, wi, del, EndCrashed)
+	q.since(id, wi, del, EndWorkingCrashed)
 	q.release(w, wi)
 	wk.State = WDead
 	wk.Since = w.Now
 	w.Stats.Crashes++
 	schedule(w, w.Now+q.k.RestartAfter, opRestart, 0, wi, 0)
 	w.Emit(engine.EvCrash, id, wi, del, int64(w.Now+q.k.RestartAfter), reason)
+}
+
+// endNow records that worker wi's lease on delivery del of message id
+// ends now without an ack (ending e), if that lease is still current.
+func (q *Family) endNow(w *engine.World, id int32, wi int, del uint16, e Ending) {
+	m, r := w.Truth().MsgPtr(id), q.recs.Ptr(int(id))
+	if m != nil && r != nil && m.Status == engine.StInFlight && m.Receives == del && r.Holder == int16(wi) && !r.Deferred {
+		r = q.rec(id)
+		r.Ended, r.EndedBy, r.EndedOf = e, int16(wi), del
+	}
+}
+
+// since turns "expired while worker wi still worked" into ending e when
+// the worker fails after its lease on delivery del ran out.
+func (q *Family) since(id int32, wi int, del uint16, e Ending) {
+	if r := q.recs.Ptr(int(id)); r != nil && r.Ended == EndWorking && r.EndedOf == del && r.EndedBy == int16(wi) {
+		q.rec(id).Ended = e
+	}
 }
 
 func (q *Family) restart(w *engine.World, wi int) {
@@ -398,6 +421,17 @@ func (q *Family) leaseExpire(w *engine.World, id int32, delivery uint16) {
 	}
 	mm, r := w.Truth().MsgForWrite(id), q.rec(id)
 	holder := r.Holder
+	if h := int(holder); h >= 0 && h < len(q.workers) {
+		if wk := &q.workers[h]; wk.State == WBusy && wk.Msg == id && wk.Delivery == delivery {
+			r.Ended, r.EndedBy, r.EndedOf = EndWorking, holder, delivery
+			if wk.Wedged {
+				r.Ended = EndWedged
+			}
+		}
+	}
+	if r.EndedOf != delivery {
+		r.Ended, r.EndedBy, r.EndedOf = EndUnknown, holder, delivery
+	}
 	if int(mm.Receives) >= q.k.MaxReceives {
 		q.deadLetter(w, id, mm)
 		return
@@ -442,6 +476,7 @@ func (q *Family) repairRedrive(w *engine.World, i int) {
 		m.Repaired = true
 		m.Receives = 0 // the redrive sends it as a new message
 		r := q.rec(id)
+		r.Ended, r.EndedBy, r.EndedOf = EndRedriven, -1, 0
 		q.setVisible(m, r)
 		q.enqueue(id, r)
 	})

@@ -103,10 +103,7 @@ func flightPane(w *engine.World, c engine.Cursor) engine.Pane {
 			stale = append(stale, i)
 		}
 	}
-	title := fmt.Sprintf("In flight %d", len(leased))
-	if n := len(stale); n > 0 {
-		title += fmt.Sprintf(" · %d superseded", n)
-	}
+	title := fmt.Sprintf("In flight %d", len(leased)) + pastLease(w, stale)
 	vt := KnobsOf(&w.Knobs).VisibilityTimeout
 	var rows []engine.PaneRow
 	for _, id := range leased {
@@ -128,23 +125,31 @@ func flightPane(w *engine.World, c engine.Cursor) engine.Pane {
 	}
 	for _, i := range stale {
 		wk := workers[i]
-		s := fmt.Sprintf("%-8s %s@%s #%d SUPERSEDED, still calling (its lease ended %s)", w.MsgName(wk.Msg), wk.Name, wk.Box, wk.Delivery, wk.LeaseEnd.Short())
+		s := fmt.Sprintf("%-8s %s@%s #%d %s", w.MsgName(wk.Msg), wk.Name, wk.Box, wk.Delivery, afterLease(w, wk))
 		if wk.Wedged {
 			s = fmt.Sprintf("%-8s %s@%s WEDGED: the call never returns", w.MsgName(wk.Msg), wk.Name, wk.Box)
 		}
 		rows = append(rows, engine.PaneRow{Msg: wk.Msg, Text: s, Bar: -1, Tone: engine.ToneBad})
 	}
 	if len(rows) == 0 {
-		idle, off := 0, 0
+		idle, off, dead := 0, 0, 0
 		for _, wk := range workers {
 			switch wk.State {
 			case WIdle:
 				idle++
 			case WOff:
 				off++
+			case WDead:
+				dead++
 			}
 		}
 		msg := fmt.Sprintf("nothing leased · %d of %d workers idle", idle, len(workers))
+		switch {
+		case dead == len(workers):
+			msg = fmt.Sprintf("nothing leased · all %d workers dead, restarting", dead)
+		case dead > 0:
+			msg += fmt.Sprintf(", %d dead", dead)
+		}
 		if off == len(workers) {
 			msg = fmt.Sprintf("nothing leased · %d workers start at %s", off, w.Spec().Workers.Start.Short())
 		}
@@ -257,7 +262,8 @@ var legend = []engine.Term{
 	{Short: "N× recv", Means: "times the queue has handed the message to a worker"},
 	{Short: "+N delayed · delay", Means: "handed back to wait: the time left before it is visible again"},
 	{Short: "A1@A #N", Means: "worker A1 on box A holds the lease of the message's Nth delivery; the bar is the lease's time left"},
-	{Short: "SUPERSEDED", Means: "its lease passed to another worker while this one still works on it"},
+	{Short: "SUPERSEDED by X", Means: "its lease passed to worker X while this one still works on it"},
+	{Short: "past its lease", Means: "this worker still works on it, its lease ended, and no worker holds it now"},
 	{Short: "WEDGED", Means: "the worker's call never returns"},
 	{Short: "done N×", Means: "a dead letter's work (its email) was done N times before the queue gave up on it"},
 	{Short: "raises KeyError", Means: "a poison message: the new handler fails on its old format every time"},

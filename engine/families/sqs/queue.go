@@ -35,8 +35,14 @@ type Record struct {
 	ClaimAt  engine.Time // the claims table: -1 when there is no claim
 	SentAt   engine.Time // -1 until stamped
 	Holder   int16       // worker holding the current lease, -1 for none
+	EndedBy  int16       // the worker whose lease on delivery EndedOf ended as Ended says
 	QSeq     uint32      // bumped at each enqueue; older queue entries are stale
 	Deferred bool        // the current lease was set by the handler, not a delivery
+	// Ended is how the lease on delivery EndedOf ended without an ack: what
+	// the next delivery's caption tells. Only captions read it (it is in no
+	// trace), and it sits in the record's padding.
+	Ended   Ending
+	EndedOf uint16
 }
 
 // WorkerState is what a worker process is doing.
