@@ -69,7 +69,7 @@ type forkForm struct {
 	inputs  []textinput.Model
 	orig    []string
 	name    textinput.Model
-	row     int // 0 decision, 1..len(knobs) knobs, then the name; the actions' row is len(knobs)+2 (shown before the name)
+	row     int                 // 0 decision, 1..len(knobs) knobs, then the name; the actions' row is len(knobs)+2 (shown before the name)
 	acts    []engine.ActionSpec // the operator actions the incident's system has
 	actIn   textinput.Model     // the actions to take, as --do writes them, separated by spaces or commas
 	fresh   bool
