@@ -66,6 +66,7 @@ func (f *runFlags) check(spec *engine.Spec) (engine.Time, bool, error) {
 
 type runOptions struct {
 	runFlags
+	do        []string
 	trace     bool
 	code      string
 	compare   string
@@ -79,6 +80,31 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.trace, "trace", false, "write every event as a JSON line to stdout (the summary then goes to stderr)")
 	fs.StringVar(&o.code, "code", "", "reproduce the run a share code names")
 	fs.StringVar(&o.compare, "compare", "", "compare the run (B) with the branch a share code names, or main (A): figures in all and since the fork, and the first divergence")
+	fs.StringArrayVar(&o.do, "do", nil, "with --at, take an operator action then: ACTION or ACTION=ARG (repeatable; e.g. redrive, redrive=unfinished, crash=B2, workers=+2)")
+}
+
+// parseDo reads --do's actions and checks them against the incident
+// (its world at the start, with set from the start).
+func parseDo(do []string, spec *engine.Spec, seed uint64, set []engine.Setting) ([]engine.Action, error) {
+	if len(do) == 0 {
+		return nil, nil
+	}
+	var acts []engine.Action
+	for _, d := range do {
+		a, err := engine.ParseAction(d)
+		if err != nil {
+			return nil, usageErr("--do: %v", err)
+		}
+		acts = append(acts, a)
+	}
+	w, err := engine.NewWorld(spec, seed, set)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if err := w.CheckActions(acts); err != nil {
+		return nil, usageErr("--do: %v", err)
+	}
+	return acts, nil
 }
 
 func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
@@ -90,7 +116,7 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	var ro engine.RunOptions
 	var c engine.Code
 	if o.code != "" {
-		if id != "" || fs.Changed("set") || fs.Changed("at") || fs.Changed("seed") {
+		if id != "" || fs.Changed("set") || fs.Changed("at") || fs.Changed("seed") || fs.Changed("do") {
 			return usageErr("run --code: the code names the incident, seed and changes; give nothing else")
 		}
 		if spec, c, err = specForCode(o.code, o.file); err != nil {
@@ -111,9 +137,15 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if len(o.do) > 0 && !hasAt {
+			return usageErr("--do %s: at what moment? give it with --at CLOCK", o.do[0])
+		}
 		if hasAt {
-			if len(set) == 0 {
-				return usageErr("--at %s: which change? give it with --set", o.at)
+			if len(set) == 0 && len(o.do) == 0 {
+				return usageErr("--at %s: which change? give it with --set or --do", o.at)
+			}
+			if ro.AtDo, err = parseDo(o.do, spec, ro.Seed, nil); err != nil {
+				return err
 			}
 			ro.HasAt, ro.At, ro.AtSet = true, at, set
 		} else {

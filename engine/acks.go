@@ -4,6 +4,7 @@ package engine
 const (
 	CrashKeyError   = 1 // the new consumer raises on an old-format message
 	CrashAfterClaim = 2 // killed a moment after writing its claim
+	CrashOperator   = 3 // crashed by an operator's action (a fork's --do crash=W)
 	// CrashFault and above: a fault a fork forced, CrashFault plus the
 	// index of the family's fault point (FaultPoints)
 	CrashFault = 16

@@ -23,6 +23,11 @@ func (w *World) MsgName(id int32) string {
 // by box, "A1", "A2", "B1"… (a family's workers or consumers that an
 // incident file places on boxes).
 func (ws *WorkerSetup) name(i int) (name, box string) {
+	if n := ws.count(); i >= n && n > 0 {
+		// a worker an operator added (workers=+N): on the last box, after its own
+		box = ws.Boxes[len(ws.Boxes)-1]
+		return box + strconv.Itoa(ws.PerBox+i-n+1), box
+	}
 	box = ws.Boxes[i/ws.PerBox]
 	return box + strconv.Itoa(i%ws.PerBox+1), box
 }

@@ -58,6 +58,11 @@ const maxCodeName = 120
 //
 //	thursday-fixed@1/p179@19:40:20;fault=after_claim:14.1#end.1dde67ec
 //
+// An operator action is a field ";do=ACTION" (ParseAction), one per
+// action, at most MaxForkActions a fork, taken at the fork's moment:
+//
+//	thursday@1/@21:15:00;do=redrive#end.b4c14be3
+//
 // A code without one is written as it always was.
 type CodeFork struct {
 	Pos      int64
@@ -65,7 +70,18 @@ type CodeFork struct {
 	Set      []Setting
 	Override *DecisionOverride
 	Faults   []Fault
+	Actions  []Action // operator actions: ";do=ACTION" each, in their order
 	Name     string
+}
+
+// acts reports whether any fork of c takes an operator action.
+func (c Code) acts() bool {
+	for _, f := range c.Forks {
+		if len(f.Actions) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // MaxCodeFaults is the most faults one fork of a share code forces.
@@ -149,6 +165,9 @@ func (c Code) String() string {
 		}
 		for _, ft := range f.Faults {
 			b.WriteString(";fault=" + ft.String())
+		}
+		for _, a := range f.Actions {
+			b.WriteString(";do=" + a.String())
 		}
 	}
 	if c.Cursor < 0 {
@@ -367,6 +386,17 @@ func ParseCode(s string) (Code, error) {
 			return bad("fork %d: %v", i+1, err)
 		}
 		for _, fld := range fields[1:] {
+			if v, ok := strings.CutPrefix(fld, "do="); ok {
+				if len(fk.Actions) == MaxForkActions {
+					return bad("fork %d: more than %d actions", i+1, MaxForkActions)
+				}
+				a, err := ParseAction(v)
+				if err != nil {
+					return bad("fork %d: %v", i+1, err)
+				}
+				fk.Actions = append(fk.Actions, a)
+				continue
+			}
 			if v, ok := strings.CutPrefix(fld, "fault="); ok {
 				if len(fk.Faults) == MaxCodeFaults {
 					return bad("fork %d: more than %d faults", i+1, MaxCodeFaults)

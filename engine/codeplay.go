@@ -24,8 +24,8 @@ func (x *Explorer) Code() Code {
 // CodeFork is branch b's fork as a share code writes it: its name only
 // where it is not the one ForkNameOf gives it back.
 func (x *Explorer) CodeFork(b *Branch) CodeFork {
-	f := CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override, Faults: b.Faults}
-	if b.Name != x.w.Forcing().Label(b.Changes, b.Override, b.Faults, b.Moment()) {
+	f := CodeFork{Pos: b.ForkPos, At: b.ForkAt, Set: b.Changes, Override: b.Override, Faults: b.Faults, Actions: b.Actions}
+	if b.Name != x.w.Forcing().labelActs(b.Changes, b.Override, b.Faults, b.actWords, b.Moment()) {
 		f.Name = b.Name
 	}
 	return f
@@ -46,14 +46,16 @@ func (x *Explorer) ForkNameOn(parent *Branch, f CodeFork) string {
 	if f.Pos >= 0 {
 		m = x.MomentAt(parent, f.Pos, f.At)
 	}
-	return x.w.Forcing().Label(f.Set, f.Override, f.Faults, m)
+	// the actions in words on the state they act on: x.w stands at the
+	// fork when ForkPath names it
+	return x.w.Forcing().labelActs(f.Set, f.Override, f.Faults, actionWords(x.w, f.Actions), m)
 }
 
 // RunCode is the share code of a headless run's end.
 func RunCode(spec *Spec, o RunOptions, w *World) Code {
 	c := Code{Incident: spec.ID, Seed: o.Seed, Set: o.Set, Cursor: -1, Fingerprint: fp32(w.fp)}
 	if o.HasAt {
-		c.Forks = []CodeFork{{Pos: -1, At: o.At, Set: o.AtSet}}
+		c.Forks = []CodeFork{{Pos: -1, At: o.At, Set: o.AtSet, Actions: o.AtDo}}
 	}
 	return c
 }
@@ -172,6 +174,9 @@ func (fc *Forcing) Fork(f CodeFork) error {
 			return err
 		}
 	}
+	if err := w.ScheduleActions(max(f.At, w.Now), f.Actions); err != nil {
+		return err
+	}
 	if f.Override != nil {
 		if _, err := checkOverride(w, *f.Override); err != nil {
 			return err
@@ -194,7 +199,7 @@ func (x *Explorer) ForkPath(forks []CodeFork) error {
 		if x.Pos() != pos {
 			return fmt.Errorf("share code fork %d is at event %d, but the run ends at event %d", i+1, pos, x.Pos())
 		}
-		if _, err := x.Fork(ForkOptions{Name: x.ForkNameOf(f), Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults}); err != nil {
+		if _, err := x.Fork(ForkOptions{Name: x.ForkNameOf(f), Pos: pos, At: f.At, Set: f.Set, Override: f.Override, Faults: f.Faults, Actions: f.Actions}); err != nil {
 			return fmt.Errorf("share code fork %d: %w", i+1, err)
 		}
 	}
@@ -252,7 +257,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (w *World, pla
 		return nil, nil, codeErr("share code: %v", err)
 	}
 	var spy *knobSpy
-	if len(c.Forks) == 1 && c.Forks[0].Pos < 0 && len(c.Forks[0].Set) > 0 {
+	if len(c.Forks) == 1 && c.Forks[0].Pos < 0 && (len(c.Forks[0].Set) > 0 || len(c.Forks[0].Actions) > 0) {
 		spy = &knobSpy{next: sink, at: c.Forks[0].At, pos: -1}
 		if sink == nil {
 			spy.next = sinkFunc(func(*World, *Event, *Decision) {})
@@ -260,11 +265,11 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (w *World, pla
 		sink = spy
 		defer func() {
 			if err == nil && spy.pos >= 0 {
-				places = clockPlace(c.Forks[0].Set, c.Forks[0].At, spy)
+				places = clockPlace(c.Forks[0].Set, w.acted, c.Forks[0].At, spy)
 			}
 		}()
 	}
-	w.truth.countOnly = len(spec.Operators) == 0
+	w.truth.countOnly = len(spec.Operators) == 0 && !c.acts()
 	checked := false
 	var now Time // the cursor's moment, and the messages published by it
 	seen := 0
@@ -307,6 +312,9 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (w *World, pla
 					return nil, nil, codeErr("share code fork %d: %v", i+1, err)
 				}
 			}
+			if err := w.ScheduleActions(f.At, f.Actions); err != nil {
+				return nil, nil, codeErr("share code fork %d: %v", i+1, err)
+			}
 			continue
 		}
 		if err := to(f.Pos); err != nil {
@@ -315,7 +323,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (w *World, pla
 		if w.Pos != f.Pos {
 			return nil, nil, codeErr("share code fork %d is at event %d, but the run ends at event %d", i+1, f.Pos, w.Pos)
 		}
-		if w.Settled() && f.Override == nil {
+		if w.Settled() && f.Override == nil && len(f.Actions) == 0 {
 			return nil, nil, codeErr("share code fork %d at event %d: the run has ended there, so a change has nothing left to act on", i+1, f.Pos)
 		}
 		// where it stands, named as the explorer names it (ForkNameOn)
@@ -328,7 +336,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (w *World, pla
 		}
 		name := f.Name
 		if name == "" {
-			name = w.Forcing().Label(f.Set, f.Override, f.Faults, m)
+			name = w.Forcing().labelActs(f.Set, f.Override, f.Faults, actionWords(w, f.Actions), m)
 		}
 		if err := w.Forcing().Fork(f); err != nil {
 			return nil, nil, codeErr("share code fork %d at event %d: %v", i+1, f.Pos, err)
@@ -350,7 +358,7 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (w *World, pla
 	if !settled {
 		return w, places, nil // stopped by the event budget: its summary says so
 	}
-	if clockFork && len(c.Forks[0].Set) > 0 && len(w.pending) > 0 {
+	if clockFork && (len(c.Forks[0].Set) > 0 && len(w.pending) > 0 || len(w.actions) > 0) {
 		// the run settled before the clock: the explorer refuses such a fork
 		return nil, nil, codeErr("share code fork 1 at %s: the run has ended by then, so its change acts on nothing", c.Forks[0].At.Short())
 	}
@@ -380,6 +388,20 @@ func ForkName(set []Setting, o *DecisionOverride, at Time) string {
 // delivery 1 @19:40:20 #3". Without faults it is ForkNameAt.
 func (fc *Forcing) Label(set []Setting, o *DecisionOverride, faults []Fault, m ForkMoment) string {
 	return forkName(fc, set, o, faults, m)
+}
+
+// labelActs is Label for a fork that also takes operator actions, given
+// in words (FamilyActions.ActionWords): "redrive 108 dead letters @21:15".
+func (fc *Forcing) labelActs(set []Setting, o *DecisionOverride, faults []Fault, acts []string, m ForkMoment) string {
+	if len(acts) == 0 {
+		return forkName(fc, set, o, faults, m)
+	}
+	name := strings.Join(acts, "; ")
+	if len(set) > 0 || o != nil || len(faults) > 0 {
+		rest := forkName(fc, set, o, faults, m)
+		return name + "; " + rest
+	}
+	return name + " " + m.String()
 }
 
 func forkName(fc *Forcing, set []Setting, o *DecisionOverride, faults []Fault, m ForkMoment) string {

@@ -38,6 +38,8 @@ type Branch struct {
 	Changes  []Setting
 	Override *DecisionOverride
 	Faults   []Fault  // forced from the fork on
+	Actions  []Action // the operator actions the fork takes at its moment
+	actWords []string // Actions in words on the fork's state, as its name has them
 	forkMid  bool     // events at ForkAt's clock came before the fork (Moment)
 	words    []string // what the fork changes, in words (Words)
 

@@ -12,7 +12,8 @@ type ForkOptions struct {
 	At       Time  // when the knob changes apply (not before the state's clock)
 	Set      []Setting
 	Override *DecisionOverride
-	Faults   []Fault // faults to force (World.ForceFaults)
+	Faults   []Fault  // faults to force (World.ForceFaults)
+	Actions  []Action // operator actions taken at the fork's moment
 }
 
 // Fork makes a branch of the current one and moves the cursor onto it, at
@@ -32,7 +33,10 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	if err := w.Forcing().Faults(o.Faults...); err != nil {
 		return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
 	}
-	if w.Settled() && o.Override == nil {
+	if err := w.CheckActions(o.Actions); err != nil {
+		return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
+	}
+	if w.Settled() && o.Override == nil && len(o.Actions) == 0 {
 		return nil, fmt.Errorf("fork at event %d: the run has ended there, so a change has nothing left to act on", o.Pos)
 	}
 	// the parent's line must be known (and hashed) up to the fork point
@@ -43,6 +47,11 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 		if err := w.ScheduleKnobs(max(o.At, w.Now), o.Set); err != nil {
 			return nil, err
 		}
+	}
+	// words before the actions act: what they do on the fork's state
+	acts := actionWords(w, o.Actions)
+	if err := w.ScheduleActions(max(o.At, w.Now), o.Actions); err != nil {
+		return nil, err
 	}
 	var dec *Decision
 	if o.Override != nil {
@@ -61,10 +70,11 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	mid := w.Pos > 0 && w.Stats.LastEvent >= at
 	b := &Branch{ID: x.nextID, Name: o.Name, Parent: parent, ForkPos: o.Pos, ForkAt: at, forkMid: mid,
 		Changes: append([]Setting(nil), o.Set...), Override: o.Override, Faults: slices.Clone(o.Faults), frontier: w.Clone(),
-		words: forkWords(w, o.Set, o.Override, dec, o.Faults)}
+		Actions: slices.Clone(o.Actions), actWords: acts,
+		words: append(forkWords(w, o.Set, o.Override, dec, o.Faults), acts...)}
 	switch {
-	case b.Name == "" && len(o.Faults) > 0:
-		b.Name = w.Forcing().Label(o.Set, o.Override, o.Faults, b.Moment())
+	case b.Name == "" && (len(o.Faults) > 0 || len(acts) > 0):
+		b.Name = w.Forcing().labelActs(o.Set, o.Override, o.Faults, acts, b.Moment())
 	case b.Name == "":
 		b.Name = fmt.Sprintf("fork%d", x.nextID)
 	}

@@ -39,10 +39,16 @@ func (t *Truth) deadLetter(id int32, m *Msg) {
 // effects, source, poison); then place puts it back in the family's
 // system (which sets a held status). It returns the number redriven.
 func (t *Truth) Redrive(place func(id int32, m *Msg)) int {
+	return t.RedriveIf(nil, place)
+}
+
+// RedriveIf is Redrive of the dead letters keep takes (all, for nil): an
+// operator's redrive of only the messages whose work was never done.
+func (t *Truth) RedriveIf(keep func(DeadLetter) bool, place func(id int32, m *Msg)) int {
 	n := 0
 	for j := 0; j < t.dlq.n; j++ {
 		d, _ := t.dlq.at(j)
-		if d.Redriven {
+		if d.Redriven || keep != nil && !keep(d) {
 			continue
 		}
 		t.dlq.mut(j, t.owner).Redriven = true
@@ -59,7 +65,7 @@ func (t *Truth) Redrive(place func(id int32, m *Msg)) int {
 		t.backs++
 		n++
 	}
-	t.dlqLen = 0
+	t.dlqLen -= n
 	t.w.Stats.Redriven += int64(n)
 	return n
 }

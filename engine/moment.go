@@ -145,7 +145,7 @@ type knobSpy struct {
 }
 
 func (s *knobSpy) Event(w *World, e *Event, d *Decision) {
-	if s.pos < 0 && e.Kind == EvKnob && e.T >= s.at {
+	if s.pos < 0 && (e.Kind == EvKnob || w.acting) && e.T >= s.at {
 		s.pos = e.Pos
 	}
 	s.next.Event(w, e, d)
@@ -153,9 +153,9 @@ func (s *knobSpy) Event(w *World, e *Event, d *Decision) {
 
 // clockPlace is the place of a fork at the clock at, changing set, once
 // spy has watched the run.
-func clockPlace(set []Setting, at Time, spy *knobSpy) []ForkPlace {
+func clockPlace(set []Setting, acts []string, at Time, spy *knobSpy) []ForkPlace {
 	m := ForkMoment{At: at, Pos: -1}
-	return []ForkPlace{{Name: ForkNameAt(set, nil, m), Moment: m.String(), Pos: spy.pos}}
+	return []ForkPlace{{Name: (*Forcing)(nil).labelActs(set, nil, nil, acts, m), Moment: m.String(), Pos: spy.pos}}
 }
 
 // ClockEvents are the events of branch b at the clock at, the first of

@@ -120,6 +120,9 @@ func FuzzParseCode(f *testing.F) {
 		"thursday@1/p178@19:52:00;visibility_timeout=60s#560.d7435a6b",
 		"thursday@7+orders=30/p100@19:52;d12=31000#125.00000000",
 		"x@#.", "@1#1.1", "thursday@1/p@#end.00000000",
+		"thursday@1/@21:15:00;do=redrive#end.b4c14be3",
+		"thursday@1/p178@19:52:00;visibility_timeout=60s/p182@19:52:00;do=crash=B2#565.2131f271~2;n1=fork1",
+		"thursday@1/p5@19:41;do=workers=+2;do=redrive=unfinished;do=#end.00000000",
 	} {
 		f.Add(s)
 	}

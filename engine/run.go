@@ -292,6 +292,7 @@ type RunOptions struct {
 	At    Time      // with HasAt: AtSet applies from this clock on
 	HasAt bool
 	AtSet []Setting
+	AtDo  []Action  // with HasAt: operator actions taken at At
 	Trace io.Writer // every event as a JSON line, or nil
 	// Hash, when set, receives the trace's bytes instead of a SHA-256 of
 	// the engine's own: a caller may hash on another core. It must be a
@@ -311,12 +312,17 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 		return Summary{}, nil, err
 	}
 	if o.HasAt {
-		if err := w.ScheduleKnobs(o.At, o.AtSet); err != nil {
+		if len(o.AtSet) > 0 {
+			if err := w.ScheduleKnobs(o.At, o.AtSet); err != nil {
+				return Summary{}, nil, err
+			}
+		}
+		if err := w.ScheduleActions(o.At, o.AtDo); err != nil {
 			return Summary{}, nil, err
 		}
 	}
 	tr := newTraceOut(o.Trace)
-	w.truth.countOnly = len(spec.Operators) == 0
+	w.truth.countOnly = len(spec.Operators) == 0 && len(o.AtDo) == 0
 	hs := withHash(o.Hash, tr.next())
 	var sink Sink = hs
 	var spy *knobSpy
@@ -335,7 +341,7 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	}
 	s := w.Summarize(hs.sum())
 	if spy != nil && spy.pos >= 0 {
-		s.Forks = clockPlace(o.AtSet, o.At, spy)
+		s.Forks = clockPlace(o.AtSet, w.acted, o.At, spy)
 	}
 	return s, w, over
 }

@@ -136,6 +136,8 @@ func (w *World) run(it *item) {
 		w.watch.operate(int(it.who))
 	case opKnobs:
 		w.applyKnobs()
+	case opAction:
+		w.applyActions()
 	case opAlert:
 		w.watch.fire(int(it.who), it.delivery == 1)
 	}

@@ -79,6 +79,7 @@ const (
 	opKnobs
 	opAlert
 	opFamily
+	opAction // a fork's operator actions (ScheduleActions)
 )
 
 // item is a scheduled step (see agenda): 24 bytes, so that the heap moves
@@ -129,13 +130,16 @@ type World struct {
 	truth   Truth   // the ground truth per message
 	watch   watch   // the alerts and operators watching it
 
-	Stats     Stats     // the run's counters, behind the summary's figures
-	AlertAt   []Time    // per spec.Alerts: first firing, or -1
-	WouldAt   []Time    // per spec.WouldHave
-	budgetHit int64     // the event budget that stopped the run, or 0
-	pending   []Setting // a fork's knob changes, applied at its first step
-	applied   []Setting // the last changes applied, for the knob event's caption
-	pinTop    int32     // the highest message a pin names, -1 for none: decide's fast path
+	Stats     Stats           // the run's counters, behind the summary's figures
+	AlertAt   []Time          // per spec.Alerts: first firing, or -1
+	WouldAt   []Time          // per spec.WouldHave
+	budgetHit int64           // the event budget that stopped the run, or 0
+	pending   []Setting       // a fork's knob changes, applied at its first step
+	applied   []Setting       // the last changes applied, for the knob event's caption
+	actions   []pendingAction // a fork's operator actions, due at their step
+	acting    bool            // in the actions step: its events are the fork's place (knobSpy)
+	acted     []string        // the last actions step's actions in words, as they acted
+	pinTop    int32           // the highest message a pin names, -1 for none: decide's fast path
 	// PinsGaveWay lists the incident's pins that did not hold because their
 	// value lay outside the knobs in force (see pinned)
 	PinsGaveWay []PinGaveWay

@@ -69,7 +69,9 @@ type forkForm struct {
 	inputs  []textinput.Model
 	orig    []string
 	name    textinput.Model
-	row     int // 0 decision, 1..len(knobs) knobs, then the name
+	row     int                 // 0 decision, 1..len(knobs) knobs, then the name; the actions' row is len(knobs)+2 (shown before the name)
+	acts    []engine.ActionSpec // the operator actions the incident's system has
+	actIn   textinput.Model     // the actions to take, as --do writes them, separated by spaces or commas
 	fresh   bool
 	filter  textinput.Model // `/`: knob names containing it
 	filters bool            // the filter has the keyboard
@@ -234,6 +236,9 @@ func formAt(c common, x *engine.Explorer, p forkPlace) forkForm {
 	}
 	f.name = newInput(c.st, "")
 	f.name.Placeholder = "(a name from the changes)"
+	f.acts = w.Actions()
+	f.actIn = newInput(c.st, "")
+	f.actIn.Placeholder = "none"
 	f.filter = newInput(c.st, "")
 	// the knob the incident is about, else the decision
 	f.row = 1
@@ -265,7 +270,29 @@ func (f *forkForm) rows() []int {
 			out = append(out, i+1)
 		}
 	}
+	if len(f.acts) > 0 && q == "" { // a filter leaves knobs only
+		out = append(out, len(f.knobs)+2)
+	}
 	return append(out, len(f.knobs)+1)
+}
+
+// actions are the operator actions typed, or a refusal naming the one
+// that is wrong.
+func (f *forkForm) actions() ([]engine.Action, error) {
+	var acts []engine.Action
+	for _, s := range strings.FieldsFunc(f.actIn.Value(), func(r rune) bool { return r == ' ' || r == ',' }) {
+		a, err := engine.ParseAction(s)
+		if err != nil {
+			return nil, err
+		}
+		acts = append(acts, a)
+	}
+	if f.world != nil {
+		if err := f.world.CheckActions(acts); err != nil {
+			return nil, err
+		}
+	}
+	return acts, nil
 }
 
 // move goes d rows up or down, wrapping at either end.
@@ -289,6 +316,7 @@ func (f *forkForm) focus() {
 	}
 	f.name.Blur()
 	f.decIn.Blur()
+	f.actIn.Blur()
 	f.filter.Blur()
 	f.fresh = true
 	switch {
@@ -300,6 +328,8 @@ func (f *forkForm) focus() {
 		f.inputs[f.row-1].Focus()
 	case f.row == len(f.inputs)+1:
 		f.name.Focus()
+	case f.row == len(f.inputs)+2:
+		f.actIn.Focus()
 	}
 }
 
@@ -485,6 +515,8 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 		in = &f.inputs[f.row-1]
 	case f.row == len(f.inputs)+1:
 		in = &f.name
+	case f.row == len(f.inputs)+2:
+		in = &f.actIn
 	}
 	if in == nil {
 		return f, nil
@@ -574,7 +606,11 @@ func (f *forkForm) options() (engine.ForkOptions, error) {
 	if _, _, _, err := f.decValue(); err != nil {
 		return engine.ForkOptions{}, err
 	}
-	o := engine.ForkOptions{Pos: f.pos, At: engine.Time(f.at), Set: set, Override: f.override()}
+	acts, err := f.actions()
+	if err != nil {
+		return engine.ForkOptions{}, err
+	}
+	o := engine.ForkOptions{Pos: f.pos, At: engine.Time(f.at), Set: set, Override: f.override(), Actions: acts}
 	if o.Override != nil {
 		o.Pos, o.At = f.dec.Event.Pos, f.dec.Event.T
 	}

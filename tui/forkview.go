@@ -110,6 +110,24 @@ func (f forkForm) View() string {
 			out = append(out, st.Warn.Render("  "+l))
 		}
 	}
+	if shown[len(f.knobs)+2] {
+		// what an operator can do now, beside the knobs and the decision
+		out = append(out, "", "Operator actions at this moment (type them, separated by commas):")
+		for _, a := range f.acts {
+			form := a.Name
+			if a.Arg != "" && a.NeedsArg {
+				form += "=" + a.Arg
+			} else if a.Arg != "" {
+				form += "[=" + a.Arg + "]"
+			}
+			out = append(out, st.Dim.Render("  "+form+": "+a.Doc))
+		}
+		v := f.actIn.Value()
+		if f.row == len(f.knobs)+2 && !f.filters {
+			v = f.actIn.View()
+		}
+		out = append(out, cur(len(f.knobs)+2)+"do: "+v)
+	}
 	out = append(out, "")
 	out = append(out, cur(len(f.knobs)+1)+"branch name: "+f.name.View())
 	def := f.defaultName(f.changes(), f.override())
@@ -142,6 +160,14 @@ func (f forkForm) View() string {
 // defaultName names a branch by what it changes, the decision by its kind
 // and chosen label, and where it stands: "late_ack=accept @19:52:34 #188".
 func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride) string {
+	acts, _ := f.actions()
+	if len(acts) > 0 && f.world != nil {
+		m := f.moment
+		if o != nil {
+			m = f.decAt
+		}
+		return f.world.ForkLabel(set, o, acts, m)
+	}
 	if o == nil {
 		return engine.ForkNameAt(set, nil, f.moment)
 	}

@@ -141,6 +141,11 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 			return fmt.Sprintf("%s raises KeyError on %s and dies; restart at %s", who, name, e.RestartAt().Short()), true
 		case engine.CrashAfterClaim:
 			return fmt.Sprintf("%s dies after claiming %s, before sending; restart at %s", who, name, e.RestartAt().Short()), true
+		case engine.CrashOperator:
+			if e.Msg < 0 {
+				return fmt.Sprintf("an operator kills %s, idle; restart at %s", who, e.RestartAt().Short()), true
+			}
+			return fmt.Sprintf("an operator kills %s holding %s; restart at %s", who, name, e.RestartAt().Short()), true
 		}
 		if p := e.CrashReason() - engine.CrashFault; p >= 0 && p < int64(len(faultPoints)) {
 			return fmt.Sprintf(faultPoints[p].Words+" (%s, forced); restart at %s", who, name, e.RestartAt().Short()), true
@@ -164,6 +169,9 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case EvAnswer:
 		return fmt.Sprintf("the provider answers %s after %s", name, engine.FormatSeconds(e.Latency())), true
 	case engine.EvRedrive:
+		if e.Operator() < 0 { // a fork's action (--do redrive): nothing repaired
+			return fmt.Sprintf("an operator redrives %d dead letters to the tail of the queue, as new messages", e.Count()), true
+		}
 		return fmt.Sprintf("an operator repairs the %d dead letters and redrives them to the tail of the queue", e.Count()), true
 	}
 	return "", false

@@ -129,7 +129,7 @@ func (q *Family) dispatch(w *engine.World) {
 	wk.Wedged, wk.claimed, wk.ackBefore = false, false, q.k.Ack == AckBefore
 	w.Stats.Deliveries++
 	schedule(w, r.Expiry, opLeaseExpire, id, 0, delivery)
-	schedule(w, w.Now, opHandle, 0, wi, 0)
+	schedule(w, w.Now, opHandle, 0, wi, q.workers[wi].gen)
 	w.Emit(engine.EvDeliver, id, wi, delivery, int64(r.Expiry), 0)
 	q.wake(w)
 }
@@ -152,7 +152,7 @@ func (q *Family) handle(w *engine.World, wi int) {
 			// succeeds, changes nothing, and the handler works on
 			how, val = engine.AckGoneNoop, engine.AckBeforeWork
 		}
-		schedule(w, w.Now, opWork, 0, wi, 0)
+		schedule(w, w.Now, opWork, 0, wi, q.workers[wi].gen)
 		w.Emit(engine.EvAck, id, wi, wk.Delivery, val, how)
 		q.wake(w) // in an ordered queue the next message is now the head
 	case q.k.Claim:
@@ -204,11 +204,11 @@ func (q *Family) claimBranch(w *engine.World, wi int) {
 		r.ClaimAt = w.Now
 		wk.claimed = true
 		if w.Fault(FaultAfterClaim, id, wi, wk.Delivery) {
-			schedule(w, w.Now, opFaultCrash, FaultAfterClaim, wi, 0)
+			schedule(w, w.Now, opFaultCrash, FaultAfterClaim, wi, q.workers[wi].gen)
 		} else if q.k.CrashAfterClaim > 0 && id == w.Spec().Featured && wk.Delivery == 1 {
-			schedule(w, w.Now+q.k.CrashAfterClaim, opCrashAfterClaim, 0, wi, 0)
+			schedule(w, w.Now+q.k.CrashAfterClaim, opCrashAfterClaim, 0, wi, q.workers[wi].gen)
 		} else {
-			schedule(w, w.Now, opSend, 0, wi, 0)
+			schedule(w, w.Now, opSend, 0, wi, q.workers[wi].gen)
 		}
 		w.Emit(EvClaim, id, wi, wk.Delivery, 0, 0)
 	}
@@ -225,9 +225,9 @@ func (q *Family) send(w *engine.World, wi int) {
 	wk.CallEnd = w.Now + lat
 	if w.Fault(FaultAfterEffect, id, wi, wk.Delivery) {
 		// the worker dies with the call in flight: nobody hears the answer
-		schedule(w, w.Now, opFaultCrash, FaultAfterEffect, wi, 0)
+		schedule(w, w.Now, opFaultCrash, FaultAfterEffect, wi, q.workers[wi].gen)
 	} else {
-		schedule(w, wk.CallEnd, opCallReturn, 0, wi, 0)
+		schedule(w, wk.CallEnd, opCallReturn, 0, wi, q.workers[wi].gen)
 	}
 	if q.k.Heartbeat > 0 && !wk.ackBefore {
 		schedule(w, w.Now+q.k.Heartbeat, opRenew, id, wi, wk.Delivery)
@@ -259,9 +259,9 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 	case wk.claimed:
 		q.rec(id).SentAt = w.Now
 		if w.Fault(FaultAfterStamp, id, wi, wk.Delivery) {
-			schedule(w, w.Now, opFaultCrash, FaultAfterStamp, wi, 0)
+			schedule(w, w.Now, opFaultCrash, FaultAfterStamp, wi, q.workers[wi].gen)
 		} else {
-			schedule(w, w.Now, opAck, 0, wi, 0)
+			schedule(w, w.Now, opAck, 0, wi, q.workers[wi].gen)
 		}
 		w.Emit(EvStamp, id, wi, wk.Delivery, int64(w.Now-wk.Since), 0)
 	case wk.ackBefore:
@@ -294,7 +294,7 @@ func (q *Family) ack(w *engine.World, wi int, again bool) {
 		}
 		if w.Now == r.Expiry && !again {
 			// the expiry due now has not run yet: let it
-			schedule(w, w.Now, opAck, 1, wi, 0)
+			schedule(w, w.Now, opAck, 1, wi, q.workers[wi].gen)
 			return
 		}
 	}

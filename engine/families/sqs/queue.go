@@ -76,6 +76,9 @@ type Worker struct {
 	// work. Chosen at delivery, so a fork that flips the ack knob changes
 	// later deliveries, not this one.
 	ackBefore bool
+	// gen counts the operator's crashes of this worker: a handler step
+	// scheduled before one carries the gen it had and is dropped (Step)
+	gen uint16
 }
 
 // New makes the queue; Start builds its workers and sources from the
@@ -153,6 +156,9 @@ func (q *Family) Start(w *engine.World) {
 // Step runs one of the queue's steps.
 func (q *Family) Step(w *engine.World, s engine.FamilyStep) {
 	wi := int(s.Actor)
+	if handlerStep(s.Op) && s.Gen != q.workers[wi].gen {
+		return // the worker was crashed by an operator since: its handler is gone
+	}
 	switch s.Op {
 	case opPublish:
 		q.publish(w, wi, int(s.Item))
@@ -183,6 +189,16 @@ func (q *Family) Step(w *engine.World, s engine.FamilyStep) {
 	default:
 		panic(fmt.Sprintf("sqs: unknown step %d", s.Op))
 	}
+}
+
+// handlerStep reports whether op is a step of a worker's handler, which
+// an operator's crash ends.
+func handlerStep(op uint8) bool {
+	switch op {
+	case opHandle, opWork, opSend, opCallReturn, opAck, opCrashAfterClaim, opFaultCrash:
+		return true
+	}
+	return false
 }
 
 // Workers lists the workers (read-only); none for another family's world.

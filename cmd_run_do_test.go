@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"inflight/incidents"
+)
+
+// The lessons' questions as `run --do`: the figures a replay of the DLQ
+// and a lost worker give, and the code that reproduces each.
+func TestRunDo(t *testing.T) {
+	for _, tc := range []struct {
+		args               []string
+		effects, dupes, dl int
+		fork               string
+	}{
+		{[]string{"thursday", "--at", "21:15", "--do", "redrive", "--set", "visibility_timeout=60s"}, 432, 324, 0, "redrive 108 dead letters; visibility_timeout=60s @21:15:00"},
+		{[]string{"thursday", "--at", "21:15", "--do", "redrive=unfinished"}, 324, 216, 108, "redrive 0 unfinished dead letters (of 108) @21:15:00"},
+		{[]string{"thursday-fixed", "--at", "21:15", "--do", "redrive"}, 108, 0, 0, "redrive 0 dead letters @21:15:00"},
+		{[]string{"thursday", "--at", "19:41", "--do", "workers=+2", "--do", "crash=A1"}, -1, -1, -1, "add 2 workers; crash A1 @19:41:00"},
+	} {
+		args := append([]string{"run"}, tc.args...)
+		out, errOut, code := runCLI(append(args, "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+		var s struct {
+			E     int    `json:"effects"`
+			D     int    `json:"duplicate_effects"`
+			Q     int    `json:"dlq"`
+			Code  string `json:"code"`
+			Forks []struct {
+				Name string `json:"name"`
+			} `json:"forks"`
+		}
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		if tc.effects >= 0 && (s.E != tc.effects || s.D != tc.dupes || s.Q != tc.dl) {
+			t.Errorf("%v: effects %d, duplicates %d, dlq %d; want %d, %d, %d", tc.args, s.E, s.D, s.Q, tc.effects, tc.dupes, tc.dl)
+		}
+		if len(s.Forks) != 1 || s.Forks[0].Name != tc.fork {
+			t.Errorf("%v: forks %+v, want %q", tc.args, s.Forks, tc.fork)
+		}
+		again, errOut, code := runCLI("run", "--code", s.Code, "--format", "json")
+		if code != 0 {
+			t.Fatalf("run --code %s: exit %d: %s", s.Code, code, errOut)
+		}
+		if again != out {
+			t.Errorf("run --code %s differs:\n%s\n%s", s.Code, again, out)
+		}
+	}
+}
+
+// A bad --do is one line naming what is wrong, exit 2.
+func TestRunDoRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"thursday", "--do", "redrive"}, "--do redrive: at what moment? give it with --at CLOCK"},
+		{[]string{"thursday", "--at", "21:15", "--do", "crash=Z9"}, `--do: action "crash=Z9": incident thursday has no worker "Z9" (its workers are A1, A2, B1, B2)`},
+		{[]string{"thursday", "--at", "21:15", "--do", "purge"}, `--do: action "purge": incident thursday's actions are redrive, crash, workers`},
+		{[]string{"thursday", "--at", "21:15", "--do", "Crash"}, "--do: action \"Crash\": a name is lower-case letters and '_'"},
+		{[]string{"thursday", "--at", "21:15", "--do", "workers=2"}, "want +N"},
+		{[]string{"thursday", "--at", "21:15", "--do", "crash"}, "give crash=WORKER"},
+		{[]string{"--code", "thursday@1#end.4648ade4", "--do", "redrive"}, "give nothing else"},
+	} {
+		_, errOut, code := runCLI(append([]string{"run"}, tc.args...)...)
+		line := strings.TrimSpace(errOut)
+		if code != 2 || !strings.Contains(line, tc.want) || strings.Count(line, "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line with %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+func FuzzRunDo(f *testing.F) {
+	for _, s := range []string{"redrive", "redrive=unfinished", "crash=B2", "workers=+2", "workers=+0", "crash=", "=", "x=y=z"} {
+		f.Add(s)
+	}
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		acts, err := parseDo([]string{s}, spec, spec.Seed, nil)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%q: a two-line error %q", s, err)
+			}
+			return
+		}
+		if len(acts) != 1 || acts[0].String() != s {
+			t.Fatalf("%q reads as %v", s, acts)
+		}
+	})
+}

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Operator actions as forks. Besides knobs (set before or from a moment)
+// and decisions (forced where the run makes them), a family declares what
+// an operator can do to its system during the incident: redrive the dead
+// letters, crash a worker, add workers. An action is part of a fork: it is
+// queued for the fork's moment as a knob change is, carried out by the
+// family in a step of its own, and adds events only on the branch that
+// takes it. A world that is given no action never runs that step, so every
+// run without one keeps its trace.
+
+// Action is one operator action as the command line and share codes
+// write it: "redrive", "redrive=unfinished", "crash=B2", "workers=+2".
+type Action struct {
+	Name string
+	Arg  string
+}
+
+func (a Action) String() string {
+	if a.Arg == "" {
+		return a.Name
+	}
+	return a.Name + "=" + a.Arg
+}
+
+// ActionSpec is one action a family declares, documented as a knob is.
+type ActionSpec struct {
+	Name string
+	// Arg says what may follow '=': "" for no argument, else its form
+	// ("WORKER", "+N or -N", "unfinished").
+	Arg string
+	// NeedsArg: the action takes no bare form.
+	NeedsArg bool
+	Doc      string
+}
+
+// FamilyActions is implemented by a family whose system has operator
+// actions.
+type FamilyActions interface {
+	ActionSpecs() []ActionSpec
+	// CheckAction refuses an action the incident cannot take (a worker
+	// it does not have, an argument out of range), naming what is wrong.
+	CheckAction(w *World, a Action) error
+	// ActionWords tell what a checked action does on w's state, as a
+	// fork's name starts: "redrive 108 dead letters".
+	ActionWords(w *World, a Action) string
+	// Act carries out a checked action at w's clock, emitting its events.
+	Act(w *World, a Action)
+}
+
+// MaxForkActions is the most actions one fork takes.
+const MaxForkActions = 8
+
+// ParseAction reads NAME or NAME=ARG: a name of lower-case letters and
+// '_', an argument of letters, digits and "+-_.:".
+func ParseAction(s string) (Action, error) {
+	if len(s) > maxCodeField {
+		return Action{}, fmt.Errorf("action %q is longer than any action (%d characters)", clip(s), maxCodeField)
+	}
+	name, arg, hasArg := strings.Cut(s, "=")
+	if name == "" {
+		return Action{}, fmt.Errorf("action %q: want NAME or NAME=ARG, like redrive or crash=B2", clip(s))
+	}
+	for _, r := range name {
+		if (r < 'a' || r > 'z') && r != '_' {
+			return Action{}, fmt.Errorf("action %q: a name is lower-case letters and '_'", clip(s))
+		}
+	}
+	if hasArg {
+		if arg == "" {
+			return Action{}, fmt.Errorf("action %q: nothing after '='", clip(s))
+		}
+		for _, r := range arg {
+			ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("+-_.:", r)
+			if !ok {
+				return Action{}, fmt.Errorf("action %q: an argument is letters, digits and +-_.:", clip(s))
+			}
+		}
+	}
+	return Action{Name: name, Arg: arg}, nil
+}
+
+// Actions lists the operator actions w's family declares (none for one
+// that declares none).
+func (w *World) Actions() []ActionSpec {
+	if fa, ok := w.fam.(FamilyActions); ok {
+		return fa.ActionSpecs()
+	}
+	return nil
+}
+
+// CheckActions refuses an action w's family does not declare or its
+// incident cannot take, naming the actions there are.
+func (w *World) CheckActions(acts []Action) error {
+	if len(acts) > MaxForkActions {
+		return fmt.Errorf("%d actions: a fork takes at most %d", len(acts), MaxForkActions)
+	}
+	fa, ok := w.fam.(FamilyActions)
+	if !ok && len(acts) > 0 {
+		return fmt.Errorf("action %q: incident %s declares no operator actions", clip(acts[0].String()), w.spec.ID)
+	}
+	for _, a := range acts {
+		var spec *ActionSpec
+		specs := fa.ActionSpecs()
+		for i := range specs {
+			if specs[i].Name == a.Name {
+				spec = &specs[i]
+			}
+		}
+		if spec == nil {
+			names := make([]string, len(specs))
+			for i, s := range specs {
+				names[i] = s.Name
+			}
+			return fmt.Errorf("action %q: incident %s's actions are %s", clip(a.Name), w.spec.ID, strings.Join(names, ", "))
+		}
+		switch {
+		case a.Arg == "" && spec.NeedsArg:
+			return fmt.Errorf("action %s: give %s=%s", a.Name, a.Name, spec.Arg)
+		case a.Arg != "" && spec.Arg == "":
+			return fmt.Errorf("action %q: %s takes no argument", clip(a.String()), a.Name)
+		}
+		if err := fa.CheckAction(w, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ScheduleActions queues checked actions for the clock at (not before
+// now), after any knob change due then. The step keeps the run alive, so
+// an action on a run that has gone quiet (a redrive of a full DLQ) still
+// happens.
+func (w *World) ScheduleActions(at Time, acts []Action) error {
+	if len(acts) == 0 {
+		return nil
+	}
+	if err := w.CheckActions(acts); err != nil {
+		return err
+	}
+	at = max(at, w.Now)
+	for _, a := range acts {
+		w.actions = append(w.actions[:len(w.actions):len(w.actions)], pendingAction{at, a})
+	}
+	w.q.push(item{t: at, key: mkKey(0, opAction, false, 0)}) // seq 0 and a higher op: after the knobs due then
+	return nil
+}
+
+// pendingAction is an action queued for its clock. A world's list is
+// never changed in place: clones share it.
+type pendingAction struct {
+	at Time
+	a  Action
+}
+
+// applyActions is the actions step: the family carries out the actions
+// queued for now, in their order.
+func (w *World) applyActions() {
+	fa := w.fam.(FamilyActions) // checked when scheduled
+	var later []pendingAction
+	w.acting = true
+	w.acted = nil
+	for _, p := range w.actions {
+		if p.at > w.Now {
+			later = append(later, p) // another fork's, due at its own step
+			continue
+		}
+		w.acted = append(w.acted, fa.ActionWords(w, p.a))
+		fa.Act(w, p.a)
+	}
+	w.acting = false
+	w.actions = later
+}
+
+// actionWords are acts in words on w's state, for a fork's name.
+func actionWords(w *World, acts []Action) []string {
+	fa, ok := w.fam.(FamilyActions)
+	if !ok {
+		return nil
+	}
+	out := make([]string, len(acts))
+	for i, a := range acts {
+		out[i] = fa.ActionWords(w, a)
+	}
+	return out
+}
+
+// ForkLabel is the default name of a fork of w's state at moment m that
+// changes set, forces o and takes acts (checked): the actions in words
+// first, "redrive 108 dead letters @21:15:00".
+func (w *World) ForkLabel(set []Setting, o *DecisionOverride, acts []Action, m ForkMoment) string {
+	return w.Forcing().labelActs(set, o, nil, actionWords(w, acts), m)
+}
