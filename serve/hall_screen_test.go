@@ -125,17 +125,13 @@ func (tm *term) written() int {
 // (text that may have been drawn over since).
 func (tm *term) seeSince(t testing.TB, from int, sub string) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
+	since := func() string {
 		tm.mu.Lock()
-		out := ansi.Strip(string(tm.out[from:]))
-		tm.mu.Unlock()
-		if strings.Contains(out, sub) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q on screen after %s; tail:\n%s", sub, wait, out[max(0, len(out)-2000):])
-		}
-		time.Sleep(5 * time.Millisecond)
+		defer tm.mu.Unlock()
+		return ansi.Strip(string(tm.out[from:]))
+	}
+	if !tm.until(wait, func() bool { return strings.Contains(since(), sub) }) {
+		out := since()
+		t.Fatalf("no %q on screen after %s; tail:\n%s", sub, wait, out[max(0, len(out)-2000):])
 	}
 }

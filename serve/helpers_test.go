@@ -163,6 +163,7 @@ type term struct {
 	answered bool          // the terminal queries came and were answered
 	done     chan struct{}
 	waitErr  error
+	grew     chan struct{} // closed when more output comes (grown)
 }
 
 var (
@@ -225,6 +226,10 @@ func (tm *term) take(b []byte) {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	tm.out = append(tm.out, b...)
+	if tm.grew != nil {
+		close(tm.grew)
+		tm.grew = nil
+	}
 	if i := bytes.Index(tm.out, queryDA1); !tm.answered && i >= 0 {
 		tm.answered = true
 		reply := "\x1b[?62;22c"
@@ -259,35 +264,59 @@ func (tm *term) mark() {
 	tm.out = tm.out[:0]
 }
 
+// grown is closed when more output comes after the call.
+func (tm *term) grown() <-chan struct{} {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	if tm.grew == nil {
+		tm.grew = make(chan struct{})
+	}
+	return tm.grew
+}
+
+// until waits for ok to hold, trying it again each time output comes and
+// once more when the session ends; d only bounds a hang. It reports
+// whether ok held.
+func (tm *term) until(d time.Duration, ok func() bool) bool {
+	hang := time.NewTimer(d)
+	defer hang.Stop()
+	for {
+		more := tm.grown() // before ok, so output between the two wakes us
+		if ok() {
+			return true
+		}
+		select {
+		case <-more:
+		case <-tm.done:
+			return ok()
+		case <-hang.C:
+			return ok()
+		}
+	}
+}
+
 // waitFor waits until the output holds every one of subs.
 func (tm *term) waitFor(d time.Duration, subs ...string) error {
-	deadline := time.Now().Add(d)
-	for {
+	missing := ""
+	holds := func() bool {
 		s := tm.screen()
-		missing := ""
 		for _, sub := range subs {
 			if !strings.Contains(s, sub) {
 				missing = sub
-				break
+				return false
 			}
 		}
-		if missing == "" {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			if len(s) > 2000 {
-				s = s[len(s)-2000:]
-			}
-			return fmt.Errorf("no %q on screen after %s; tail:\n%s", missing, d, s)
-		}
-		select {
-		case <-tm.done:
-			if !strings.Contains(tm.screen(), missing) {
-				return fmt.Errorf("session ended without %q (stderr %q, wait %v)", missing, tm.errOut.String(), tm.waitErr)
-			}
-		case <-time.After(5 * time.Millisecond):
-		}
+		return true
 	}
+	if tm.until(d, holds) {
+		return nil
+	}
+	select {
+	case <-tm.done:
+		return fmt.Errorf("session ended without %q (stderr %q, wait %v)", missing, tm.errOut.String(), tm.waitErr)
+	default:
+	}
+	return fmt.Errorf("no %q on screen after %s; tail:\n%s", missing, d, tail(tm.screen(), 2000))
 }
 
 func (tm *term) mustSee(t testing.TB, d time.Duration, subs ...string) {

@@ -385,26 +385,26 @@ func (tm *term) raw() []byte {
 // waitForAny waits until the output holds one of subs; "\x00ended" stands
 // for the session's end.
 func (tm *term) waitForAny(d time.Duration, subs ...string) error {
-	deadline := time.Now().Add(d)
-	for {
+	seen := func() bool {
 		s := tm.screen()
 		for _, sub := range subs {
 			if strings.Contains(s, sub) {
-				return nil
+				return true
 			}
 			if sub == "\x00ended" {
 				select {
 				case <-tm.done:
-					return nil
+					return true
 				default:
 				}
 			}
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("none of %q on screen after %s; tail:\n%s", subs, d, tail(s, 2000))
-		}
-		time.Sleep(5 * time.Millisecond)
+		return false
 	}
+	if tm.until(d, seen) {
+		return nil
+	}
+	return fmt.Errorf("none of %q on screen after %s; tail:\n%s", subs, d, tail(tm.screen(), 2000))
 }
 
 // lastLine is the last line of s holding one of subs, for the log.

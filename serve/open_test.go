@@ -195,16 +195,8 @@ func TestCodeScreenShowsTheSSHForm(t *testing.T) {
 	tm.mustSee(t, wait, "Share this moment", sshTo(t, s.addr)+" open 'thursday@")
 	// the copy is written by a command of its own, which a loaded machine
 	// may run after the frame is drawn
-	for deadline := time.Now().Add(wait); ; time.Sleep(5 * time.Millisecond) {
-		tm.mu.Lock()
-		copied := bytes.Contains(tm.out, []byte("\x1b]52;c;"))
-		tm.mu.Unlock()
-		if copied {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no OSC 52 copy in the output")
-		}
+	if !tm.until(wait, func() bool { return bytes.Contains(tm.raw(), []byte("\x1b]52;c;")) }) {
+		t.Fatal("no OSC 52 copy in the output")
 	}
 }
 

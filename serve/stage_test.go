@@ -72,9 +72,11 @@ func (tm *term) settledGolden(t *testing.T, w, h int, subs ...string) {
 	t.Helper()
 	want, err := os.ReadFile(filepath.Join("testdata", t.Name()+".golden"))
 	g := tm.settled(t, w, h, subs...)
-	for deadline := time.Now().Add(wait); err == nil && g != strings.ReplaceAll(string(want), "\r\n", "\n") && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-		g = tm.grid(w, h)
+	if err == nil {
+		tm.until(wait, func() bool {
+			g = tm.grid(w, h)
+			return g == strings.ReplaceAll(string(want), "\r\n", "\n")
+		})
 	}
 	golden.RequireEqual(t, []byte(g))
 }
