@@ -55,16 +55,30 @@ func (t *Truth) PublishTime(id int32) (Time, bool) {
 // read: a message's whole life without replaying the whole branch.
 func (x *Explorer) History(b *Branch, id int32, from int64, keep func(*Entry) bool) []Entry {
 	var out []Entry
+	x.readLife(b, from, func() bool { return false }, func(e *Entry) bool {
+		if e.Event.Msg != id {
+			return false
+		}
+		if keep(e) {
+			out = append(out, *e)
+		}
+		return true
+	})
+	return out
+}
+
+// readLife reads b's events from from on, chunk by chunk, handing each to
+// visit, which says whether it touched the message; it stops when the
+// message has been quiet for historyQuiet events and goOn does not hold,
+// the branch ends, or historyScanCap events were read.
+func (x *Explorer) readLife(b *Branch, from int64, goOn func() bool, visit func(*Entry) bool) {
 	quiet := int64(0)
-	for pos := from; quiet < historyQuiet && pos-from < historyScanCap; pos += historyChunk {
+	for pos := from; (quiet < historyQuiet || goOn()) && pos-from < historyScanCap; pos += historyChunk {
 		evs := x.EventsOn(b, pos, pos+historyChunk)
 		hit := false
 		for i := range evs {
-			if evs[i].Event.Msg == id {
+			if visit(&evs[i]) {
 				hit = true
-				if keep(&evs[i]) {
-					out = append(out, evs[i])
-				}
 			}
 		}
 		if hit {
@@ -76,7 +90,6 @@ func (x *Explorer) History(b *Branch, id int32, from int64, keep func(*Entry) bo
 			break
 		}
 	}
-	return out
 }
 
 // History's reading bounds: events read per chunk, events without the

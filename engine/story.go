@@ -19,35 +19,21 @@ func (x *Explorer) Story(b *Branch, id int32, from int64) []Entry {
 		redrives = redrives || op.Action == ActionRepairRedrive
 	}
 	inDLQ := false
-	quiet := int64(0)
 	name := x.w.MsgName(id)
-	for pos := from; (quiet < historyQuiet || inDLQ && redrives) && pos-from < historyScanCap; pos += historyChunk {
-		evs := x.EventsOn(b, pos, pos+historyChunk)
-		hit := false
-		for i := range evs {
-			e := &evs[i]
-			switch {
-			case e.Event.Msg == id:
-				// only a redrive takes a letter out: a superseded worker's
-				// late ack or email leaves it in
-				inDLQ = inDLQ || e.Event.Kind == EvDLQ
-			case inDLQ && e.Event.Kind == EvRedrive:
-				inDLQ = false
-				e.Caption += " (" + name + " among them)"
-			default:
-				continue
-			}
-			hit = true
-			out = append(out, *e)
+	x.readLife(b, from, func() bool { return inDLQ && redrives }, func(e *Entry) bool {
+		switch {
+		case e.Event.Msg == id:
+			// only a redrive takes a letter out: a superseded worker's
+			// late ack or email leaves it in
+			inDLQ = inDLQ || e.Event.Kind == EvDLQ
+		case inDLQ && e.Event.Kind == EvRedrive:
+			inDLQ = false
+			e.Caption += " (" + name + " among them)"
+		default:
+			return false
 		}
-		if hit {
-			quiet = 0
-		} else {
-			quiet += historyChunk
-		}
-		if int64(len(evs)) < historyChunk {
-			break
-		}
-	}
+		out = append(out, *e)
+		return true
+	})
 	return out
 }
