@@ -46,7 +46,7 @@ func pauseFor(arg string) (engine.Duration, error) {
 		return 0, fmt.Errorf("action \"pause=%s\": %v", arg, err)
 	}
 	if d < minPause || d > maxPause {
-		return 0, fmt.Errorf("action \"pause=%s\": a pause lasts from %s to %s (or give pause alone, until resume)", arg, engine.FormatDuration(minPause), engine.FormatDuration(maxPause))
+		return 0, fmt.Errorf("action \"pause=%s\": a pause lasts from %s to %s (or give pause alone, until resume)", arg, roundSpan(minPause), roundSpan(maxPause))
 	}
 	return d, nil
 }

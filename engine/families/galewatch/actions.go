@@ -74,16 +74,31 @@ func (g *Family) Act(w *engine.World, a engine.Action) {
 	w.Emit(KindClockStep, -1, -1, 1, int64(d), int64(Stepped))
 }
 
-// actionCaption tells an operator's step.
-func (g *Family) actionCaption(e *engine.Event) string {
-	d := engine.Duration(e.Value)
-	what := "a step back by a whole number of its 2 s periods reuses stamps the key already holds: genuine readings will be thrown away"
-	switch {
-	case d > 0:
-		what = "forward, its stamps leave a gap and reuse none: nothing is thrown away"
-	case d%Period != 0:
-		what = "back by part of a period, its stamps fall between those stored: none collides"
+// actionCaption tells an operator's step, and what it does to the
+// turbine's next reading: its stamp stored already (a genuine reading
+// thrown away) or not.
+func (g *Family) actionCaption(w *engine.World, e *engine.Event) string {
+	t := int(e.Aux)
+	start := w.Spec().Start
+	var what string
+	k := int32(0)
+	if w.Now > start {
+		k = int32((w.Now - start - 1) / Period)
+	}
+	r := k*Turbines + int32(t)
+	for int(r) < Readings && readingAt(start, r) < w.Now {
+		r += Turbines
+	}
+	switch next := readingAt(start, r) + g.skew; {
+	case int(r) >= Readings:
+		what = "it takes no more readings"
+	case g.has(t, next):
+		what = fmt.Sprintf("its next reading will be stamped %s, a stamp the key already holds: genuine readings will be thrown away as duplicates", next.Clock())
+	case engine.Duration(e.Value) > 0:
+		what = fmt.Sprintf("forward, its stamps leave a gap (the next is %s) and reuse none", next.Clock())
+	default:
+		what = fmt.Sprintf("its next stamp, %s, is not one the key holds: nothing collides", next.Clock())
 	}
 	return fmt.Sprintf("%s's host clock jumps %s now (it reads %s against true time): the key's idea of identity is a turbine and a clock reading — %s",
-		Turbine(int(e.Aux)), stepWords(d), skewText(g.skew), what)
+		Turbine(t), stepWords(engine.Duration(e.Value)), skewText(g.skew), what)
 }
