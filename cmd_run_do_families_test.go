@@ -87,7 +87,7 @@ func TestRunDoFamiliesRefused(t *testing.T) {
 		{[]string{"db-down", "--at", "10:00", "--do", "redrive"}, "incident db-down's actions are pause, resume"},
 		{[]string{"kafka-restart", "--at", "10:00", "--do", "restart_producer=2"}, "restart_producer takes no argument"},
 		{[]string{"galewatch", "--at", "10:00", "--do", "step_clock"}, "give step_clock=+D or -D"},
-		{[]string{"galewatch", "--at", "10:00", "--do", "step_clock=-2h"}, `--do: action "step_clock=-2h": a step is 1ms to 1h0m0s`},
+		{[]string{"galewatch", "--at", "10:00", "--do", "step_clock=-2h"}, `--do: action "step_clock=-2h": a step is 1ms to 1h`},
 		{[]string{"galewatch", "--at", "10:00", "--do", "step_clock=back"}, "want a signed duration, like -6s (back) or +6s (forward)"},
 	} {
 		_, errOut, code := runCLI(append([]string{"run"}, tc.args...)...)

@@ -146,11 +146,14 @@ func (f *Family) actionCaption(w *engine.World, e *engine.Event) string {
 		}
 		held := ""
 		if s.busy >= 0 {
-			held = fmt.Sprintf("; the write of %s in hand finishes", w.MsgName(s.busy))
+			held = fmt.Sprintf(" (the write of %s in hand finishes)", w.MsgName(s.busy))
 		}
-		waiting, _ := f.Counts(w)
-		return fmt.Sprintf("an operator pauses consumption %s: the consumer takes nothing more%s; %d waiting and %d retries on their timers keep their attempts and timers",
-			until, held, waiting, len(s.waits))
+		kept := ""
+		if waiting, _ := f.Counts(w); waiting+len(s.waits) > 0 {
+			kept = fmt.Sprintf(" — %d waiting, %d retries on their timers", waiting, len(s.waits))
+		}
+		return fmt.Sprintf("an operator pauses consumption %s: the consumer takes nothing more%s; messages keep their attempts and retries their timers%s",
+			until, held, kept)
 	case KindResume:
 		if e.Aux == resumeIdle {
 			return "resume: consumption was not paused, so nothing changes"

@@ -38,17 +38,21 @@ func clockStepOf(arg string) (engine.Duration, error) {
 		return 0, fmt.Errorf("action \"step_clock=%s\": want a signed duration, like -6s (back) or +6s (forward)", arg)
 	}
 	if d == 0 || d > maxClockStep || d < -maxClockStep {
-		return 0, fmt.Errorf("action \"step_clock=%s\": a step is 1ms to %s, back (-) or forward (+)", arg, engine.FormatDuration(maxClockStep))
+		return 0, fmt.Errorf("action \"step_clock=%s\": a step is 1ms to %s, back (-) or forward (+)", arg, spanText(maxClockStep))
 	}
 	return d, nil
 }
 
 // stepWords are "back 6s", "forward 1m".
 func stepWords(d engine.Duration) string {
-	dir := "forward "
 	if d < 0 {
-		dir, d = "back ", -d
+		return "back " + spanText(-d)
 	}
+	return "forward " + spanText(d)
+}
+
+// spanText is d as a person writes it: "6s", "1m", "1m30s", "1h".
+func spanText(d engine.Duration) string {
 	s := engine.FormatDuration(d)
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
@@ -56,7 +60,7 @@ func stepWords(d engine.Duration) string {
 	if strings.HasSuffix(s, "h0m") {
 		s = strings.TrimSuffix(s, "0m")
 	}
-	return dir + s
+	return s
 }
 
 // ActionWords tell what a checked step does, for a fork's name.
@@ -95,7 +99,7 @@ func (g *Family) actionCaption(w *engine.World, e *engine.Event) string {
 	case g.has(t, next):
 		what = fmt.Sprintf("its next reading will be stamped %s, a stamp the key already holds: genuine readings will be thrown away as duplicates", next.Clock())
 	case engine.Duration(e.Value) > 0:
-		what = fmt.Sprintf("forward, its stamps leave a gap (the next is %s) and reuse none", next.Clock())
+		what = fmt.Sprintf("forward, its stamps leave a gap, and the next, %s, is not one the key holds", next.Clock())
 	default:
 		what = fmt.Sprintf("its next stamp, %s, is not one the key holds: nothing collides", next.Clock())
 	}

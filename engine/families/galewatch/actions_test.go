@@ -146,9 +146,9 @@ func TestStepClockRefused(t *testing.T) {
 	}
 	for _, tc := range []struct{ do, want string }{
 		{"step_clock", "give step_clock=+D or -D"},
-		{"step_clock=0s", `action "step_clock=0s": a step is 1ms to 1h0m0s, back (-) or forward (+)`},
-		{"step_clock=-2h", `action "step_clock=-2h": a step is 1ms to 1h0m0s`},
-		{"step_clock=+61m", "a step is 1ms to 1h0m0s"},
+		{"step_clock=0s", `action "step_clock=0s": a step is 1ms to 1h, back (-) or forward (+)`},
+		{"step_clock=-2h", `action "step_clock=-2h": a step is 1ms to 1h`},
+		{"step_clock=+61m", "a step is 1ms to 1h"},
 		{"step_clock=back", `action "step_clock=back": want a signed duration, like -6s (back) or +6s (forward)`},
 		{"step_clock=+-6s", "want a signed duration"},
 		{"step_clock=--6s", "want a signed duration"},
