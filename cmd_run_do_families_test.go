@@ -97,3 +97,16 @@ func TestRunDoFamiliesRefused(t *testing.T) {
 		}
 	}
 }
+
+// --compare takes the fork's actions too: B is the paused run.
+func TestRunDoCompare(t *testing.T) {
+	out, errOut, code := runCLI("run", "db-down", "--at", "10:00", "--do", "pause=10m", "--compare", "main")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"B: db-down@1/p1800@10:00:00;do=pause=10m#", "B 10:00:00.000 an operator pauses consumption until 10:10:00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
