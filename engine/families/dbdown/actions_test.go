@@ -287,3 +287,38 @@ func TestPauseRefused(t *testing.T) {
 		}
 	}
 }
+
+// Any argument is refused in one line naming it, or accepted as a pause
+// the world takes.
+func FuzzPauseArg(f *testing.F) {
+	for _, s := range []string{"10m", "1s", "1h", "0s", "999ms", "1h0m1s", "-5m", "+5m", "5", "1.5m", "1m30s"} {
+		f.Add(s)
+	}
+	spec := familytest.Incident(f, "db-down")
+	f.Fuzz(func(t *testing.T, arg string) {
+		a, err := engine.ParseAction("pause=" + arg)
+		if err != nil {
+			return
+		}
+		w, err := engine.NewWorld(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.CheckActions([]engine.Action{a}); err != nil {
+			if m := err.Error(); strings.Contains(m, "\n") || !strings.Contains(m, a.String()) {
+				t.Fatalf("%q: %q", arg, m)
+			}
+			return
+		}
+		if err := w.ScheduleActions(w.Now, []engine.Action{a}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 50 && w.Step(lineSink{}); i++ {
+		}
+	})
+}
+
+// lineSink renders each event, its caption included.
+type lineSink struct{}
+
+func (lineSink) Event(w *engine.World, e *engine.Event, d *engine.Decision) { _ = w.Line(e, d) }

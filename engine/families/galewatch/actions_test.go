@@ -166,3 +166,38 @@ func TestStepClockRefused(t *testing.T) {
 		}
 	}
 }
+
+// Any argument is refused in one line naming it, or accepted as a step
+// the world takes.
+func FuzzStepClockArg(f *testing.F) {
+	for _, s := range []string{"-6s", "+6s", "6s", "0s", "-1h", "+1h1ms", "+-6s", "--6s", "6", "-1.5s", "+1m30s"} {
+		f.Add(s)
+	}
+	spec := familytest.Incident(f, "galewatch")
+	f.Fuzz(func(t *testing.T, arg string) {
+		a, err := engine.ParseAction("step_clock=" + arg)
+		if err != nil {
+			return
+		}
+		w, err := engine.NewWorld(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.CheckActions([]engine.Action{a}); err != nil {
+			if m := err.Error(); strings.Contains(m, "\n") || !strings.Contains(m, a.String()) {
+				t.Fatalf("%q: %q", arg, m)
+			}
+			return
+		}
+		if err := w.ScheduleActions(w.Now, []engine.Action{a}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 50 && w.Step(lineSink{}); i++ {
+		}
+	})
+}
+
+// lineSink renders each event, its caption included.
+type lineSink struct{}
+
+func (lineSink) Event(w *engine.World, e *engine.Event, d *engine.Decision) { _ = w.Line(e, d) }
