@@ -90,7 +90,6 @@ func (f *Family) Act(w *engine.World, a engine.Action) {
 		again := s.paused
 		if !again {
 			s.paused, s.pausedAt = true, w.Now
-			s.pauses++
 		}
 		s.pauseGen++ // a later pause replaces an earlier one's end
 		s.resumeAt = 0

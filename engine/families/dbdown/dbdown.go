@@ -147,7 +147,6 @@ type state struct {
 	nrows       int
 	// figures
 	retries, opens, probes, errors, rowsWritten, requeued int64
-	pauses                                                int64
 }
 
 // Family is db-down's system.

@@ -251,7 +251,10 @@ func (f *Family) initProducer(w *engine.World) {
 
 func (f *Family) produce(w *engine.World, k int) {
 	if f.Prod == nil {
-		return // an operator restart killed the instance that scheduled it
+		// an operator restart killed the instance that scheduled it: its
+		// steps are due within retryBackoff, long before restartAfter
+		// brings the next instance, so a nil producer tells them apart
+		return
 	}
 	b := f.Batches[k]
 	res, err := f.Prod.Produce(f.C, int64(w.Now), b)
