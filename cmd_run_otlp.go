@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"inflight/engine"
+	"inflight/otlp"
+)
+
+// otlpSink collects a run's trace for --otlp and writes it as OTLP JSON
+// when the run has ended.
+type otlpSink struct {
+	path string
+	buf  bytes.Buffer
+}
+
+// otlpTrace returns the writer the run's trace goes to: the sink, and
+// stdout too under --trace.
+func (o *runOptions) otlpTrace(trace io.Writer) (io.Writer, error) {
+	if o.otlp == "" {
+		return trace, nil
+	}
+	if o.maxEvents > otlp.MaxExportEvents {
+		o.maxEvents = otlp.MaxExportEvents
+	}
+	o.sink = &otlpSink{path: o.otlp}
+	if trace == nil {
+		return &o.sink.buf, nil
+	}
+	return io.MultiWriter(trace, &o.sink.buf), nil
+}
+
+// writeOTLP writes the collected trace as OTLP JSON to --otlp's file.
+func (o *runOptions) writeOTLP(spec *engine.Spec, seed uint64, sum engine.Summary) error {
+	if o.sink == nil {
+		return nil
+	}
+	if sum.Events >= otlp.MaxExportEvents {
+		return fmt.Errorf("--otlp %s: the run reached %d events; --otlp exports runs of fewer", o.sink.path, otlp.MaxExportEvents)
+	}
+	f, err := os.Create(o.sink.path)
+	if err != nil {
+		return fmt.Errorf("--otlp: %v", err)
+	}
+	if err := otlp.Export(&o.sink.buf, f, otlp.Meta{Incident: spec.ID, Seed: seed}); err != nil {
+		f.Close()
+		return fmt.Errorf("--otlp %s: %v", o.sink.path, err)
+	}
+	return f.Close()
+}
