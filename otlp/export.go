@@ -66,6 +66,16 @@ type delivery struct {
 	effect   bool
 	settle   string
 	settleAt engine.Time
+	db       []dbCall
+}
+
+// dbCalls are each claim step's SQL operation and outcome.
+var dbCalls = map[string][2]string{"claim": {"INSERT", "claimed"}, "defer": {"SELECT", "in_flight"}, "stamp": {"UPDATE", "stamped"}}
+
+// dbCall is a write or read of the idempotency claims table.
+type dbCall struct {
+	kind string // claim, defer, stamp
+	at   engine.Time
 }
 
 type message struct {
@@ -138,6 +148,13 @@ func Export(r io.Reader, w io.Writer, m Meta) error {
 			d := del()
 			if d.settle == "" {
 				d.settle, d.settleAt = map[string]string{"ack": "ack", "ack_refused": "ack_refused", "nack": "nack", "crash": "error"}[l.Kind], t
+			}
+		case "claim", "defer", "stamp":
+			d := del()
+			d.db = append(d.db, dbCall{l.Kind, t})
+			if l.Kind == "defer" && d.settle == "" {
+				// ChangeMessageVisibility: handed back until the claim's window is over
+				d.settle, d.settleAt = "defer", t
 			}
 		case "dlq":
 			x.dlq, x.dlqAt = true, t
@@ -282,16 +299,31 @@ func (m Meta) message(x *message) ptrace.Traces {
 			e.Attributes().PutStr("server.address", "email-provider")
 			e.Attributes().PutStr(AttrEffectResult, "returned")
 		}
+		for i, c := range d.db {
+			_, cid := m.ids(x.id, "db"+fmt.Sprint(i), d.n)
+			s := spans.AppendEmpty()
+			s.SetTraceID(trace)
+			s.SetSpanID(cid)
+			s.SetParentSpanID(pid)
+			call := dbCalls[c.kind]
+			op, out := call[0], call[1]
+			s.SetName(op + " claims")
+			s.SetKind(ptrace.SpanKindClient)
+			s.SetStartTimestamp(ts(c.at))
+			s.SetEndTimestamp(ts(c.at))
+			a := s.Attributes()
+			a.PutStr("db.system.name", "other_sql")
+			a.PutStr("db.operation.name", op)
+			a.PutStr("db.collection.name", "claims")
+			a.PutStr(AttrEffectResult, out)
+		}
 		if d.settle != "" && d.settle != "error" {
 			_, sid := m.ids(x.id, "settle", d.n)
 			s := spans.AppendEmpty()
 			s.SetTraceID(trace)
 			s.SetSpanID(sid)
 			s.SetParentSpanID(pid)
-			op := "ack"
-			if d.settle == "nack" {
-				op = "nack"
-			}
+			op := map[string]string{"ack": "ack", "ack_refused": "ack", "nack": "nack", "defer": "change_visibility"}[d.settle]
 			s.SetName(op + " " + m.Incident)
 			s.SetKind(ptrace.SpanKindClient)
 			s.SetStartTimestamp(ts(d.settleAt))

@@ -37,7 +37,8 @@ type Delivery struct {
 	End      int64  // the process span's end (At when there is none)
 	Effects  []int64
 	EffectAt []int64
-	Settle   string // ack, ack_refused, nack, error, none
+	Claims   []string // the claims table's outcomes: claimed, in_flight, stamped
+	Settle   string   // ack, ack_refused, nack, defer, error, none
 	SettleAt int64
 }
 
@@ -74,6 +75,7 @@ type span struct {
 	settle         string
 	dead, errored  bool
 	resourceClient string
+	db, outcome    string
 }
 
 func str(m pcommon.Map, k string) string {
@@ -160,6 +162,7 @@ func collect(td ptrace.Traces, spans []span) ([]span, error) {
 					msgID: str(a, "messaging.message.id"), client: str(a, "messaging.client.id"),
 					settle: str(a, AttrSettle), errored: s.Status().Code() == ptrace.StatusCodeError,
 					resourceClient: rc,
+					db:             str(a, "db.system.name"), outcome: str(a, AttrEffectResult),
 				}
 				if v, ok := a.Get(AttrDeliveryCount); ok && v.Type() == pcommon.ValueTypeInt {
 					x.count, x.hasCount = v.Int(), true
@@ -271,21 +274,19 @@ func build(spans []span) (*Recording, error) {
 			return nil, fmt.Errorf("message %s has %d deliveries; import takes at most %d", quote(id), len(ds), MaxDelivered)
 		}
 		sort.SliceStable(ds, func(i, j int) bool {
-			if ds[i].recv.hasCount && ds[j].recv.hasCount {
-				return ds[i].recv.count < ds[j].recv.count
+			a, b := ds[i].recv, ds[j].recv
+			if a.start != b.start {
+				return a.start < b.start
 			}
-			return ds[i].recv.start < ds[j].recv.start
+			return a.hasCount && b.hasCount && a.count < b.count
 		})
 		for i := 1; i < len(ds); i++ {
 			a, b := ds[i-1].recv, ds[i].recv
-			if a.hasCount && b.hasCount && a.count == b.count {
-				return nil, fmt.Errorf("message %s: two receives give delivery count %d: its deliveries cannot be ordered", quote(id), a.count)
-			}
-			if !(a.hasCount && b.hasCount) && a.start == b.start {
+			switch {
+			case a.start == b.start && !(a.hasCount && b.hasCount):
 				return nil, fmt.Errorf("message %s: two receives at the same instant and no delivery count: its deliveries cannot be ordered", quote(id))
-			}
-			if a.start > b.start {
-				return nil, fmt.Errorf("message %s: delivery %d is received before delivery %d: its deliveries cannot be ordered", quote(id), a.count, b.count)
+			case a.hasCount && b.hasCount && b.count <= a.count && !(m.DeadLetter && a.start <= m.DeadAt && m.DeadAt <= b.start):
+				return nil, fmt.Errorf("message %s: delivery count %d is received at or after count %d, with no dead letter move between: its deliveries cannot be ordered", quote(id), b.count, a.count)
 			}
 		}
 		for i, d := range ds {
@@ -304,13 +305,17 @@ func build(spans []span) (*Recording, error) {
 						out := k.settle
 						if out == "" {
 							out = "ack"
-							if strings.Contains(k.op, "nack") || strings.Contains(k.op, "reject") || strings.Contains(k.op, "abandon") {
+							if k.op == "change_visibility" {
+								out = "defer"
+							} else if strings.Contains(k.op, "nack") || strings.Contains(k.op, "reject") || strings.Contains(k.op, "abandon") {
 								out = "nack"
 							} else if k.errored {
 								out = "ack_refused"
 							}
 						}
 						del.Settle, del.SettleAt = out, k.start
+					case k.kind == ptrace.SpanKindClient && k.system == "" && k.db != "":
+						del.Claims = append(del.Claims, k.outcome)
 					case k.kind == ptrace.SpanKindClient && k.system == "":
 						del.Effects = append(del.Effects, k.end-k.start)
 						del.EffectAt = append(del.EffectAt, k.start)

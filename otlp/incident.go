@@ -106,7 +106,8 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 
 	// visibility timeout: the gap between a receive whose delivery was not
 	// settled in time and the redelivery that followed
-	var gaps []int64
+	var gaps, windows []int64
+	claims := 0
 	var minLat, maxLat int64 = -1, 0
 	refused, lateAccepted, before, after := 0, 0, 0, 0
 	maxDead, maxDel := 0, 0
@@ -135,7 +136,15 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 			if d.Settle == "ack_refused" {
 				refused++
 			}
-			if i+1 < len(m.Deliveries) && d.Settle != "nack" {
+			for _, c := range d.Claims {
+				if c == "claimed" {
+					claims++
+				}
+			}
+			if i+1 < len(m.Deliveries) && d.Settle == "defer" {
+				windows = append(windows, ms(m.Deliveries[i+1].At-d.SettleAt))
+			}
+			if i+1 < len(m.Deliveries) && d.Settle != "nack" && d.Settle != "defer" {
 				next := m.Deliveries[i+1].At
 				if d.Settle == "ack" && d.SettleAt > d.At && d.SettleAt > next {
 					lateAccepted++
@@ -164,6 +173,13 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 		said("late_ack", "accept", fmt.Sprintf("%d acks taken after the redelivery", lateAccepted))
 	default:
 		said("late_ack", "refuse", "nothing: no ack came late; SQS refuses an expired receipt handle")
+	}
+	if claims > 0 {
+		said("claim", "true", fmt.Sprintf("%d claims written to the claims table before the effect call", claims))
+		if len(windows) > 0 {
+			sort.Slice(windows, func(i, j int) bool { return windows[i] < windows[j] })
+			said("claim_window", dur(windows[0]), fmt.Sprintf("%d deliveries handed back while a claim was in flight, and the redelivery after each (shortest %s)", len(windows), dur(windows[0])))
+		}
 	}
 	if before > after {
 		said("ack", "before", fmt.Sprintf("%d acks before the effect call (%d after)", before, after))
