@@ -24,6 +24,9 @@ type Family struct {
 	srcNext []bool // per source: its next publish step is scheduled
 	// dispatchOn: a dispatch step is scheduled at the current time
 	dispatchOn bool
+	// stopping counts the busy workers an operator's workers=-N stops
+	// once their handler ends (Worker.stopping): 0 on every run without it
+	stopping int
 }
 
 // Record is the queue's own state of one message: its lease, its claim and
@@ -54,10 +57,11 @@ const (
 	WIdle                    // polling
 	WBusy                    // running a handler
 	WDead                    // crashed; the supervisor will restart it
+	WGone                    // stopped by an operator (workers=-N): never restarted
 )
 
 func (s WorkerState) String() string {
-	return [...]string{"off", "idle", "busy", "dead"}[s]
+	return [...]string{"off", "idle", "busy", "dead", "stopped"}[s]
 }
 
 // Worker is one single-threaded consumer process.
@@ -79,6 +83,12 @@ type Worker struct {
 	// gen counts the operator's crashes of this worker: a handler step
 	// scheduled before one carries the gen it had and is dropped (Step)
 	gen uint16
+	// wedgeNext: an operator wedged the next call this worker makes
+	// (wedge=W while it was not calling)
+	wedgeNext bool
+	// stopping: an operator stopped this worker (workers=-N) while it
+	// was busy; it stops when its handler ends
+	stopping bool
 }
 
 // New makes the queue; Start builds its workers and sources from the

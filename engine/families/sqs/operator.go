@@ -1,0 +1,136 @@
+package sqs
+
+import "inflight/engine"
+
+// The queue's operator actions that reach into the workers and the queue
+// itself: purge, wedge=W, workers=-N. None of them runs on a branch that
+// does not take it; the model's hot path only tests a flag for them
+// (Worker.wedgeNext in callReturn, Family.stopping in finish).
+
+// purge is PurgeQueue: every message the queue holds is deleted, visible
+// or in flight. A worker on a purged message works on: its lease expiry
+// finds the message gone, its ack deletes nothing. The dead letter queue
+// is a queue of its own: a purge of the main queue leaves it.
+func (q *Family) purge(w *engine.World) {
+	var ids []int32
+	for i := 0; i < q.queue.len(); i++ {
+		e := q.queue.at(i)
+		if m := w.Truth().MsgPtr(e.id); m != nil && q.current(e) && m.Status == engine.StVisible {
+			ids = append(ids, e.id)
+		}
+	}
+	flying := len(q.leased)
+	ids = append(ids, q.leased...) // a copy: remove changes q.leased
+	for _, id := range ids {
+		m := w.Truth().MsgForWrite(id)
+		if m.Status == engine.StInFlight {
+			r := q.rec(id)
+			r.Ended, r.EndedBy, r.EndedOf = EndPurged, r.Holder, m.Receives
+		}
+		q.remove(w, id, m, engine.StDeleted)
+	}
+	q.queue = deque{} // every entry is stale now
+	w.Emit(EvPurge, -1, -1, 0, int64(len(ids)), int64(flying))
+	w.Truth().WatchAge()
+}
+
+// operatorWedge wedges worker wi's provider call: the one in flight now,
+// or else the next one it makes (the call's return is where wedge_p
+// wedges it too). A wedged worker's process is alive, so no supervisor
+// restarts it.
+func (q *Family) operatorWedge(w *engine.World, wi int) {
+	wk := &q.workers[wi]
+	if wk.State == WGone || wk.Wedged || wk.wedgeNext {
+		return // changed since it was checked at the same clock: nothing to do
+	}
+	if wk.State == WBusy && wk.CallEnd != engine.Never {
+		wk.gen++ // the call's return, due later, is dropped: it never comes
+		q.wedge(w, wi, wedgeByOperator)
+		return
+	}
+	wk.wedgeNext = true
+	w.Emit(EvWedge, -1, wi, 0, 0, wedgeArmed)
+}
+
+// stopPlan names the n workers workers=-n stops, in the order it takes
+// them: now (idle, not started or dead) and later (busy: once their
+// message is done; a wedged one last).
+func (q *Family) stopPlan(n int) (now, later []string) {
+	for _, i := range q.stopOrder(n) {
+		if q.workers[i].State == WBusy {
+			later = append(later, q.workers[i].Name+" after its message")
+		} else {
+			now = append(now, q.workers[i].Name)
+		}
+	}
+	return now, later
+}
+
+// stopOrder picks the n workers to stop: idle (or not started) first, then
+// dead, then busy, then wedged; the newest first in each.
+func (q *Family) stopOrder(n int) []int {
+	rank := func(wk *Worker) int {
+		switch {
+		case wk.State == WGone || wk.stopping:
+			return -1
+		case wk.State == WIdle || wk.State == WOff:
+			return 0
+		case wk.State == WDead:
+			return 1
+		case !wk.Wedged:
+			return 2
+		}
+		return 3
+	}
+	var out []int
+	for r := 0; r < 4 && len(out) < n; r++ {
+		for i := len(q.workers) - 1; i >= 0 && len(out) < n; i-- {
+			if rank(&q.workers[i]) == r {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// stopWorkers stops n workers (checked: at least one stays): the ones not
+// busy at once, the busy ones when their handler ends (finish) or, if they
+// die first, instead of their restart.
+func (q *Family) stopWorkers(w *engine.World, n int) {
+	now, later := 0, 0
+	for _, i := range q.stopOrder(n) {
+		wk := &q.workers[i]
+		switch wk.State {
+		case WBusy:
+			wk.stopping = true
+			q.stopping++
+			later++
+			continue
+		case WIdle:
+			q.idle--
+		}
+		wk.State, wk.Since = WGone, w.Now
+		now++
+	}
+	w.Emit(EvStop, -1, -1, 0, int64(now), int64(later))
+}
+
+// stopped ends a stopping worker whose handler has ended (or who died).
+func (q *Family) stopped(w *engine.World, wi int) {
+	wk := &q.workers[wi]
+	wk.stopping = false
+	q.stopping--
+	wk.State, wk.Since = WGone, w.Now
+	w.Emit(EvStop, -1, wi, 0, 1, 0)
+}
+
+// inServiceOf counts the workers not stopped (for the panes).
+func inServiceOf(workers []Worker) int {
+	n := 0
+	for i := range workers {
+		if workers[i].State != WGone {
+			n++
+		}
+	}
+	return n
+}
