@@ -23,12 +23,12 @@ import "inflight/engine"
 // actions holds them); a stop naming a worker is a busy one stopping at
 // the end of its message.
 const (
-	EvClaim  engine.Kind = 11 // the handler writes a sent_at claim
-	EvDefer  engine.Kind = 12 // the handler hands the message back with a delay
-	EvStamp  engine.Kind = 13 // the handler stamps sent_at
-	EvRenew  engine.Kind = 14 // the handler extends its lease
-	EvWedge  engine.Kind = 17 // a handler is stuck; its lease is renewed forever
-	EvAnswer engine.Kind = 20 // the provider answers a call the handler already acked
+	EvClaim  engine.Kind = 11                    // the handler writes a sent_at claim
+	EvDefer  engine.Kind = 12                    // the handler hands the message back with a delay
+	EvStamp  engine.Kind = 13                    // the handler stamps sent_at
+	EvRenew  engine.Kind = 14                    // the handler extends its lease
+	EvWedge  engine.Kind = 17                    // a handler is stuck; its lease is renewed forever
+	EvAnswer engine.Kind = 20                    // the provider answers a call the handler already acked
 	EvPurge  engine.Kind = engine.FamilyKind     // an operator purges the queue (purge)
 	EvStop   engine.Kind = engine.FamilyKind + 1 // an operator stops workers (workers=-N)
 )
