@@ -194,13 +194,15 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		}
 		return fmt.Sprintf("an operator purges the queue: %d messages deleted", e.Count()), true
 	case EvStop:
-		if e.Worker >= 0 {
+		switch {
+		case e.Value == stopLater:
+			return fmt.Sprintf("an operator stops %s: it stops once its message is done", who), true
+		case WorkerState(e.Aux) == WBusy:
 			return fmt.Sprintf("%s's handler has ended: it stops, as an operator asked", who), true
+		case WorkerState(e.Aux) == WDead:
+			return fmt.Sprintf("an operator stops %s, dead: the supervisor will not restart it", who), true
 		}
-		if e.Aux > 0 {
-			return fmt.Sprintf("an operator stops %d workers now; %d more stop when their message is done", e.Count(), e.Aux), true
-		}
-		return fmt.Sprintf("an operator stops %d workers", e.Count()), true
+		return fmt.Sprintf("an operator stops %s, %s", who, WorkerState(e.Aux)), true
 	case engine.EvRedrive:
 		if e.Operator() == repairByAction {
 			return fmt.Sprintf("an operator runs the repair script: it repairs the %d dead letters and redrives them to the tail of the queue", e.Count()), true

@@ -15,13 +15,12 @@ import "inflight/engine"
 //	wedge   1 if the lease is renewed       0
 //	answer  the call's duration (ms)        0
 //	purge   messages deleted                of them in flight
-//	stop    workers stopped now             workers stopping after their message
+//	stop    1 stopped now, 0 once its message is done  the state it stopped from
 //
 // wedge's Aux says who wedged the call: 0 wedge_p, 1 an operator (wedge=W),
 // 2 an operator wedging the next call of a worker not calling (Msg -1).
 // Purge and stop are an operator's actions' own (64 on: no trace before
-// actions holds them); a stop naming a worker is a busy one stopping at
-// the end of its message.
+// actions holds them).
 const (
 	EvClaim  engine.Kind = 11                    // the handler writes a sent_at claim
 	EvDefer  engine.Kind = 12                    // the handler hands the message back with a delay

@@ -93,36 +93,45 @@ func (q *Family) stopOrder(n int) []int {
 	return out
 }
 
-// stopWorkers stops n workers (checked: at least one stays): the ones not
-// busy at once, the busy ones when their handler ends (finish) or, if they
-// die first, instead of their restart.
+// stopWorkers stops n workers (at least one stays, as checked; a stop
+// due at the same clock as another may find fewer): the ones not busy at
+// once, the busy ones when their handler ends (finish) or, if they die
+// first, instead of their restart. Each stop is an event naming the
+// worker, so the trace says who stopped when.
 func (q *Family) stopWorkers(w *engine.World, n int) {
-	now, later := 0, 0
-	for _, i := range q.stopOrder(n) {
+	for _, i := range q.stopOrder(min(n, q.inService()-1)) {
 		wk := &q.workers[i]
-		switch wk.State {
+		was := wk.State
+		switch was {
 		case WBusy:
 			wk.stopping = true
 			q.stopping++
-			later++
+			w.Emit(EvStop, -1, i, 0, stopLater, int64(was))
 			continue
 		case WIdle:
 			q.idle--
 		}
 		wk.State, wk.Since = WGone, w.Now
-		now++
+		w.Emit(EvStop, -1, i, 0, stopNow, int64(was))
 	}
-	w.Emit(EvStop, -1, -1, 0, int64(now), int64(later))
 }
 
 // stopped ends a stopping worker whose handler has ended (or who died).
 func (q *Family) stopped(w *engine.World, wi int) {
 	wk := &q.workers[wi]
+	was := wk.State
 	wk.stopping = false
 	q.stopping--
 	wk.State, wk.Since = WGone, w.Now
-	w.Emit(EvStop, -1, wi, 0, 1, 0)
+	w.Emit(EvStop, -1, wi, 0, stopNow, int64(was))
 }
+
+// The Value of a stop event: the worker stops now, or once its handler
+// ends. Its Aux is the state it stopped from (a WorkerState).
+const (
+	stopLater = 0
+	stopNow   = 1
+)
 
 // inServiceOf counts the workers not stopped (for the panes).
 func inServiceOf(workers []Worker) int {
