@@ -53,6 +53,12 @@ type FamilyActions interface {
 	Act(w *World, a Action)
 }
 
+// FamilyWorkerNames is implemented by a family whose actions add workers
+// beyond the incident's (workers=+N): it names them for the trace.
+type FamilyWorkerNames interface {
+	WorkerName(i int) string // "" for none
+}
+
 // MaxForkActions is the most actions one fork takes.
 const MaxForkActions = 8
 

@@ -143,3 +143,12 @@ func inServiceOf(workers []Worker) int {
 	}
 	return n
 }
+
+// WorkerName names worker i for the trace, an added one too
+// (engine.FamilyWorkerNames).
+func (q *Family) WorkerName(i int) string {
+	if i < 0 || i >= len(q.workers) {
+		return ""
+	}
+	return q.workers[i].Name
+}
