@@ -169,7 +169,7 @@ type claims struct {
 	holder  map[int32]string // the worker holding the message's lease, by name
 	last    map[int32]uint16 // the message's latest delivery
 	lapses  map[delKey]*lapse
-	redrove map[int32]bool // redriven since its last delivery
+	redrove map[int32]bool  // redriven since its last delivery
 	dlqFx   map[int32]int64 // the effects a dead letter had when it moved (what redrive=unfinished reads)
 	dead    map[int16]bool
 	retries map[int32]bool // db-down: a retry on its timer
