@@ -32,7 +32,7 @@ func (a Action) String() string {
 type ActionSpec struct {
 	Name string
 	// Arg says what may follow '=': "" for no argument, else its form
-	// ("WORKER", "+N or -N", "unfinished").
+	// ("WORKER", "+N/-N", "unfinished").
 	Arg string
 	// NeedsArg: the action takes no bare form.
 	NeedsArg bool
