@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"inflight/incidents"
 )
 
 // run --at takes a moment as the explorer's / does: partway through a
@@ -91,4 +93,28 @@ func TestRunAtMomentRefused(t *testing.T) {
 	if code != 2 || out != "" {
 		t.Errorf("--trace with a bad moment: exit %d, %d bytes of trace", code, len(out))
 	}
+}
+
+// --at reads a clock or a moment; anything else is one line of refusal.
+func FuzzRunAtMoment(f *testing.F) {
+	for _, s := range []string{"19:52:00", "19:52:00 #181", "@19:52:00 #0", "19:52 #", "#181", "19:52:00 #-1", "25:00", "19:52:00 # 9"} {
+		f.Add(s)
+	}
+	spec, err := incidents.Get("thursday")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		o := runFlags{at: s, format: "text"}
+		m, ok, err := o.moment(spec)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%q: a two-line error %q", s, err)
+			}
+			return
+		}
+		if s != "" && (!ok || m.At < spec.Start || m.Pos < -1) {
+			t.Fatalf("%q reads as %+v, %v", s, m, ok)
+		}
+	})
 }
