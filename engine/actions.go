@@ -59,6 +59,17 @@ type FamilyWorkerNames interface {
 	WorkerName(i int) string // "" for none
 }
 
+// addedWorker names the worker of e beyond the incident's, "" for none.
+func addedWorker(w *World, e *Event) string {
+	if e.Worker < 0 {
+		return ""
+	}
+	if fw, ok := w.fam.(FamilyWorkerNames); ok {
+		return fw.WorkerName(int(e.Worker))
+	}
+	return ""
+}
+
 // MaxForkActions is the most actions one fork takes.
 const MaxForkActions = 8
 

@@ -243,8 +243,8 @@ func (w *World) Line(e *Event, d *Decision) TraceLine {
 		}
 	} else if e.Worker >= 0 && int(e.Worker) < w.spec.Workers.count() {
 		l.Actor, _ = w.spec.Workers.name(int(e.Worker))
-	} else if fw, ok := w.fam.(FamilyWorkerNames); ok && e.Worker >= 0 && fw.WorkerName(int(e.Worker)) != "" {
-		l.Actor = fw.WorkerName(int(e.Worker)) // a worker an operator added (workers=+N)
+	} else if name := addedWorker(w, e); name != "" {
+		l.Actor = name // a worker an operator added (workers=+N)
 	} else if e.Kind == EvRedrive || e.Kind == EvKnob || w.acting {
 		l.Actor = "operator" // an actions step's events are an operator's
 	}
