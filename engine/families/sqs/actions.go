@@ -151,9 +151,9 @@ func (q *Family) ActionWords(w *engine.World, a engine.Action) string {
 		n, _ := q.workersArg(a.Arg)
 		if n < 0 {
 			now, later := q.stopPlan(-n)
-			return fmt.Sprintf("stop %d workers (%s)", -n, strings.Join(append(now, later...), ", "))
+			return fmt.Sprintf("stop %s (%s)", plural(-n, "worker"), strings.Join(append(now, later...), ", "))
 		}
-		return fmt.Sprintf("add %d workers", n)
+		return "add " + plural(n, "worker")
 	}
 	return a.String()
 }
@@ -255,4 +255,12 @@ func (q *Family) addWorkers(w *engine.World, n int) {
 	}
 	w.Emit(engine.EvStart, -1, -1, 0, int64(n), 0)
 	q.wake(w)
+}
+
+// plural counts n things: "1 worker", "2 workers".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

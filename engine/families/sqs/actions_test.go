@@ -67,7 +67,7 @@ func TestQueueActions(t *testing.T) {
 		// its message
 		{"thursday", "19:45:00", []string{"workers=-3"}, "stop 3 workers (B2, B1, A2 after its message) @19:45:00", 324, 216, 108, 0, 0, "idle stopped stopped stopped"},
 		// stop, then add: new workers take new names
-		{"thursday", "19:45:00", []string{"workers=-1", "workers=+1"}, "stop 1 workers (B2); add 1 workers @19:45:00", 324, 216, 108, 0, 0, "idle idle idle stopped idle"},
+		{"thursday", "19:45:00", []string{"workers=-1", "workers=+1"}, "stop 1 worker (B2); add 1 worker @19:45:00", 324, 216, 108, 0, 0, "idle idle idle stopped idle"},
 	} {
 		sum, w, _ := runDo(t, tc.id, tc.at, tc.acts...)
 		name := tc.id + " " + strings.Join(tc.acts, " ")
