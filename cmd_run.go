@@ -50,7 +50,7 @@ func (f *runFlags) checkFormat() error {
 func (f *runFlags) check(spec *engine.Spec) (engine.Time, bool, error) {
 	m, ok, err := f.moment(spec)
 	if err == nil && ok && m.Pos >= 0 {
-		return 0, false, usageErr("--at %s: here a fork stands at a clock (like 19:52:00); a count of events (#N) is run's", f.at)
+		return 0, false, usageErr("--at %s: this command forks at a clock (like 19:52:00); a moment with #N is run's", f.at)
 	}
 	return m.At, ok, err
 }

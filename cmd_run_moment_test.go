@@ -88,6 +88,10 @@ func TestRunAtMomentRefused(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want exit 2 and one line with %q", tc.args, code, errOut, tc.want)
 		}
 	}
+	// sweep forks at a clock only
+	if _, errOut, code := runCLI("sweep", "thursday", "--at", "19:52:00 #181", "--vary", "visibility_timeout=30s,60s"); code != 2 || !strings.Contains(errOut, "a moment with #N is run's") {
+		t.Errorf("sweep --at with #N: exit %d, %q", code, errOut)
+	}
 	// a trace is not begun for a moment the run does not have
 	out, _, code := runCLI("run", "thursday", "--at", "19:52:00 #100", "--do", "crash=B2", "--trace")
 	if code != 2 || out != "" {
