@@ -24,6 +24,11 @@ func TestRunDo(t *testing.T) {
 		{[]string{"thursday", "--at", "19:52:00", "--do", "wedge=B2"}, 324, 216, 108, "wedge B2's next call @19:52:00"},
 		// the ordered queue stands behind its poison head: a purge loses the 154 behind it
 		{[]string{"christmas-friday", "--at", "17:00", "--do", "purge"}, 720, 0, 6, "purge 154 messages (1 in flight) @17:00:00"},
+		// the forty just after the fortieth lands, before the script: a plain
+		// redrive sends them back to fail again (all forty in the drawer at
+		// the end, 40 confirmations never sent); the repair empties it
+		{[]string{"christmas-friday", "--at", "17:50:00 #1242", "--do", "redrive"}, 840, 0, 40, "redrive 40 dead letters @17:50:00 #1242"},
+		{[]string{"christmas-friday", "--at", "17:50:00 #1242", "--do", "repair"}, 880, 0, 0, "repair and redrive 40 dead letters @17:50:00 #1242"},
 		// the repair script at a moment of one's choosing: the three in the drawer by then
 		{[]string{"christmas-friday", "--at", "16:55", "--do", "repair"}, 843, 0, 37, "repair and redrive 3 dead letters @16:55:00"},
 	} {
@@ -68,7 +73,7 @@ func TestRunDoRefused(t *testing.T) {
 	}{
 		{[]string{"thursday", "--do", "redrive"}, "--do redrive: at what moment? give it with --at CLOCK"},
 		{[]string{"thursday", "--at", "21:15", "--do", "crash=Z9"}, `--do: action "crash=Z9": incident thursday has no worker "Z9" (its workers are A1, A2, B1, B2)`},
-		{[]string{"thursday", "--at", "21:15", "--do", "replay"}, `--do: action "replay": incident thursday's actions are redrive, repair, purge, crash, wedge, workers`},
+		{[]string{"thursday", "--at", "21:15", "--do", "replay"}, `--do: action "replay": incident thursday's actions are redrive, repair, no_script, purge, crash, wedge, workers`},
 		{[]string{"thursday", "--at", "21:15", "--do", "purge=all"}, `--do: action "purge=all": purge takes no argument`},
 		{[]string{"thursday", "--at", "21:15", "--do", "wedge=Z9"}, `--do: action "wedge=Z9": incident thursday has no worker "Z9"`},
 		{[]string{"thursday", "--at", "21:15", "--do", "wedge"}, "give wedge=WORKER"},

@@ -15,6 +15,8 @@ var actionSpecs = []engine.ActionSpec{
 		Doc: "move the dead letters back to the tail of the queue as new messages (receive count 0): all of them, or with =unfinished only those whose work was never done (no email sent); nothing is repaired, so a message that failed fails again"},
 	{Name: "repair",
 		Doc: "run the repair script now (christmas-friday's operator runs it when the fortieth lands): it gives every dead letter its missing field and redrives it to the tail of the queue, so a message that raised KeyError goes through"},
+	{Name: "no_script",
+		Doc: "the repair script does not run on this branch (christmas-friday's operator stands down): the forty stay in the drawer unless you redrive or repair them"},
 	{Name: "purge",
 		Doc: "PurgeQueue: delete every message in the queue now, the visible ones and those in flight (SQS deletes in-flight messages too; it may take up to 60 s, the model deletes at once); the dead letter queue is a queue of its own and keeps its letters; a worker on a purged message works on and its ack deletes nothing; a purged message whose email never left is lost"},
 	{Name: "crash", Arg: "WORKER", NeedsArg: true,
@@ -45,6 +47,13 @@ func (q *Family) CheckAction(w *engine.World, a engine.Action) error {
 	case "redrive":
 		if a.Arg != "" && a.Arg != "unfinished" {
 			return fmt.Errorf("action %q: redrive takes all the dead letters, or =unfinished for those whose work was never done", a.String())
+		}
+	case "no_script":
+		if !hasScript(w.Spec()) {
+			return fmt.Errorf("action %q: incident %s runs no repair script", a.String(), w.Spec().ID)
+		}
+		if q.scriptOff {
+			return fmt.Errorf("action %q: the repair script is stood down already", a.String())
 		}
 	case "crash", "wedge":
 		wi := q.worker(a.Arg)
@@ -135,6 +144,8 @@ func (q *Family) ActionWords(w *engine.World, a engine.Action) string {
 		return fmt.Sprintf("redrive %d dead letters", w.DLQLen())
 	case "repair":
 		return fmt.Sprintf("repair and redrive %d dead letters", w.DLQLen())
+	case "no_script":
+		return "no repair script"
 	case "purge":
 		if n := len(q.leased); n > 0 {
 			return fmt.Sprintf("purge %d messages (%d in flight)", q.visible+n, n)
@@ -165,6 +176,9 @@ func (q *Family) Act(w *engine.World, a engine.Action) {
 		q.redrive(w, a.Arg == "unfinished")
 	case "repair":
 		q.repairRedrive(w, repairByAction)
+	case "no_script":
+		q.scriptOff = true
+		w.Emit(EvScriptOff, -1, -1, 0, 0, 0)
 	case "purge":
 		q.purge(w)
 	case "crash":
@@ -263,4 +277,14 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// hasScript reports whether spec's incident runs the repair script.
+func hasScript(spec *engine.Spec) bool {
+	for _, o := range spec.Operators {
+		if o.Action == engine.ActionRepairRedrive {
+			return true
+		}
+	}
+	return false
 }

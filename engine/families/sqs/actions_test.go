@@ -60,6 +60,8 @@ func TestQueueActions(t *testing.T) {
 		// fails three times more, and the script repairs them when the
 		// drawer holds forty again
 		{"christmas-friday", "17:50:00", []string{"redrive"}, "redrive 39 dead letters @17:50:00", 880, 0, 0, 0, 79, "idle idle idle idle"},
+		// the incident without its script: the forty stay in the drawer
+		{"christmas-friday", "16:45:00", []string{"no_script"}, "no repair script @16:45:00", 840, 0, 40, 0, 0, "idle idle idle idle"},
 		// a wedged worker stays busy for good: no supervisor restarts a
 		// process that is alive
 		{"thursday", "19:52:00", []string{"wedge=B2"}, "wedge B2's next call @19:52:00", 324, 216, 108, 0, 0, "idle idle idle busy"},
@@ -171,6 +173,7 @@ func TestQueueActionsRefused(t *testing.T) {
 		"workers=4":    `action "workers=4": want +N to add workers or -N to stop them (like workers=+2, workers=-1)`,
 		"workers=+61":  `action "workers=+61": 4 workers started and 61 more is more than 64`,
 		"redrive=some": `action "redrive=some": redrive takes all the dead letters, or =unfinished for those whose work was never done`,
+		"no_script":    `action "no_script": incident thursday runs no repair script`,
 	} {
 		a, err := engine.ParseAction(s)
 		if err != nil {

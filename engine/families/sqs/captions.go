@@ -193,6 +193,8 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 			return fmt.Sprintf("an operator purges the queue: %d messages deleted, %d of them in flight (their workers work on; no ack can delete them now)", e.Count(), n), true
 		}
 		return fmt.Sprintf("an operator purges the queue: %d messages deleted", e.Count()), true
+	case EvScriptOff:
+		return "an operator stands the repair script down: it will not run on this branch", true
 	case EvStop:
 		switch {
 		case e.Value == stopLater:

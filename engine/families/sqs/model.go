@@ -488,6 +488,9 @@ func (q *Family) Operate(w *engine.World, i int, a engine.OperatorAction) {
 	if a != engine.ActionRepairRedrive {
 		panic(fmt.Sprintf("operator %d: action %s in a queue that has none", i, a))
 	}
+	if q.scriptOff {
+		return // stood down on this branch (no_script)
+	}
 	q.repairRedrive(w, i)
 }
 

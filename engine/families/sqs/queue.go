@@ -27,6 +27,9 @@ type Family struct {
 	// stopping counts the busy workers an operator's workers=-N stops
 	// once their handler ends (Worker.stopping): 0 on every run without it
 	stopping int
+	// scriptOff: an operator's no_script stood the incident's repair
+	// script down on this branch (Operate)
+	scriptOff bool
 }
 
 // Record is the queue's own state of one message: its lease, its claim and
