@@ -15,7 +15,7 @@ import (
 // TestCaptionsAfterActions is TestCaptionsTellWhatHappened over runs that
 // take an operator's actions: random knobs (the suite's cases), then one
 // to five actions at random moments — crash, wedge, redrive (all or the
-// unfinished), repair, purge, workers up and down — each checked against
+// unfinished), repair, no_script, purge, workers up and down — each checked against
 // the world when it is taken, as the fork form and --do check it. Every
 // caption and in-flight row is checked against the events before it by
 // the same independent account: a redelivery's "nothing failed" never
@@ -136,7 +136,7 @@ func TestCaptionsAfterActions(t *testing.T) {
 			t.Errorf("no caption or row after an action claimed %q: the check of it checked nothing", k)
 		}
 	}
-	for _, a := range []string{"crash", "wedge", "redrive", "repair", "purge", "workers"} {
+	for _, a := range []string{"crash", "wedge", "redrive", "repair", "no_script", "purge", "workers"} {
 		if took[a] == 0 {
 			t.Errorf("no run took %s", a)
 		}
@@ -160,7 +160,7 @@ func randomAction(r *rand.Rand, w *engine.World) engine.Action {
 	if len(busy) > 0 && r.IntN(3) > 0 {
 		worker = busy[r.IntN(len(busy))] // a crash or wedge of a holder: the case the captions must tell
 	}
-	switch r.IntN(8) {
+	switch r.IntN(9) {
 	case 0:
 		return engine.Action{Name: "crash", Arg: worker}
 	case 1:
@@ -175,6 +175,8 @@ func randomAction(r *rand.Rand, w *engine.World) engine.Action {
 		return engine.Action{Name: "purge"}
 	case 6:
 		return engine.Action{Name: "workers", Arg: fmt.Sprintf("+%d", 1+r.IntN(2))}
+	case 7:
+		return engine.Action{Name: "no_script"} // refused where there is no script
 	}
 	return engine.Action{Name: "workers", Arg: fmt.Sprintf("-%d", 1+r.IntN(2))}
 }
