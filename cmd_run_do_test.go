@@ -73,7 +73,7 @@ func TestRunDoRefused(t *testing.T) {
 	}{
 		{[]string{"thursday", "--do", "redrive"}, "--do redrive: at what moment? give it with --at CLOCK"},
 		{[]string{"thursday", "--at", "21:15", "--do", "crash=Z9"}, `--do: action "crash=Z9": incident thursday has no worker "Z9" (its workers are A1, A2, B1, B2)`},
-		{[]string{"thursday", "--at", "21:15", "--do", "replay"}, `--do: action "replay": incident thursday's actions are redrive, repair, no_script, purge, crash, wedge, workers`},
+		{[]string{"thursday", "--at", "21:15", "--do", "replay"}, `--do: action "replay": incident thursday's actions are redrive, repair, purge, crash, wedge, workers`},
 		{[]string{"thursday", "--at", "21:15", "--do", "purge=all"}, `--do: action "purge=all": purge takes no argument`},
 		{[]string{"thursday", "--at", "21:15", "--do", "wedge=Z9"}, `--do: action "wedge=Z9": incident thursday has no worker "Z9"`},
 		{[]string{"thursday", "--at", "21:15", "--do", "wedge"}, "give wedge=WORKER"},

@@ -216,7 +216,7 @@ func TestActionRefused(t *testing.T) {
 	for _, tc := range []struct{ do, want string }{
 		{"crash=Z9", `has no worker "Z9" (its workers are A1, A2, B1, B2)`},
 		{"crash", "give crash=WORKER"},
-		{"replay", "thursday's actions are redrive, repair, no_script, purge, crash, wedge, workers"},
+		{"replay", "thursday's actions are redrive, repair, purge, crash, wedge, workers"},
 		{"redrive=some", "=unfinished"},
 		{"workers=-4", "4 workers in service, and stopping 4 leaves none (at least one stays)"},
 		{"workers=+99", "want +N or -N with N from 1 to 64"},

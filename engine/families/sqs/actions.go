@@ -39,7 +39,23 @@ const (
 const maxWorkers = 64
 
 // ActionSpecs lists the queue's operator actions.
-func (q *Family) ActionSpecs() []engine.ActionSpec { return actionSpecs }
+func (q *Family) ActionSpecs() []engine.ActionSpec {
+	if q.script {
+		return actionSpecs
+	}
+	return noScriptSpecs
+}
+
+// noScriptSpecs are the actions of an incident that runs no repair script.
+var noScriptSpecs = func() []engine.ActionSpec {
+	var out []engine.ActionSpec
+	for _, a := range actionSpecs {
+		if a.Name != "no_script" {
+			out = append(out, a)
+		}
+	}
+	return out
+}()
 
 // CheckAction refuses an argument the queue cannot take.
 func (q *Family) CheckAction(w *engine.World, a engine.Action) error {

@@ -173,7 +173,7 @@ func TestQueueActionsRefused(t *testing.T) {
 		"workers=4":    `action "workers=4": want +N to add workers or -N to stop them (like workers=+2, workers=-1)`,
 		"workers=+61":  `action "workers=+61": 4 workers started and 61 more is more than 64`,
 		"redrive=some": `action "redrive=some": redrive takes all the dead letters, or =unfinished for those whose work was never done`,
-		"no_script":    `action "no_script": incident thursday runs no repair script`,
+		"no_script":    `action "no_script": incident thursday's actions are redrive, repair, purge, crash, wedge, workers`,
 	} {
 		a, err := engine.ParseAction(s)
 		if err != nil {

@@ -30,6 +30,7 @@ type Family struct {
 	// scriptOff: an operator's no_script stood the incident's repair
 	// script down on this branch (Operate)
 	scriptOff bool
+	script    bool // the incident runs the repair script: no_script is an action
 }
 
 // Record is the queue's own state of one message: its lease, its claim and
@@ -150,6 +151,7 @@ func schedule(w *engine.World, t engine.Time, op uint8, item int32, actor int, g
 // at most 64), and schedules their start and every source's first message.
 func (q *Family) Start(w *engine.World) {
 	spec := w.Spec()
+	q.script = hasScript(spec)
 	for _, box := range spec.Workers.Boxes {
 		for i := 1; i <= spec.Workers.PerBox; i++ {
 			q.workers = append(q.workers, Worker{Name: fmt.Sprintf("%s%d", box, i), Box: box, Msg: -1, CallEnd: engine.Never})
