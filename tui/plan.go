@@ -112,6 +112,8 @@ func (m *Model) gotoBeat(i int) tea.Cmd {
 		row = slices.IndexFunc(spec.Exercises, func(ex engine.Exercise) bool { return ex.Key == b.Question })
 	}
 	if row >= 0 && b.Asks {
+		m.openExercises() // the list the question is asked from, as e, a does
+		m.exercises.row = row
 		cmd := askQuestion(m, spec.Exercises[row]) // at the question's own moment
 		m.onBeatLanded(i)
 		return cmd
@@ -245,16 +247,24 @@ func (m *Model) planLines(w int) []string {
 }
 
 // planKeys are a screen's keys with the beat keys first in the help
-// bar (which drops keys from its middle, never the first), and a column
-// of their own in the full help.
+// bar (which drops keys from its middle, never the first) and in the
+// full help.
 type planKeys struct{ help.KeyMap }
 
 func (k planKeys) ShortHelp() []key.Binding {
 	return append([]key.Binding{nextBeatKey, prevBeatKey}, k.KeyMap.ShortHelp()...)
 }
 
+// FullHelp puts the beat keys in the moves' column (the explorer's
+// second, with the bookmarks): a fifth column is cut at 80 columns.
 func (k planKeys) FullHelp() [][]key.Binding {
-	return append(k.KeyMap.FullHelp(), []key.Binding{nextBeatKey, prevBeatKey})
+	cols := slices.Clone(k.KeyMap.FullHelp())
+	i := min(1, len(cols)-1)
+	if i < 0 {
+		return [][]key.Binding{{nextBeatKey, prevBeatKey}}
+	}
+	cols[i] = append(slices.Clone(cols[i]), nextBeatKey, prevBeatKey)
+	return cols
 }
 
 // withPlanKeys is km with the beat keys, on the screens they work on,
