@@ -275,3 +275,16 @@ func (m *Model) withPlanKeys(km help.KeyMap) help.KeyMap {
 	}
 	return km
 }
+
+// stageBeatLine is the beat on stage as a follower's question overlay
+// shows it under the question: none without a plan's beat.
+func (m *Model) stageBeatLine() []string {
+	if m.stage == nil || m.presenter {
+		return nil
+	}
+	st, _ := m.stage.State()
+	if st.Beat == nil {
+		return nil
+	}
+	return []string{fitLine(m.st.PaneTitle.Render(st.Beat.String()), m.width)}
+}
