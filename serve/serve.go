@@ -53,13 +53,14 @@ type Config struct {
 	PresenterKeys  string        // authorized_keys file of the presenter(s); "" means no presenter
 	Logger         *log.Logger   // nil: stderr
 
-	SessionMaxEvents int64      // events one attendee's branch may run to; 0: DefaultSessionMaxEvents
-	SessionMaxMemory int64      // bytes one attendee's explorer may hold; 0: DefaultSessionMaxMemory
-	ServerMaxMemory  int64      // bytes all explorers together may hold; 0: DefaultServerMaxMemory
-	Jobs             int        // long jobs running at once; 0: tui.ServerJobs()
-	Stage            string     // redis:// or rediss:// URL carrying the stage between processes; "": this process only
-	Answers          string     // file each reveal is appended to as a JSON line; "": the log only
-	Plan             *plan.Plan // the session's plan (--plan): the presenter's beat keys and notes; nil none
+	SessionMaxEvents int64  // events one attendee's branch may run to; 0: DefaultSessionMaxEvents
+	SessionMaxMemory int64  // bytes one attendee's explorer may hold; 0: DefaultSessionMaxMemory
+	ServerMaxMemory  int64  // bytes all explorers together may hold; 0: DefaultServerMaxMemory
+	Jobs             int    // long jobs running at once; 0: tui.ServerJobs()
+	Stage            string // redis:// or rediss:// URL carrying the stage between processes; "": this process only
+	Answers          string // file each reveal is appended to as a JSON line; "": the log only
+
+	Plan *plan.Plan // the session's plan (--plan): the presenter's beat keys and notes; nil none
 }
 
 // Server is one workshop: an SSH listener, its attendees and its stage.
