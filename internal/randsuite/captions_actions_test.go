@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"inflight/engine"
-	"inflight/engine/families/sqs"
 	"inflight/incidents"
 )
 
@@ -102,7 +101,7 @@ func TestCaptionsAfterActions(t *testing.T) {
 				for w.Now < at && steps < limit && w.Step(c) {
 					steps++
 				}
-				a := randomAction(r, w)
+				a := randomAction(r, w, c)
 				if err := w.CheckActions([]engine.Action{a}); err != nil {
 					continue // refused on this world (a stopped worker, the last one): as the form refuses it
 				}
@@ -147,16 +146,24 @@ func TestCaptionsAfterActions(t *testing.T) {
 // actionCases is the runs with actions per queue incident.
 const actionCases = 24
 
-// randomAction draws one of the queue's actions for w's workers.
-func randomAction(r *rand.Rand, w *engine.World) engine.Action {
-	workers := sqs.Of(w).Workers()
-	worker := workers[r.IntN(len(workers))].Name
-	var busy []string
-	for _, wk := range workers {
-		if wk.State == sqs.WBusy {
-			busy = append(busy, wk.Name)
+// randomAction draws one of the queue's actions, for one of the
+// incident's workers, most often one that holds a message (by the events
+// so far: c's account).
+func randomAction(r *rand.Rand, w *engine.World, c *claims) engine.Action {
+	spec := w.Spec()
+	var workers, busy []string
+	for _, b := range spec.Workers.Boxes {
+		for i := 1; i <= spec.Workers.PerBox; i++ {
+			workers = append(workers, fmt.Sprintf("%s%d", b, i))
 		}
 	}
+	for id, wh := range c.where {
+		if wh == wHeld {
+			busy = append(busy, c.holder[id])
+		}
+	}
+	slices.Sort(busy) // not the map's order
+	worker := workers[r.IntN(len(workers))]
 	if len(busy) > 0 && r.IntN(3) > 0 {
 		worker = busy[r.IntN(len(busy))] // a crash or wedge of a holder: the case the captions must tell
 	}
