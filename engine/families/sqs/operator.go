@@ -43,7 +43,9 @@ func (q *Family) operatorWedge(w *engine.World, wi int) {
 	if wk.State == WGone || wk.Wedged || wk.wedgeNext {
 		return // changed since it was checked at the same clock: nothing to do
 	}
-	if wk.State == WBusy && wk.CallEnd != engine.Never {
+	// a call whose answer is due now and not yet heard is wedged at its
+	// return (wedgeNext); one that has answered is not in flight
+	if wk.State == WBusy && w.Now < wk.CallEnd {
 		wk.gen++ // the call's return, due later, is dropped: it never comes
 		q.wedge(w, wi, wedgeByOperator)
 		return
