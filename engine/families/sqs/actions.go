@@ -170,7 +170,7 @@ func (q *Family) ActionWords(w *engine.World, a engine.Action) string {
 	case "crash":
 		return "crash " + a.Arg
 	case "wedge":
-		if wk := q.workers[q.worker(a.Arg)]; wk.State == WBusy && w.Now < wk.CallEnd {
+		if wk := q.workers[q.worker(a.Arg)]; wk.State == WBusy && wk.CallEnd != engine.Never && w.Now < wk.CallEnd {
 			return "wedge " + a.Arg + "'s call"
 		}
 		return "wedge " + a.Arg + "'s next call"

@@ -45,7 +45,7 @@ func (q *Family) operatorWedge(w *engine.World, wi int) {
 	}
 	// a call whose answer is due now and not yet heard is wedged at its
 	// return (wedgeNext); one that has answered is not in flight
-	if wk.State == WBusy && w.Now < wk.CallEnd {
+	if wk.State == WBusy && wk.CallEnd != engine.Never && w.Now < wk.CallEnd {
 		wk.gen++ // the call's return, due later, is dropped: it never comes
 		q.wedge(w, wi, wedgeByOperator)
 		return
