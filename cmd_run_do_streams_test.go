@@ -53,9 +53,13 @@ func TestRunDoStreams(t *testing.T) {
 		{[]string{"ordering", "--at", "12:06", "--do", "consumers=-2"}, "stop 2 consumers @12:06:00",
 			func(g, b figs) bool { return g.Oldest > b.Oldest && g.Effects >= b.Effects }},
 		{[]string{"ordering", "--at", "12:03", "--do", "partitions=8"}, "raise partitions 6 → 8: ",
-			func(g, b figs) bool { return g.Figures.OutOfOrder > 0 && b.Figures.OutOfOrder == 0 && g.Figures.Partitions == 8 }},
+			func(g, b figs) bool {
+				return g.Figures.OutOfOrder > 0 && b.Figures.OutOfOrder == 0 && g.Figures.Partitions == 8
+			}},
 		{[]string{"cashback", "--at", "10:00:05.003", "--do", "replay_pending"}, "replay 9 pending entries @10:00:05.003",
-			func(g, b figs) bool { return g.Dupes > b.Dupes && g.Figures.Balance-b.Figures.Balance == 100*(g.Dupes-b.Dupes) }},
+			func(g, b figs) bool {
+				return g.Dupes > b.Dupes && g.Figures.Balance-b.Figures.Balance == 100*(g.Dupes-b.Dupes)
+			}},
 		{[]string{"cashback", "--at", "10:00:05.003", "--do", "replay_pending=min_idle:30s"}, "replay 0 pending entries idle ≥ 30s (of 9) @10:00:05.003",
 			func(g, b figs) bool { return g.Dupes == b.Dupes && g.Deliveries == b.Deliveries }},
 		{[]string{"cashback", "--at", "10:00:05.003", "--do", "replay_pending", "--set", "dedupe=true"}, "replay 9 pending entries; dedupe=true @10:00:05.003",
