@@ -146,6 +146,18 @@ func TestActionRaisePartitions(t *testing.T) {
 	if v.Figure("wrong_final") != 0 || v.Figure("ignored_stale")+v.Figure("ignored_duplicate") <= 0 {
 		t.Errorf("versions: wrong_final %v, ignored %v + %v", v.Figure("wrong_final"), v.Figure("ignored_stale"), v.Figure("ignored_duplicate"))
 	}
+	// at 12:05, a minute behind, the action is the repartition knob's
+	// change: the same figures, the lesson's rows going backwards
+	act, _ := run(t, nil, "12:05:00", "partitions=8")
+	knob, _ := run(t, familytest.Set("repartition", "8"), "")
+	for _, k := range []string{"out_of_order", "wrong_final", "partitions", "rebalances"} {
+		if act.Figure(k) != knob.Figure(k) {
+			t.Errorf("%s: %d by the action at 12:05, %d by the knob", k, act.Figure(k), knob.Figure(k))
+		}
+	}
+	if act.Figure("wrong_final") == 0 || act.DuplicateEffects != knob.DuplicateEffects {
+		t.Errorf("at 12:05: wrong_final %d, duplicates %d (knob %d)", act.Figure("wrong_final"), act.DuplicateEffects, knob.DuplicateEffects)
+	}
 	// unkeyed, there is no key to move
 	k, _ := run(t, familytest.Set("key", "none"), "12:03:00", "partitions=8")
 	if k.Forks[0].Name != "raise partitions 6 → 8 (unkeyed: no key to move) @12:03:00" {
