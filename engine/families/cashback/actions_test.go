@@ -242,3 +242,37 @@ func TestActionReplayShareCode(t *testing.T) {
 		t.Errorf("branch %q", b.Name)
 	}
 }
+
+// Any argument is refused in one line naming the action, or taken by the
+// world with its captions rendered.
+func FuzzReplayArg(f *testing.F) {
+	for _, s := range []string{"min_idle:30s", "min_idle:0", "min_idle:1h", "min_idle:25h", "min_idle:", "min_idle:-1s", "30s", "min_idle:1m30s"} {
+		f.Add(s)
+	}
+	spec := familytest.Incident(f, "cashback")
+	f.Fuzz(func(t *testing.T, arg string) {
+		a, err := engine.ParseAction("replay_pending=" + arg)
+		if err != nil {
+			return
+		}
+		w, err := engine.NewWorld(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for w.Now < 10*engine.Hour+5*engine.Second+3 && w.Step(nil) {
+		}
+		if err := w.CheckActions([]engine.Action{a}); err != nil {
+			if m := err.Error(); strings.Contains(m, "\n") || !strings.Contains(m, a.String()) {
+				t.Fatalf("%q: %q", arg, m)
+			}
+			return
+		}
+		_ = w.ForkLabel(nil, nil, []engine.Action{a}, engine.ForkMoment{})
+		if err := w.ScheduleActions(w.Now, []engine.Action{a}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 200 && w.Step(familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) { _ = w.Line(e, d) })); i++ {
+		}
+		_ = w.Family().Panes(w, engine.CursorOf(w))
+	})
+}

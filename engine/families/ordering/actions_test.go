@@ -270,3 +270,37 @@ func TestActionShareCode(t *testing.T) {
 		}
 	}
 }
+
+// Any argument is refused in one line naming the action, or taken by the
+// world with its captions rendered.
+func FuzzActionArgs(f *testing.F) {
+	for _, s := range []string{"consumers=+3", "consumers=-2", "consumers=+16", "consumers=-0", "consumers=+1e3", "partitions=8", "partitions=1024", "partitions=06", "partitions=-8", "partitions=99999999999999999999"} {
+		f.Add(s)
+	}
+	spec := familytest.Incident(f, "ordering")
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := engine.ParseAction(s)
+		if err != nil {
+			return
+		}
+		w, err := engine.NewWorld(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for w.Now < 12*engine.Hour+3*engine.Minute && w.Step(nil) {
+		}
+		if err := w.CheckActions([]engine.Action{a}); err != nil {
+			if m := err.Error(); strings.Contains(m, "\n") || !strings.Contains(m, a.Name) {
+				t.Fatalf("%q: %q", s, m)
+			}
+			return
+		}
+		_ = w.ForkLabel(nil, nil, []engine.Action{a}, engine.ForkMoment{})
+		if err := w.ScheduleActions(w.Now, []engine.Action{a}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 400 && w.Step(familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) { _ = w.Line(e, d) })); i++ {
+		}
+		_ = w.Family().Panes(w, engine.CursorOf(w))
+	})
+}
