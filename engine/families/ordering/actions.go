@@ -197,11 +197,14 @@ func unpackMembers(aux int64) (consumers, partitions, generation int) {
 // joins are one rebalance as the group sees it. Every member resumes its
 // partitions from the committed offsets at its next poll.
 func (f *Family) addConsumers(w *engine.World, n int) {
-	for k := 0; k < n && len(f.Cons) < maxConsumers; k++ {
+	added := 0
+	for ; added < n && len(f.Cons) < maxConsumers; added++ {
 		f.Cons = append(f.Cons, f.newConsumer(w, len(f.Cons)))
 	}
-	f.Rebalances++
-	w.Emit(EvMembers, -1, -1, 0, int64(n), f.membersAux())
+	if added > 0 {
+		f.Rebalances++
+	}
+	w.Emit(EvMembers, -1, -1, 0, int64(added), f.membersAux())
 	f.kickAll(w)
 }
 
@@ -271,6 +274,8 @@ func captionMembers(e *engine.Event) string {
 	switch {
 	case e.Kind == EvLeave:
 		return fmt.Sprintf("%s has finished the records it held: it commits its offsets and leaves the group, which rebalances (generation %d): %s, from the committed offsets", memberID(int(e.Value)), gen, deal)
+	case e.Value == 0:
+		return fmt.Sprintf("an operator's change of consumers finds nothing to change (the group has had %d, or only one is running): %s", maxConsumers, deal)
 	case e.Value == -1:
 		return fmt.Sprintf("an operator stops 1 consumer: it polls no more, finishes the records it holds, commits and leaves; %s", keep)
 	case e.Value < 0:

@@ -304,3 +304,31 @@ func FuzzActionArgs(f *testing.F) {
 		_ = w.Family().Panes(w, engine.CursorOf(w))
 	})
 }
+
+// Two stops checked at the start, and at the second's moment only one
+// consumer runs: it keeps reading, and the caption says nothing changed.
+func TestActionStopOvertaken(t *testing.T) {
+	spec := familytest.Incident(t, "ordering")
+	w, err := engine.NewWorld(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []string{"12:06:00", "12:07:00"} {
+		if err := w.ScheduleActions(mustClock(t, at), []engine.Action{{Name: "consumers", Arg: "-2"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var second string
+	for w.Step(familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
+		if e.Kind == ordering.EvMembers && e.T == mustClock(t, "12:07:00") {
+			second = w.Caption(e, d)
+		}
+	})) {
+	}
+	if !strings.HasPrefix(second, "an operator's change of consumers finds nothing to change") || !strings.Contains(second, "1 consumer reads all 6 partitions") {
+		t.Errorf("caption %q", second)
+	}
+	if s := w.Summarize(""); s.Lost != 0 || s.Figure("rebalances") != 2 {
+		t.Errorf("lost %d rebalances %v", s.Lost, s.Figure("rebalances"))
+	}
+}
