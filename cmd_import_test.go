@@ -24,7 +24,7 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("import does not say what it inferred the visibility timeout from:\n%s", stderr)
 	}
 	stdout, stderr, code := runCLI("check", "--incident-file", out)
-	if code != 0 || !strings.Contains(stdout, "7 passed, 0 failed") {
+	if code != 0 || !strings.Contains(stdout, "8 passed, 0 failed") {
 		t.Fatalf("check: exit %d:\n%s%s", code, stdout, stderr)
 	}
 	// --set wins over what the spans show

@@ -43,6 +43,7 @@ type Meta struct {
 	Incident string // the run's incident id, also the queue's name
 	Seed     uint64
 	System   string // messaging.system; aws_sqs unless given
+	FIFO     bool   // an ordered queue: its name ends .fifo, as SQS names them
 }
 
 type line struct {
@@ -85,6 +86,7 @@ type message struct {
 	dels       []*delivery
 	dlqAt      engine.Time
 	dlq        bool
+	dlqCount   int
 }
 
 // Export reads `inflight run --trace` lines from r and writes OTLP JSON to
@@ -93,6 +95,9 @@ type message struct {
 func Export(r io.Reader, w io.Writer, m Meta) error {
 	if m.System == "" {
 		m.System = "aws_sqs"
+	}
+	if m.FIFO {
+		m.Incident += ".fifo"
 	}
 	msgs := map[int32]*message{}
 	get := func(id int32) *message {
@@ -122,10 +127,12 @@ func Export(r io.Reader, w io.Writer, m Meta) error {
 			return fmt.Errorf("trace line %d: %v", n, err)
 		}
 		x := get(*l.Message)
+		// a deliver starts a delivery; the other events belong to the
+		// latest one with their number (a redrive starts the count again)
 		del := func() *delivery {
-			for _, d := range x.dels {
-				if d.n == l.Delivery {
-					return d
+			for i := len(x.dels) - 1; i >= 0; i-- {
+				if x.dels[i].n == l.Delivery {
+					return x.dels[i]
 				}
 			}
 			d := &delivery{n: l.Delivery, actor: l.Actor, at: t}
@@ -136,8 +143,7 @@ func Export(r io.Reader, w io.Writer, m Meta) error {
 		case "publish":
 			x.published, x.hasPublish = t, true
 		case "deliver":
-			d := del()
-			d.actor, d.at = l.Actor, t
+			x.dels = append(x.dels, &delivery{n: l.Delivery, actor: l.Actor, at: t})
 		case "effect":
 			d := del()
 			d.effect, d.effectAt = true, t
@@ -157,7 +163,9 @@ func Export(r io.Reader, w io.Writer, m Meta) error {
 				d.settle, d.settleAt = "defer", t
 			}
 		case "dlq":
-			x.dlq, x.dlqAt = true, t
+			if !x.dlq {
+				x.dlq, x.dlqAt, x.dlqCount = true, t, int(l.Delivery)
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -230,11 +238,11 @@ func (m Meta) message(x *message) ptrace.Traces {
 	p.SetEndTimestamp(ts(x.published))
 	common(p, "send", "send")
 
-	dels := append([]*delivery(nil), x.dels...)
-	sort.Slice(dels, func(i, j int) bool { return dels[i].n < dels[j].n })
+	dels := x.dels // in the order they were received
 	// one resource per consumer, in the order they first took the message
 	byActor := map[string]ptrace.SpanSlice{}
-	for _, d := range dels {
+	for di, d := range dels {
+		nth := uint16(di + 1) // ids count every delivery, across a redrive
 		spans, ok := byActor[d.actor]
 		if !ok {
 			spans = scope("consumer", d.actor)
@@ -251,7 +259,7 @@ func (m Meta) message(x *message) ptrace.Traces {
 			a.PutStr("messaging.consumer.group.name", m.Incident+"-workers")
 			a.PutInt(AttrDeliveryCount, int64(d.n))
 		}
-		_, rid := m.ids(x.id, "receive", d.n)
+		_, rid := m.ids(x.id, "receive", nth)
 		rcv := spans.AppendEmpty()
 		rcv.SetTraceID(trace)
 		rcv.SetSpanID(rid)
@@ -270,7 +278,7 @@ func (m Meta) message(x *message) ptrace.Traces {
 		if d.settle != "" {
 			end = max(end, d.settleAt)
 		}
-		_, pid := m.ids(x.id, "process", d.n)
+		_, pid := m.ids(x.id, "process", nth)
 		pr := spans.AppendEmpty()
 		pr.SetTraceID(trace)
 		pr.SetSpanID(pid)
@@ -287,7 +295,7 @@ func (m Meta) message(x *message) ptrace.Traces {
 			pr.Status().SetMessage("the handler raised")
 		}
 		if d.effect {
-			_, eid := m.ids(x.id, "effect", d.n)
+			_, eid := m.ids(x.id, "effect", nth)
 			e := spans.AppendEmpty()
 			e.SetTraceID(trace)
 			e.SetSpanID(eid)
@@ -300,7 +308,7 @@ func (m Meta) message(x *message) ptrace.Traces {
 			e.Attributes().PutStr(AttrEffectResult, "returned")
 		}
 		for i, c := range d.db {
-			_, cid := m.ids(x.id, "db"+fmt.Sprint(i), d.n)
+			_, cid := m.ids(x.id, "db"+fmt.Sprint(i), nth)
 			s := spans.AppendEmpty()
 			s.SetTraceID(trace)
 			s.SetSpanID(cid)
@@ -318,7 +326,7 @@ func (m Meta) message(x *message) ptrace.Traces {
 			a.PutStr(AttrEffectResult, out)
 		}
 		if d.settle != "" && d.settle != "error" {
-			_, sid := m.ids(x.id, "settle", d.n)
+			_, sid := m.ids(x.id, "settle", nth)
 			s := spans.AppendEmpty()
 			s.SetTraceID(trace)
 			s.SetSpanID(sid)
@@ -350,7 +358,7 @@ func (m Meta) message(x *message) ptrace.Traces {
 		common(s, "send", "send")
 		s.Attributes().PutStr("messaging.destination.name", m.Incident+"-dlq")
 		s.Attributes().PutBool(AttrDeadLetter, true)
-		s.Attributes().PutInt(AttrDeliveryCount, int64(len(dels)))
+		s.Attributes().PutInt(AttrDeliveryCount, int64(x.dlqCount))
 	}
 	return td
 }

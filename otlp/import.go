@@ -32,6 +32,7 @@ var Supported = []string{"aws_sqs", "rabbitmq", "gcp_pubsub", "servicebus"}
 // Delivery is one receive of a message and what its handler did.
 type Delivery struct {
 	N        int    // 1-based, in receive order
+	Count    int    // the delivery count the spans give (N if none); a redrive starts it again
 	Consumer string // messaging.client.id, or the resource's instance or host
 	At       int64  // receive, unix ns
 	End      int64  // the process span's end (At when there is none)
@@ -121,6 +122,10 @@ func Read(r io.Reader) (*Recording, error) {
 	return build(spans)
 }
 
+// countAttrs are the delivery counts the conventions define (Pub/Sub's,
+// Service Bus's), and ours for the systems they define none for.
+var countAttrs = []string{"messaging.gcp_pubsub.message.delivery_attempt", "messaging.servicebus.message.delivery_count", AttrDeliveryCount}
+
 var errLong = errors.New("line too long")
 
 func readLine(br *bufio.Reader) ([]byte, error) {
@@ -164,8 +169,10 @@ func collect(td ptrace.Traces, spans []span) ([]span, error) {
 					resourceClient: rc,
 					db:             str(a, "db.system.name"), outcome: str(a, AttrEffectResult),
 				}
-				if v, ok := a.Get(AttrDeliveryCount); ok && v.Type() == pcommon.ValueTypeInt {
-					x.count, x.hasCount = v.Int(), true
+				for _, k := range countAttrs {
+					if v, ok := a.Get(k); ok && v.Type() == pcommon.ValueTypeInt {
+						x.count, x.hasCount = v.Int(), true
+					}
 				}
 				if v, ok := a.Get(AttrDeadLetter); ok && v.Type() == pcommon.ValueTypeBool {
 					x.dead = v.Bool()
@@ -290,7 +297,10 @@ func build(spans []span) (*Recording, error) {
 			}
 		}
 		for i, d := range ds {
-			del := Delivery{N: i + 1, Consumer: d.recv.client, At: d.recv.start, End: d.recv.end, Settle: "none"}
+			del := Delivery{N: i + 1, Count: i + 1, Consumer: d.recv.client, At: d.recv.start, End: d.recv.end, Settle: "none"}
+			if d.recv.hasCount {
+				del.Count = int(d.recv.count)
+			}
 			if d.proc_ {
 				del.End = d.proc.end
 				if d.proc.errored {

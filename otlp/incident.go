@@ -49,14 +49,20 @@ func yq(s string) string { return strconv.Quote(termtext.Clean(s, termtext.Name)
 
 // Figures are the observed figures that become the file's expectations.
 type Figures struct {
-	Messages, Deliveries, Effects, DuplicateEffects, DLQ, LateAcksRefused int
-	MaxAgeS                                                               float64
+	Messages, Deliveries, Effects, DuplicateEffects, LateAcksRefused int
+	DLQ, DLQPeak                                                     int // in the dead letter queue at the end, and at most
+	MaxAgeS                                                          float64
 }
 
 // Observed counts what the spans show.
 func (rec *Recording) Observed() Figures {
 	var f Figures
 	f.Messages = len(rec.Messages)
+	type move struct {
+		at int64
+		d  int
+	}
+	var moves []move
 	for _, m := range rec.Messages {
 		f.Deliveries += len(m.Deliveries)
 		n := 0
@@ -71,8 +77,13 @@ func (rec *Recording) Observed() Figures {
 			}
 		}
 		if m.DeadLetter {
-			f.DLQ++
 			end = max(end, m.DeadAt)
+			moves = append(moves, move{m.DeadAt, 1})
+			if at, ok := redriven(m); ok {
+				moves = append(moves, move{at, -1})
+			} else {
+				f.DLQ++
+			}
 		}
 		f.Effects += n
 		if n > 1 {
@@ -80,7 +91,51 @@ func (rec *Recording) Observed() Figures {
 		}
 		f.MaxAgeS = max(f.MaxAgeS, float64(ms(end-m.Published))/1000)
 	}
+	// a move out at the same instant as a move in comes after it
+	sort.Slice(moves, func(i, j int) bool {
+		if moves[i].at != moves[j].at {
+			return moves[i].at < moves[j].at
+		}
+		return moves[i].d > moves[j].d
+	})
+	n := 0
+	for _, mv := range moves {
+		n += mv.d
+		f.DLQPeak = max(f.DLQPeak, n)
+	}
 	return f
+}
+
+// poison says every delivery before the message's dead letter move raised
+// before any effect: the handler could not take it.
+func poison(m *Message) bool {
+	if !m.DeadLetter {
+		return false
+	}
+	n := 0
+	for _, d := range m.Deliveries {
+		if d.At > m.DeadAt {
+			break
+		}
+		if d.Settle != "error" || len(d.Effects) > 0 {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// redriven says the message was delivered again after its dead letter move.
+func redriven(m *Message) (int64, bool) {
+	if !m.DeadLetter {
+		return 0, false
+	}
+	for _, d := range m.Deliveries {
+		if d.At > m.DeadAt {
+			return d.At, true
+		}
+	}
+	return 0, false
 }
 
 var boxed = regexp.MustCompile(`^([A-Za-z][A-Za-z_-]*)([0-9]+)$`)
@@ -115,7 +170,15 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 	for _, m := range rec.Messages {
 		maxDel = max(maxDel, len(m.Deliveries))
 		if m.DeadLetter {
-			maxDead = max(maxDead, m.DeadCount, len(m.Deliveries))
+			n := m.DeadCount
+			if n == 0 { // no count on the move: the receives before it
+				for _, d := range m.Deliveries {
+					if d.At <= m.DeadAt {
+						n++
+					}
+				}
+			}
+			maxDead = max(maxDead, n)
 		}
 		for i, d := range m.Deliveries {
 			consumers[d.Consumer] = true
@@ -144,7 +207,7 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 			if i+1 < len(m.Deliveries) && d.Settle == "defer" {
 				windows = append(windows, ms(m.Deliveries[i+1].At-d.SettleAt))
 			}
-			if i+1 < len(m.Deliveries) && d.Settle != "nack" && d.Settle != "defer" {
+			if i+1 < len(m.Deliveries) && d.Settle != "nack" && d.Settle != "defer" && !(m.DeadLetter && d.At <= m.DeadAt && m.Deliveries[i+1].At > m.DeadAt) {
 				next := m.Deliveries[i+1].At
 				if d.Settle == "ack" && d.SettleAt > d.At && d.SettleAt > next {
 					lateAccepted++
@@ -173,6 +236,43 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 		said("late_ack", "accept", fmt.Sprintf("%d acks taken after the redelivery", lateAccepted))
 	default:
 		said("late_ack", "refuse", "nothing: no ack came late; SQS refuses an expired receipt handle")
+	}
+	if strings.HasSuffix(rec.Destination, ".fifo") {
+		said("mode", "ordered", fmt.Sprintf("the queue's name %s ending .fifo", yq(rec.Destination)))
+	}
+	var firstRecv int64 = -1
+	poisoned, redrives := 0, 0
+	var redriveAt int64 = -1
+	for _, m := range rec.Messages {
+		if len(m.Deliveries) > 0 && (firstRecv < 0 || m.Deliveries[0].At < firstRecv) {
+			firstRecv = m.Deliveries[0].At
+		}
+		if poison(m) {
+			poisoned++
+		}
+		if at, ok := redriven(m); ok {
+			redrives++
+			if redriveAt < 0 || at < redriveAt {
+				redriveAt = at
+			}
+		}
+	}
+	whenDLQ := 0
+	if redrives > 0 {
+		for _, m := range rec.Messages {
+			if m.DeadLetter && m.DeadAt <= redriveAt {
+				whenDLQ++
+			}
+		}
+		fmt.Fprintf(log, "inferred an operator's repair and redrive when the dead letter queue held %d, from %d messages delivered again after their dead letter move\n", whenDLQ, redrives)
+	}
+	if poisoned > 0 {
+		fmt.Fprintf(log, "inferred %d poison messages from their deliveries all raising before any effect call until the dead letter move\n", poisoned)
+	}
+	workersStart := ""
+	if firstRecv > first {
+		workersStart = clock(firstRecv, dayStart)
+		fmt.Fprintf(log, "inferred the consumers start at %s from the first receive, %s after the first send\n", workersStart, dur(ms(firstRecv-first)))
 	}
 	if claims > 0 {
 		said("claim", "true", fmt.Sprintf("%d claims written to the claims table before the effect call", claims))
@@ -253,10 +353,10 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 		var gap int64
 		if j < len(ms_) {
 			gap = ms_[j].Published - ms_[i].Published
-			for j < len(ms_) && ms_[j].Published-ms_[j-1].Published == gap && gap > 0 {
+			for j < len(ms_) && ms_[j].Published-ms_[j-1].Published == gap && gap > 0 && poison(ms_[j]) == poison(ms_[i]) {
 				j++
 			}
-			if gap <= 0 {
+			if gap <= 0 || poison(ms_[i+1]) != poison(ms_[i]) {
 				j = i + 1
 			}
 		}
@@ -264,7 +364,11 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 		if j-i > 1 {
 			every = dur(ms(gap))
 		}
-		w("  - {name: s%d, start: %q, every: %s, count: %d}\n", n+1, clock(ms_[i].Published, dayStart), every, j-i)
+		p := ""
+		if poison(ms_[i]) {
+			p = ", poison: true"
+		}
+		w("  - {name: s%d, start: %q, every: %s, count: %d%s}\n", n+1, clock(ms_[i].Published, dayStart), every, j-i, p)
 		i = j
 	}
 	w("\nbroker:\n  mode: %s\n  visibility_timeout: %s\n  max_receives: %s\n  late_ack: %s\n", knobs["mode"], knobs["visibility_timeout"], knobs["max_receives"], knobs["late_ack"])
@@ -276,6 +380,12 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 		w("%s", yq(x))
 	}
 	w("]\n  per_box: %d\n  restart_after: %s\n", per, knobs["restart_after"])
+	if workersStart != "" {
+		w("  start: %q\n", workersStart)
+	}
+	if whenDLQ > 0 {
+		w("\noperators:\n  - name: repair and redrive\n    action: repair_redrive\n    when_dlq: %d\n    description: %s\n", whenDLQ, yq("someone repaired the dead letters and redrove them, as the spans show"))
+	}
 	w("\nhandler:\n")
 	for _, k := range []string{"ack", "claim", "claim_window", "crash_after_claim", "heartbeat"} {
 		if v, ok := knobs[k]; ok {
@@ -289,16 +399,25 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 		}
 	}
 	w("\n# each delivery's recorded handler time and consumer, pinned\npins:\n")
+	// a pin names a delivery by its count, which a redrive starts again:
+	// the first delivery with a count keeps the pin
+	type pinKey struct{ kind, msg, n int }
+	pinned := map[pinKey]bool{}
 	for i, m := range rec.Messages {
 		for _, d := range m.Deliveries {
-			if len(d.Effects) > 0 {
-				w("  - {decision: latency, message: %d, delivery: %d, value: %s}\n", i, d.N, dur(ms(d.Effects[0])))
+			if len(d.Effects) > 0 && !pinned[pinKey{0, i, d.Count}] {
+				pinned[pinKey{0, i, d.Count}] = true
+				w("  - {decision: latency, message: %d, delivery: %d, value: %s}\n", i, d.Count, dur(ms(d.Effects[0])))
 			}
-			w("  - {decision: worker, message: %d, delivery: %d, box: %s}\n", i, d.N, yq(boxOf[d.Consumer]))
+			if !pinned[pinKey{1, i, d.Count}] {
+				pinned[pinKey{1, i, d.Count}] = true
+				w("  - {decision: worker, message: %d, delivery: %d, box: %s}\n", i, d.Count, yq(boxOf[d.Consumer]))
+			}
 		}
 	}
 	w("\n# the figures the spans show\nexpect:\n")
 	w("  messages: %d\n  deliveries: %d\n  effects: %d\n  duplicate_effects: %d\n  dlq: %d\n  late_acks_refused: %d\n", f.Messages, f.Deliveries, f.Effects, f.DuplicateEffects, f.DLQ, f.LateAcksRefused)
+	w("  figures.dlq_peak: %d\n", f.DLQPeak)
 	w("  max_oldest_age_s: %q\n", "<="+strconv.FormatFloat(f.MaxAgeS, 'f', -1, 64))
 	return []byte(b.String()), nil
 }

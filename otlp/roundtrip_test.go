@@ -33,7 +33,7 @@ func exportRun(t testing.TB, id string) (engine.Summary, []byte) {
 // back and run, gives the original run's figures, and check passes on the
 // imported file figure by figure.
 func TestRoundTrip(t *testing.T) {
-	for _, id := range []string{"thursday", "thursday-fixed"} {
+	for _, id := range []string{"thursday", "thursday-fixed", "christmas-friday"} {
 		t.Run(id, func(t *testing.T) {
 			want, data := exportRun(t, id)
 			rec, err := otlp.Read(bytes.NewReader(data))
@@ -52,8 +52,8 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res) < 7 {
-				t.Fatalf("%d expectations checked, want the 7 observed figures", len(res))
+			if len(res) < 8 {
+				t.Fatalf("%d expectations checked, want the 8 observed figures", len(res))
 			}
 			for _, r := range res {
 				if !r.OK {
