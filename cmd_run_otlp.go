@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"inflight/engine"
 	"inflight/otlp"
@@ -46,26 +45,9 @@ func (o *runOptions) writeOTLP(spec *engine.Spec, seed uint64, sum engine.Summar
 	if err != nil {
 		return fmt.Errorf("--otlp: %v", err)
 	}
-	if err := otlp.Export(&o.sink.buf, f, otlp.Meta{Incident: spec.ID, Seed: seed, FIFO: ordered(spec, o.set)}); err != nil {
+	if err := otlp.Export(&o.sink.buf, f, otlp.Meta{Incident: spec.ID, Seed: seed, FIFO: otlp.Ordered(spec, o.set)}); err != nil {
 		f.Close()
 		return fmt.Errorf("--otlp %s: %v", o.sink.path, err)
 	}
 	return f.Close()
-}
-
-// ordered says the run's queue is the queue family's ordered mode (from
-// the incident, or --set mode=).
-func ordered(spec *engine.Spec, set []string) bool {
-	mode := ""
-	for _, k := range spec.Params.Knobs() {
-		if k.Name == "mode" {
-			mode = k.Get(&spec.Params)
-		}
-	}
-	for _, s := range set {
-		if v, ok := strings.CutPrefix(s, "mode="); ok {
-			mode = v
-		}
-	}
-	return mode == "ordered"
 }

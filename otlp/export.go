@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -361,4 +362,21 @@ func (m Meta) message(x *message) ptrace.Traces {
 		s.Attributes().PutInt(AttrDeliveryCount, int64(x.dlqCount))
 	}
 	return td
+}
+
+// Ordered says the run's queue is the queue family's ordered mode (from
+// the incident, or a mode= in set).
+func Ordered(spec *engine.Spec, set []string) bool {
+	mode := ""
+	for _, k := range spec.Params.Knobs() {
+		if k.Name == "mode" {
+			mode = k.Get(&spec.Params)
+		}
+	}
+	for _, s := range set {
+		if v, ok := strings.CutPrefix(s, "mode="); ok {
+			mode = v
+		}
+	}
+	return mode == "ordered"
 }

@@ -23,7 +23,7 @@ func exportRun(t testing.TB, id string) (engine.Summary, []byte) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := otlp.Export(&trace, &out, otlp.Meta{Incident: spec.ID, Seed: spec.Seed}); err != nil {
+	if err := otlp.Export(&trace, &out, otlp.Meta{Incident: spec.ID, Seed: spec.Seed, FIFO: otlp.Ordered(spec, nil)}); err != nil {
 		t.Fatal(err)
 	}
 	return sum, out.Bytes()
