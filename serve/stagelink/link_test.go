@@ -165,9 +165,38 @@ func waitFor(t testing.TB, what string, cond func() bool) time.Duration {
 	}
 }
 
-// retry is waitFor for what nothing in this process signals: a key in
-// Redis, Redis's client list, the link's count of connection attempts
-// (its backoff is its own timer). Asking again is the only observable,
+// keyUntil waits until cond, about the test's keys in r, holds, trying it
+// again each time one of them changes or expires (Redis's keyspace
+// notifications, which startRedis turns on); hung only bounds a hang.
+func keyUntil(t testing.TB, r *redisProc, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	rc := openRaw(t, r)
+	defer rc.Close()
+	sub := rc.PSubscribe(t.Context(), "__keyspace@0__:test:*")
+	defer sub.Close()
+	if _, err := sub.Receive(t.Context()); err != nil { // subscribed: what changes from here wakes us
+		t.Fatalf("%s: %v", what, err)
+	}
+	changed := sub.Channel()
+	hang := time.NewTimer(hung)
+	defer hang.Stop()
+	for !cond() {
+		select {
+		case <-changed:
+		case <-hang.C:
+			if cond() {
+				return time.Since(start)
+			}
+			t.Fatalf("%s: not after %s", what, hung)
+		}
+	}
+	return time.Since(start)
+}
+
+// retry is waitFor for what nothing in this process signals: Redis's
+// client list, the link's count of connection attempts (its backoff is
+// its own timer). Asking again is the only observable,
 // so it does, paced so as not to spin a loaded machine; hung only
 // bounds a hang.
 func retry(t testing.TB, what string, cond func() bool) time.Duration {
@@ -224,7 +253,7 @@ func TestLateProcessCatchesUp(t *testing.T) {
 	a.stage.Arrive()
 	a.stage.Publish(stage.State{Code: sc("late"), Branches: []string{sc("late")}})
 	q := a.stage.Poll().Ask(stage.PollQuestion{Key: "q", Text: "why?", Choices: []string{"x", "y"}, Answer: 1})
-	retry(t, "A's state in Redis", func() bool {
+	keyUntil(t, r, "A's state in Redis", func() bool {
 		b := openRaw(t, r)
 		defer b.Close()
 		n, _ := b.Exists(t.Context(), "test:state", "test:question").Result()
@@ -553,7 +582,7 @@ func TestNoPresenterFlickerAfterItsProcessDied(t *testing.T) {
 	a.stage.Arrive()
 	a.stage.Publish(stage.State{Code: sc("c"), Playing: true, Speed: 2, Clock: &stage.Anchor{Wall: time.Now().UnixMilli()}})
 	waitFor(t, "B follows", func() bool { return b.code() == sc("c") })
-	retry(t, "A's presence in Redis", func() bool {
+	keyUntil(t, r, "A's presence in Redis", func() bool {
 		return raw.Get(t.Context(), "test:presenter").Val() == a.link.proc
 	})
 
@@ -562,7 +591,7 @@ func TestNoPresenterFlickerAfterItsProcessDied(t *testing.T) {
 		st, _ := b.stage.State()
 		return st.Away
 	})
-	retry(t, "A's presence expired", func() bool {
+	keyUntil(t, r, "A's presence expired", func() bool {
 		return raw.Exists(t.Context(), "test:presenter").Val() == 0
 	})
 
@@ -598,17 +627,17 @@ func TestPresenceKeyFollowsThePresenter(t *testing.T) {
 	a.stage.Arrive()
 	a.stage.Publish(stage.State{Code: sc("p")})
 	present := func() bool { return raw.Get(t.Context(), "test:presenter").Val() == a.link.proc }
-	retry(t, "A's presence set with its state", present)
+	keyUntil(t, r, "A's presence set with its state", present)
 	if ttl := raw.PTTL(t.Context(), "test:presenter").Val(); ttl <= 0 || ttl > presentFor {
 		t.Errorf("the presence key lives %s, want at most %s", ttl, presentFor)
 	}
 	a.stage.Leave()
-	took := retry(t, "A's presence gone on leaving", func() bool {
+	took := keyUntil(t, r, "A's presence gone on leaving", func() bool {
 		return raw.Exists(t.Context(), "test:presenter").Val() == 0
 	})
 	t.Logf("presence gone %s after the presenter left", took)
 	a.stage.Arrive()
-	retry(t, "A's presence back", present)
+	keyUntil(t, r, "A's presence back", present)
 
 	raw.Del(t.Context(), "test:presenter")
 	b := openProc(t, redisURL(r), Options{})

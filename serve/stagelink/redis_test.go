@@ -90,8 +90,9 @@ func (r *redisProc) start() error {
 	// through a pipe, so that its "Ready to accept connections" wakes the
 	// wait below; in the file too, for what it says when it exits
 	out := &syncBuf{}
+	// keyspace notifications on, for keyUntil
 	r.cmd = exec.Command(r.bin, append([]string{"--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", r.dir, "--daemonize", "no"}, r.args...)...)
+		"--dir", r.dir, "--daemonize", "no", "--notify-keyspace-events", "KA"}, r.args...)...)
 	r.cmd.Stdout = io.MultiWriter(logf, out)
 	r.cmd.Stderr = r.cmd.Stdout
 	r.cmd.WaitDelay = time.Second // a grandchild holding the pipe does not hold Wait
