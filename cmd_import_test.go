@@ -31,6 +31,14 @@ func TestImportCommand(t *testing.T) {
 	if stdout, _, code := runCLI("import", spans, "--set", "visibility_timeout=60s"); code != 0 || !strings.Contains(stdout, "visibility_timeout: 60s") {
 		t.Fatalf("import --set: exit %d:\n%.400s", code, stdout)
 	}
+	// a run its budget stopped is not exported
+	cut := filepath.Join(dir, "cut.otlp")
+	if _, _, code := runCLI("run", "thursday", "--otlp", cut, "--max-events", "100"); code != 2 {
+		t.Errorf("run --otlp --max-events 100: exit %d, want 2", code)
+	}
+	if _, err := os.Stat(cut); err == nil {
+		t.Errorf("run --otlp wrote a run its budget stopped")
+	}
 	junk := filepath.Join(dir, "junk.json")
 	os.WriteFile(junk, []byte("not json\n"), 0o644)
 	for _, args := range [][]string{

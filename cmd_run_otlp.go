@@ -38,8 +38,12 @@ func (o *runOptions) writeOTLP(spec *engine.Spec, seed uint64, sum engine.Summar
 	if o.sink == nil {
 		return nil
 	}
-	if sum.Events >= otlp.MaxExportEvents {
-		return fmt.Errorf("--otlp %s: the run reached %d events; --otlp exports runs of fewer", o.sink.path, otlp.MaxExportEvents)
+	// a run its budget stopped is not the run: export none of it
+	if sum.Unfinished == (engine.Budget{Events: o.maxEvents}).StopLine() {
+		if o.maxEvents == otlp.MaxExportEvents {
+			return usageErr("--otlp %s: the run has more than %d events; --otlp exports runs up to that size", o.sink.path, otlp.MaxExportEvents)
+		}
+		return usageErr("--otlp %s: the run stopped at --max-events %d before its end; nothing exported", o.sink.path, o.maxEvents)
 	}
 	f, err := os.Create(o.sink.path)
 	if err != nil {
