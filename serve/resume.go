@@ -1,0 +1,358 @@
+package serve
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/ssh"
+	gossh "golang.org/x/crypto/ssh"
+
+	"inflight/serve/stagelink"
+	"inflight/tui"
+)
+
+// An attendee who reconnects with the same public key within the grace
+// period (Config.KeepFor, serve --keep-for) gets their explorer back: the
+// branch tree, the cursor's moment, the open screen (tui.Work). When a
+// session ends its work is kept in this process's memory and, in a hall,
+// in the stage's Redis, so that a reconnect that lands on another process
+// finds it too; the session that reconnects takes it.
+//
+// One key, two sessions at once: a new session of a key takes over the
+// one already open with the same key and the same login (ssh HOST, or ssh
+// follow@HOST): that one is ended, told why, and its work comes to the
+// new one. A dropped connection the server has not noticed yet (no FIN
+// from a client whose wifi went) is the case this is for; a second
+// terminal on purpose is the price, and its farewell says what happened.
+// follow@ and ssh HOST sessions of one key are apart and both live.
+
+// DefaultKeepFor is how long a session's work waits for its key.
+const DefaultKeepFor = 5 * time.Minute
+
+// MaxKeepFor bounds --keep-for: a kept work is for a reconnect, not a
+// save game.
+const MaxKeepFor = 24 * time.Hour
+
+// maxKeptBytes bounds one key's kept work, in memory and in Redis: a
+// couple of hundred branches (each a few hundred bytes); a tree past it
+// keeps its first branches and the attendee is told.
+const maxKeptBytes = 64 << 10
+
+// keptHeader is a kept record's first line; the number is the format's.
+const keptHeader = "inflight kept 1"
+
+// handOver bounds how long a new session waits for the session it takes
+// over to hand its work over, before closing that one's channel, and
+// then again before starting fresh.
+const handOver = 3 * time.Second
+
+// keyID is the name a key's work is kept under: a hash of the key's wire
+// form, never the key.
+func keyID(k ssh.PublicKey) string {
+	sum := sha256.Sum256(k.Marshal())
+	return hex.EncodeToString(sum[:16])
+}
+
+// kept is one key's work in memory: its record and when it was written.
+type kept struct {
+	record []byte
+	saved  time.Time
+}
+
+// keptStore is the works this process keeps, by key id: at most maxKeys
+// (the oldest goes), each for the grace period.
+type keptStore struct {
+	grace   time.Duration
+	maxKeys int
+
+	mu    sync.Mutex
+	now   func() time.Time // tests' clock drives the grace period
+	byKey map[string]kept
+	timer *time.Timer // sweeps the expired
+	done  bool
+}
+
+func newKeptStore(grace time.Duration, maxKeys int) *keptStore {
+	return &keptStore{grace: grace, maxKeys: maxKeys, now: time.Now, byKey: map[string]kept{}}
+}
+
+// clock is the store's now.
+func (k *keptStore) clock() time.Time {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.now()
+}
+
+// setClock swaps the clock (tests).
+func (k *keptStore) setClock(now func() time.Time) {
+	k.mu.Lock()
+	k.now = now
+	k.mu.Unlock()
+}
+
+// put keeps id's record, evicting the oldest key past the cap.
+func (k *keptStore) put(id string, record []byte, saved time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.done {
+		return
+	}
+	k.sweepLocked()
+	if _, ok := k.byKey[id]; !ok && len(k.byKey) >= k.maxKeys {
+		oldest := ""
+		for kid, e := range k.byKey {
+			if oldest == "" || e.saved.Before(k.byKey[oldest].saved) || e.saved.Equal(k.byKey[oldest].saved) && kid < oldest {
+				oldest = kid
+			}
+		}
+		delete(k.byKey, oldest)
+	}
+	k.byKey[id] = kept{record: record, saved: saved}
+	k.scheduleLocked()
+}
+
+// take removes and returns id's record, if one is still within the
+// grace period.
+func (k *keptStore) take(id string) ([]byte, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.sweepLocked()
+	e, ok := k.byKey[id]
+	delete(k.byKey, id)
+	return e.record, ok
+}
+
+// len is how many keys are kept (tests).
+func (k *keptStore) len() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.sweepLocked()
+	return len(k.byKey)
+}
+
+// sweepLocked frees what the grace period is over for.
+func (k *keptStore) sweepLocked() {
+	now := k.now()
+	for id, e := range k.byKey {
+		if now.Sub(e.saved) >= k.grace {
+			delete(k.byKey, id)
+		}
+	}
+}
+
+// scheduleLocked sets the sweep for the first expiry: a kept work is
+// freed when its grace period ends, reconnect or not.
+func (k *keptStore) scheduleLocked() {
+	if k.timer != nil {
+		k.timer.Stop()
+		k.timer = nil
+	}
+	if len(k.byKey) == 0 || k.done {
+		return
+	}
+	first := time.Duration(-1)
+	now := k.now()
+	for _, e := range k.byKey {
+		if left := k.grace - now.Sub(e.saved); first < 0 || left < first {
+			first = left
+		}
+	}
+	k.timer = time.AfterFunc(max(first, time.Millisecond), func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		k.sweepLocked()
+		k.scheduleLocked()
+	})
+}
+
+// close frees everything and stops the sweep.
+func (k *keptStore) close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.done = true
+	k.byKey = map[string]kept{}
+	if k.timer != nil {
+		k.timer.Stop()
+	}
+}
+
+// formatKept is a key's record: the header, the key id it belongs to,
+// when it was written, then the work.
+func formatKept(id string, saved time.Time, w tui.Work) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\nkey %s\nsaved %d\n", keptHeader, id, saved.UnixMilli())
+	b.Write(w.Format())
+	return b.Bytes()
+}
+
+// parseKept reads a record kept for id, strictly, as a share code is
+// read: bounded, of this key and no other, written within the grace
+// period before now (a minute of clocks apart allowed), its work as
+// tui.ParseWork takes it.
+func parseKept(data []byte, id string, now time.Time, grace time.Duration) (tui.Work, time.Time, error) {
+	fail := func(format string, a ...any) (tui.Work, time.Time, error) {
+		return tui.Work{}, time.Time{}, fmt.Errorf(format, a...)
+	}
+	if len(data) > maxKeptBytes {
+		return fail("%d bytes; a kept work has at most %d", len(data), maxKeptBytes)
+	}
+	head, rest, _ := bytes.Cut(data, []byte("\n"))
+	if string(head) != keptHeader {
+		return fail("line 1: want %q", keptHeader)
+	}
+	line, rest, _ := bytes.Cut(rest, []byte("\n"))
+	if string(line) != "key "+id {
+		return fail("line 2: not this key's") // the line is not quoted: it may be anything
+	}
+	line, rest, _ = bytes.Cut(rest, []byte("\n"))
+	ms, ok := bytes.CutPrefix(line, []byte("saved "))
+	n, err := strconv.ParseInt(string(ms), 10, 64)
+	if !ok || err != nil || n <= 0 || n > 1<<53 {
+		return fail("line 3: want \"saved UNIX-MS\"")
+	}
+	saved := time.UnixMilli(n)
+	switch age := now.Sub(saved); {
+	case age >= grace:
+		return fail("written %s ago, past the grace period of %s", age.Round(time.Second), grace)
+	case age < -time.Minute:
+		return fail("written %s from now", (-age).Round(time.Second))
+	}
+	w, err := tui.ParseWork(rest)
+	if err != nil {
+		return fail("%w", err)
+	}
+	return w, saved, nil
+}
+
+// keeps says whether a's work is kept when its session ends: not a
+// presenter's (the stage is its to resume), not with --keep-for 0.
+func (s *Server) keeps(a *attendee) bool { return s.kept != nil && a.kid != "" }
+
+// takeOver ends the session of a's key and login already open, if any,
+// and waits (bounded) for it to keep its work, which a then takes.
+func (s *Server) takeOver(a *attendee, sess ssh.Session) {
+	if !s.keeps(a) {
+		return
+	}
+	s.mu.Lock()
+	var old *attendee
+	for o := range s.sessions {
+		if o != a && o.kid == a.kid && o.follow == a.follow && !o.presenter && (old == nil || o.id > old.id) {
+			old = o
+		}
+	}
+	s.mu.Unlock()
+	if old == nil {
+		return
+	}
+	s.log.Info("taking over", "id", a.id, "from", old.id, "key", a.fingerprint)
+	old.kick(endReplaced)
+	t := time.NewTimer(handOver)
+	defer t.Stop()
+	for tries := 0; ; tries++ {
+		select {
+		case <-old.retired:
+			return
+		case <-sess.Context().Done():
+			return
+		case <-t.C:
+		}
+		if tries == 1 {
+			s.log.Warn("the session taken over did not end; starting fresh", "id", a.id, "from", old.id)
+			return
+		}
+		// its program is stuck writing to a connection that is gone
+		old.mu.Lock()
+		conn := old.sess
+		old.mu.Unlock()
+		if conn != nil {
+			conn.Close()
+		}
+		t.Reset(handOver)
+	}
+}
+
+// takeWork finds a's kept work, in memory and, in a hall, in Redis (both
+// are taken; the newer wins), and validates it. A record that does not
+// read is refused with a log line: a's session starts fresh.
+func (s *Server) takeWork(a *attendee) *tui.Work {
+	if !s.keeps(a) {
+		return nil
+	}
+	now := s.kept.clock()
+	var best *tui.Work
+	var bestAt time.Time
+	from := ""
+	try := func(where string, data []byte) {
+		w, saved, err := parseKept(data, a.kid, now, s.cfg.KeepFor)
+		if err != nil {
+			s.log.Warn("refused kept work", "id", a.id, "key", a.fingerprint, "from", where, "err", err)
+			return
+		}
+		if best == nil || saved.After(bestAt) {
+			best, bestAt, from = &w, saved, where
+		}
+	}
+	if data, ok := s.kept.take(a.kid); ok {
+		try("memory", data)
+	}
+	if s.stageLink != nil {
+		data, err := s.stageLink.TakeKept(a.kid, maxKeptBytes)
+		switch {
+		case errors.Is(err, stagelink.ErrOffline):
+		case err != nil:
+			s.log.Warn("refused kept work", "id", a.id, "key", a.fingerprint, "from", "redis", "err", err)
+		case data != nil:
+			try("redis", data)
+		}
+	}
+	if best != nil {
+		s.log.Info("restoring", "id", a.id, "key", a.fingerprint, "from", from, "branches", best.Branches(), "dropped", best.Dropped)
+	}
+	return best
+}
+
+// keepWork keeps what a's explorer holds, once its program has ended: in
+// memory, and in the hall's Redis for a reconnect that lands elsewhere.
+func (s *Server) keepWork(a *attendee) {
+	a.mu.Lock()
+	m, r := a.model, a.reason
+	a.mu.Unlock()
+	if !s.keeps(a) || m == nil || r == endCrash || r == endError {
+		return // after a crash the explorer is not trusted to be whole
+	}
+	w, ok := tui.WorkOf(m, maxKeptBytes-256) // room for the record's lines
+	if !ok {
+		return
+	}
+	saved := s.kept.clock()
+	rec := formatKept(a.kid, saved, w)
+	if len(rec) > maxKeptBytes {
+		return // not expected: WorkOf kept to the cap
+	}
+	s.kept.put(a.kid, rec, saved)
+	where := "memory"
+	if s.stageLink != nil {
+		if err := s.stageLink.PutKept(a.kid, rec, s.cfg.KeepFor); err != nil {
+			s.log.Warn("kept work not written to the stage's Redis: a reconnect to another process starts fresh", "id", a.id, "err", err)
+		} else {
+			where = "memory+redis"
+		}
+	}
+	s.log.Info("kept", "id", a.id, "key", a.fingerprint, "branches", w.Branches(), "dropped", w.Dropped,
+		"bytes", len(rec), "in", where, "for", s.cfg.KeepFor)
+}
+
+// fingerprintOf is a session key's fingerprint for the log.
+func fingerprintOf(k ssh.PublicKey) string {
+	if k == nil {
+		return "none"
+	}
+	return gossh.FingerprintSHA256(k)
+}
