@@ -76,6 +76,7 @@ type keptStore struct {
 	byKey map[string]kept
 	timer *time.Timer // sweeps the expired
 	done  bool
+	put1  chan struct{} // closed at the next put (tests wait on it)
 }
 
 func newKeptStore(grace time.Duration, maxKeys int) *keptStore {
@@ -115,6 +116,29 @@ func (k *keptStore) put(id string, record []byte, saved time.Time) {
 	}
 	k.byKey[id] = kept{record: record, saved: saved}
 	k.scheduleLocked()
+	if k.put1 != nil {
+		close(k.put1)
+		k.put1 = nil
+	}
+}
+
+// putting is closed at the next put.
+func (k *keptStore) putting() <-chan struct{} {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.put1 == nil {
+		k.put1 = make(chan struct{})
+	}
+	return k.put1
+}
+
+// has says whether id's work is kept (tests).
+func (k *keptStore) has(id string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.sweepLocked()
+	_, ok := k.byKey[id]
+	return ok
 }
 
 // take removes and returns id's record, if one is still within the

@@ -198,8 +198,10 @@ func welcomeBack(m *Model, w Work) string {
 	switch {
 	case w.Dropped > 0:
 		what = fmt.Sprintf("the first %d of your %d branches are restored (the rest did not fit what a reconnect keeps)", n, n+w.Dropped)
-	case n > 0:
-		what = fmt.Sprintf("your %s are restored", branchCount(n))
+	case n == 1:
+		what = "your branch is restored"
+	case n > 1:
+		what = fmt.Sprintf("your %d branches are restored", n)
 	}
 	s := fmt.Sprintf("welcome back: %s · the cursor on %s @%s", what,
 		termtext.Clean(m.x.Branch().Name, termtext.Name), m.at.Clock()[:8])
