@@ -25,6 +25,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"inflight/engine"
+	"inflight/plan"
 	"inflight/serve/stagelink"
 	"inflight/tui"
 )
@@ -61,6 +62,8 @@ type Config struct {
 	// KeepFor is how long a session's work waits for its key to
 	// reconnect (resume.go); 0 means DefaultKeepFor, < 0 keeps nothing.
 	KeepFor time.Duration
+
+	Plan *plan.Plan // the session's plan (--plan): the presenter's beat keys and notes; nil none
 }
 
 // Server is one workshop: an SSH listener, its attendees and its stage.

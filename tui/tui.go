@@ -13,6 +13,7 @@ import (
 
 	"inflight/engine"
 	"inflight/incidents"
+	"inflight/plan"
 )
 
 // Options choose what the explorer opens on and how it is shared.
@@ -31,6 +32,7 @@ type Options struct {
 	OpenVia   string             // the SSH server's "ssh -t -p PORT HOST", which y shows before "open CODE"; "" locally
 	Keep      *Keep              // where the branch tree is kept between runs (saved.go); nil: nowhere, as under serve
 	Resume    *Work              // a reconnecting attendee's work, rebuilt instead of the lesson's start (resume.go); ignored with Code, Explorer or a presenter resuming the stage
+	Plan      *plan.Plan         // the session's plan, for the presenter (serve --plan): the beat keys and the notes
 }
 
 // New builds the explorer's model. It fails on a share code that does not
