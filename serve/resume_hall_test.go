@@ -70,7 +70,9 @@ func TestReconnectAcrossHall(t *testing.T) {
 		why  string
 	}{
 		{"another key's record", func() error { return rdb.Set(ctx, key, record, time.Minute).Err() }, "not this key's"},
-		{"past the size cap", func() error { return rdb.Set(ctx, key, strings.Repeat(record, 1+(1<<20)/len(record)), time.Minute).Err() }, "a kept work has at most"},
+		{"past the size cap", func() error {
+			return rdb.Set(ctx, key, strings.Repeat(record, 1+(1<<20)/len(record)), time.Minute).Err()
+		}, "a kept work has at most"},
 		{"a tree that does not parse", func() error { return rdb.Set(ctx, key, badTree, time.Minute).Err() }, "the tree: line"},
 		{"not a string", func() error { return rdb.RPush(ctx, key, rekeyed).Err() }, "WRONGTYPE"},
 	} {
