@@ -203,7 +203,7 @@ func welcomeBack(m *Model, w Work) string {
 	case n > 1:
 		what = fmt.Sprintf("your %d branches are restored", n)
 	}
-	s := fmt.Sprintf("welcome back: %s · the cursor on %s @%s", what,
+	s := fmt.Sprintf("welcome back: %s · the cursor on %s at %s", what,
 		termtext.Clean(m.x.Branch().Name, termtext.Name), m.at.Clock()[:8])
 	if name := resumedScreen(w.Screen); name != "" {
 		s += " · " + name + " open"
