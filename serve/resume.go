@@ -24,13 +24,17 @@ import (
 // in the stage's Redis, so that a reconnect that lands on another process
 // finds it too; the session that reconnects takes it.
 //
-// One key, two sessions at once: a new session of a key takes over the
-// one already open with the same key and the same login (ssh HOST, or ssh
-// follow@HOST): that one is ended, told why, and its work comes to the
-// new one. A dropped connection the server has not noticed yet (no FIN
-// from a client whose wifi went) is the case this is for; a second
-// terminal on purpose is the price, and its farewell says what happened.
-// follow@ and ssh HOST sessions of one key are apart and both live.
+// An attendee is their public key and login name (ssh HOST logs in as
+// the local user, ssh follow@HOST as follow): follow@ and a plain login of
+// one key keep their work apart.
+//
+// One attendee, two sessions at once: when a new session finds one
+// already open, the server asks the old connection for a keepalive
+// reply. None within aliveWait is a dropped connection the server had
+// not noticed (no FIN from a client whose wifi went): the old session is
+// closed and its work comes to the new one. A reply is a second terminal
+// on purpose (or a key several people share): both stay, the new one
+// starts fresh, and whichever ends last leaves its work for the next.
 
 // DefaultKeepFor is how long a session's work waits for its key.
 const DefaultKeepFor = 5 * time.Minute
@@ -47,16 +51,22 @@ const maxKeptBytes = 64 << 10
 // keptHeader is a kept record's first line; the number is the format's.
 const keptHeader = "inflight kept 1"
 
-// handOver bounds how long a new session waits for the session it takes
-// over to hand its work over, before closing that one's channel, and
-// then again before starting fresh.
-const handOver = 3 * time.Second
+// aliveWait is how long an open session's connection has to answer a
+// keepalive before a new session of its attendee takes it over; handOver
+// bounds the wait for the closed session to keep its work.
+const (
+	aliveWait = 3 * time.Second
+	handOver  = 5 * time.Second
+)
 
-// keyID is the name a key's work is kept under: a hash of the key's wire
-// form, never the key.
-func keyID(k ssh.PublicKey) string {
-	sum := sha256.Sum256(k.Marshal())
-	return hex.EncodeToString(sum[:16])
+// keyID is the name an attendee's work is kept under: a hash of their
+// key's wire form and login name, never the key.
+func keyID(k ssh.PublicKey, user string) string {
+	h := sha256.New()
+	h.Write(k.Marshal())
+	h.Write([]byte{0})
+	h.Write([]byte(user))
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // kept is one key's work in memory: its record and when it was written.
@@ -258,16 +268,17 @@ func parseKept(data []byte, id string, now time.Time, grace time.Duration) (tui.
 // presenter's (the stage is its to resume), not with --keep-for 0.
 func (s *Server) keeps(a *attendee) bool { return s.kept != nil && a.kid != "" }
 
-// takeOver ends the session of a's key and login already open, if any,
-// and waits (bounded) for it to keep its work, which a then takes.
-func (s *Server) takeOver(a *attendee, sess ssh.Session) {
+// takeOver closes the session of a's key and login already open, if its
+// connection no longer answers, and waits (bounded) for it to keep its
+// work, which a then takes.
+func (s *Server) takeOver(a *attendee) {
 	if !s.keeps(a) {
 		return
 	}
 	s.mu.Lock()
 	var old *attendee
 	for o := range s.sessions {
-		if o != a && o.kid == a.kid && o.follow == a.follow && !o.presenter && (old == nil || o.id > old.id) {
+		if o != a && o.kid == a.kid && (old == nil || o.id > old.id) {
 			old = o
 		}
 	}
@@ -275,30 +286,39 @@ func (s *Server) takeOver(a *attendee, sess ssh.Session) {
 	if old == nil {
 		return
 	}
-	s.log.Info("taking over", "id", a.id, "from", old.id, "key", a.fingerprint)
+	conn, ok := old.sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn)
+	if !ok || stillThere(conn, aliveWait) {
+		s.log.Info("the key has a live session: this one starts fresh, the last to end leaves its work", "id", a.id, "other", old.id, "key", a.fingerprint)
+		return
+	}
+	s.log.Info("taking over a dropped connection", "id", a.id, "from", old.id, "key", a.fingerprint)
 	old.kick(endReplaced)
+	conn.Close() // writes to it would hang: its program ends on the error
 	t := time.NewTimer(handOver)
 	defer t.Stop()
-	for tries := 0; ; tries++ {
-		select {
-		case <-old.retired:
-			return
-		case <-sess.Context().Done():
-			return
-		case <-t.C:
+	select {
+	case <-old.retired:
+	case <-t.C:
+		s.log.Warn("the session taken over did not end; starting fresh", "id", a.id, "from", old.id)
+	}
+}
+
+// stillThere says whether conn answers a keepalive within d: any reply,
+// a refusal included, is a client still there.
+func stillThere(conn gossh.Conn, d time.Duration) bool {
+	got := make(chan struct{}, 1)
+	go func() {
+		if _, _, err := conn.SendRequest("keepalive@openssh.com", true, nil); err == nil {
+			got <- struct{}{}
 		}
-		if tries == 1 {
-			s.log.Warn("the session taken over did not end; starting fresh", "id", a.id, "from", old.id)
-			return
-		}
-		// its program is stuck writing to a connection that is gone
-		old.mu.Lock()
-		conn := old.sess
-		old.mu.Unlock()
-		if conn != nil {
-			conn.Close()
-		}
-		t.Reset(handOver)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-got:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 

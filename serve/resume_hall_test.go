@@ -55,14 +55,15 @@ func TestReconnectAcrossHall(t *testing.T) {
 	t.Cleanup(func() { rdb.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	record, err := rdb.Get(ctx, "hall:kept:"+keyID(alice.PublicKey())).Result()
+	record, err := rdb.Get(ctx, "hall:kept:"+keyID(alice.PublicKey(), "alice")).Result()
 	if err != nil {
 		t.Fatalf("alice's kept work is not in Redis: %v", err)
 	}
 
 	bob := newKey(t)
-	key := "hall:kept:" + keyID(bob.PublicKey())
-	rekeyed := strings.Replace(record, "key "+keyID(alice.PublicKey()), "key "+keyID(bob.PublicKey()), 1)
+	bobID := keyID(bob.PublicKey(), "bob")
+	key := "hall:kept:" + bobID
+	rekeyed := strings.Replace(record, "key "+keyID(alice.PublicKey(), "alice"), "key "+bobID, 1)
 	badTree := strings.Replace(rekeyed, "inflight branches 1\n", "inflight branches 1\nbranch 7 thursday@1\n", 1)
 	for _, f := range []struct {
 		name string

@@ -67,7 +67,7 @@ type attendee struct {
 	resume      *tui.Work // the work this session reopens, taken before it starts
 
 	mu     sync.Mutex
-	sess   ssh.Session // to close when a takeover finds it stuck
+	sess   ssh.Session // its connection, which a takeover asks whether it is still there
 	prog   *tea.Program
 	reason endReason
 	err    error     // with endError
@@ -148,7 +148,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			sess:      sess,
 		}
 		if k := sess.PublicKey(); k != nil && !a.presenter && s.kept != nil && codeOf(sess) == nil {
-			a.kid, a.fingerprint = keyID(k), fingerprintOf(k)
+			a.kid, a.fingerprint = keyID(k, sess.User()), fingerprintOf(k)
 		}
 		a.touch()
 		s.mu.Lock()
@@ -197,7 +197,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			a.release()
 			close(a.retired)
 		}()
-		s.takeOver(a, sess)
+		s.takeOver(a)
 		a.resume = s.takeWork(a)
 		next(sess)
 	}
