@@ -84,7 +84,7 @@ func (s *Stage) Publish(st State) {
 	st = st.clean()
 	s.mu.Lock()
 	st.Away = s.state.Away // presence is the server's to say (Arrive, Leave)
-	st.Offline = s.state.Offline
+	st.Offline, st.LostAt, st.Here = s.state.Offline, s.state.LostAt, s.state.Here
 	if s.gen > 0 && reflect.DeepEqual(st, s.state) {
 		s.mu.Unlock()
 		return
@@ -121,7 +121,7 @@ func (s *Stage) receive(st State, lost bool) error {
 	st = st.clean()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st.Offline = s.state.Offline
+	st.Offline, st.LostAt, st.Here = s.state.Offline, s.state.LostAt, s.state.Here
 	switch {
 	case s.presenter > 0:
 		st.Away = false // a presenter is here, whatever the other process says
@@ -150,6 +150,10 @@ func (s *Stage) SetOnline(ok bool) {
 		return
 	}
 	s.state.Offline = !ok
+	s.state.LostAt = 0
+	if !ok {
+		s.state.LostAt = s.now().UnixMilli()
+	}
 	if s.poll != nil {
 		s.poll.SetOnline(ok) // lock order: the stage's, then the poll's
 	}
@@ -218,7 +222,12 @@ func (s *Stage) Presenting() bool {
 func (s *Stage) Arrive() {
 	s.mu.Lock()
 	s.presenter++
+	here := !s.state.Here
+	s.state.Here = true
 	if !s.state.Away {
+		if here && s.state.Offline && s.gen > 0 {
+			s.bump() // its followers are told the room is split
+		}
 		s.mu.Unlock()
 		return
 	}
@@ -232,6 +241,7 @@ func (s *Stage) Arrive() {
 func (s *Stage) Leave() {
 	s.mu.Lock()
 	s.presenter--
+	s.state.Here = s.presenter > 0
 	if s.presenter != 0 || s.gen == 0 || s.state.Away {
 		s.mu.Unlock()
 		return

@@ -31,6 +31,13 @@ type State struct {
 	// stage between processes (serve --stage): it is this process's to
 	// say, never carried.
 	Offline bool `json:"-"`
+	// LostAt, while Offline, is the stage clock (Unix ms) at which this
+	// process lost that connection; Here says a presenter session is
+	// connected to this process. Both are this process's to say, like
+	// Offline: its followers are told whether the stage still reaches
+	// them or the room is split.
+	LostAt int64 `json:"-"`
+	Here   bool  `json:"-"`
 }
 
 // Anchor is a playing stage's anchor on the stage's clock.
