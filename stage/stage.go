@@ -122,6 +122,7 @@ func (s *Stage) receive(st State, lost bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st.Offline, st.LostAt, st.Here = s.state.Offline, s.state.LostAt, s.state.Here
+	st.Stale = false // heard: where the presenter's stage is
 	switch {
 	case s.presenter > 0:
 		st.Away = false // a presenter is here, whatever the other process says
@@ -159,6 +160,7 @@ func (s *Stage) SetOnline(ok bool) {
 	}
 	if !ok && s.presenter == 0 {
 		s.stop()
+		s.state.Stale = s.gen > 0 && !s.state.Away
 	}
 	if s.gen > 0 {
 		s.bump()
@@ -223,9 +225,10 @@ func (s *Stage) Arrive() {
 	s.mu.Lock()
 	s.presenter++
 	here := !s.state.Here
-	s.state.Here = true
+	stale := s.state.Stale
+	s.state.Here, s.state.Stale = true, false // the presenter's state is this process's own
 	if !s.state.Away {
-		if here && s.state.Offline && s.gen > 0 {
+		if (here && s.state.Offline || stale) && s.gen > 0 {
 			s.bump() // its followers are told the room is split
 		}
 		s.mu.Unlock()
@@ -258,7 +261,11 @@ func (s *Stage) Lost() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.presenter == 0 && s.gen > 0 && !s.state.Away {
+		s.state.Stale = false // the stage is where the presenter left it
 		s.away()
+	} else if s.state.Stale {
+		s.state.Stale = false
+		s.bump()
 	}
 }
 

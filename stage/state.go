@@ -38,6 +38,11 @@ type State struct {
 	// them or the room is split.
 	LostAt int64 `json:"-"`
 	Here   bool  `json:"-"`
+	// Stale says the state is the last heard before the link went down
+	// and nothing has been heard since, though the link may be back (a
+	// Redis that came back empty holds no state until the presenter's
+	// process sends it again): the presenter's stage may be elsewhere.
+	Stale bool `json:"-"`
 }
 
 // Anchor is a playing stage's anchor on the stage's clock.

@@ -28,7 +28,15 @@ func TestOfflineStageSaysSo(t *testing.T) {
 	if !contains(followerView(f), "stage link down: the stage stopped reaching this server at 19:52:00") {
 		t.Fatalf("an offline stage does not say so:\n%s", followerView(f))
 	}
-	s.SetOnline(true)
+	s.SetOnline(true) // a Redis back empty: nothing heard yet
+	f, wait = sync1(t, f, wait)
+	if !contains(words(followerView(f)), "stage link back, nothing heard from the presenter's server yet: the stage stays at 19:52:00 until it is") {
+		t.Fatalf("back before the presenter's state, the follower is not told it waits:\n%s", followerView(f))
+	}
+	heard, _ := s.State()
+	if err := s.Receive(heard); err != nil {
+		t.Fatal(err)
+	}
 	f, wait = sync1(t, f, wait)
 	if contains(followerView(f), "link down") || !contains(followerView(f), "stage link back: caught up from 19:52:00 to 19:52:00") {
 		t.Fatalf("still says lost once back, or not that it is back:\n%s", followerView(f))

@@ -47,11 +47,18 @@ func (n *linkNews) flash(st stage.State, gen uint64, at int64, shown engine.Time
 		}
 		return fmt.Sprintf("stage link down: the stage stopped reaching this server at %s (since %s) and goes on when the link is back", headerClock(n.from), since)
 	}
+	if st.Stale && n.down {
+		return fmt.Sprintf("stage link back, nothing heard from the presenter's server yet: the stage stays at %s until it is", headerClock(n.from))
+	}
 	if n.down {
 		n.down, n.backGen, n.backAt = false, gen, at
-		n.back = fmt.Sprintf("stage link back: caught up from %s to %s", headerClock(n.from), headerClock(shown))
-		if n.split {
+		switch {
+		case n.split:
 			n.back = "stage link back: the hall's other servers follow the presenter again"
+		case st.Away:
+			n.back = "stage link back: the presenter is away; the stage stays where they left it"
+		default:
+			n.back = fmt.Sprintf("stage link back: caught up from %s to %s", headerClock(n.from), headerClock(shown))
 		}
 	}
 	if n.back != "" {
