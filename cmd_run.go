@@ -168,7 +168,7 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		if o.code == "" {
 			b = engine.Code{Incident: spec.ID, Seed: ro.Seed, Set: ro.Set}
 			if ro.HasAt {
-				b.Forks = []engine.CodeFork{{Pos: -1, At: ro.At, Set: ro.AtSet}}
+				b.Forks = []engine.CodeFork{{Pos: -1, At: ro.At, Set: ro.AtSet, Actions: ro.AtDo}}
 			}
 		}
 		cmp, err := compareRun(spec, o.compare, b, ro.Budget)

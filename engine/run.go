@@ -243,8 +243,8 @@ func (w *World) Line(e *Event, d *Decision) TraceLine {
 		}
 	} else if e.Worker >= 0 && int(e.Worker) < w.spec.Workers.count() {
 		l.Actor, _ = w.spec.Workers.name(int(e.Worker))
-	} else if e.Kind == EvRedrive || e.Kind == EvKnob {
-		l.Actor = "operator"
+	} else if e.Kind == EvRedrive || e.Kind == EvKnob || w.acting {
+		l.Actor = "operator" // an actions step's events are an operator's
 	}
 	if d != nil {
 		td := &TraceDecision{Index: d.Index, Kind: d.Kind.String(), Chosen: d.Value, Forced: d.Forced, Text: w.DecisionText(d)}

@@ -229,6 +229,7 @@ func (mr *mirror) sync(st stage.State, gen uint64, at int64, c colours, sh *Shar
 		mr.m.play.on = false // stopped where it was: the header must not say it plays
 	}
 	mr.m.flash = news.flash(st, gen, at, mr.m.at)
+	mr.m.shownBeat = st.Beat // the room reads the plan's beat (plan.go)
 	mr.gen, mr.at, mr.scr, mr.code = gen, at, st.Screen, st.Code
 	return nil
 }
