@@ -149,7 +149,7 @@ func BenchmarkExplorerMemory(b *testing.B) {
 		heapWork += (float64(h2) - float64(h0)) / float64(n)
 		rssWork += (float64(r2) - float64(r0)) / float64(n)
 		b.StopTimer()
-		quit(sessions)
+		ctrlC(sessions)
 		b.StartTimer()
 	}
 	b.ReportMetric(heapIdle/float64(b.N)/(1<<20), "heap-MB/session-idle")
@@ -158,7 +158,7 @@ func BenchmarkExplorerMemory(b *testing.B) {
 	b.ReportMetric(rssWork/float64(b.N)/(1<<20), "RSS-MB/session-exploring")
 	b.ReportMetric(float64(before)/(1<<20), "RSS-MB-before")
 	b.ReportMetric(float64(n), "sessions")
-	quit(warm)
+	ctrlC(warm)
 }
 
 // explore takes each session through the first bookmark, a step, a fork,
@@ -198,9 +198,9 @@ func explore(t testing.TB, sessions []*term) {
 	step("c", "Compare", "")
 }
 
-// quit ends sessions with ctrl-c, which quits whatever screen is open (q
+// ctrlC ends sessions with ctrl-c, which quits whatever screen is open (q
 // closes the comparison first).
-func quit(sessions []*term) {
+func ctrlC(sessions []*term) {
 	for _, tm := range sessions {
 		tm.send("\x03")
 	}
