@@ -147,6 +147,10 @@ func TestRecoveryPrice(t *testing.T) {
 		if r == nil || r.Words != tc.words || r.WaitS != tc.wait || r.Ended != "delivered" {
 			t.Errorf("vt=%s: worst recovery %+v; want %q", tc.vt, r, tc.words)
 		}
+		// compare's row: the lesson's run has none, the exercise's its price
+		if c := x.CompareBranches(x.Branches()[0], x.Branch()); c.A.WorstRecovery != nil || c.B.WorstRecovery == nil || c.B.WorstRecovery.WaitS != tc.wait {
+			t.Errorf("vt=%s: compare's worst recovery A %+v, B %+v; want none and %vs", tc.vt, c.A.WorstRecovery, c.B.WorstRecovery, tc.wait)
+		}
 		if main := x.RecoveryOf(x.Branches()[0]); main != nil {
 			t.Errorf("the lesson's run, which crashes nothing, has a recovery: %+v", main)
 		}

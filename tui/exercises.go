@@ -157,19 +157,14 @@ func (l *exerciseList) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 func startExercise(m *Model, ex engine.Exercise) tea.Cmd {
 	m.state = stateMain
 	return m.startJob("starting exercise "+ex.Key, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
-		if root := x.Branches()[0]; x.Branch() != root {
-			x.Switch(root)
-		}
-		x.SeekTime(ex.At)
-		_, err := x.Fork(engine.ForkOptions{
-			Name: ex.Branch(),
-			Pos:  x.Pos(), At: ex.At, Set: ex.Set, Override: ex.Override,
-		})
-		return x, err
+		return x, ex.Open(x) // its fork(s), the actions taken in them
 	}, func(m *Model) {
 		e := ex
 		m.exercise = &e
 		m.at = max(ex.At, m.x.World().Now)
+		if ex.DoAt != nil {
+			m.at = max(ex.DoAt.At, m.x.World().Now)
+		}
 		m.flash = "on " + branchPath(m.x.Branch()) + ": space plays on, c compares with the lesson's run"
 	}, func(m *Model, err error) {
 		m.flash = "exercise " + ex.Key + ": " + err.Error()
@@ -192,7 +187,7 @@ func (l exerciseList) View() string {
 			mark = st.Cursor.Render("▶ ")
 			focus = len(out)
 		}
-		what := engine.ForkName(ex.Set, ex.Override, ex.At)
+		what := ex.ExerciseWhat()
 		if !ex.Changes() {
 			what = "on the lesson's run"
 		}
