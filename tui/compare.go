@@ -485,7 +485,7 @@ func (c compareView) lines() []string {
 	out = append(out, text("missing alert fired", alerts(a.WouldHaveFired), alerts(b.WouldHaveFired))...)
 	recovery := func(r *engine.RecoveryFigure) string {
 		if r == nil {
-			return "none (no worker crashed holding one)"
+			return "none"
 		}
 		return r.Words
 	}
