@@ -33,7 +33,7 @@ type runFlags struct {
 
 func (f *runFlags) add(fs *pflag.FlagSet) {
 	f.incidentFlags.add(fs)
-	fs.StringVar(&f.at, "at", "", "apply the changes from this clock on (e.g. 19:52:00), as a fork of the incident")
+	fs.StringVar(&f.at, "at", "", "apply the changes from this clock on (e.g. 19:52:00), as a fork of the incident; run takes a moment partway through a clock too, as the explorer's / does ('19:52:00 #181': after the run's first 181 events)")
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 }
 
@@ -46,22 +46,33 @@ func (f *runFlags) checkFormat() error {
 }
 
 // check checks --format and --at, and returns the fork moment if --at
-// gives one.
+// gives one: a clock, the fork before every event at it.
 func (f *runFlags) check(spec *engine.Spec) (engine.Time, bool, error) {
+	m, ok, err := f.moment(spec)
+	if err == nil && ok && m.Pos >= 0 {
+		return 0, false, usageErr("--at %s: this command forks at a clock (like 19:52:00); a moment with #N is run's", f.at)
+	}
+	return m.At, ok, err
+}
+
+// moment checks --format and --at, and returns the fork moment if --at
+// gives one: a clock, or a clock and the events behind the fork, as the
+// explorer's '/' takes it ("19:52:00 #181").
+func (f *runFlags) moment(spec *engine.Spec) (engine.ForkMoment, bool, error) {
 	if err := f.checkFormat(); err != nil {
-		return 0, false, err
+		return engine.ForkMoment{}, false, err
 	}
 	if f.at == "" {
-		return 0, false, nil
+		return engine.ForkMoment{}, false, nil
 	}
-	t, err := engine.ParseClock(f.at)
+	m, err := engine.ParseForkMoment(f.at)
 	if err != nil {
-		return 0, false, usageErr("--at: %v", err)
+		return engine.ForkMoment{}, false, usageErr("--at: %v", err)
 	}
-	if t < spec.Start {
-		return 0, false, usageErr("--at %s is before the incident starts (%s)", f.at, spec.Start.Short())
+	if m.At < spec.Start {
+		return engine.ForkMoment{}, false, usageErr("--at %s is before the incident starts (%s)", f.at, spec.Start.Short())
 	}
-	return t, true, nil
+	return m, true, nil
 }
 
 type runOptions struct {
@@ -133,10 +144,11 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		if spec, ro.Seed, set, err = o.resolve(fs, id); err != nil {
 			return err
 		}
-		at, hasAt, err := o.check(spec)
+		mo, hasAt, err := o.moment(spec)
 		if err != nil {
 			return err
 		}
+		at := mo.At
 		if len(o.do) > 0 && !hasAt {
 			return usageErr("--do %s: at what moment? give it with --at CLOCK", o.do[0])
 		}
@@ -148,6 +160,7 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 				return err
 			}
 			ro.HasAt, ro.At, ro.AtSet = true, at, set
+			ro.AtMid, ro.AtPos = mo.Pos >= 0, mo.Pos
 		} else {
 			ro.Set = set
 		}
@@ -168,7 +181,11 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		if o.code == "" {
 			b = engine.Code{Incident: spec.ID, Seed: ro.Seed, Set: ro.Set}
 			if ro.HasAt {
-				b.Forks = []engine.CodeFork{{Pos: -1, At: ro.At, Set: ro.AtSet}}
+				pos := int64(-1)
+				if ro.AtMid {
+					pos = ro.AtPos
+				}
+				b.Forks = []engine.CodeFork{{Pos: pos, At: ro.At, Set: ro.AtSet, Actions: ro.AtDo}}
 			}
 		}
 		cmp, err := compareRun(spec, o.compare, b, ro.Budget)
@@ -191,6 +208,10 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 			ro.Hash = newPipeHash()
 		}
 		sum, w, err = engine.Run(spec, ro)
+		var me *engine.MomentError
+		if errors.As(err, &me) {
+			return usageErr("--at: %v", err)
+		}
 		if err != nil {
 			return budgetStop(err)
 		}

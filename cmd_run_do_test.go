@@ -20,6 +20,17 @@ func TestRunDo(t *testing.T) {
 		{[]string{"thursday", "--at", "21:15", "--do", "redrive=unfinished"}, 324, 216, 108, "redrive 0 unfinished dead letters (of 108) @21:15:00"},
 		{[]string{"thursday-fixed", "--at", "21:15", "--do", "redrive"}, 108, 0, 0, "redrive 0 dead letters @21:15:00"},
 		{[]string{"thursday", "--at", "19:41", "--do", "workers=+2", "--do", "crash=A1"}, -1, -1, -1, "add 2 workers; crash A1 @19:41:00"},
+		{[]string{"thursday", "--at", "19:45", "--do", "workers=-3"}, 324, 216, 108, "stop 3 workers (B2, B1, A2 after its message) @19:45:00"},
+		{[]string{"thursday", "--at", "19:52:00", "--do", "wedge=B2"}, 324, 216, 108, "wedge B2's next call @19:52:00"},
+		// the ordered queue stands behind its poison head: a purge loses the 154 behind it
+		{[]string{"christmas-friday", "--at", "17:00", "--do", "purge"}, 720, 0, 6, "purge 154 messages (1 in flight) @17:00:00"},
+		// the forty just after the fortieth lands, before the script: a plain
+		// redrive sends them back to fail again (all forty in the drawer at
+		// the end, 40 confirmations never sent); the repair empties it
+		{[]string{"christmas-friday", "--at", "17:50:00 #1242", "--do", "redrive"}, 840, 0, 40, "redrive 40 dead letters @17:50:00 #1242"},
+		{[]string{"christmas-friday", "--at", "17:50:00 #1242", "--do", "repair"}, 880, 0, 0, "repair and redrive 40 dead letters @17:50:00 #1242"},
+		// the repair script at a moment of one's choosing: the three in the drawer by then
+		{[]string{"christmas-friday", "--at", "16:55", "--do", "repair"}, 843, 0, 37, "repair and redrive 3 dead letters @16:55:00"},
 	} {
 		args := append([]string{"run"}, tc.args...)
 		out, errOut, code := runCLI(append(args, "--format", "json")...)
@@ -62,9 +73,15 @@ func TestRunDoRefused(t *testing.T) {
 	}{
 		{[]string{"thursday", "--do", "redrive"}, "--do redrive: at what moment? give it with --at CLOCK"},
 		{[]string{"thursday", "--at", "21:15", "--do", "crash=Z9"}, `--do: action "crash=Z9": incident thursday has no worker "Z9" (its workers are A1, A2, B1, B2)`},
-		{[]string{"thursday", "--at", "21:15", "--do", "purge"}, `--do: action "purge": incident thursday's actions are redrive, crash, workers`},
+		{[]string{"thursday", "--at", "21:15", "--do", "replay"}, `--do: action "replay": incident thursday's actions are redrive, repair, purge, crash, wedge, workers`},
+		{[]string{"thursday", "--at", "21:15", "--do", "purge=all"}, `--do: action "purge=all": purge takes no argument`},
+		{[]string{"thursday", "--at", "21:15", "--do", "wedge=Z9"}, `--do: action "wedge=Z9": incident thursday has no worker "Z9"`},
+		{[]string{"thursday", "--at", "21:15", "--do", "wedge"}, "give wedge=WORKER"},
+		{[]string{"thursday", "--at", "21:15", "--do", "workers=-4"}, `--do: action "workers=-4": 4 workers in service, and stopping 4 leaves none (at least one stays)`},
+		{[]string{"thursday", "--at", "21:15", "--do", "workers=-0"}, "want +N or -N with N from 1 to 64"},
+		{[]string{"thursday", "--at", "21:15", "--do", "workers=+61"}, "4 workers started and 61 more is more than 64"},
 		{[]string{"thursday", "--at", "21:15", "--do", "Crash"}, "--do: action \"Crash\": a name is lower-case letters and '_'"},
-		{[]string{"thursday", "--at", "21:15", "--do", "workers=2"}, "want +N"},
+		{[]string{"thursday", "--at", "21:15", "--do", "workers=2"}, "want +N to add workers or -N to stop them"},
 		{[]string{"thursday", "--at", "21:15", "--do", "crash"}, "give crash=WORKER"},
 		{[]string{"--code", "thursday@1#end.4648ade4", "--do", "redrive"}, "give nothing else"},
 	} {
@@ -77,7 +94,7 @@ func TestRunDoRefused(t *testing.T) {
 }
 
 func FuzzRunDo(f *testing.F) {
-	for _, s := range []string{"redrive", "redrive=unfinished", "crash=B2", "workers=+2", "workers=+0", "crash=", "=", "x=y=z"} {
+	for _, s := range []string{"redrive", "redrive=unfinished", "crash=B2", "workers=+2", "workers=+0", "crash=", "=", "x=y=z", "purge", "repair", "wedge=A1", "workers=-3", "workers=-4", "workers=--1"} {
 		f.Add(s)
 	}
 	spec, err := incidents.Get("thursday")

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/log"
 	"github.com/spf13/pflag"
 
+	"inflight/plan"
 	"inflight/serve"
 	"inflight/serve/stagelink"
 	"inflight/tui"
@@ -53,6 +54,7 @@ type serveOptions struct {
 	sessEvents  int64
 	sessMB      int64
 	stage       string
+	plan        string
 }
 
 func (o *serveOptions) flags(fs *pflag.FlagSet) {
@@ -63,6 +65,7 @@ func (o *serveOptions) flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.jobs, "jobs", tui.ServerJobs(), "long jobs (playing to the end, comparing) run at once; the rest wait their turn")
 	fs.StringVar(&o.listen, "listen", serve.DefaultAddr, "address to listen on")
 	fs.IntVar(&o.maxSessions, "max-sessions", serve.DefaultMaxSessions, "attendees at once; more get a \"workshop full\" line")
+	fs.StringVar(&o.plan, "plan", "", "the session's plan `FILE` (inflight validate checks it): the presenter's > and < move the stage from beat to beat, with notes on the presenter's screen only")
 	fs.StringVar(&o.presenters, "presenter-keys", "", "public keys of the presenter, who drives the stage")
 	fs.Int64Var(&o.serverMB, "server-max-memory-mb", serve.DefaultServerMaxMemory>>20, "memory (MB) all attendees' explorers may take together")
 	fs.Int64Var(&o.sessEvents, "session-max-events", serve.DefaultSessionMaxEvents, "events one attendee's branch may run to; a bigger fork is refused")
@@ -114,6 +117,15 @@ func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		}
 		stage = u.Secret() // the variable's password with it, inside the process only
 	}
+	var pl *plan.Plan
+	if o.plan != "" {
+		p, err := plan.Load(o.plan)
+		if err != nil {
+			fmt.Fprintln(stderr, err) // one problem a line, as validate prints them
+			return serveUsage("--plan %q: the plan has problems (above)", clipArg(o.plan))
+		}
+		pl = p
+	}
 	idle := o.idle
 	if idle == 0 {
 		idle = -1 // never, in serve.Config's terms
@@ -144,6 +156,7 @@ func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		Jobs:             o.jobs,
 		Stage:            stage,
 		Answers:          o.answers,
+		Plan:             pl,
 	})
 	var kerr *serve.KeyFileError
 	switch {

@@ -32,7 +32,7 @@ func (a Action) String() string {
 type ActionSpec struct {
 	Name string
 	// Arg says what may follow '=': "" for no argument, else its form
-	// ("WORKER", "+N or -N", "unfinished").
+	// ("WORKER", "+N/-N", "unfinished").
 	Arg string
 	// NeedsArg: the action takes no bare form.
 	NeedsArg bool
@@ -51,6 +51,23 @@ type FamilyActions interface {
 	ActionWords(w *World, a Action) string
 	// Act carries out a checked action at w's clock, emitting its events.
 	Act(w *World, a Action)
+}
+
+// FamilyWorkerNames is implemented by a family whose actions add workers
+// beyond the incident's (workers=+N): it names them for the trace.
+type FamilyWorkerNames interface {
+	WorkerName(i int) string // "" for none
+}
+
+// addedWorker names the worker of e beyond the incident's, "" for none.
+func addedWorker(w *World, e *Event) string {
+	if e.Worker < 0 {
+		return ""
+	}
+	if fw, ok := w.fam.(FamilyWorkerNames); ok {
+		return fw.WorkerName(int(e.Worker))
+	}
+	return ""
 }
 
 // MaxForkActions is the most actions one fork takes.

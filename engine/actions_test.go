@@ -216,10 +216,10 @@ func TestActionRefused(t *testing.T) {
 	for _, tc := range []struct{ do, want string }{
 		{"crash=Z9", `has no worker "Z9" (its workers are A1, A2, B1, B2)`},
 		{"crash", "give crash=WORKER"},
-		{"purge", "thursday's actions are redrive, crash, workers"},
+		{"replay", "thursday's actions are redrive, repair, purge, crash, wedge, workers"},
 		{"redrive=some", "=unfinished"},
-		{"workers=-1", "removing workers is not an action yet"},
-		{"workers=+99", "want +N with N from 1 to 64"},
+		{"workers=-4", "4 workers in service, and stopping 4 leaves none (at least one stays)"},
+		{"workers=+99", "want +N or -N with N from 1 to 64"},
 		{"workers=+61", "more than 64"},
 	} {
 		a, err := engine.ParseAction(tc.do)

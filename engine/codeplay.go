@@ -55,7 +55,11 @@ func (x *Explorer) ForkNameOn(parent *Branch, f CodeFork) string {
 func RunCode(spec *Spec, o RunOptions, w *World) Code {
 	c := Code{Incident: spec.ID, Seed: o.Seed, Set: o.Set, Cursor: -1, Fingerprint: fp32(w.fp)}
 	if o.HasAt {
-		c.Forks = []CodeFork{{Pos: -1, At: o.At, Set: o.AtSet, Actions: o.AtDo}}
+		pos := int64(-1)
+		if o.AtMid {
+			pos = o.AtPos
+		}
+		c.Forks = []CodeFork{{Pos: pos, At: o.At, Set: o.AtSet, Actions: o.AtDo}}
 	}
 	return c
 }

@@ -235,12 +235,17 @@ func runRecovery(spec *Spec, o RunOptions, n int64) *RecoveryFigure {
 	if err != nil {
 		return nil
 	}
-	if o.HasAt {
-		if w.ScheduleKnobs(o.At, o.AtSet) != nil || w.ScheduleActions(o.At, o.AtDo) != nil {
+	var s RecoveryScan
+	switch {
+	case o.HasAt && o.AtMid:
+		if _, err := forkMidClock(w, &s, o); err != nil {
+			return nil
+		}
+	case o.HasAt:
+		if len(o.AtSet) > 0 && w.ScheduleKnobs(o.At, o.AtSet) != nil || w.ScheduleActions(o.At, o.AtDo) != nil {
 			return nil
 		}
 	}
-	var s RecoveryScan
-	w.RunTo(&s, n)
+	w.RunTo(&s, n-w.Pos)
 	return s.Figure(w.Pos, w.Stats.LastEvent)
 }

@@ -247,8 +247,10 @@ func (w *World) Line(e *Event, d *Decision) TraceLine {
 		}
 	} else if e.Worker >= 0 && int(e.Worker) < w.spec.Workers.count() {
 		l.Actor, _ = w.spec.Workers.name(int(e.Worker))
-	} else if e.Kind == EvRedrive || e.Kind == EvKnob {
-		l.Actor = "operator"
+	} else if name := addedWorker(w, e); name != "" {
+		l.Actor = name // a worker an operator added (workers=+N)
+	} else if e.Kind == EvRedrive || e.Kind == EvKnob || w.acting {
+		l.Actor = "operator" // an actions step's events are an operator's
 	}
 	if d != nil {
 		td := &TraceDecision{Index: d.Index, Kind: d.Kind.String(), Chosen: d.Value, Forced: d.Forced, Text: w.DecisionText(d)}
@@ -296,7 +298,12 @@ type RunOptions struct {
 	At    Time      // with HasAt: AtSet applies from this clock on
 	HasAt bool
 	AtSet []Setting
-	AtDo  []Action  // with HasAt: operator actions taken at At
+	AtDo  []Action // with HasAt: operator actions taken at At
+	// AtMid: the fork stands after the run's first AtPos events, partway
+	// through the clock At (ForkMoment's "@19:52:00 #181"), not before
+	// every event at At
+	AtMid bool
+	AtPos int64
 	Trace io.Writer // every event as a JSON line, or nil
 	// Hash, when set, receives the trace's bytes instead of a SHA-256 of
 	// the engine's own: a caller may hash on another core. It must be a
@@ -315,7 +322,12 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	if err != nil {
 		return Summary{}, nil, err
 	}
-	if o.HasAt {
+	if o.HasAt && o.AtMid && o.Trace != nil {
+		if err := checkMidClock(spec, o); err != nil {
+			return Summary{}, nil, err // before a line of the trace is written
+		}
+	}
+	if o.HasAt && !o.AtMid {
 		if len(o.AtSet) > 0 {
 			if err := w.ScheduleKnobs(o.At, o.AtSet); err != nil {
 				return Summary{}, nil, err
@@ -330,7 +342,13 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	hs := withHash(o.Hash, tr.next())
 	var sink Sink = hs
 	var spy *knobSpy
-	if o.HasAt {
+	var mid ForkPlace
+	switch {
+	case o.HasAt && o.AtMid:
+		if mid, err = forkMidClock(w, sink, o); err != nil {
+			return Summary{}, nil, err
+		}
+	case o.HasAt:
 		spy = &knobSpy{next: hs, at: o.At, pos: -1}
 		sink = spy
 	}
@@ -346,6 +364,9 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	s := w.Summarize(hs.sum())
 	if spy != nil && spy.pos >= 0 {
 		s.Forks = clockPlace(o.AtSet, w.acted, o.At, spy)
+	}
+	if o.AtMid && o.HasAt {
+		s.Forks = []ForkPlace{mid}
 	}
 	if RecoveryWanted(w) {
 		// read from the events: the run is replayed once more with a

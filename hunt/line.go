@@ -1,6 +1,10 @@
 package hunt
 
-import "inflight/engine"
+import (
+	"sort"
+
+	"inflight/engine"
+)
 
 // line is a branch being played: its world, its facts, and the forced
 // decisions and faults it still has to make.
@@ -15,6 +19,10 @@ type line struct {
 	out    outcome
 	record bool
 	passed map[passKey]bool // fault points passed, while recording
+	// slab: what recorded decisions' alternatives and fault points are
+	// carved from, a block at a time: two allocations a decision made the
+	// collector the hunt's largest cost
+	slab slab
 	// redriven: the DLQ was redriven after the branch's fork (judged from it)
 	redriven bool
 }
@@ -34,6 +42,14 @@ func (s *searcher) open(n node, record bool) *line {
 		}
 	}
 	l.out.forced = append(l.out.forced, n.prefix...)
+	if record {
+		// sized from the base line's decisions past the fork, which a
+		// branch's are close to: growing by doubling copied each one
+		// several times
+		k := len(s.decs) - sort.Search(len(s.decs), func(i int) bool { return s.decs[i].d.Pos >= n.from.pos })
+		l.out.decs = make([]dec, 0, k+k/8+16)
+		l.passed = make(map[passKey]bool, k)
+	}
 	var faults []engine.Fault
 	for _, c := range n.force {
 		if c.fault != nil {
@@ -69,7 +85,7 @@ func (l *line) fault(p engine.FaultPass) {
 		l.out.forced = append(l.out.forced, Forced{Index: -1, Pos: p.Pos, At: p.T, Clock: p.T.Short(), Kind: "fault",
 			Msg: p.Msg, Delivery: p.Delivery, Value: 1, Words: l.w.Forcing().Words(f, int(p.Actor)), Fault: &f, FaultCode: f.String()})
 	case l.record && l.settled() && p.T >= l.s.o.From && l.s.o.Faults:
-		l.out.decs = append(l.out.decs, faultDec(p))
+		l.out.decs = append(l.out.decs, l.slab.faultDec(p))
 	}
 	if l.record {
 		if l.passed == nil {
@@ -102,7 +118,7 @@ func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 			w.Forcing().Override(engine.DecisionOverride{Index: l.decs[l.k].idx, Value: l.decs[l.k].val})
 		}
 	case l.record && l.settled() && d.T >= l.s.o.From && !l.s.faultsOwn(d, l.passed):
-		if alt := l.s.alternatives(d); len(alt) > 0 {
+		if alt := l.s.alternativesIn(d, &l.slab); len(alt) > 0 {
 			l.out.decs = append(l.out.decs, dec{d: *d, alt: alt})
 		}
 	}

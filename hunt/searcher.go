@@ -84,8 +84,11 @@ type searcher struct {
 	bestDiff string // its figures, in words
 	workers  int
 	decWorld *engine.World // for DecisionText and DecisionChoices
-	err      error         // Options.Stop's answer that ended the hunt
-	mem      memory
+	// thresholds: the base knobs' (Thresholds), read once: alternatives
+	// runs for every decision a recorded line makes
+	thresholds []engine.Duration
+	err        error // Options.Stop's answer that ended the hunt
+	mem        memory
 	// judge, on a branch, judges only what happens from its last fork on
 	// (nil: the whole run); baseRedriven: the base line redrove its DLQ
 	// after the fork
@@ -130,6 +133,9 @@ func newSearcher(o Options) (*searcher, error) {
 	}
 	s.base = w
 	s.decWorld = w.Clone()
+	if t, ok := w.Knobs.Struct().(Thresholds); ok {
+		s.thresholds = t.Thresholds()
+	}
 	if n := len(o.Forks); n > 0 && o.From < o.Forks[n-1].At {
 		return nil, fmt.Errorf("a hunt on a branch starts at or after its last fork (%s), not %s", o.Forks[n-1].At.Short(), o.From.Short())
 	}
@@ -322,18 +328,18 @@ type Thresholds interface{ Thresholds() []engine.Duration }
 // one it took: a latency's ends, middle and the values just either side
 // of each threshold the knobs define inside its range; every other
 // decision's choices.
-func (s *searcher) alternatives(d *engine.Decision) []int64 {
+func (s *searcher) alternatives(d *engine.Decision) []int64 { return s.alternativesIn(d, nil) }
+
+// alternativesIn is alternatives carved from b (nil: allocated alone).
+func (s *searcher) alternativesIn(d *engine.Decision, b *slab) []int64 {
 	if !s.forcible(d.Kind) {
 		return nil
 	}
-	var vals []int64
+	var buf [16]int64 // a latency's or a worker's values: no allocation
+	vals := buf[:0]
 	if d.Kind == engine.DecLatency {
-		vals = []int64{d.Lo, (d.Lo + d.Hi) / 2, d.Hi}
-		var ths []engine.Duration
-		if t, ok := s.base.Knobs.Struct().(Thresholds); ok {
-			ths = t.Thresholds()
-		}
-		for _, th := range ths {
+		vals = append(vals, d.Lo, (d.Lo+d.Hi)/2, d.Hi)
+		for _, th := range s.thresholds {
 			t := int64(th)
 			if t > d.Lo && t < d.Hi {
 				vals = append(vals, t-1, t+1)
@@ -351,11 +357,51 @@ func (s *searcher) alternatives(d *engine.Decision) []int64 {
 	} else {
 		vals, _ = s.decWorld.DecisionChoices(d)
 	}
-	var out []int64
+	n := 0
+	for i, v := range vals {
+		if v != d.Value && (i == 0 || v != vals[i-1]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := b.int64s(n)
 	for i, v := range vals {
 		if v != d.Value && (i == 0 || v != vals[i-1]) {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// slab hands out a line's small slices a block at a time. Each piece is
+// capped (a full slice expression), so appending to one never writes
+// into the next.
+type slab struct {
+	ints   []int64
+	faults []engine.Fault
+}
+
+// int64s is an empty slice with room for n; a nil slab allocates it alone.
+func (b *slab) int64s(n int) []int64 {
+	if b == nil {
+		return make([]int64, 0, n)
+	}
+	if cap(b.ints)-len(b.ints) < n {
+		b.ints = make([]int64, 0, max(512, n))
+	}
+	k := len(b.ints)
+	b.ints = b.ints[:k+n]
+	return b.ints[k : k : k+n]
+}
+
+// faultDec is faultDec with its fault carved from b.
+func (b *slab) faultDec(p engine.FaultPass) dec {
+	if len(b.faults) == cap(b.faults) {
+		b.faults = make([]engine.Fault, 0, 128)
+	}
+	b.faults = append(b.faults, p.Fault)
+	f := &b.faults[len(b.faults)-1]
+	return dec{d: engine.Decision{Pos: p.Pos, T: p.T, Msg: p.Msg, Delivery: p.Delivery, Worker: p.Actor}, fault: f, alt: faultAlt}
 }

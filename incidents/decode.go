@@ -152,6 +152,9 @@ func (r *reader) decode(path string, n ast.Node, v reflect.Value, textTag string
 			what := "a control character"
 			if c == '\n' {
 				what = "a line break (only story, words, question, explain and description may have several lines)"
+				if r.multiline != "" { // another kind of file (DecodeStrict)
+					what = "a line break (only " + r.multiline + " may have several lines)"
+				}
 			}
 			r.addAt(n.GetToken().Position, "%s: %s (%s); incident text must be plain, printable text", field(path), what, visible(string(c)))
 			r.bad[path] = true

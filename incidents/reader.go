@@ -32,6 +32,9 @@ type reader struct {
 	anchors map[string]*ast.AnchorNode
 	values  int // values decoded, each alias's expansion counted again
 	stopped bool
+	// multiline names the fields that may hold line breaks, for a file
+	// other than an incident (DecodeStrict); "": an incident's
+	multiline string
 }
 
 func (r *reader) addAt(p *token.Position, format string, args ...any) {

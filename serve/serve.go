@@ -25,6 +25,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"inflight/engine"
+	"inflight/plan"
 	"inflight/serve/stagelink"
 	"inflight/tui"
 )
@@ -58,6 +59,8 @@ type Config struct {
 	Jobs             int    // long jobs running at once; 0: tui.ServerJobs()
 	Stage            string // redis:// or rediss:// URL carrying the stage between processes; "": this process only
 	Answers          string // file each reveal is appended to as a JSON line; "": the log only
+
+	Plan *plan.Plan // the session's plan (--plan): the presenter's beat keys and notes; nil none
 }
 
 // Server is one workshop: an SSH listener, its attendees and its stage.

@@ -331,6 +331,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Renderer:  s.renderer(sess),
 		Stage:     s.stage,
 		Presenter: a.presenter,
+		Plan:      s.cfg.Plan, // tui gives it to the presenter only
 		Follow:    a.follow,
 		Shared:    s.shared,
 		Code:      codeOf(sess),

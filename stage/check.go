@@ -70,6 +70,9 @@ func (st State) Check() error {
 	if c := st.Clock; c != nil && (c.Wall <= 0 || c.Wall > maxStageWall || c.Until < 0 || c.Until > maxStageWall) {
 		return fmt.Errorf("clock %d..%d is not a moment", c.Wall, c.Until)
 	}
+	if err := st.Beat.check(); err != nil {
+		return err
+	}
 	if !fits(st.Question, termtext.Name) {
 		return errors.New("the question's key is not a key")
 	}
@@ -96,6 +99,11 @@ func (st State) Check() error {
 // clean is st with every text a presenter typed passed through the guard.
 func (st State) clean() State {
 	st.Screen.Text = termtext.Clean(st.Screen.Text, termtext.Line)
+	if b := st.Beat; b != nil {
+		c := *b
+		c.Title = termtext.Clean(c.Title, termtext.Line)
+		st.Beat = &c
+	}
 	if f := st.Screen.Fork; f != nil {
 		g := *f
 		g.Dec = termtext.Clean(g.Dec, termtext.Name)

@@ -27,6 +27,9 @@ type State struct {
 	// so followers on every process show the same moment without the
 	// presenter publishing every frame.
 	Clock *Anchor `json:"clock,omitempty"`
+	// Beat is the plan's beat the presenter moved the stage to (serve
+	// --plan): its number and title, never the presenter's notes.
+	Beat *Beat `json:"beat,omitempty"`
 	// Offline says this process has lost the connection that carries the
 	// stage between processes (serve --stage): it is this process's to
 	// say, never carried.

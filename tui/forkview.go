@@ -111,22 +111,68 @@ func (f forkForm) View() string {
 		}
 	}
 	if shown[len(f.knobs)+2] {
-		// what an operator can do now, beside the knobs and the decision
-		out = append(out, "", "Operator actions at this moment (type them, separated by commas):")
-		for _, a := range f.acts {
-			form := a.Name
-			if a.Arg != "" && a.NeedsArg {
-				form += "=" + a.Arg
-			} else if a.Arg != "" {
-				form += "[=" + a.Arg + "]"
-			}
-			out = append(out, st.Dim.Render("  "+form+": "+a.Doc))
-		}
+		// what an operator can do now, beside the knobs and the decision:
+		// each action's form and what it does; the docs wrap whole while
+		// do: has the focus, else one line each (the frame clips it)
+		focused := f.row == len(f.knobs)+2 && !f.filters
+		out = append(out, "", "Operator actions at this moment (type them after do:, separated by commas):")
+		top := len(out) - 1
 		v := f.actIn.Value()
-		if f.row == len(f.knobs)+2 && !f.filters {
+		if focused {
 			v = f.actIn.View()
 		}
 		out = append(out, cur(len(f.knobs)+2)+"do: "+v)
+		if focused {
+			focus = top + max(0, f.height-len(head)-2)/2 // the window starts at the header: the list below it
+		}
+		if strings.TrimSpace(f.actIn.Value()) != "" {
+			// checked as typed against the world at this moment
+			if _, err := f.actions(); err != nil {
+				for _, l := range wrap(err.Error(), max(16, f.width-4)) {
+					out = append(out, st.Bad.Render("  "+l))
+				}
+			} else {
+				// what they do on this moment's state, in the fork's name's words
+				for _, l := range wrap("fork name: "+f.defaultName(f.changes(), f.override()), max(16, f.width-4)) {
+					out = append(out, st.Dim.Render("  "+l))
+				}
+			}
+		}
+		forms := make([]string, len(f.acts))
+		fw := 0
+		for i, a := range f.acts {
+			forms[i] = a.Name
+			if a.Arg != "" && a.NeedsArg {
+				forms[i] += "=" + a.Arg
+			} else if a.Arg != "" {
+				forms[i] += "[=" + a.Arg + "]"
+			}
+			fw = max(fw, ansi.StringWidth(forms[i]))
+		}
+		if !focused || f.width <= 0 {
+			// the forms only, so the form stays short: the docs come with the focus
+			w := f.width - 4
+			if f.width <= 0 {
+				w = 1 << 16 // no width known: one line
+			}
+			for _, l := range wrap(strings.Join(forms, " · ")+" (on do:, what each does)", max(16, w)) {
+				out = append(out, st.Dim.Render("    "+l))
+			}
+		}
+		for i, a := range f.acts {
+			row := "    " + forms[i] + strings.Repeat(" ", fw-ansi.StringWidth(forms[i])) + "  "
+			if !focused || f.width <= 0 {
+				continue
+			}
+			indent := ansi.StringWidth(row)
+			for j, l := range wrap(a.Doc, max(16, f.width-indent)) {
+				if j == 0 {
+					out = append(out, row+st.Dim.Render(l))
+				} else {
+					out = append(out, strings.Repeat(" ", indent)+st.Dim.Render(l))
+				}
+			}
+		}
 	}
 	out = append(out, "")
 	out = append(out, cur(len(f.knobs)+1)+"branch name: "+f.name.View())

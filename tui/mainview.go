@@ -20,8 +20,9 @@ type mainView struct {
 	sel      int32       // the selected message, -1 none
 	exercise *engine.Exercise
 	flash    string
-	prompt   screen // the active screen when it is drawn on the news line, nil none
-	progress string // the running job's progress line, read once: a job moves while a frame is drawn
+	prompt   screen   // the active screen when it is drawn on the news line, nil none
+	progress string   // the running job's progress line, read once: a job moves while a frame is drawn
+	plan     []string // the plan's lines above the news (plan.go)
 	help     help.Model
 	active   help.KeyMap // the active screen's keys, for the footer
 	play     player
@@ -80,6 +81,7 @@ func (m *Model) viewState() mainView {
 	if screens[m.state].prompt {
 		v.prompt = m.state.screen(m)
 	}
+	v.plan = m.planLines(m.width)
 	v.chart = m.charts.view(m.x)
 	if j := m.jobs.cur; j != nil {
 		// once per frame: the layout and the drawing must count the same lines

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
+	"inflight/stage"
 )
 
 // state is which screen has the keyboard: its row in the screens' table
@@ -73,6 +74,8 @@ type Model struct {
 	stage     *Stage
 	presenter bool // this session drives the stage
 	follower  follower
+	plan      planCursor  // the presenter's place in the session's plan (plan.go)
+	shownBeat *stage.Beat // a follower's mirror: the beat the stage is at
 
 	shared *Shared // the process-wide budget, pool and chart cache
 	// kept are the other incidents this session opened, with their
@@ -95,6 +98,7 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	m := Model{common: c, x: x, help: h, sel: x.Spec.Featured, stage: o.Stage, presenter: o.Presenter && o.Stage != nil, shared: sh, kept: keptIncidents{},
 		jobs: jobRunner{slots: sh.slots, pool: sh.Pool, gate: sh.gate}}
 	m.play = newPlayer()
+	m.plan = newPlanCursor(o)
 	m.picker = newPicker(c)
 	m.charts.watch(x, sh)
 	m.at = x.World().Now
@@ -235,6 +239,9 @@ func (m *Model) typedTogether(k tea.KeyMsg) tea.Cmd {
 func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	defer m.noteSeat(true)           // the room view's count of who is where (poll_room.go)
 	if cmd, ok := m.roomKey(k); ok { // a follower answering the room's question, the presenter's room view
+		return cmd
+	}
+	if cmd, ok := m.planKey(k); ok { // the presenter's beat keys (plan.go)
 		return cmd
 	}
 	if s := m.state.screen(m); s != nil {

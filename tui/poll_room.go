@@ -343,12 +343,14 @@ func (m *Model) roomFrame(frame string) (string, bool) {
 	if m.width < minWidth || m.height < minHeight {
 		return "", false
 	}
-	o, ok := m.roomOverlay(m.width, m.height-headerHeight-1)
+	beat := m.stageBeatLine() // the plan's beat stays in view (plan.go)
+	h := m.height - headerHeight - 1 - len(beat)
+	o, ok := m.roomOverlay(m.width, h)
 	if !ok {
 		return "", false
 	}
 	header, _, _ := strings.Cut(frame, "\n")
-	return fitLine(header, m.width) + "\n" + fit(o, m.width, m.height-headerHeight-1) + "\n" + m.ownFooter(), true
+	return fitLine(header, m.width) + "\n" + fit(o, m.width, h) + "\n" + strings.Join(append(beat, m.ownFooter()), "\n"), true
 }
 
 // ownFooter is the session's own help bar (the shared frame's is every

@@ -189,11 +189,11 @@ func activeKeys(m *Model) help.KeyMap {
 		return k
 	}
 	if s := m.state.screen(m); s != nil {
-		return s.helpKeys()
+		return m.withPlanKeys(s.helpKeys()) // the presenter's beat keys (plan.go)
 	}
 	k := m.keys
 	k.Question.SetEnabled(m.stage != nil && !m.presenter && m.exercises.room.hiddenOpen())
-	return k
+	return m.withPlanKeys(k)
 }
 
 // moving is a screen that shows the cursor's moment, kept up to date as

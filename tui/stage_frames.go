@@ -228,6 +228,7 @@ func (mr *mirror) sync(st stage.State, gen uint64, at int64, c colours, sh *Shar
 		mr.m.play.on = false // stopped where it was: the header must not say it plays
 	}
 	mr.m.flash = ""
+	mr.m.shownBeat = st.Beat // the room reads the plan's beat (plan.go)
 	switch {
 	case st.Offline:
 		mr.m.flash = "stage connection lost, reconnecting: the stage stays where it was until it is back"

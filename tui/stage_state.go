@@ -13,7 +13,7 @@ import (
 
 // stageState is what this session shows, as the stage keeps it.
 func (m *Model) stageState() stage.State {
-	st := stage.State{Code: m.shareCode(), Playing: m.play.on, Speed: speeds[m.play.speed], Screen: m.stageScreen()}
+	st := stage.State{Code: m.shareCode(), Playing: m.play.on, Speed: speeds[m.play.speed], Screen: m.stageScreen(), Beat: m.plan.stageBeat()}
 	if a := m.play.anchor; a != nil { // clocked: the anchor, the same from tick to tick
 		st.Code, st.Clock = a.code, &stage.Anchor{Wall: a.wall}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"inflight/engine"
 	"inflight/incidents"
+	"inflight/plan"
 )
 
 // Options choose what the explorer opens on and how it is shared.
@@ -30,6 +31,7 @@ type Options struct {
 	Shared    *Shared            // nil: a budget of the explorer's own (DefaultBudget)
 	OpenVia   string             // the SSH server's "ssh -t -p PORT HOST", which y shows before "open CODE"; "" locally
 	Keep      *Keep              // where the branch tree is kept between runs (saved.go); nil: nowhere, as under serve
+	Plan      *plan.Plan         // the session's plan, for the presenter (serve --plan): the beat keys and the notes
 }
 
 // New builds the explorer's model. It fails on a share code that does not

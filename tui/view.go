@@ -107,17 +107,18 @@ func (v mainView) newsLines() []string {
 
 func (v mainView) news() []string {
 	var s string
+	out := v.plan // the plan's beat (plan.go), above the news
 	switch {
 	case v.progress != "":
 		s = v.progress
 	case v.prompt != nil:
-		return []string{v.prompt.View()}
+		return append(out[:len(out):len(out)], v.prompt.View())
 	case v.flash != "":
 		s = v.flash
 	default:
-		return nil
+		return out
 	}
-	var out []string
+	out = out[:len(out):len(out)]
 	for i, l := range wrap(s, v.width-2) {
 		p := "» "
 		if i > 0 {

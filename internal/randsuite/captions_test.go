@@ -143,6 +143,20 @@ type delKey struct {
 // failures, of its handler's end and of its lease's expiry (0: none yet).
 type lapse struct {
 	crash, wedge, ackLost, deferred, done, expired int64
+	killed, purged                                 int64 // an operator's crash of its holder; a purge while it was held
+	// the worker that took the delivery: a redriven message counts its
+	// deliveries from 1 again, and a handler of its last life still
+	// running is another worker, whose events are not this delivery's
+	worker int16
+}
+
+// handler is the lapse a handler's event (ack, crash, wedge…) tells of:
+// nil for a handler of the message's life before a redrive.
+func (c *claims) handler(e *engine.Event) *lapse {
+	if l := c.lapse(e.Msg, e.Delivery); l.worker == e.Worker {
+		return l
+	}
+	return nil
 }
 
 // claims is the checker: an independent account of the trace, and the
@@ -155,7 +169,8 @@ type claims struct {
 	holder  map[int32]string // the worker holding the message's lease, by name
 	last    map[int32]uint16 // the message's latest delivery
 	lapses  map[delKey]*lapse
-	redrove map[int32]bool // redriven since its last delivery
+	redrove map[int32]bool  // redriven since its last delivery
+	dlqFx   map[int32]int64 // the effects a dead letter had when it moved (what redrive=unfinished reads)
 	dead    map[int16]bool
 	retries map[int32]bool // db-down: a retry on its timer
 	waiting map[int32]bool // published, not taken yet
@@ -167,7 +182,7 @@ type claims struct {
 func newClaims(spec *engine.Spec) *claims {
 	f := familyName(spec)
 	return &claims{spec: spec, panes: f == queueFamily || f == "db-down", kinds: map[engine.Kind]string{}, where: map[int32]int{}, holder: map[int32]string{},
-		last: map[int32]uint16{}, lapses: map[delKey]*lapse{}, redrove: map[int32]bool{}, dead: map[int16]bool{},
+		last: map[int32]uint16{}, lapses: map[delKey]*lapse{}, redrove: map[int32]bool{}, dlqFx: map[int32]int64{}, dead: map[int16]bool{},
 		retries: map[int32]bool{}, waiting: map[int32]bool{}, seen: map[string]int{}, bad: map[string]int{}}
 }
 
@@ -219,6 +234,7 @@ func (c *claims) account(w *engine.World, e *engine.Event, actor string) {
 		c.waiting[e.Msg] = true
 	case e.Kind == engine.EvDeliver:
 		c.where[e.Msg], c.holder[e.Msg], c.last[e.Msg] = wHeld, actor, e.Delivery
+		c.lapses[delKey{e.Msg, e.Delivery}] = &lapse{worker: e.Worker}
 		delete(c.redrove, e.Msg)
 		delete(c.retries, e.Msg)
 		delete(c.waiting, e.Msg)
@@ -229,35 +245,83 @@ func (c *claims) account(w *engine.World, e *engine.Event, actor string) {
 		}
 	case e.Kind == engine.EvDLQ:
 		c.where[e.Msg] = wDLQ
+		c.dlqFx[e.Msg] = e.EffectsBefore()
 	case e.Kind == engine.EvAck:
-		if e.AckHow() == engine.AckLost {
-			c.lapse(e.Msg, e.Delivery).ackLost = pos
-		} else if !engine.NoopAck(e.AckHow()) {
+		if !engine.NoopAck(e.AckHow()) && e.AckHow() != engine.AckLost {
 			c.where[e.Msg] = wDeleted
 		}
-		c.ended(e, pos)
+		if l := c.handler(e); l != nil {
+			if e.AckHow() == engine.AckLost {
+				l.ackLost = pos
+			}
+			c.ended(l, pos)
+		}
 	case e.Kind == engine.EvAckRefused:
-		c.ended(e, pos)
+		if l := c.handler(e); l != nil {
+			c.ended(l, pos)
+		}
 	case e.Kind == engine.EvCrash:
-		if e.Msg >= 0 {
-			c.lapse(e.Msg, e.Delivery).crash = pos
-			c.ended(e, pos)
+		if l := c.handler(e); e.Msg >= 0 && l != nil {
+			l.crash = pos
+			if e.CrashReason() == engine.CrashOperator {
+				l.killed = pos
+			}
+			c.ended(l, pos)
 		}
 		c.dead[e.Worker] = true
 	case e.Kind == engine.EvRestart:
 		delete(c.dead, e.Worker)
 	case e.Kind == engine.EvRedrive:
+		// all the dead letters, or (redrive=unfinished) those that moved
+		// with no effect: the count says which
+		all, unfinished := 0, 0
 		for id, wh := range c.where {
 			if wh == wDLQ {
-				c.where[id], c.redrove[id] = wVisible, true
+				all++
+				if c.dlqFx[id] == 0 {
+					unfinished++
+				}
 			}
 		}
+		n := int(e.Count())
+		if n != all && n != unfinished {
+			c.fail("redrive", e, "redrives %d, but %d are in the DLQ, %d of them unfinished", n, all, unfinished)
+		}
+		for id, wh := range c.where {
+			if wh == wDLQ && (n == all || c.dlqFx[id] == 0) {
+				c.where[id], c.redrove[id] = wVisible, true
+				// it comes back as a new message: its deliveries count from 1 again
+				for d := uint16(0); d <= c.last[id]; d++ {
+					delete(c.lapses, delKey{id, d})
+				}
+				c.last[id] = 0
+			}
+		}
+	case k == "purge":
+		for id, wh := range c.where {
+			switch wh {
+			case wHeld, wDelayed:
+				c.lapse(id, c.last[id]).purged = pos
+				fallthrough
+			case wVisible:
+				c.where[id] = wDeleted
+				delete(c.waiting, id)
+			}
+		}
+	case k == "stop":
+		if e.Value == 1 { // stopped now: no longer one of the workers, dead or not
+			delete(c.dead, e.Worker)
+		}
 	case k == "wedge":
-		c.lapse(e.Msg, e.Delivery).wedge = pos
+		if l := c.handler(e); e.Msg >= 0 && l != nil {
+			l.wedge = pos
+		}
 	case k == "defer":
 		c.where[e.Msg] = wDelayed
-		c.lapse(e.Msg, e.Delivery).deferred = pos
-		c.ended(e, pos)
+		if l := c.handler(e); l != nil {
+			l.deferred = pos
+			c.ended(l, pos)
+		}
 	case k == "db_error":
 		if e.Value > 0 {
 			c.retries[e.Msg] = true // Value: when the retry is due
@@ -270,8 +334,8 @@ func (c *claims) account(w *engine.World, e *engine.Event, actor string) {
 	}
 }
 
-func (c *claims) ended(e *engine.Event, pos int64) {
-	if l := c.lapse(e.Msg, e.Delivery); l.done == 0 {
+func (c *claims) ended(l *lapse, pos int64) {
+	if l.done == 0 {
 		l.done = pos
 	}
 }
@@ -305,6 +369,8 @@ func (c *claims) checkCaption(e *engine.Event, caption string) {
 	claim("ack was lost", l.ackLost > 0, fmt.Sprintf("no lost ack of delivery %d", del))
 	claim("handed it back", l.deferred > 0, fmt.Sprintf("delivery %d was not handed back", del))
 	claim("redrove it", c.redrove[e.Msg] && e.Delivery == 1, "no redrive since it was last delivered")
+	claim("an operator killed", l.killed > 0, fmt.Sprintf("no operator's crash of delivery %d's holder", del))
+	claim("purged under it", l.purged > 0, fmt.Sprintf("no purge while delivery %d was held", del))
 	// still working when the lease expired: the lease expired (before or
 	// with this event) and the handler had not ended by then
 	expired := l.expired

@@ -42,6 +42,9 @@ func (c *Family) KindName(k engine.Kind) string {
 // Caption tells each event in the lesson's words.
 func (c *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	k := e.Msg
+	if e.Worker == byOperator {
+		return c.captionOperator(w, e), true
+	}
 	switch e.Kind {
 	case engine.EvPublish:
 		return fmt.Sprintf("XADD: %s, “credit ₹100 cashback to user u1”, written to the stream", ev(k)), true
@@ -81,6 +84,12 @@ func (c *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case engine.EvRestart:
 		return fmt.Sprintf("consumer-1 restarts and, as it should, first re-reads its own pending (delivered but unacknowledged) messages: %d pending", e.Value), true
 	case engine.EvAck:
+		if e.Aux&ackNothingPending != 0 {
+			return fmt.Sprintf("XACK %s returns 0: an operator had claimed it from consumer-1 and acked it already", ev(k)), true
+		}
+		if e.Aux&ackOfClaimed != 0 {
+			return fmt.Sprintf("XACK %s: off the pending list — an operator had claimed it, but an XACK is the group's, whoever holds the entry", ev(k)), true
+		}
 		if e.Aux == ackAfterSkip {
 			return fmt.Sprintf("XACK %s: off the pending list, credited once", ev(k)), true
 		}
@@ -102,4 +111,40 @@ func (c *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 // DecisionText: the family decides only crashes, a standard kind.
 func (c *Family) DecisionText(w *engine.World, d *engine.Decision) string {
 	return fmt.Sprintf("does consumer-1 crash on %s, delivery %d: %v", ev(d.Msg), d.Delivery, d.Value == 1)
+}
+
+// captionOperator tells the operator's replay: the claim, then each
+// claimed entry's delivery, handling and XACK.
+func (c *Family) captionOperator(w *engine.World, e *engine.Event) string {
+	k := e.Msg
+	switch e.Kind {
+	case KindReplay:
+		return captionReplay(e)
+	case engine.EvDeliver:
+		return fmt.Sprintf("XAUTOCLAIM hands %s to the operator (delivery count %d): delivered before, never acknowledged", ev(k), e.Delivery)
+	case engine.EvEffect:
+		s := fmt.Sprintf("the replay credits %s, committed: u1 has %s", ev(k), Rupees(e.Value))
+		if e.Aux > 1 {
+			s += fmt.Sprintf(" — credit %d for the same event: ₹100 credited for nothing, the handler is not idempotent", e.Aux)
+		}
+		return s
+	case KindSkip:
+		where := "INSERT INTO processed raises IntegrityError"
+		if e.Aux == skipSeparateStore {
+			where = "the processed set in Redis has it"
+		}
+		s := fmt.Sprintf("the replay finds %s already processed (%s): it skips the credit and acks", ev(k), where)
+		if m, ok := w.Msg(k); ok && m.Effects == 0 {
+			s += " — yet the wallet never got it: ₹100 lost"
+		}
+		return s
+	case KindMark:
+		return fmt.Sprintf("the replay SADDs processed %s in Redis, before its wallet write", ev(k))
+	case engine.EvAck:
+		if e.Aux&ackNothingPending != 0 {
+			return fmt.Sprintf("the replay's XACK %s returns 0: consumer-1, which still held it, acked it first", ev(k))
+		}
+		return fmt.Sprintf("the replay XACKs %s: off the pending list", ev(k))
+	}
+	return "the operator acts"
 }

@@ -94,9 +94,10 @@ const (
 	KindMark                                   // separate store: the processed record is written
 	KindBacklogDone                            // the pending list read back empty: back to new entries
 	KindCaughtUp                               // XREADGROUP > returned nil: the stream is consumed
+	KindReplay                                 // an operator's XAUTOCLAIM of the group's pending entries (actions.go)
 )
 
-var kindNames = []string{"skip", "mark", "backlog_done", "caught_up"}
+var kindNames = []string{"skip", "mark", "backlog_done", "caught_up", "replay"}
 
 // Crash points, as the crash event's Aux.
 const (
@@ -110,6 +111,8 @@ const (
 const (
 	ackAfterCredit      = 0
 	ackAfterSkip        = 1
+	ackNothingPending   = 2 // a flag: XACK returned 0, another had acked the entry
+	ackOfClaimed        = 4 // a flag: the entry was another's (claimed), the group's XACK took it anyway
 	skipSameTransaction = 0
 	skipSeparateStore   = 1
 )
@@ -125,6 +128,12 @@ const (
 	opAfter              // the crash point before XACK, then XACK
 	opAck                // XACK without a decision (separate store, after a credit)
 	opRestart            // the supervisor brings the consumer back
+	// an operator's replay of claimed entries (actions.go), Item the
+	// entry's index in Family.taken
+	opReplayDeliver
+	opReplayHandle
+	opReplayCommit
+	opReplayAck
 )
 
 // pend mirrors one pending entry of the consumer (the PEL is at most Count
@@ -188,6 +197,11 @@ type Family struct {
 	nCrashes int
 	deadLog  [16]deadRec
 	nDead    int
+
+	// entries an operator claimed off the consumer (replay_pending), in
+	// the order claimed; the consumer may still hold one in its batch
+	taken   []takenEntry
+	replays uint16
 }
 
 // deadRec is one entry given up on: its delivery count then, and how many
@@ -201,7 +215,7 @@ type deadRec struct {
 
 // New builds the family (the incidents registry calls it).
 func New(p *engine.Params) engine.Family {
-	s := redisstream.New("cashback-events")
+	s := redisstream.New(StreamKey)
 	if err := s.XGroupCreate(group, "0"); err != nil {
 		panic(err) // a fresh stream always takes a group
 	}
@@ -222,6 +236,7 @@ func (c *Family) Clone() engine.Family {
 	d.s = c.s.Clone()
 	d.batch = slices.Clone(c.batch)
 	d.pel = slices.Clone(c.pel)
+	d.taken = slices.Clone(c.taken)
 	return &d
 }
 
@@ -256,6 +271,14 @@ func (c *Family) Step(w *engine.World, s engine.FamilyStep) {
 		c.xack(w, ackAfterCredit)
 	case opRestart:
 		c.restart(w)
+	case opReplayDeliver:
+		c.replayDeliver(w, int(s.Item))
+	case opReplayHandle:
+		c.replayHandle(w, int(s.Item))
+	case opReplayCommit:
+		c.replayCommit(w, int(s.Item))
+	case opReplayAck:
+		c.replayAck(w, int(s.Item))
 	}
 }
 
@@ -343,7 +366,7 @@ func (c *Family) read(w *engine.World) {
 
 func (c *Family) announce(w *engine.World, i int) {
 	k := c.batch[i].entry
-	p := c.pel[c.pelIndex(k)]
+	p := *c.pendOf(k)
 	w.Stats.Count(1, 0, 0)
 	backlog := int64(0)
 	if c.backlog {
@@ -355,7 +378,7 @@ func (c *Family) announce(w *engine.World, i int) {
 // handle is the handler's first write for the current entry.
 func (c *Family) handle(w *engine.World) {
 	k := c.batch[c.cur].entry
-	p := &c.pel[c.pelIndex(k)]
+	p := c.pendOf(k)
 	c.skipping = false
 	if int(p.count) > c.k.MaxReceives {
 		c.deadLetter(w, k)
@@ -430,7 +453,7 @@ func (c *Family) crashHere(w *engine.World, k int32, count uint16, fp uint8) boo
 // with the crash point before it.
 func (c *Family) commit(w *engine.World) {
 	k := c.batch[c.cur].entry
-	p := &c.pel[c.pelIndex(k)]
+	p := c.pendOf(k)
 	if c.crashHere(w, k, p.count, FaultBetweenWrites) {
 		c.crash(w, k, p.count, CrashBetweenWrites)
 		return
@@ -442,7 +465,7 @@ func (c *Family) commit(w *engine.World) {
 // afterWrites is the crash point after the handler's writes, then XACK.
 func (c *Family) afterWrites(w *engine.World) {
 	k := c.batch[c.cur].entry
-	p := &c.pel[c.pelIndex(k)]
+	p := c.pendOf(k)
 	point := int64(CrashBeforeXAck)
 	how := int64(ackAfterCredit)
 	if c.skipping {
@@ -457,23 +480,38 @@ func (c *Family) afterWrites(w *engine.World) {
 
 func (c *Family) xack(w *engine.World, how int64) {
 	k := c.batch[c.cur].entry
-	count := c.ackCurrent(w)
+	claimed := c.pelIndex(k) < 0
+	count, acked := c.ackCurrent(w)
+	switch {
+	case !acked:
+		how |= ackNothingPending
+	case claimed:
+		how |= ackOfClaimed
+	}
 	w.Truth().Done(k)
 	w.Emit(engine.EvAck, k, -1, count, c.balance, how)
 }
 
 // ackCurrent XACKs the current entry, takes it off the pending list and
 // schedules the consumer's next step; it returns the entry's delivery
-// count.
-func (c *Family) ackCurrent(w *engine.World) uint16 {
+// count, and false when the XACK acknowledged nothing: an operator had
+// claimed the entry and acked it first.
+func (c *Family) ackCurrent(w *engine.World) (uint16, bool) {
 	b := c.batch[c.cur]
 	k := b.entry
-	i := c.pelIndex(k)
-	count := c.pel[i].count
-	if c.s.XAck(group, b.id) != 1 {
-		panic(fmt.Sprintf("cashback: XACK of entry %d acknowledged nothing", k))
+	var count uint16
+	acked := c.s.XAck(group, b.id) == 1
+	if i := c.pelIndex(k); i >= 0 {
+		if !acked {
+			panic(fmt.Sprintf("cashback: XACK of entry %d acknowledged nothing", k))
+		}
+		count = c.pel[i].count
+		c.pel = slices.Delete(c.pel, i, i+1)
+	} else {
+		// claimed by an operator: the XACK is the group's, whoever owns it
+		t := &c.taken[c.takenIndex(k)]
+		count, t.acked = t.count, true
 	}
-	c.pel = slices.Delete(c.pel, i, i+1)
 	c.cur++
 	if c.backlog {
 		c.after = b.id
@@ -483,7 +521,7 @@ func (c *Family) ackCurrent(w *engine.World) uint16 {
 	} else {
 		w.Schedule(w.Now+engine.Millisecond, step(opRead, 0), false)
 	}
-	return count
+	return count, acked
 }
 
 // deadLetter gives up on the current entry: XADD to the dead-letter
@@ -497,7 +535,7 @@ func (c *Family) deadLetter(w *engine.World, k int32) {
 	if r.applied == 0 {
 		c.deadNoEffect++
 	}
-	r.count = c.ackCurrent(w)
+	r.count, _ = c.ackCurrent(w)
 	c.deadLog[c.nDead%len(c.deadLog)] = r
 	c.nDead++
 	w.Truth().DeadLetter(k) // the world emits the dlq event
@@ -536,7 +574,7 @@ func (c *Family) Figures(w *engine.World) map[string]any {
 		"crashes_after_skip": c.skipCrashes,
 		"skipped_uncredited": c.lostSkips,
 		"processed_rows":     c.processedRows,
-		"pending":            len(c.pel),
+		"pending":            len(c.pel) + c.operatorPending(),
 		"dead_lettered":      c.deadLettered,
 		// a dead letter's credit either reached the wallet before it was
 		// given up on, or never did: the balance is short by the latter
@@ -547,5 +585,5 @@ func (c *Family) Figures(w *engine.World) map[string]any {
 
 // Counts: stream entries not yet handed out, and the pending list.
 func (c *Family) Counts(w *engine.World) (waiting, taken int) {
-	return int(c.produced - c.readNew), len(c.pel)
+	return int(c.produced - c.readNew), len(c.pel) + c.operatorPending()
 }

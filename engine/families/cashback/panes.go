@@ -11,7 +11,7 @@ import (
 func (c *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	p := []engine.Pane{
 		{Title: fmt.Sprintf("stream: %d entries not yet read (XREADGROUP >)", c.produced-c.readNew)},
-		{Title: fmt.Sprintf("pending entries list: %d delivered, not XACKed", len(c.pel))},
+		{Title: fmt.Sprintf("pending entries list: %d delivered, not XACKed", len(c.pel)+c.operatorPending())},
 		{Title: fmt.Sprintf("crashes: %d (after commit, before XACK)", c.crashes)},
 		{Title: fmt.Sprintf("wallet u1: %s (expected %s)", Rupees(c.balance), Rupees(int64(c.produced)*Amount))},
 	}
@@ -31,6 +31,13 @@ func (c *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 			r.Mark = "REDELIVERED"
 		}
 		p[1].Rows = append(p[1].Rows, r)
+	}
+	for i, t := range c.taken {
+		if t.acked || c.takenIndex(t.entry) != i {
+			continue
+		}
+		p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: t.entry, Bar: -1, Mark: "CLAIMED",
+			Text: fmt.Sprintf("event %-5d operator    delivery count %d", t.entry, t.count)})
 	}
 	if c.deadLettered > 0 {
 		// dead letters first, each saying whether its credit ever reached
@@ -78,6 +85,7 @@ func (c *Family) Legend() []engine.Term {
 		{Short: "delivery count", Means: "times the entry was delivered; a re-read after a crash counts again"},
 		{Short: "SADD", Means: "adding the event's id to the set of processed events (the dedupe)"},
 		{Short: "REDELIVERED", Means: "delivered more than once"},
+		{Short: "CLAIMED", Means: "an operator's XAUTOCLAIM took the entry: it replays it"},
 		{Short: "CRASH", Means: "the consumer died there and restarted"},
 		{Short: "DEAD", Means: "moved to the dead letters after too many deliveries"},
 		{Short: "DUP", Means: "a credit applied again for the same event"},

@@ -79,6 +79,8 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		return fmt.Sprintf("the database goes down: every write is refused until %s", engine.Time(e.Value).Short()), true
 	case KindDBUp:
 		return fmt.Sprintf("the database is back, after %s down", span(w.Now-engine.Time(e.Value))), true
+	case KindPause, KindResume:
+		return f.actionCaption(w, e), true
 	}
 	return "", false
 }

@@ -65,10 +65,13 @@ const (
 	KindClosed                                 // the breaker closes: consumption resumes
 	KindDBDown                                 // the database stops answering
 	KindDBUp                                   // the database answers again
+	KindPause                                  // an operator pauses consumption (actions.go)
+	KindResume                                 // consumption resumes: an operator, or the end of a timed pause
 )
 
 var kindNames = map[engine.Kind]string{KindFail: "db_error", KindBreakerOpen: "breaker_open", KindHalfOpen: "breaker_half_open",
-	KindClosed: "breaker_closed", KindDBDown: "db_down", KindDBUp: "db_up"}
+	KindClosed: "breaker_closed", KindDBDown: "db_down", KindDBUp: "db_up",
+	KindPause: "consumer_paused", KindResume: "consumer_resumed"}
 
 // DecDB is the family's decision: does the database answer this write
 // (1) or refuse it (0)?
@@ -95,6 +98,7 @@ const (
 	opClose
 	opDBDown
 	opDBUp
+	opResume // a timed pause ends (actions.go)
 )
 
 // Breaker states.
@@ -135,7 +139,11 @@ type state struct {
 	gen         uint16        // half-open timers: only the latest counts
 	seq         uint16
 	dbUp        bool
-	rows        [16]row // the latest writes, a ring
+	paused      bool        // an operator paused consumption (actions.go)
+	pausedAt    engine.Time // since when
+	resumeAt    engine.Time // a timed pause's end; 0: until resumed
+	pauseGen    uint16      // timed-pause steps: only the latest counts
+	rows        [16]row     // the latest writes, a ring
 	nrows       int
 	// figures
 	retries, opens, probes, errors, rowsWritten, requeued int64
@@ -202,6 +210,8 @@ func (f *Family) Step(w *engine.World, st engine.FamilyStep) {
 	case opDBUp:
 		f.s.dbUp = true
 		w.Emit(KindDBUp, -1, -1, 0, int64(DownFrom), 0)
+	case opResume:
+		f.timedResume(w, st.Gen)
 	}
 }
 
@@ -234,7 +244,7 @@ func (f *Family) kick(w *engine.World) {
 func (f *Family) poll(w *engine.World) {
 	s := &f.s
 	s.pollDue = false
-	if s.busy >= 0 {
+	if s.busy >= 0 || s.paused {
 		return
 	}
 	if !f.k.Breaker && s.breaker != closed {

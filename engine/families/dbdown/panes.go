@@ -12,6 +12,10 @@ import (
 func (f *Family) idleWords(w *engine.World, waits []wait) string {
 	s := &f.s
 	switch {
+	case s.paused && s.resumeAt > 0:
+		return fmt.Sprintf("paused by an operator since %s: takes nothing until %s", s.pausedAt.Short(), s.resumeAt.Short())
+	case s.paused:
+		return fmt.Sprintf("paused by an operator since %s: takes nothing until resumed", s.pausedAt.Short())
 	case len(s.lane) > 0:
 		return fmt.Sprintf("idle: takes the retry of %s next", w.MsgName(s.lane[0]))
 	case s.head < len(s.queue):
@@ -34,6 +38,9 @@ func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 	}
 	if f.k.Breaker && s.breaker == open {
 		p[0].Title += " · PAUSED by the breaker"
+	}
+	if s.paused {
+		p[0].Title += " · PAUSED by an operator"
 	}
 	const maxRows = 200
 	add := func(id int32, mark string) {

@@ -55,6 +55,9 @@ func (g *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case KindGiveUp:
 		return fmt.Sprintf("%s drops reading %d after %d sends with no answer: another would be more than %s after it was taken", Turbine(t), e.Msg, e.Delivery, engine.FormatDuration(engine.Duration(e.Value))), true
 	case KindClockStep:
+		if e.Delivery == 1 {
+			return g.actionCaption(w, e), true
+		}
 		dir := "back"
 		step := engine.Duration(e.Value)
 		if step > 0 {

@@ -28,6 +28,8 @@ func (f *Family) KindName(k engine.Kind) string {
 		return "session_timeout"
 	case EvTxnTimeout:
 		return "txn_timeout"
+	case EvRestartProducer:
+		return "restart_producer"
 	}
 	return "unknown"
 }
@@ -44,11 +46,17 @@ func (f *Family) batchName(k int64) string {
 // Caption tells each event in the lesson's words.
 func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (string, bool) {
 	switch e.Kind {
+	case EvRestartProducer:
+		return f.actionCaption(e), true
 	case engine.EvStart:
 		return "the email consumer joins group mailer (isolation.level=read_committed, offsets committed after each email)", true
 	case EvInit:
 		pid, epoch, aborted := e.Value, e.Aux>>1, e.Aux&1 == 1
 		switch {
+		case f.Nothing && f.Txn == "":
+			return fmt.Sprintf("producer instance %d starts with a new producer id (%d) and an empty buffer: the batch was recorded as sent, so nothing is sent again", f.Instance, pid), true
+		case f.Nothing:
+			return fmt.Sprintf("producer instance %d calls initTransactions(%s): producer id %d, epoch now %d, the old instance fenced; the batch was recorded as sent, so nothing is sent again", f.Instance, f.Txn, pid, epoch), true
 		case f.Txn == "" && f.Instance == 1:
 			return fmt.Sprintf("producer instance 1 starts: enable.idempotence asks the broker for a producer id — %d — and will stamp each batch with a sequence number", pid), true
 		case f.Txn == "":

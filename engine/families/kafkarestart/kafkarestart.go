@@ -26,15 +26,16 @@ import (
 
 // The family's event kinds.
 const (
-	EvInit        = engine.FamilyKind + iota // a producer instance starts (InitProducerId / initTransactions)
-	EvProduce                                // a batch is appended to a partition
-	EvDuplicate                              // the broker drops a batch it already has
-	EvAnswerLost                             // the producer never hears the broker's answer
-	EvAnswer                                 // the producer gets its answer
-	EvCommitTxn                              // the producer commits its transaction
-	EvCommit                                 // the consumer commits its offset
-	EvSessionOver                            // the coordinator drops a silent member
-	EvTxnTimeout                             // the coordinator aborts a transaction open too long
+	EvInit            = engine.FamilyKind + iota // a producer instance starts (InitProducerId / initTransactions)
+	EvProduce                                    // a batch is appended to a partition
+	EvDuplicate                                  // the broker drops a batch it already has
+	EvAnswerLost                                 // the producer never hears the broker's answer
+	EvAnswer                                     // the producer gets its answer
+	EvCommitTxn                                  // the producer commits its transaction
+	EvCommit                                     // the consumer commits its offset
+	EvSessionOver                                // the coordinator drops a silent member
+	EvTxnTimeout                                 // the coordinator aborts a transaction open too long
+	EvRestartProducer                            // an operator restarts the producer (actions.go)
 )
 
 // The family's decisions.
@@ -106,6 +107,9 @@ type Family struct {
 	Expiring  bool // a dead member's session has yet to time out
 	Restarted bool
 	Timeouts  int
+
+	BackAt  engine.Time // when a killed producer comes back
+	Nothing bool        // the instance starting has nothing to send: the batch was recorded as sent before its restart
 }
 
 type email struct {
@@ -219,6 +223,14 @@ func (f *Family) initProducer(w *engine.World) {
 			w.Truth().NewMessage() // order i's confirmation: message i
 		}
 	}
+	if f.Nothing {
+		// restarted after it recorded the batch as sent: a new session
+		// with an empty buffer
+		f.Batches, f.Tries, f.ProdDone = nil, nil, true
+		w.Emit(EvInit, -1, -1, 0, p.PID, int64(p.Epoch)<<1)
+		f.kick(w)
+		return
+	}
 	recs := make([]kafka.Record, f.Batch)
 	for i := range recs {
 		recs[i] = kafka.Keyed(fmt.Sprintf("order-%d", i), fmt.Sprintf("confirm order %d", i))
@@ -238,6 +250,12 @@ func (f *Family) initProducer(w *engine.World) {
 }
 
 func (f *Family) produce(w *engine.World, k int) {
+	if f.Prod == nil {
+		// an operator restart killed the instance that scheduled it: its
+		// steps are due within retryBackoff, long before restartAfter
+		// brings the next instance, so a nil producer tells them apart
+		return
+	}
 	b := f.Batches[k]
 	res, err := f.Prod.Produce(f.C, int64(w.Now), b)
 	f.Tries[k]++
@@ -256,6 +274,9 @@ func (f *Family) produce(w *engine.World, k int) {
 }
 
 func (f *Family) answer(w *engine.World, k int, try uint16) {
+	if f.Prod == nil {
+		return // its producer was killed before the answer came
+	}
 	natural := int64(0)
 	if f.Instance == 1 && k == 0 && try == 1 {
 		natural = 1 // the first request's answer is lost on the way back
@@ -276,6 +297,9 @@ func (f *Family) answer(w *engine.World, k int, try uint16) {
 // finish: the first instance is killed by a deploy before it commits its
 // transaction (or records the batch as sent); the second commits.
 func (f *Family) finish(w *engine.World) {
+	if f.Prod == nil {
+		return // killed before it could finish
+	}
 	natural := int64(0)
 	if f.Instance == 1 {
 		natural = 1
@@ -288,6 +312,7 @@ func (f *Family) finish(w *engine.World) {
 			w.Schedule(w.Now+engine.Time(kafka.DefaultTransactionTimeout)+engine.Second, engine.FamilyStep{Op: opTxnTimeout}, false)
 		}
 		f.Prod, f.Batches, f.Tries = nil, nil, nil
+		f.BackAt = w.Now + restartAfter
 		w.Emit(engine.EvCrash, -1, -1, uint16(f.Instance), int64(w.Now+restartAfter), 1)
 		w.Schedule(w.Now+restartAfter, engine.FamilyStep{Op: opInit}, false)
 		return

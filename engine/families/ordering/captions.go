@@ -23,6 +23,10 @@ func (f *Family) KindName(k engine.Kind) string {
 		return "retry_to_tail"
 	case EvDuplicate:
 		return "duplicate_ignored"
+	case EvMembers:
+		return "consumers"
+	case EvLeave:
+		return "leave"
 	}
 	return "unknown"
 }
@@ -88,7 +92,12 @@ func (f *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case EvRetryTail:
 		return fmt.Sprintf("the database call for %s fails; it is put back at the end of the queue: %s-%d offset %d, now behind newer events for the same order",
 			f.ev(e.Msg), Topic, e.Value, e.Aux), true
+	case EvMembers, EvLeave:
+		return captionMembers(e), true
 	case EvRepartition:
+		if e.Aux <= e.Value {
+			return captionRefused(e), true
+		}
 		return fmt.Sprintf("an operator raises %s from %d to %d partitions: hash(key) %% partitions changes, so new events for an order may land in a different partition than old ones", Topic, e.Value, e.Aux), true
 	case EvRebalance:
 		return fmt.Sprintf("the group notices %d partitions and rebalances (generation %d): every consumer resumes from the committed offsets", e.Value, e.Aux), true

@@ -18,6 +18,10 @@ func (f *Family) kickAll(w *engine.World) {
 // the order the partition holds them).
 func (f *Family) kick(w *engine.World, i int) {
 	c := &f.Cons[i]
+	if c.Leaving || c.Gone {
+		f.stopping(w, i)
+		return
+	}
 	if (c.Polling && !c.PollBG) || len(c.Buf) > 0 || c.running() >= f.threadsWanted(w) {
 		return
 	}
@@ -59,6 +63,9 @@ func (f *Family) poll(w *engine.World, i int, gen uint16) {
 		return // replaced by a later poll
 	}
 	c.Polling = false
+	if c.Leaving || c.Gone {
+		return // stopped: it polls no more (its leave step is due or done)
+	}
 	if len(c.Buf) > 0 || c.running() >= f.threadsWanted(w) {
 		return
 	}
@@ -206,6 +213,9 @@ func (f *Family) Counts(w *engine.World) (waiting, taken int) {
 		tp := kafka.TP{Topic: Topic, Partition: p}
 		pos, ok := int64(0), false
 		for i := range f.Cons {
+			if f.Cons[i].Gone {
+				continue // its positions are client memory it no longer has
+			}
 			if q, has := f.Cons[i].C.Position(tp); has && (!ok || q > pos) {
 				pos, ok = q, true
 			}

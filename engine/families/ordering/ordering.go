@@ -40,6 +40,8 @@ const (
 	EvRebalance                              // the group notices and rebalances
 	EvRetryTail                              // a failed event is republished to the tail
 	EvDuplicate                              // versions: an event of the version already applied is ignored
+	EvMembers                                // an operator starts or stops consumers (actions.go)
+	EvLeave                                  // a stopped consumer has finished its records and leaves the group
 )
 
 // The family's decisions.
@@ -94,6 +96,7 @@ const (
 	opRepartition
 	opRebalance
 	opRetryTail
+	opLeave // a stopping consumer leaves the group (actions.go)
 )
 
 // thread is one handler thread of a consumer.
@@ -113,6 +116,9 @@ type consumer struct {
 	Polling bool
 	PollBG  bool   // the pending poll is a background step
 	PollGen uint16 // only the latest scheduled poll runs
+	// An operator's consumers=-N: a stopping consumer polls no more,
+	// finishes what it holds, then leaves (Gone).
+	Leaving, LeaveDue, Gone bool
 }
 
 func (c *consumer) running() int {
@@ -176,7 +182,8 @@ func (f *Family) Clone() engine.Family {
 	c.Cons = make([]consumer, len(f.Cons))
 	for i, k := range f.Cons {
 		c.Cons[i] = consumer{C: k.C.Clone(), Buf: append([]kafka.ConsumerRecord(nil), k.Buf...),
-			Threads: append([]thread(nil), k.Threads...), Polling: k.Polling, PollBG: k.PollBG, PollGen: k.PollGen}
+			Threads: append([]thread(nil), k.Threads...), Polling: k.Polling, PollBG: k.PollBG, PollGen: k.PollGen,
+			Leaving: k.Leaving, LeaveDue: k.LeaveDue, Gone: k.Gone}
 	}
 	c.MsgOrder = append([]int32(nil), f.MsgOrder...)
 	c.MsgVer = append([]uint8(nil), f.MsgVer...)
@@ -204,10 +211,7 @@ func (f *Family) Start(w *engine.World) {
 	f.Prod = p
 	f.Sticky = -1
 	for i := 0; i < Consumers; i++ {
-		f.Cons = append(f.Cons, consumer{C: kafka.NewConsumer(f.C, int64(w.Now), kafka.ConsumerConfig{
-			Group: Group, MemberID: memberID(i), Topics: []string{Topic},
-			AutoOffsetReset: kafka.ResetEarliest, AutoCommit: true, AutoCommitInterval: int64(AutoCommitEvery),
-		})})
+		f.Cons = append(f.Cons, f.newConsumer(w, i))
 	}
 	f.Began = w.Now
 	w.Schedule(w.Now, engine.FamilyStep{Op: opCreate, Item: 0}, false)
@@ -237,6 +241,8 @@ func (f *Family) Step(w *engine.World, s engine.FamilyStep) {
 	case opRetryTail:
 		f.PendingTail--
 		f.send(w, s.Item, true)
+	case opLeave:
+		f.leave(w, int(s.Actor))
 	}
 }
 
@@ -358,13 +364,19 @@ func (f *Family) repartition(w *engine.World) {
 	if f.k.Repartition <= f.C.Partitions(Topic) {
 		return
 	}
+	f.raise(w, f.k.Repartition)
+}
+
+// raise adds partitions up to n (more than the topic has): the producer
+// places by the new count at once, the group notices RebalanceDelay later.
+func (f *Family) raise(w *engine.World, n int) {
 	before := f.C.Partitions(Topic)
-	if err := f.C.AddPartitions(Topic, f.k.Repartition); err != nil {
+	if err := f.C.AddPartitions(Topic, n); err != nil {
 		panic(err)
 	}
-	f.PartsNow = f.k.Repartition
+	f.PartsNow = n
 	f.RepartTime = w.Now
-	w.Emit(EvRepartition, -1, -1, 0, int64(before), int64(f.k.Repartition))
+	w.Emit(EvRepartition, -1, -1, 0, int64(before), int64(n))
 	w.Schedule(w.Now+RebalanceDelay, engine.FamilyStep{Op: opRebalance}, false)
 }
 

@@ -54,6 +54,15 @@ func (f *Family) Panes(w *engine.World, _ engine.Cursor) []engine.Pane {
 		if len(c.Buf) > 0 {
 			p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Bar: -1, Text: fmt.Sprintf("c%d  %d fetched, waiting for a thread", i+1, len(c.Buf))})
 		}
+		// only an operator's action leaves a consumer stopping or without
+		// a partition
+		switch {
+		case c.Gone:
+		case c.Leaving:
+			p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Bar: -1, Mark: "STOPPING", Text: fmt.Sprintf("c%d  stopped: finishing what it holds, then it commits and leaves", i+1)})
+		case len(f.C.Assignment(Group, memberID(i))) == 0:
+			p[1].Rows = append(p[1].Rows, engine.PaneRow{Msg: -1, Bar: -1, Mark: "IDLE", Text: fmt.Sprintf("c%d  no partition: idle (%d consumers, %d partitions)", i+1, f.active(), f.C.Partitions(Topic))})
+		}
 	}
 	behind := 0
 	for o := range f.Status {
@@ -103,6 +112,8 @@ func (f *Family) Legend() []engine.Term {
 		{Short: "c1 · c1/t2", Means: "consumer 1 · its handler thread 2"},
 		{Short: "v3", Means: "the order's status version: each event moves it one on"},
 		{Short: "RETRY", Means: "the handler waits to try the write again"},
+		{Short: "IDLE", Means: "a consumer beyond the partition count: the group gives it no partition"},
+		{Short: "STOPPING", Means: "an operator stopped the consumer: it finishes its records, commits and leaves"},
 		{Short: "BEHIND", Means: "the row's status is older than the last event seen for it"},
 		{Short: "WRONG", Means: "the table holds an older status than the order reached"},
 	}

@@ -161,8 +161,8 @@ func (q *Family) Stalled(w *engine.World, st engine.States) string {
 	switch {
 	case started == 0:
 		return fmt.Sprintf("stalled: no consumer, %s waiting", many(waiting))
-	case wedged == len(q.workers):
-		return fmt.Sprintf("stalled: %d of %d workers wedged, %s waiting, %d in flight", wedged, len(q.workers), many(waiting), inFlight)
+	case wedged == inServiceOf(q.workers):
+		return fmt.Sprintf("stalled: %d of %d workers wedged, %s waiting, %d in flight", wedged, inServiceOf(q.workers), many(waiting), inFlight)
 	}
 	if q.k.Mode == ModeOrdered {
 		for i := 0; i < q.queue.len(); i++ {
@@ -177,7 +177,7 @@ func (q *Family) Stalled(w *engine.World, st engine.States) string {
 			}
 		}
 	}
-	return fmt.Sprintf("stalled: %d of %d workers wedged, %s waiting, %d in flight", wedged, len(q.workers), many(waiting), inFlight)
+	return fmt.Sprintf("stalled: %d of %d workers wedged, %s waiting, %d in flight", wedged, inServiceOf(q.workers), many(waiting), inFlight)
 }
 
 // Footprint is what the queue adds to a checkpoint's estimated size.

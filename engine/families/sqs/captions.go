@@ -21,6 +21,8 @@ const (
 	EndWorkingCrashed               // expired while the holder still worked; the holder died since
 	EndWorkingWedged                // expired while the holder still worked; its call wedged since
 	EndRedriven                     // an operator redrove it from the dead letter queue (EndedOf 0)
+	EndKilled                       // an operator killed the holder (crash=W) while it held it
+	EndPurged                       // an operator purged the queue while it was in flight
 )
 
 // ended is why the lease on delivery del of message id ended, and who held
@@ -46,6 +48,8 @@ func why(e Ending, who string) string {
 		return fmt.Sprintf("%s's call is wedged and its lease ran out", who)
 	case EndCrashed:
 		return fmt.Sprintf("%s died holding it and its lease ran out", who)
+	case EndKilled:
+		return fmt.Sprintf("an operator killed %s, which died holding it, and its lease ran out", who)
 	case EndAckLost:
 		return fmt.Sprintf("%s's ack was lost on the way and its lease ran out", who)
 	case EndDeferred:
@@ -80,7 +84,11 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		if how, by := q.ended(e.Msg, e.Delivery-1); e.Delivery > 1 {
 			s += " — a redelivery: " + why(how, by)
 		} else if how == EndRedriven {
-			s += " — an operator redrove it from the dead letter queue"
+			if m, _ := w.Msg(e.Msg); m.Repaired {
+				s += " — the repair script gave it its missing field and an operator redrove it from the dead letter queue"
+			} else {
+				s += " — an operator redrove it from the dead letter queue"
+			}
 		}
 		return s, true
 	case engine.EvEffect:
@@ -109,6 +117,9 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 			case engine.AckBeforeWork:
 				why = " (ack before the work)"
 			}
+			if how, _ := q.ended(e.Msg, e.Delivery); how == EndPurged {
+				return fmt.Sprintf("%s%s acks %s: DeleteMessage succeeds, but the queue was purged under it — nothing changes", who, why, name), true
+			}
 			return fmt.Sprintf("%s%s acks %s: DeleteMessage succeeds, but a late ack already deleted it — nothing changes", who, why, name), true
 		}
 		return fmt.Sprintf("%s acks %s: deleted", who, name), true
@@ -124,7 +135,7 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 			return fmt.Sprintf("%s's lease expired with no ack (%s still works on it): visible again", name, by), true
 		case EndWedged:
 			return fmt.Sprintf("%s's lease expired with no ack (%s's call is wedged): visible again", name, by), true
-		case EndCrashed:
+		case EndCrashed, EndKilled:
 			return fmt.Sprintf("%s's lease expired with no ack (%s died holding it): visible again", name, by), true
 		case EndAckLost:
 			return fmt.Sprintf("%s's lease expired with no ack (%s's ack was lost on the way): visible again", name, by), true
@@ -162,13 +173,42 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	case EvRenew:
 		return fmt.Sprintf("%s extends its lease on %s until %s", who, name, e.Until().Short()), true
 	case EvWedge:
+		switch e.Aux {
+		case wedgeArmed:
+			return fmt.Sprintf("an operator wedges %s's next call: it will never return", who), true
+		case wedgeByOperator:
+			if renewing(e) {
+				return fmt.Sprintf("an operator wedges %s's call for %s: it never returns, and its renewal thread will extend the lease forever", who, name), true
+			}
+			return fmt.Sprintf("an operator wedges %s's call for %s: it never returns", who, name), true
+		}
 		if renewing(e) {
 			return fmt.Sprintf("%s's call for %s never returns; its renewal thread will extend the lease forever", who, name), true
 		}
 		return fmt.Sprintf("%s's call for %s never returns", who, name), true
 	case EvAnswer:
 		return fmt.Sprintf("the provider answers %s after %s", name, engine.FormatSeconds(e.Latency())), true
+	case EvPurge:
+		if n := e.Aux; n > 0 {
+			return fmt.Sprintf("an operator purges the queue: %d messages deleted, %d of them in flight (their workers work on; no ack can delete them now)", e.Count(), n), true
+		}
+		return fmt.Sprintf("an operator purges the queue: %d messages deleted", e.Count()), true
+	case EvScriptOff:
+		return "an operator stands the repair script down: it will not run on this branch", true
+	case EvStop:
+		switch {
+		case e.Value == stopLater:
+			return fmt.Sprintf("an operator stops %s: it stops once its message is done", who), true
+		case WorkerState(e.Aux) == WBusy:
+			return fmt.Sprintf("%s's handler has ended: it stops, as an operator asked", who), true
+		case WorkerState(e.Aux) == WDead:
+			return fmt.Sprintf("an operator stops %s, dead: the supervisor will not restart it", who), true
+		}
+		return fmt.Sprintf("an operator stops %s, %s", who, WorkerState(e.Aux)), true
 	case engine.EvRedrive:
+		if e.Operator() == repairByAction {
+			return fmt.Sprintf("an operator runs the repair script: it repairs the %d dead letters and redrives them to the tail of the queue", e.Count()), true
+		}
 		if e.Operator() < 0 { // a fork's action (--do redrive): nothing repaired
 			return fmt.Sprintf("an operator redrives %d dead letters to the tail of the queue, as new messages", e.Count()), true
 		}

@@ -6,7 +6,7 @@ import "testing"
 // trace hashes hold the numbers, JSON traces the names. None may be one
 // the kernel uses.
 func TestKindsKeepTheirNumbers(t *testing.T) {
-	want := map[string]int{"claim": 11, "defer": 12, "stamp": 13, "renew": 14, "wedge": 17, "answer": 20}
+	want := map[string]int{"claim": 11, "defer": 12, "stamp": 13, "renew": 14, "wedge": 17, "answer": 20, "purge": 64, "stop": 65, "script_off": 66}
 	if len(kindNames) != len(want) {
 		t.Fatalf("%d kinds, want %d", len(kindNames), len(want))
 	}

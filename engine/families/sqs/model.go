@@ -238,20 +238,15 @@ func (q *Family) send(w *engine.World, wi int) {
 func (q *Family) callReturn(w *engine.World, wi int) {
 	wk := &q.workers[wi]
 	id := wk.Msg
+	if wk.wedgeNext { // an operator's wedge=W: this is the call
+		wk.wedgeNext = false
+		q.wedge(w, wi, wedgeByOperator)
+		return
+	}
 	if q.k.WedgeP > 0 {
 		wedged := engine.Chance(w.Draw(engine.StreamWedge, uint64(id), uint64(wk.Delivery)), q.k.WedgeP)
 		if w.Decide(engine.DecWedge, id, wi, wk.Delivery, int64(boolIdx(wedged)), 0, 1) == 1 {
-			wk.Wedged = true
-			wk.CallEnd = engine.Never
-			m, r := w.Truth().MsgPtr(id), q.rec(id) // held by the worker: never released
-			renewing := q.k.Heartbeat > 0 && m.Status == engine.StInFlight && m.Receives == wk.Delivery && w.Now < r.Expiry
-			if renewing {
-				// the renewal thread cannot tell a wedged call from a slow one
-				r.Expiry = engine.Never
-				wk.LeaseEnd = engine.Never
-			}
-			q.since(id, wi, wk.Delivery, EndWorkingWedged)
-			w.Emit(EvWedge, id, wi, wk.Delivery, int64(boolIdx(renewing)), 0)
+			q.wedge(w, wi, 0)
 			return
 		}
 	}
@@ -272,6 +267,24 @@ func (q *Family) callReturn(w *engine.World, wi int) {
 	default:
 		q.ack(w, wi, false)
 	}
+}
+
+// wedge makes worker wi's call in flight never return (by says who: 0
+// for wedge_p, wedgeByOperator for an operator's wedge=W).
+func (q *Family) wedge(w *engine.World, wi int, by int64) {
+	wk := &q.workers[wi]
+	id := wk.Msg
+	wk.Wedged = true
+	wk.CallEnd = engine.Never
+	m, r := w.Truth().MsgPtr(id), q.rec(id) // held by the worker: never released
+	renewing := q.k.Heartbeat > 0 && m.Status == engine.StInFlight && m.Receives == wk.Delivery && w.Now < r.Expiry
+	if renewing {
+		// the renewal thread cannot tell a wedged call from a slow one
+		r.Expiry = engine.Never
+		wk.LeaseEnd = engine.Never
+	}
+	q.since(id, wi, wk.Delivery, EndWorkingWedged)
+	w.Emit(EvWedge, id, wi, wk.Delivery, int64(boolIdx(renewing)), by)
 }
 
 // ack deletes the message if the worker's lease is still current; a late
@@ -339,6 +352,10 @@ func (q *Family) ackNow(w *engine.World, wi int, how int64) {
 // finish ends the worker's handler: it is idle and polls again.
 func (q *Family) finish(w *engine.World, wi int) {
 	q.release(w, wi)
+	if q.stopping > 0 && q.workers[wi].stopping {
+		q.stopped(w, wi) // an operator's workers=-N: it stops now
+		return
+	}
 	q.workers[wi].State = WIdle
 	q.idle++
 	q.workers[wi].Since = w.Now
@@ -388,6 +405,12 @@ func (q *Family) since(id int32, wi int, del uint16, e Ending) {
 
 func (q *Family) restart(w *engine.World, wi int) {
 	wk := &q.workers[wi]
+	if wk.State == WGone || wk.stopping { // stopped by an operator while dead
+		if wk.stopping {
+			q.stopped(w, wi)
+		}
+		return
+	}
 	wk.State = WIdle
 	q.idle++
 	wk.Since = w.Now
@@ -464,6 +487,9 @@ func (q *Family) deadLetter(w *engine.World, id int32, m *engine.Msg) {
 func (q *Family) Operate(w *engine.World, i int, a engine.OperatorAction) {
 	if a != engine.ActionRepairRedrive {
 		panic(fmt.Sprintf("operator %d: action %s in a queue that has none", i, a))
+	}
+	if q.scriptOff {
+		return // stood down on this branch (no_script)
 	}
 	q.repairRedrive(w, i)
 }

@@ -26,7 +26,7 @@ func (q *Family) Status(*engine.World) []engine.Gauge {
 			busy++
 		}
 	}
-	return []engine.Gauge{{Name: "busy", N: busy, Of: len(q.workers)}}
+	return []engine.Gauge{{Name: "busy", N: busy, Of: inServiceOf(q.workers)}}
 }
 
 // Words are the queue's: its effect is an email to a customer.
@@ -143,14 +143,15 @@ func flightPane(w *engine.World, c engine.Cursor) engine.Pane {
 				dead++
 			}
 		}
-		msg := fmt.Sprintf("nothing leased · %d of %d workers idle", idle, len(workers))
+		of := inServiceOf(workers) // a stopped worker is no longer one of them
+		msg := fmt.Sprintf("nothing leased · %d of %d workers idle", idle, of)
 		switch {
-		case dead == len(workers):
+		case dead == of:
 			msg = fmt.Sprintf("nothing leased · all %d workers dead, restarting", dead)
 		case dead > 0:
 			msg += fmt.Sprintf(", %d dead", dead)
 		}
-		if off == len(workers) {
+		if off == of {
 			msg = fmt.Sprintf("nothing leased · %d workers start at %s", off, w.Spec().Workers.Start.Short())
 		}
 		rows = append(rows, engine.PaneRow{Msg: -1, Text: msg, Bar: -1, Tone: engine.ToneNote})

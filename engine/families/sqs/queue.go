@@ -24,6 +24,13 @@ type Family struct {
 	srcNext []bool // per source: its next publish step is scheduled
 	// dispatchOn: a dispatch step is scheduled at the current time
 	dispatchOn bool
+	// stopping counts the busy workers an operator's workers=-N stops
+	// once their handler ends (Worker.stopping): 0 on every run without it
+	stopping int
+	// scriptOff: an operator's no_script stood the incident's repair
+	// script down on this branch (Operate)
+	scriptOff bool
+	script    bool // the incident runs the repair script: no_script is an action
 }
 
 // Record is the queue's own state of one message: its lease, its claim and
@@ -54,10 +61,11 @@ const (
 	WIdle                    // polling
 	WBusy                    // running a handler
 	WDead                    // crashed; the supervisor will restart it
+	WGone                    // stopped by an operator (workers=-N): never restarted
 )
 
 func (s WorkerState) String() string {
-	return [...]string{"off", "idle", "busy", "dead"}[s]
+	return [...]string{"off", "idle", "busy", "dead", "stopped"}[s]
 }
 
 // Worker is one single-threaded consumer process.
@@ -79,6 +87,12 @@ type Worker struct {
 	// gen counts the operator's crashes of this worker: a handler step
 	// scheduled before one carries the gen it had and is dropped (Step)
 	gen uint16
+	// wedgeNext: an operator wedged the next call this worker makes
+	// (wedge=W while it was not calling)
+	wedgeNext bool
+	// stopping: an operator stopped this worker (workers=-N) while it
+	// was busy; it stops when its handler ends
+	stopping bool
 }
 
 // New makes the queue; Start builds its workers and sources from the
@@ -137,6 +151,7 @@ func schedule(w *engine.World, t engine.Time, op uint8, item int32, actor int, g
 // at most 64), and schedules their start and every source's first message.
 func (q *Family) Start(w *engine.World) {
 	spec := w.Spec()
+	q.script = hasScript(spec)
 	for _, box := range spec.Workers.Boxes {
 		for i := 1; i <= spec.Workers.PerBox; i++ {
 			q.workers = append(q.workers, Worker{Name: fmt.Sprintf("%s%d", box, i), Box: box, Msg: -1, CallEnd: engine.Never})

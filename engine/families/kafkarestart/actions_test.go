@@ -1,0 +1,222 @@
+package kafkarestart_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"inflight/engine"
+	"inflight/engine/families/familytest"
+)
+
+func clock(t testing.TB, s string) engine.Time {
+	t.Helper()
+	c, err := engine.ParseClock(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var restart = []engine.Action{{Name: "restart_producer"}}
+
+func fig(s engine.Summary, k string) int64 {
+	switch v := s.Figures[k].(type) {
+	case int64:
+		return v
+	case int:
+		return int64(v)
+	}
+	return -1
+}
+
+// storedBefore sums the records the producer stored before the operator's
+// restart, from the produce events' offsets ("stored at offsets 0–38"),
+// and returns the restart's caption.
+func storedBefore(t testing.TB, tr *bytes.Buffer) (n int64, caption string) {
+	t.Helper()
+	dec := json.NewDecoder(tr)
+	for dec.More() {
+		var l engine.TraceLine
+		if err := dec.Decode(&l); err != nil {
+			t.Fatal(err)
+		}
+		switch l.Kind {
+		case "produce":
+			var a, b int64
+			i := strings.Index(l.Caption, "stored at offsets ")
+			if _, err := fmt.Sscanf(l.Caption[i:], "stored at offsets %d–%d", &a, &b); err != nil {
+				t.Fatalf("%q: %v", l.Caption, err)
+			}
+			n += b - a + 1
+		case "restart_producer":
+			if l.Actor != "operator" {
+				t.Errorf("restart's actor %q", l.Actor)
+			}
+			return n, l.Caption
+		}
+	}
+	t.Fatal("no restart_producer event")
+	return 0, ""
+}
+
+// An operator restarts the producer at a moment of the user's choosing:
+// what it had stored is stored again under a new producer id, unless a
+// transactional.id fences the old epoch and aborts its records; after the
+// batch is recorded as sent, nothing is sent again. Figures against the
+// same run without the restart.
+func TestRestartProducer(t *testing.T) {
+	spec := familytest.Incident(t, "kafka-restart")
+	for _, tc := range []struct {
+		txn, at string
+		// what the restart found: "mid" (killed mid-batch), "done", "down", "not started"
+		found string
+	}{
+		{"", "10:00:01.02", "mid"},       // instance 1, after its first batch
+		{"shop-1", "10:00:01.02", "mid"}, // the same, transactional
+		{"", "10:00:04.20", "mid"},       // instance 2, the deploy's restart, mid-batch
+		{"shop-1", "10:00:04.20", "mid"},
+		{"", "10:00:05", "done"}, // instance 2 recorded the batch as sent
+		{"shop-1", "10:00:05", "done"},
+		{"", "10:00:02", "down"}, // the deploy's kill: already down
+		{"", "10:00:00", "not started"},
+	} {
+		t.Run(tc.txn+"@"+tc.at, func(t *testing.T) {
+			var set []engine.Setting
+			if tc.txn != "" {
+				set = []engine.Setting{{Knob: "transactional_id", Value: tc.txn}}
+			}
+			base := familytest.Summary(t, spec, spec.Seed, set...)
+			var tr bytes.Buffer
+			got, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, Set: set, HasAt: true, At: clock(t, tc.at), AtDo: restart, Trace: &tr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored, caption := storedBefore(t, &tr)
+			t.Logf("%s: duplicates %d → %d, instances %d → %d, aborted %d → %d; %s", tc.found, base.DuplicateEffects, got.DuplicateEffects,
+				fig(base, "producer_instances"), fig(got, "producer_instances"), fig(base, "records_aborted"), fig(got, "records_aborted"), caption)
+			if got.Lost != 0 || got.Messages != base.Messages {
+				t.Errorf("lost %d, messages %d", got.Lost, got.Messages)
+			}
+			if len(got.Forks) != 1 || got.Forks[0].Name != "restart the producer @"+clock(t, tc.at).Short() {
+				t.Errorf("forks %+v", got.Forks)
+			}
+			dups, instances := got.DuplicateEffects, fig(got, "producer_instances")
+			switch tc.found {
+			case "mid":
+				own := stored // the killed instance's: the second's after the first's batch
+				if tc.at > "10:00:04" {
+					own -= fig(base, "batch")
+				}
+				if !strings.Contains(caption, fmt.Sprintf("(%d records already stored", own)) {
+					t.Errorf("caption %q; %d stored by the killed instance", caption, own)
+				}
+				if instances != fig(base, "producer_instances")+boolInt(tc.at > "10:00:04") {
+					t.Errorf("%d producer instances", instances)
+				}
+				if tc.txn != "" {
+					// fenced: each record read once; the killed instances'
+					// records are aborted
+					if dups != 0 || fig(got, "records_aborted") != stored {
+						t.Errorf("duplicates %d, aborted %d; want 0 and the %d stored before the restart", dups, fig(got, "records_aborted"), stored)
+					}
+					break
+				}
+				// every record stored before the kill is stored again
+				if dups != stored || fig(got, "records_stored_twice") != stored {
+					t.Errorf("duplicates %d, stored twice %d; want the %d stored before the restart", dups, fig(got, "records_stored_twice"), stored)
+				}
+				if earlier := tc.at < "10:00:01.16"; earlier != (dups < base.DuplicateEffects) {
+					t.Errorf("duplicates %d against %d without the restart", dups, base.DuplicateEffects)
+				}
+			case "done":
+				if dups != base.DuplicateEffects || instances != fig(base, "producer_instances")+1 || !strings.Contains(caption, "nothing is buffered") {
+					t.Errorf("duplicates %d (%d), instances %d; %q", dups, base.DuplicateEffects, instances, caption)
+				}
+			default:
+				if dups != base.DuplicateEffects || instances != fig(base, "producer_instances") || !strings.Contains(caption, "nothing") {
+					t.Errorf("duplicates %d (%d), instances %d; %q", dups, base.DuplicateEffects, instances, caption)
+				}
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A fork that restarts the producer is carried by its share code: it opens
+// to the same branch and replays to the same trace.
+func TestRestartProducerCode(t *testing.T) {
+	spec := familytest.Incident(t, "kafka-restart")
+	for _, at := range []string{"10:00:01.02", "10:00:04.20", "10:00:30"} {
+		x, err := engine.NewExplorer(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := clock(t, at)
+		pos := x.PosAtTime(x.Branch(), c)
+		x.Goto(pos)
+		b, err := x.Fork(engine.ForkOptions{Pos: pos, At: c, Actions: restart})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.End()
+		if w := b.Words(); len(w) != 1 || w[0] != "restart the producer" {
+			t.Errorf("words %q", w)
+		}
+		want := x.Summary(b)
+		code := x.Code().String()
+		if !strings.Contains(code, ";do=restart_producer#") {
+			t.Fatalf("code %s", code)
+		}
+		cd, err := engine.ParseCode(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cd.String() != code {
+			t.Errorf("%s formats as %s", code, cd)
+		}
+		y, err := engine.OpenCode(cd, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if y.Branch().Name != b.Name || fmt.Sprint(y.Summary(y.Branch())) != fmt.Sprint(want) {
+			t.Errorf("%s opens as %q, want %q", code, y.Branch().Name, b.Name)
+		}
+		rs, _, err := engine.ReplayCode(spec, cd, engine.ReplayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs.TraceSHA256 != want.TraceSHA256 || rs.DuplicateEffects != want.DuplicateEffects {
+			t.Errorf("replay %s: %s, the explorer's %s", code, rs.TraceSHA256, want.TraceSHA256)
+		}
+	}
+}
+
+// Bad actions are refused naming what is wrong.
+func TestRestartProducerRefused(t *testing.T) {
+	spec := familytest.Incident(t, "kafka-restart")
+	w, err := engine.NewWorld(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ do, want string }{
+		{"restart_producer=now", `action "restart_producer=now": restart_producer takes no argument`},
+		{"restart", `incident kafka-restart's actions are restart_producer`},
+	} {
+		a, err := engine.ParseAction(tc.do)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.CheckActions([]engine.Action{a}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.do, err, tc.want)
+		}
+	}
+}
