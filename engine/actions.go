@@ -37,7 +37,13 @@ type ActionSpec struct {
 	Arg string
 	// NeedsArg: the action takes no bare form.
 	NeedsArg bool
-	Doc      string
+	// Repeat: the same action (name and argument) may be given twice in
+	// one fork, each time adding to the last (workers=+1 twice starts two
+	// workers). Otherwise a repeat is refused: every action of a fork is
+	// checked against the same state, so a second wedge=A1 would pass
+	// the check and then find nothing left to do.
+	Repeat bool
+	Doc    string
 }
 
 // FamilyActions is implemented by a family whose system has operator
@@ -122,7 +128,7 @@ func (w *World) CheckActions(acts []Action) error {
 	if !ok && len(acts) > 0 {
 		return fmt.Errorf("action %q: incident %s declares no operator actions", clip(acts[0].String()), w.spec.ID)
 	}
-	for _, a := range acts {
+	for i, a := range acts {
 		var spec *ActionSpec
 		specs := fa.ActionSpecs()
 		for i := range specs {
@@ -142,6 +148,9 @@ func (w *World) CheckActions(acts []Action) error {
 			return fmt.Errorf("action %s: give %s=%s", a.Name, a.Name, spec.Arg)
 		case a.Arg != "" && spec.Arg == "":
 			return fmt.Errorf("action %q: %s takes no argument", clip(a.String()), a.Name)
+		}
+		if !spec.Repeat && slices.Index(acts, a) < i {
+			return fmt.Errorf("action %s is given twice: the first leaves the second nothing to do, so a fork takes it once", a)
 		}
 		if err := fa.CheckAction(w, a); err != nil {
 			return err

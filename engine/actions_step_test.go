@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"inflight/engine"
@@ -145,5 +146,52 @@ func TestActionsOneEventPerStep(t *testing.T) {
 	}
 	if families == 0 {
 		t.Fatal("no incident declares actions")
+	}
+}
+
+// TestActionGivenTwice: every action of a fork is checked against the same
+// state, so a repeat that the first leaves nothing to do is refused; one
+// whose effects add up (workers=+1 twice) is taken.
+func TestActionGivenTwice(t *testing.T) {
+	for _, c := range []struct {
+		id, do string
+		ok     bool
+	}{
+		{"thursday", "wedge=A1", false},
+		{"thursday", "crash=B2", false},
+		{"thursday", "purge", false},
+		{"thursday", "redrive", false},
+		{"thursday", "workers=+1", true},
+		{"db-down", "pause=30s", false},
+		{"kafka-restart", "restart_producer", false},
+		{"ordering", "partitions=8", false},
+		{"ordering", "consumers=+1", true},
+		{"galewatch", "step_clock=+30s", true},
+		{"cashback", "replay_pending", true},
+	} {
+		spec, err := incidents.Get(c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := engine.NewWorld(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := engine.ParseAction(c.do)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.CheckActions([]engine.Action{a}); err != nil {
+			t.Fatalf("%s --do %s: %v", c.id, c.do, err)
+		}
+		err = w.CheckActions([]engine.Action{a, a})
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s --do %s twice refused: %v", c.id, c.do, err)
+		case !c.ok && err == nil:
+			t.Errorf("%s --do %s twice accepted", c.id, c.do)
+		case !c.ok && !strings.Contains(err.Error(), "given twice"):
+			t.Errorf("%s --do %s twice: %v, want it to say the action is given twice", c.id, c.do, err)
+		}
 	}
 }
