@@ -82,6 +82,8 @@ type runOptions struct {
 	code      string
 	compare   string
 	maxEvents int64
+	otlp      string
+	sink      *otlpSink
 }
 
 func (o *runOptions) flags(fs *pflag.FlagSet) {
@@ -89,6 +91,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	o.mem.add(fs, "the run's world")
 	fs.Int64Var(&o.maxEvents, "max-events", engine.DefaultBudget.Events, "stop a run that has not ended after this many events (the summary says so)")
 	fs.BoolVar(&o.trace, "trace", false, "write every event as a JSON line to stdout (the summary then goes to stderr)")
+	fs.StringVar(&o.otlp, "otlp", "", "also write the run as OTLP JSON to this file (messaging spans, one export request a line)")
 	fs.StringVar(&o.code, "code", "", "reproduce the run a share code names")
 	fs.StringVar(&o.compare, "compare", "", "compare the run (B) with the branch a share code names, or main (A): figures in all and since the fork, and the first divergence")
 	fs.StringArrayVar(&o.do, "do", nil, "with --at, take an operator action then: ACTION or ACTION=ARG (repeatable; e.g. redrive, redrive=unfinished, crash=B2, workers=+2)")
@@ -174,6 +177,9 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	defer backstop(ro.Budget.Bytes)()
 	ro.Budget.Events, ro.Budget.BytesFlag = o.maxEvents, "--max-memory-mb"
 	if o.compare != "" {
+		if o.otlp != "" {
+			return usageErr("--compare prints a comparison, not a run: give one of --compare and --otlp")
+		}
 		if o.trace {
 			return usageErr("--compare prints a comparison, not a trace: give one of --compare and --trace")
 		}
@@ -199,9 +205,16 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		ro.Trace = stdout
 		out = stderr
 	}
+	if ro.Trace, err = o.otlpTrace(ro.Trace); err != nil {
+		return err
+	}
+	ro.Budget.Events = o.maxEvents
 	var sum engine.Summary
 	if o.code != "" {
 		sum, err = runCode(spec, c, ro.Trace, ro.Budget)
+		if err == nil {
+			err = o.writeOTLP(spec, c.Seed, sum)
+		}
 	} else {
 		var w *engine.World
 		if ro.Trace == nil {
@@ -211,6 +224,9 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		var me *engine.MomentError
 		if errors.As(err, &me) {
 			return usageErr("--at: %v", err)
+		}
+		if err == nil {
+			err = o.writeOTLP(spec, ro.Seed, sum)
 		}
 		if err != nil {
 			return budgetStop(err)

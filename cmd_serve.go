@@ -47,6 +47,7 @@ type serveOptions struct {
 	hostKey     string
 	idle        time.Duration
 	jobs        int
+	keepFor     time.Duration
 	listen      string
 	maxSessions int
 	presenters  string
@@ -63,6 +64,7 @@ func (o *serveOptions) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.hostKey, "host-key", defaultHostKeyPath(), "host key file, generated on first start")
 	fs.DurationVar(&o.idle, "idle-timeout", serve.DefaultIdleTimeout, "close sessions idle this long (0: never)")
 	fs.IntVar(&o.jobs, "jobs", tui.ServerJobs(), "long jobs (playing to the end, comparing) run at once; the rest wait their turn")
+	fs.DurationVar(&o.keepFor, "keep-for", serve.DefaultKeepFor, "keep a session's branches, cursor and open screen this long for a reconnect with the same key, in memory and in the --stage Redis (0: keep nothing)")
 	fs.StringVar(&o.listen, "listen", serve.DefaultAddr, "address to listen on")
 	fs.IntVar(&o.maxSessions, "max-sessions", serve.DefaultMaxSessions, "attendees at once; more get a \"workshop full\" line")
 	fs.StringVar(&o.plan, "plan", "", "the session's plan `FILE` (inflight validate checks it): the presenter's > and < move the stage from beat to beat, with notes on the presenter's screen only")
@@ -105,6 +107,8 @@ func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		return serveUsage("--server-max-memory-mb must be between --session-max-memory-mb and %d, not %d", 1<<30, o.serverMB)
 	case o.jobs < 1:
 		return serveUsage("--jobs must be at least 1, not %d", o.jobs)
+	case o.keepFor < 0 || o.keepFor > serve.MaxKeepFor:
+		return serveUsage("--keep-for must be between 0 (keep nothing) and %s, not %s", serve.MaxKeepFor, o.keepFor)
 	}
 	if err := checkListenAddr(o.listen); err != nil {
 		return serveUsage("--listen %q: %v", clipArg(o.listen), err)
@@ -129,6 +133,10 @@ func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	idle := o.idle
 	if idle == 0 {
 		idle = -1 // never, in serve.Config's terms
+	}
+	keepFor := o.keepFor
+	if keepFor == 0 {
+		keepFor = -1 // nothing, in serve.Config's terms
 	}
 	// Its logs may go to a pipe that closes first (`serve 2>&1 | tee log`,
 	// then ctrl+c): a write there must fail quietly, not kill the server
@@ -156,6 +164,7 @@ func (o *serveOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		Jobs:             o.jobs,
 		Stage:            stage,
 		Answers:          o.answers,
+		KeepFor:          keepFor,
 		Plan:             pl,
 	})
 	var kerr *serve.KeyFileError

@@ -42,7 +42,7 @@ type flagErrorer interface {
 // has no name on the command line.
 var commands = []*command{
 	&exploreCommand, &openCommand, &listCommand, &runCommand, &sweepCommand,
-	&checkCommand, &validateCommand, &huntCommand, &serveCommand, &verifyCommand,
+	&checkCommand, &validateCommand, &huntCommand, &serveCommand, &verifyCommand, &importCommand,
 }
 
 var defaultCommand = commands[0]

@@ -53,7 +53,7 @@ func TestCommandTable(t *testing.T) {
 		fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)
 		c.options().flags(fs)
 		fs.VisitAll(func(f *pflag.Flag) {
-			if f.Usage == "" || !regexp.MustCompile(`(?m)^ +--`+regexp.QuoteMeta(f.Name)+`[ []`).MatchString(out.String()) {
+			if f.Usage == "" || !regexp.MustCompile(`(?m)^ +(-\w, )?--`+regexp.QuoteMeta(f.Name)+`[ []`).MatchString(out.String()) {
 				t.Errorf("%s --help lacks --%s, or it has no usage", c.name, f.Name)
 			}
 		})

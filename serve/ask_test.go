@@ -110,7 +110,7 @@ func TestAskTheRoomOverSSH(t *testing.T) {
 	// the sessions' waits on the poll and the stage end within their
 	// two-second bound (a wait on the poll ends with its session:
 	// tui's TestLeavingEndsTheWait); let them before goleak looks
-	waitUntil(t, func() bool { return s.Sessions() == 0 })
+	s.logged(t, func() bool { return s.Sessions() == 0 })
 	waitUntil(t, func() bool { return !running("watchPoll") && !running("follower.wait") })
 }
 

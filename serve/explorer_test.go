@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"inflight/engine"
 	"inflight/incidents"
@@ -107,8 +106,7 @@ func TestFollowerSeesPresenterClock(t *testing.T) {
 	own.mustSee(t, wait, title, clock(start))
 
 	for range k {
-		pres.send("l")
-		time.Sleep(20 * time.Millisecond) // keys typed together arrive as one
+		pres.keys(t, "l")
 	}
 	// the header's clock: the chart's axis shows the end's clock as well
 	pres.mustSee(t, wait, paused(moved))
@@ -185,8 +183,9 @@ func oneAttendee(addr string, i int, title string, start engine.Time) error {
 		}
 	}
 	for range 5 {
-		tm.send("l")
-		time.Sleep(20 * time.Millisecond) // keys typed together arrive as one
+		if err := tm.key("l"); err != nil {
+			return fmt.Errorf("attendee %d stepping: %w", i, err)
+		}
 	}
 	tm.send("f")
 	if err := tm.waitFor(wait, "Fork a branch here"); err != nil {
@@ -197,8 +196,9 @@ func oneAttendee(addr string, i int, title string, start engine.Time) error {
 	if err := tm.waitFor(wait, "forked main"); err != nil {
 		return fmt.Errorf("attendee %d forking: %w", i, err)
 	}
-	tm.send("l")
-	time.Sleep(20 * time.Millisecond)
+	if err := tm.key("l"); err != nil {
+		return fmt.Errorf("attendee %d stepping the fork: %w", i, err)
+	}
 	tm.mark()
 	tm.send("?")
 	if err := tm.waitFor(wait, "follow stage"); err != nil { // in the full help only

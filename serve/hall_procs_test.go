@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +28,36 @@ type proc struct {
 	name   string
 	cmd    *exec.Cmd
 	log    string
+	out    *procLog
 	exited chan struct{}
+}
+
+// procLog writes a process's output to its log file, waking whoever
+// waits for a line (grown).
+type procLog struct {
+	mu   sync.Mutex
+	f    *os.File
+	grew chan struct{}
+}
+
+func (l *procLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.grew != nil {
+		close(l.grew)
+		l.grew = nil
+	}
+	return l.f.Write(b)
+}
+
+// grown is closed when more output comes after the call.
+func (l *procLog) grown() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.grew == nil {
+		l.grew = make(chan struct{})
+	}
+	return l.grew
 }
 
 // startProc starts bin with args and env (nil: this process's); it is
@@ -39,15 +69,17 @@ func startProc(t *testing.T, name string, env []string, bin string, args ...stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close() // the child has its own descriptor
+	p.out = &procLog{f: f}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Env = env
-	p.cmd.Stdout, p.cmd.Stderr = f, f
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out // through a pipe, so a line wakes waitReady
+	p.cmd.WaitDelay = time.Second             // a grandchild holding the pipe does not hold Wait
 	p.cmd.SysProcAttr = hallProcAttr()
 	if err := p.cmd.Start(); err != nil {
+		f.Close()
 		t.Fatalf("%s: %v", name, err)
 	}
-	go func() { p.cmd.Wait(); close(p.exited) }()
+	go func() { p.cmd.Wait(); f.Close(); close(p.exited) }()
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
@@ -79,9 +111,36 @@ func (p *proc) tail(n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// waitReady polls until ready says yes, failing if the process exits or
-// takes longer than wait.
+// waitReady waits until ready says yes, trying it again each time the
+// process writes a line (a server logs that it listens once it does) and
+// when it exits; it fails if the process exits first, or hangs past wait.
 func (p *proc) waitReady(t *testing.T, ready func() bool) {
+	t.Helper()
+	hang := time.NewTimer(wait)
+	defer hang.Stop()
+	for {
+		more := p.out.grown() // before ready, so a line between the two wakes us
+		if ready() {
+			return
+		}
+		select {
+		case <-more:
+		case <-p.exited:
+			if !ready() {
+				t.Fatalf("%s exited at start:\n%s", p.name, p.tail(20))
+			}
+			return
+		case <-hang.C:
+			t.Fatalf("%s not ready after %s:\n%s", p.name, wait, p.tail(20))
+		}
+	}
+}
+
+// waitDial is waitReady for a process that says nothing once it listens
+// (haproxy): dialing it is the only observable, so this retries the dial
+// itself, paced so as not to spin a loaded machine; wait only bounds a
+// hang.
+func (p *proc) waitDial(t *testing.T, ready func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for !ready() {
@@ -157,10 +216,8 @@ func startRedis(t *testing.T, port int, extra ...string) *redisProc {
 		args := append([]string{"--port", strconv.Itoa(p), "--bind", "127.0.0.1",
 			"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no"}, extra...)
 		r := &redisProc{port: p, proc: startProc(t, "redis", nil, bin, args...)}
-		deadline := time.Now().Add(wait)
-		for r.running() && !r.pong() && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		// its "Ready to accept connections" wakes this once it listens
+		r.waitReady(t, func() bool { return !r.running() || r.pong() })
 		if r.running() && r.pong() {
 			return r
 		}
@@ -258,7 +315,7 @@ func startHAProxy(t *testing.T, backends ...string) *haproxyProc {
 			t.Fatal(err)
 		}
 		p := startProc(t, "haproxy", nil, bin, "-db", "-f", path)
-		p.waitReady(t, func() bool { return !p.running() || greets(addr, "SSH-2.0-") })
+		p.waitDial(t, func() bool { return !p.running() || greets(addr, "SSH-2.0-") })
 		if p.running() {
 			return &haproxyProc{proc: p, addr: addr}
 		}

@@ -55,12 +55,8 @@ func (s *screen) head() string {
 // waitHead waits until the header holds sub.
 func (s *screen) waitHead(t testing.TB, sub string) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !strings.Contains(s.head(), sub) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q at the top of the screen after %s:\n%s", sub, wait, s.grid())
-		}
-		time.Sleep(2 * time.Millisecond)
+	if !s.until(wait, func() bool { return strings.Contains(s.head(), sub) }) {
+		t.Fatalf("no %q at the top of the screen after %s:\n%s", sub, wait, s.grid())
 	}
 }
 
@@ -87,31 +83,29 @@ func hms(m string) time.Duration {
 // it.
 func (s *screen) waitClock(t testing.TB, c time.Duration) time.Duration {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		if m := clockRE.FindString(s.head()); m != "" {
-			if got := hms(m); got >= c {
-				return got
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the header never reached %v in %s:\n%s", c, wait, s.grid())
-		}
-		time.Sleep(2 * time.Millisecond)
+	var got time.Duration
+	reached := func() bool {
+		m := clockRE.FindString(s.head())
+		got = hms(m)
+		return m != "" && got >= c
 	}
+	if !s.until(wait, reached) {
+		t.Fatalf("the header never reached %v in %s:\n%s", c, wait, s.grid())
+	}
+	return got
 }
 
 // settled waits until the screen holds every one of subs, and returns it.
 func (s *screen) settled(t testing.TB, subs ...string) string {
 	t.Helper()
-	return settle(t, s.grid, subs, nil)
+	return settle(t, s.term, s.grid, subs, nil)
 }
 
 // settledWithout waits until the screen holds every one of subs and none
 // of gone, and returns it.
 func (s *screen) settledWithout(t testing.TB, gone []string, subs ...string) string {
 	t.Helper()
-	return settle(t, s.grid, subs, gone)
+	return settle(t, s.term, s.grid, subs, gone)
 }
 
 // written is how much output has come so far, for seeSince.

@@ -34,14 +34,49 @@ func TestMain(m *testing.M) {
 
 // syncBuffer is a bytes.Buffer safe for the logger and the test at once.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu   sync.Mutex
+	b    bytes.Buffer
+	grew chan struct{} // closed when more is written (grown)
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.grew != nil {
+		close(s.grew)
+		s.grew = nil
+	}
 	return s.b.Write(p)
+}
+
+// grown is closed when more is written after the call.
+func (s *syncBuffer) grown() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.grew == nil {
+		s.grew = make(chan struct{})
+	}
+	return s.grew
+}
+
+// until waits for ok to hold, trying it again each time more is written
+// and once more when end closes; d only bounds a hang.
+func (s *syncBuffer) until(d time.Duration, end <-chan struct{}, ok func() bool) bool {
+	hang := time.NewTimer(d)
+	defer hang.Stop()
+	for {
+		more := s.grown() // before ok, so a write between the two wakes us
+		if ok() {
+			return true
+		}
+		select {
+		case <-more:
+		case <-end:
+			return ok()
+		case <-hang.C:
+			return ok()
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {
@@ -336,6 +371,28 @@ func (tm *term) firstByte() time.Duration {
 func (tm *term) send(keys string) error {
 	_, err := tm.in.Write([]byte(keys))
 	return err
+}
+
+// key sends one key and waits for the screen to react (output after the
+// key), so that the next key reaches the program in a read of its own:
+// keys typed together arrive as one message ("ll" is no key), and esc
+// then a key reads as alt+key. Call it on a screen that is still (a
+// playing stage draws on its own, which would pass for the reaction).
+func (tm *term) key(k string) error {
+	more := tm.grown()
+	if err := tm.send(k); err != nil {
+		return err
+	}
+	hang := time.NewTimer(wait)
+	defer hang.Stop()
+	select {
+	case <-more:
+		return nil
+	case <-tm.done:
+		return fmt.Errorf("the session ended after key %q (stderr %q, wait %v)", k, tm.errOut.String(), tm.waitErr)
+	case <-hang.C:
+		return fmt.Errorf("key %q drew nothing in %s; tail:\n%s", k, wait, tail(tm.screen(), 2000))
+	}
 }
 
 // ended waits for the session to end and returns its exit error.

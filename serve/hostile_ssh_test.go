@@ -474,5 +474,5 @@ func TestHostileResizeFloodCoalesced(t *testing.T) {
 	if _, ok := a.ended(wait); !ok {
 		t.Fatal("the session did not end")
 	}
-	waitUntil(t, func() bool { return s.Sessions() == 0 })
+	s.logged(t, func() bool { return s.Sessions() == 0 })
 }

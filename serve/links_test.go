@@ -97,7 +97,7 @@ func TestSessionlessConnectionTakesASeat(t *testing.T) {
 	if !strings.Contains(s.logs.String(), "why=\"no session for "+idle.String()) {
 		t.Errorf("no disconnect line naming the idle timeout for it:\n%s", s.logs)
 	}
-	waitUntil(t, func() bool { return s.Seats() == 0 })
+	s.logged(t, func() bool { return s.Seats() == 0 })
 	mustTerm(t, mustDial(t, s.addr, "next", newKey(t)), 80, 24).mustSee(t, wait, "fake explorer")
 }
 

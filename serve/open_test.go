@@ -7,7 +7,6 @@ import (
 	"net"
 	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -211,16 +210,13 @@ func refusedExec(t *testing.T, c *gossh.Client, cmd, want string) {
 	defer ch.Close()
 	go gossh.DiscardRequests(reqs)
 	var errOut syncBuffer
-	go io.Copy(&errOut, ch.Stderr()) //nolint:errcheck
+	ended := make(chan struct{})
+	go func() { io.Copy(&errOut, ch.Stderr()); close(ended) }() //nolint:errcheck
 	ok, err := ch.SendRequest("exec", true, gossh.Marshal(struct{ Command string }{cmd}))
 	if err != nil || ok {
 		t.Fatalf("%q: exec accepted (ok=%v err=%v)", cmd, ok, err)
 	}
-	for deadline := time.Now().Add(wait); !strings.Contains(errOut.String(), "\n"); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			break
-		}
-	}
+	errOut.until(wait, ended, func() bool { return strings.Contains(errOut.String(), "\n") })
 	if got := errOut.String(); !strings.Contains(got, want) {
 		t.Errorf("%q: stderr %q, want %q", cmd, got, want)
 	}

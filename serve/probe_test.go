@@ -59,6 +59,7 @@ type quietTerm struct {
 	out   []byte
 	first time.Duration // when the first frame came
 	done  chan struct{}
+	grew  chan struct{} // closed when more output comes
 }
 
 // openQuiet opens a session whose terminal answers the probe's queries
@@ -101,6 +102,10 @@ func openQuiet(t *testing.T, c *gossh.Client, answer string) *quietTerm {
 			if q.first == 0 && strings.Contains(ansi.Strip(string(q.out)), "frame ") {
 				q.first = time.Since(q.start)
 			}
+			if q.grew != nil {
+				close(q.grew)
+				q.grew = nil
+			}
 			q.mu.Unlock()
 			if err != nil {
 				return
@@ -112,18 +117,33 @@ func openQuiet(t *testing.T, c *gossh.Client, answer string) *quietTerm {
 
 func (q *quietTerm) waitFor(t *testing.T, d time.Duration, sub string) {
 	t.Helper()
-	deadline := time.Now().Add(d)
+	hang := time.NewTimer(d) // only bounds a hang
+	defer hang.Stop()
 	for {
 		q.mu.Lock()
 		s := ansi.Strip(string(q.out))
+		if q.grew == nil {
+			q.grew = make(chan struct{})
+		}
+		more := q.grew // taken with the output read: what comes after wakes us
 		q.mu.Unlock()
 		if strings.Contains(s, sub) {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-more:
+		case <-q.done:
+			// the reader's last read came before done: once more
+			q.mu.Lock()
+			s = ansi.Strip(string(q.out))
+			q.mu.Unlock()
+			if !strings.Contains(s, sub) {
+				t.Fatalf("the session ended without %q; screen %q", sub, s)
+			}
+			return
+		case <-hang.C:
 			t.Fatalf("no %q after %s; screen %q", sub, d, s)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

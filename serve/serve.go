@@ -59,6 +59,9 @@ type Config struct {
 	Jobs             int    // long jobs running at once; 0: tui.ServerJobs()
 	Stage            string // redis:// or rediss:// URL carrying the stage between processes; "": this process only
 	Answers          string // file each reveal is appended to as a JSON line; "": the log only
+	// KeepFor is how long a session's work waits for its key to
+	// reconnect (resume.go); 0 means DefaultKeepFor, < 0 keeps nothing.
+	KeepFor time.Duration
 
 	Plan *plan.Plan // the session's plan (--plan): the presenter's beat keys and notes; nil none
 }
@@ -74,7 +77,8 @@ type Server struct {
 	presenters keySet
 	links      links // every connection, for the seats held without a session
 	stageLink  *stagelink.Link
-	answers    *answers // the room's reveals, kept (answers.go)
+	answers    *answers   // the room's reveals, kept (answers.go)
+	kept       *keptStore // attendees' work for a reconnect (resume.go); nil keeps none
 
 	// newModel builds a session's explorer; tests swap it to inject faults.
 	newModel func(tui.Options) (tea.Model, error)
@@ -116,6 +120,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Jobs <= 0 {
 		cfg.Jobs = tui.ServerJobs()
 	}
+	switch {
+	case cfg.KeepFor == 0:
+		cfg.KeepFor = DefaultKeepFor
+	case cfg.KeepFor > MaxKeepFor:
+		return nil, fmt.Errorf("keep for %s: at most %s", cfg.KeepFor, MaxKeepFor)
+	}
 	var stageURL stagelink.URL
 	var err error
 	if cfg.Stage != "" {
@@ -135,6 +145,10 @@ func New(cfg Config) (*Server, error) {
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[net.Conn]struct{}{},
 		newModel:  tui.NewSession,
+	}
+	if cfg.KeepFor > 0 {
+		// every seat's attendee and as many again who left: the oldest go
+		s.kept = newKeptStore(cfg.KeepFor, max(16, 2*cfg.MaxSessions))
 	}
 	if s.log == nil {
 		s.log = log.NewWithOptions(os.Stderr, log.Options{ReportTimestamp: true, Prefix: "serve"})
@@ -313,6 +327,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.stage.Close()
 	s.answers.close()
+	if s.kept != nil {
+		s.kept.close()
+	}
 	return err
 }
 

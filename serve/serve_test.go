@@ -249,6 +249,12 @@ func TestMaxSessions(t *testing.T) {
 	d.mustSee(t, wait, "fake explorer")
 }
 
+// waitUntil polls cond: for what the server signals nowhere (a seat
+// freed by a connection closing, the pool's bytes given back by a job
+// that ends on its own, goroutines winding down, a file its writer fills
+// in the background), asking again is the only observable; it is paced
+// so as not to spin a loaded machine, and wait only bounds a hang. What
+// comes with a log line waits with logged instead.
 func waitUntil(t testing.TB, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(wait)
@@ -257,6 +263,17 @@ func waitUntil(t testing.TB, cond func() bool) {
 			t.Fatal("condition not met in time")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// logged waits until cond holds, trying it again each time the server
+// logs a line: it logs a session's disconnect once it no longer counts
+// it, and an expired connection's once its seat is free. wait only bounds
+// a hang.
+func (s *testServer) logged(t testing.TB, cond func() bool) {
+	t.Helper()
+	if !s.logs.until(wait, nil, cond) {
+		t.Fatalf("condition not met in %s; server log:\n%s", wait, s.logs.String())
 	}
 }
 

@@ -27,6 +27,7 @@ const (
 	endCrash                     // the explorer panicked
 	endError                     // the explorer could not be built
 	endHangup                    // the client closed the session's channel
+	endReplaced                  // a newer session of the same key took its explorer (resume.go)
 )
 
 func (r endReason) String() string {
@@ -41,6 +42,8 @@ func (r endReason) String() string {
 		return "error"
 	case endHangup:
 		return "hangup"
+	case endReplaced:
+		return "replaced"
 	}
 	return "quit"
 }
@@ -55,7 +58,16 @@ type attendee struct {
 	last      atomic.Int64 // unix nanoseconds of the last byte in or out
 	idle      *time.Timer
 
+	// the work kept across a reconnect (resume.go): the key's id, ""
+	// when nothing is kept; its fingerprint for the log; closed once the
+	// session's work is kept and its explorer released
+	kid         string
+	fingerprint string
+	retired     chan struct{}
+	resume      *tui.Work // the work this session reopens, taken before it starts
+
 	mu     sync.Mutex
+	sess   ssh.Session // its connection, which a takeover asks whether it is still there
 	prog   *tea.Program
 	reason endReason
 	err    error     // with endError
@@ -132,6 +144,11 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			exempt:    exempt,
 			follow:    sess.User() == "follow",
 			start:     time.Now(),
+			retired:   make(chan struct{}),
+			sess:      sess,
+		}
+		if k := sess.PublicKey(); k != nil && !a.presenter && s.kept != nil && codeOf(sess) == nil {
+			a.kid, a.fingerprint = keyID(k, sess.User()), fingerprintOf(k)
 		}
 		a.touch()
 		s.mu.Lock()
@@ -175,7 +192,13 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			s.stage.Arrive()
 			defer s.stage.Leave()
 		}
-		defer a.release()
+		defer func() {
+			s.keepWork(a) // before the explorer lets go of what it holds
+			a.release()
+			close(a.retired)
+		}()
+		s.takeOver(a)
+		a.resume = s.takeWork(a)
 		next(sess)
 	}
 }
@@ -336,6 +359,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Shared:    s.shared,
 		Code:      codeOf(sess),
 		OpenVia:   sshCommand(sess),
+		Resume:    a.resume,
 	})
 	if err != nil {
 		a.mu.Lock()
@@ -370,6 +394,8 @@ func (s *Server) farewell(next ssh.Handler) ssh.Handler {
 			line = fmt.Sprintf("inflight: closed after %s without activity. %s", s.cfg.IdleTimeout, s.reconnectHint(sess))
 		case endShutdown:
 			line = "inflight: the workshop server is shutting down. Goodbye, and thanks for coming! If the workshop goes on, " + s.reconnectHint(sess)
+		case endReplaced:
+			line = "inflight: your key connected again (a reconnect, or another terminal with the same command): this session's explorer went there."
 		case endCrash:
 			line = "inflight: the explorer hit a bug and this session had to end (it has been logged). Reconnect to start again."
 		case endError:

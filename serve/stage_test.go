@@ -30,39 +30,41 @@ func (tm *term) grid(w, h int) string {
 // returns it.
 func (tm *term) settled(t testing.TB, w, h int, subs ...string) string {
 	t.Helper()
-	return settle(t, func() string { return tm.grid(w, h) }, subs, nil)
+	return settle(t, tm, func() string { return tm.grid(w, h) }, subs, nil)
 }
 
 // settledWithout waits until the w×h screen holds every one of subs and
 // none of gone, and returns it.
 func (tm *term) settledWithout(t testing.TB, w, h int, gone []string, subs ...string) string {
 	t.Helper()
-	return settle(t, func() string { return tm.grid(w, h) }, subs, gone)
+	return settle(t, tm, func() string { return tm.grid(w, h) }, subs, gone)
 }
 
 // settle waits until the screen grid reads holds every one of subs and
-// none of gone, and returns it. The test names what the screen comes to
-// show: a quiet period would guess when a busy machine has drawn it.
-func settle(t testing.TB, grid func() string, subs, gone []string) string {
+// none of gone, and returns it; it reads the grid again each time tm's
+// output grows. The test names what the screen comes to show: a quiet
+// period would guess when a busy machine has drawn it.
+func settle(t testing.TB, tm *term, grid func() string, subs, gone []string) string {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		g := grid()
-		ok := true
+	var g string
+	holds := func() bool {
+		g = grid()
 		for _, s := range subs {
-			ok = ok && strings.Contains(g, s)
+			if !strings.Contains(g, s) {
+				return false
+			}
 		}
 		for _, s := range gone {
-			ok = ok && !strings.Contains(g, s)
+			if strings.Contains(g, s) {
+				return false
+			}
 		}
-		if ok {
-			return g
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the screen never came to show %q without %q:\n%s", subs, gone, g)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return true
 	}
+	if !tm.until(wait, holds) {
+		t.Fatalf("the screen never came to show %q without %q:\n%s", subs, gone, g)
+	}
+	return g
 }
 
 // settledGolden waits until the w×h screen is the test's golden (a
@@ -81,14 +83,14 @@ func (tm *term) settledGolden(t *testing.T, w, h int, subs ...string) {
 	golden.RequireEqual(t, []byte(g))
 }
 
-// keys sends each key apart, as a person types.
+// keys sends each key apart, as a person types: each once the screen
+// has reacted to the one before (see key).
 func (tm *term) keys(t testing.TB, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
-		if err := tm.send(k); err != nil {
+		if err := tm.key(k); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(30 * time.Millisecond)
 	}
 }
 

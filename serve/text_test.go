@@ -36,7 +36,7 @@ func TestHostileUserNameInTheLogs(t *testing.T) {
 	tm.mustSee(t, 10*time.Second, "fake explorer")
 	tm.close()
 	c.Close()
-	waitUntil(t, func() bool { return strings.Contains(s.logs.String(), "disconnect") })
+	s.logged(t, func() bool { return strings.Contains(s.logs.String(), "disconnect") })
 	logs := s.logs.String()
 	if !strings.Contains(logs, "]0;pwned[2Jatt") {
 		t.Fatalf("no connect line with the cleaned name:\n%s", logs)

@@ -104,6 +104,9 @@ func newModel(x *engine.Explorer, r *lipgloss.Renderer, o Options, sh *Shared) M
 	m.at = x.World().Now
 	if o.Follow && o.Stage != nil {
 		m.flash = m.follower.start(o.Stage)
+		// made here, not by Init's wait: Init's Model is a copy, and
+		// Release must close the channel that first wait selects on
+		m.follower.left = &leaving{c: make(chan struct{})}
 	}
 	m.refresh(true)
 	return m

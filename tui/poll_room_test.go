@@ -253,7 +253,9 @@ func releaseEnds(t *testing.T, f Model, wait tea.Cmd, on string) {
 }
 
 // blockedIn waits until a goroutine started by fn is blocked in a select:
-// the wait under test waits. The deadline only fails a test that hangs.
+// the wait under test waits. A goroutine's stack is the only observable
+// of its blocking (nothing signals it), so this reads the stacks again,
+// paced so as not to spin; the deadline only fails a test that hangs.
 func blockedIn(t *testing.T, fn, on string) {
 	t.Helper()
 	buf := make([]byte, 1<<20)

@@ -260,10 +260,16 @@ func fp32(fp uint64) uint32 { return uint32(fp >> 32) }
 // main's start when its branch is not among them; dropped says how many
 // were left out.
 func treeOf(x *engine.Explorer, c engine.Code) (t savedtree.Tree, dropped int) {
+	return treeOfMax(x, c, savedtree.MaxBranches)
+}
+
+// treeOfMax is treeOf keeping at most limit branches besides main (a
+// reconnect's work keeps fewer to fit its size cap).
+func treeOfMax(x *engine.Explorer, c engine.Code, limit int) (t savedtree.Tree, dropped int) {
 	bs := x.Branches()
-	if len(bs)-1 > savedtree.MaxBranches {
-		dropped = len(bs) - 1 - savedtree.MaxBranches
-		bs = bs[:savedtree.MaxBranches+1]
+	if len(bs)-1 > limit {
+		dropped = len(bs) - 1 - limit
+		bs = bs[:limit+1]
 	}
 	num := make(map[*engine.Branch]int, len(bs))
 	for i, b := range bs {

@@ -31,6 +31,7 @@ type Options struct {
 	Shared    *Shared            // nil: a budget of the explorer's own (DefaultBudget)
 	OpenVia   string             // the SSH server's "ssh -t -p PORT HOST", which y shows before "open CODE"; "" locally
 	Keep      *Keep              // where the branch tree is kept between runs (saved.go); nil: nowhere, as under serve
+	Resume    *Work              // a reconnecting attendee's work, rebuilt instead of the lesson's start (resume.go); ignored with Code, Explorer or a presenter resuming the stage
 	Plan      *plan.Plan         // the session's plan, for the presenter (serve --plan): the beat keys and the notes
 }
 
@@ -50,11 +51,30 @@ func New(o Options) (Model, error) {
 	if resume { // a presenter coming back: the stage, where it was
 		open = func(Options, *Shared) (*engine.Explorer, error) { return restoreExplorer(st, sh) }
 	}
+	var resumed bool    // the reconnect's work was rebuilt
+	var unresumed error // or why not
+	if w := o.Resume; w != nil && !resume && o.Code == nil && o.Explorer == nil {
+		open = func(o Options, sh *Shared) (*engine.Explorer, error) {
+			x, err := resumeExplorer(*w, sh)
+			if err != nil {
+				unresumed = err
+				return openExplorer(o, sh)
+			}
+			resumed = true
+			return x, nil
+		}
+	}
 	x, err := open(o, sh)
 	if err != nil {
 		return Model{}, err
 	}
 	m := newModel(x, r, o, sh)
+	switch {
+	case resumed:
+		resumeShown(&m, *o.Resume, o.Follow)
+	case unresumed != nil:
+		m.flash = resumeFailed(unresumed)
+	}
 	m.openVia = o.OpenVia
 	if resume { // the moment (the one its clock gives now), the open screen, the play state
 		if err := m.showStage(st, true, stageMs(o.Stage.Now())); err != nil {

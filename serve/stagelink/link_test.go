@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -28,14 +29,29 @@ type proc struct {
 }
 
 type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu   sync.Mutex
+	b    bytes.Buffer
+	grew chan struct{} // closed when more is written (grown)
 }
 
 func (s *syncBuf) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.grew != nil {
+		close(s.grew)
+		s.grew = nil
+	}
 	return s.b.Write(p)
+}
+
+// grown is closed when more is written after the call.
+func (s *syncBuf) grown() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.grew == nil {
+		s.grew = make(chan struct{})
+	}
+	return s.grew
 }
 
 func (s *syncBuf) String() string {
@@ -62,6 +78,8 @@ func openProc(t testing.TB, raw string, opt Options) *proc {
 	}
 	p := &proc{stage: stage.New(), log: &syncBuf{}}
 	opt.Logger = log.New(p.log)
+	watchStage(t, p.stage)
+	watch(t, p.log.grown)
 	p.link = Open(u, p.stage, opt)
 	t.Cleanup(func() { p.link.Close() })
 	return p
@@ -82,9 +100,106 @@ func (p *proc) code() string {
 // test that waits for what never comes and no other.
 const hung = 2 * time.Minute
 
-// waitFor polls cond until it holds and returns how long that took, for
-// the log: how long a link takes is no test's to assert.
+// watched holds, per test, what its waitFor wakes on: whatever moves
+// when the stage, its poll or a log does.
+var watched sync.Map // testing.TB → *wakers
+
+type wakers struct {
+	mu sync.Mutex
+	fs []func() <-chan struct{}
+}
+
+// watch adds to what t's waitFor wakes on: each f returns a channel
+// closed at the next change after the call.
+func watch(t testing.TB, fs ...func() <-chan struct{}) {
+	w, loaded := watched.LoadOrStore(t, &wakers{})
+	if !loaded {
+		t.Cleanup(func() { watched.Delete(t) })
+	}
+	ws := w.(*wakers)
+	ws.mu.Lock()
+	ws.fs = append(ws.fs, fs...)
+	ws.mu.Unlock()
+}
+
+// watchStage has t's waitFor wake when s's state, question or tally
+// moves (the link sets online before it logs "stage connected", and a
+// stage once published moves when it goes on or offline).
+func watchStage(t testing.TB, s *stage.Stage) {
+	watch(t,
+		func() <-chan struct{} { _, g := s.State(); return s.Changed(g) },
+		func() <-chan struct{} { return s.Poll().Changed(s.Poll().State().Gen) },
+		func() <-chan struct{} { return s.Poll().TallyChanged(s.Poll().State().TallyGen) })
+}
+
+// waitFor waits until cond holds, trying it again each time something
+// watch names moves, and returns how long that took, for the log: how
+// long a link takes is no test's to assert.
 func waitFor(t testing.TB, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	hang := time.NewTimer(hung)
+	defer hang.Stop()
+	var fs []func() <-chan struct{}
+	if w, ok := watched.Load(t); ok {
+		ws := w.(*wakers)
+		ws.mu.Lock()
+		fs = slices.Clone(ws.fs)
+		ws.mu.Unlock()
+	}
+	cases := make([]reflect.SelectCase, len(fs)+1)
+	cases[0] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(hang.C)}
+	for {
+		for i, f := range fs { // before cond, so a change between the two wakes us
+			cases[i+1] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(f())}
+		}
+		if cond() {
+			return time.Since(start)
+		}
+		if i, _, _ := reflect.Select(cases); i == 0 {
+			if cond() {
+				return time.Since(start)
+			}
+			t.Fatalf("%s: not after %s", what, hung)
+		}
+	}
+}
+
+// keyUntil waits until cond, about the test's keys in r, holds, trying it
+// again each time one of them changes or expires (Redis's keyspace
+// notifications, which startRedis turns on); hung only bounds a hang.
+func keyUntil(t testing.TB, r *redisProc, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	rc := openRaw(t, r)
+	defer rc.Close()
+	sub := rc.PSubscribe(t.Context(), "__keyspace@0__:test:*")
+	defer sub.Close()
+	if _, err := sub.Receive(t.Context()); err != nil { // subscribed: what changes from here wakes us
+		t.Fatalf("%s: %v", what, err)
+	}
+	changed := sub.Channel()
+	hang := time.NewTimer(hung)
+	defer hang.Stop()
+	for !cond() {
+		select {
+		case <-changed:
+		case <-hang.C:
+			if cond() {
+				return time.Since(start)
+			}
+			t.Fatalf("%s: not after %s", what, hung)
+		}
+	}
+	return time.Since(start)
+}
+
+// retry is waitFor for what nothing in this process signals: Redis's
+// client list, the link's count of connection attempts (its backoff is
+// its own timer). Asking again is the only observable,
+// so it does, paced so as not to spin a loaded machine; hung only
+// bounds a hang.
+func retry(t testing.TB, what string, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for !cond() {
@@ -138,7 +253,7 @@ func TestLateProcessCatchesUp(t *testing.T) {
 	a.stage.Arrive()
 	a.stage.Publish(stage.State{Code: sc("late"), Branches: []string{sc("late")}})
 	q := a.stage.Poll().Ask(stage.PollQuestion{Key: "q", Text: "why?", Choices: []string{"x", "y"}, Answer: 1})
-	waitFor(t, "A's state in Redis", func() bool {
+	keyUntil(t, r, "A's state in Redis", func() bool {
 		b := openRaw(t, r)
 		defer b.Close()
 		n, _ := b.Exists(t.Context(), "test:state", "test:question").Result()
@@ -156,6 +271,7 @@ func TestLateProcessCatchesUp(t *testing.T) {
 	u, _ := ParseURL(redisURL(r))
 	c := stage.New()
 	c.Arrive()
+	watchStage(t, c)
 	cl := Open(u, c, Options{Logger: log.New(&syncBuf{})})
 	defer cl.Close()
 	waitFor(t, "C catches up with its presenter here", func() bool {
@@ -316,7 +432,7 @@ func TestRedisDownAtStart(t *testing.T) {
 	a := openProc(t, redisURL(r), Options{})
 	a.stage.Arrive()
 	a.stage.Publish(stage.State{Code: sc("alone")})
-	waitFor(t, "several attempts, with backoff", func() bool { return a.link.tries.Load() >= 4 })
+	retry(t, "several attempts, with backoff", func() bool { return a.link.tries.Load() >= 4 })
 	if a.online() || a.code() != sc("alone") {
 		t.Fatalf("with no Redis: online %v, code %q; want offline, serving its own stage", a.online(), a.code())
 	}
@@ -466,7 +582,7 @@ func TestNoPresenterFlickerAfterItsProcessDied(t *testing.T) {
 	a.stage.Arrive()
 	a.stage.Publish(stage.State{Code: sc("c"), Playing: true, Speed: 2, Clock: &stage.Anchor{Wall: time.Now().UnixMilli()}})
 	waitFor(t, "B follows", func() bool { return b.code() == sc("c") })
-	waitFor(t, "A's presence in Redis", func() bool {
+	keyUntil(t, r, "A's presence in Redis", func() bool {
 		return raw.Get(t.Context(), "test:presenter").Val() == a.link.proc
 	})
 
@@ -475,7 +591,7 @@ func TestNoPresenterFlickerAfterItsProcessDied(t *testing.T) {
 		st, _ := b.stage.State()
 		return st.Away
 	})
-	waitFor(t, "A's presence expired", func() bool {
+	keyUntil(t, r, "A's presence expired", func() bool {
 		return raw.Exists(t.Context(), "test:presenter").Val() == 0
 	})
 
@@ -511,17 +627,17 @@ func TestPresenceKeyFollowsThePresenter(t *testing.T) {
 	a.stage.Arrive()
 	a.stage.Publish(stage.State{Code: sc("p")})
 	present := func() bool { return raw.Get(t.Context(), "test:presenter").Val() == a.link.proc }
-	waitFor(t, "A's presence set with its state", present)
+	keyUntil(t, r, "A's presence set with its state", present)
 	if ttl := raw.PTTL(t.Context(), "test:presenter").Val(); ttl <= 0 || ttl > presentFor {
 		t.Errorf("the presence key lives %s, want at most %s", ttl, presentFor)
 	}
 	a.stage.Leave()
-	took := waitFor(t, "A's presence gone on leaving", func() bool {
+	took := keyUntil(t, r, "A's presence gone on leaving", func() bool {
 		return raw.Exists(t.Context(), "test:presenter").Val() == 0
 	})
 	t.Logf("presence gone %s after the presenter left", took)
 	a.stage.Arrive()
-	waitFor(t, "A's presence back", present)
+	keyUntil(t, r, "A's presence back", present)
 
 	raw.Del(t.Context(), "test:presenter")
 	b := openProc(t, redisURL(r), Options{})

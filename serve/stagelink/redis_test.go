@@ -12,6 +12,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
@@ -86,29 +87,28 @@ func (r *redisProc) start() error {
 	if err != nil {
 		return err
 	}
-	defer logf.Close()
+	// through a pipe, so that its "Ready to accept connections" wakes the
+	// wait below; in the file too, for what it says when it exits
+	out := &syncBuf{}
+	// keyspace notifications on, for keyUntil
 	r.cmd = exec.Command(r.bin, append([]string{"--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", r.dir, "--daemonize", "no"}, r.args...)...)
-	r.cmd.Stdout, r.cmd.Stderr = logf, logf
+		"--dir", r.dir, "--daemonize", "no", "--notify-keyspace-events", "KA"}, r.args...)...)
+	r.cmd.Stdout = io.MultiWriter(logf, out)
+	r.cmd.Stderr = r.cmd.Stdout
+	r.cmd.WaitDelay = time.Second // a grandchild holding the pipe does not hold Wait
 	r.cmd.SysProcAttr = childProcAttr()
 	if err := r.cmd.Start(); err != nil {
+		logf.Close()
 		return err
 	}
 	r.exited = make(chan struct{})
-	go func(c *exec.Cmd, exited chan struct{}) { c.Wait(); close(exited) }(r.cmd, r.exited)
+	go func(c *exec.Cmd, exited chan struct{}) { c.Wait(); logf.Close(); close(exited) }(r.cmd, r.exited)
 	rdb := openRaw(r.t, r)
 	defer rdb.Close()
-	deadline := time.Now().Add(hung) // fails only a start that hangs
+	hang := time.NewTimer(hung) // fails only a start that hangs
+	defer hang.Stop()
 	for {
-		select {
-		case <-r.exited:
-			b, _ := os.ReadFile(logPath)
-			if strings.Contains(string(b), "tls-port") {
-				r.t.Skipf("this redis-server has no TLS: %s", lastLine(b))
-			}
-			return fmt.Errorf("redis-server on %s exited at start: %s", r.addr(), lastLine(b))
-		default:
-		}
+		more := out.grown() // before asking, so a line between the two wakes us
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		info, err := rdb.Info(ctx, "server").Result()
 		cancel()
@@ -119,11 +119,18 @@ func (r *redisProc) start() error {
 			}
 			return nil
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-more:
+		case <-r.exited:
+			b, _ := os.ReadFile(logPath)
+			if strings.Contains(string(b), "tls-port") {
+				r.t.Skipf("this redis-server has no TLS: %s", lastLine(b))
+			}
+			return fmt.Errorf("redis-server on %s exited at start: %s", r.addr(), lastLine(b))
+		case <-hang.C:
 			r.kill()
 			return fmt.Errorf("redis-server on %s did not answer: %v", r.addr(), err)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -36,6 +36,7 @@ func TestServeStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stagelink.WatchLog(t, logs)
 	stagelink.WaitFor(t, "serve's stage connected", func() bool { return strings.Contains(logs.String(), "stage connected") })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -45,7 +46,7 @@ func TestServeStage(t *testing.T) {
 	// the link ended with the server: Redis no longer has its connections,
 	// so Redis going away afterwards is nothing it can hear
 	raw := stagelink.OpenRaw(t, r)
-	stagelink.WaitFor(t, "the link's connections closed", func() bool {
+	stagelink.Retry(t, "the link's connections closed", func() bool {
 		list, err := raw.ClientList(t.Context()).Result()
 		return err == nil && !strings.Contains(list, "name=inflight-stage-")
 	})

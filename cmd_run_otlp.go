@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"inflight/engine"
+	"inflight/otlp"
+)
+
+// otlpSink collects a run's trace for --otlp and writes it as OTLP JSON
+// when the run has ended.
+type otlpSink struct {
+	path string
+	buf  bytes.Buffer
+}
+
+// otlpTrace returns the writer the run's trace goes to: the sink, and
+// stdout too under --trace.
+func (o *runOptions) otlpTrace(trace io.Writer) (io.Writer, error) {
+	if o.otlp == "" {
+		return trace, nil
+	}
+	if o.maxEvents > otlp.MaxExportEvents {
+		o.maxEvents = otlp.MaxExportEvents
+	}
+	o.sink = &otlpSink{path: o.otlp}
+	if trace == nil {
+		return &o.sink.buf, nil
+	}
+	return io.MultiWriter(trace, &o.sink.buf), nil
+}
+
+// writeOTLP writes the collected trace as OTLP JSON to --otlp's file.
+func (o *runOptions) writeOTLP(spec *engine.Spec, seed uint64, sum engine.Summary) error {
+	if o.sink == nil {
+		return nil
+	}
+	// a run its budget stopped is not the run: export none of it
+	if sum.Unfinished == (engine.Budget{Events: o.maxEvents}).StopLine() {
+		if o.maxEvents == otlp.MaxExportEvents {
+			return usageErr("--otlp %s: the run has more than %d events; --otlp exports runs up to that size", o.sink.path, otlp.MaxExportEvents)
+		}
+		return usageErr("--otlp %s: the run stopped at --max-events %d before its end; nothing exported", o.sink.path, o.maxEvents)
+	}
+	f, err := os.Create(o.sink.path)
+	if err != nil {
+		return fmt.Errorf("--otlp: %v", err)
+	}
+	if err := otlp.Export(&o.sink.buf, f, otlp.Meta{Incident: spec.ID, Seed: seed, FIFO: otlp.Ordered(spec, o.set)}); err != nil {
+		f.Close()
+		return fmt.Errorf("--otlp %s: %v", o.sink.path, err)
+	}
+	return f.Close()
+}
