@@ -124,6 +124,15 @@ func printComparison(w io.Writer, format string, c comparison) error {
 	n("late_acks_refused", a.LateAcksRefused, sa.LateAcksRefused, b.LateAcksRefused, sb.LateAcksRefused)
 	n("max_oldest_age_s", a.MaxOldestAgeS, sa.MaxOldestAgeS, b.MaxOldestAgeS, sb.MaxOldestAgeS)
 	n("end", a.End, "", b.End, "")
+	if a.WorstRecovery != nil || b.WorstRecovery != nil {
+		rec := func(r *engine.RecoveryFigure) any {
+			if r == nil {
+				return "none"
+			}
+			return r.WaitS
+		}
+		n("worst_recovery_s", rec(a.WorstRecovery), "", rec(b.WorstRecovery), "")
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

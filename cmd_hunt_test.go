@@ -80,7 +80,7 @@ func TestValidateChecksPropertyFigures(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 	out, _, code := runCLI("validate", "incidents/thursday-fixed.yaml")
-	if code != 0 || !strings.HasSuffix(out, "2 forks, 3 properties)\n") {
+	if code != 0 || !strings.HasSuffix(out, "2 forks, 1 question, 3 properties)\n") {
 		t.Errorf("exit %d, stdout %q", code, out)
 	}
 }

@@ -18,7 +18,7 @@ func TestValidatePlan(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, c := range []struct{ name, src, want string }{
-		{"unknown question", "plan: P\nbeats:\n  - incident: thursday\n    at: \"19:52:00\"\n    question: \"7\"\n    title: T\n", `bad.yaml:5:15: beats[0].question: thursday has no exercise "7"`},
+		{"unknown question", "plan: P\nbeats:\n  - incident: thursday\n    at: \"19:52:00\"\n    question: \"9\"\n    title: T\n", `bad.yaml:5:15: beats[0].question: thursday has no exercise "9"`},
 		{"unknown key", "plan: P\nbeats:\n  - incident: thursday\n    at: \"19:52:00\"\n    title: T\n    slide: 3\n", `bad.yaml:6:5: unknown key "slide" in beats[0]`},
 		{"an incident file's key", "plan: P\nid: thursday\nbeats: []\n", `bad.yaml:2:1: unknown key "id"`},
 	} {

@@ -305,6 +305,9 @@ func printSummary(w io.Writer, format string, s engine.Summary) error {
 	for _, k := range keys {
 		rows = append(rows, [2]string{"figures." + k, fmt.Sprint(s.Figures[k])})
 	}
+	if r := s.WorstRecovery; r != nil { // only when a worker crashed or wedged holding a message
+		rows = append(rows, [2]string{"worst_recovery", r.Words})
+	}
 	rows = append(rows, [2]string{"trace_sha256", s.TraceSHA256}, [2]string{"code", s.Code})
 	for i, f := range s.Forks { // where each fork stands: its name's moment, and the events behind it
 		rows = append(rows, [2]string{fmt.Sprintf("forks.%d", i+1), fmt.Sprintf("%s · after %d events", f.Name, f.Pos)})

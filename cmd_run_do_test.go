@@ -114,3 +114,37 @@ func FuzzRunDo(f *testing.F) {
 		}
 	})
 }
+
+// sweep --do takes the actions on every branch, at --at: thursday's
+// replay beside a longer timeout, and the recovery row after a crash.
+func TestSweepDo(t *testing.T) {
+	out, errOut, code := runCLI("sweep", "thursday", "--at", "21:15", "--do", "redrive", "--vary", "visibility_timeout=30s,60s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	found := false
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[0] == "effects" {
+			found = f[1] == "648" && f[2] == "432"
+		}
+	}
+	if !found || !strings.Contains(out, "(changes and redrive from 21:15:00)") || strings.Contains(out, "worst_recovery") {
+		t.Errorf("sweep --do redrive:\n%s", out)
+	}
+	out, errOut, code = runCLI("sweep", "thursday", "--at", "19:52:10", "--do", "crash=B2", "--vary", "visibility_timeout=30s,60s", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"words": "order 14 invisible 20.0s after B2 crashed"`) {
+		t.Errorf("sweep --do crash=B2: exit %d %s\n%s", code, errOut, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--do", "redrive"}, "at what moment?"},
+		{[]string{"--at", "21:15", "--do", "crash=Z9"}, `no worker "Z9"`},
+	} {
+		_, errOut, code := runCLI(append([]string{"sweep", "thursday", "--vary", "visibility_timeout=30s,60s"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 with %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

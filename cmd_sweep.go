@@ -23,12 +23,14 @@ var sweepCommand = command{
 type sweepOptions struct {
 	runFlags
 	varies []string
+	do     []string
 }
 
 func (o *sweepOptions) flags(fs *pflag.FlagSet) {
 	o.runFlags.add(fs)
 	o.mem.add(fs, "each branch's world")
 	fs.StringArrayVar(&o.varies, "vary", nil, "the knob and its values, key=v1,v2,... (e.g. visibility_timeout=30s,45s,60s,90s)")
+	fs.StringArrayVar(&o.do, "do", nil, "with --at, take an operator action then on every branch: ACTION or ACTION=ARG (repeatable; e.g. redrive, crash=B2)")
 }
 
 func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
@@ -55,6 +57,13 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if !ok || vals == "" {
 		return usageErr("sweep: --vary key=v1,v2,... is required")
 	}
+	if len(o.do) > 0 && !hasAt {
+		return usageErr("--do %s: at what moment? give it with --at CLOCK", o.do[0])
+	}
+	acts, err := parseDo(o.do, spec, seed, nil)
+	if err != nil {
+		return err
+	}
 	mem, err := o.mem.bytes()
 	if err != nil {
 		return err
@@ -71,7 +80,7 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		changes := append(append([]engine.Setting(nil), set...), st)
 		o := engine.RunOptions{Seed: seed, Budget: engine.Budget{Bytes: mem, BytesFlag: "--max-memory-mb"}}
 		if hasAt {
-			o.HasAt, o.At, o.AtSet = true, at, changes
+			o.HasAt, o.At, o.AtSet, o.AtDo = true, at, changes, acts
 		} else {
 			o.Set = changes
 		}
@@ -119,8 +128,27 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(tw)
 	}
+	crashed := false
+	for _, s := range sums {
+		crashed = crashed || s.WorstRecovery != nil
+	}
+	if crashed { // a row only where a worker crashed or wedged holding a message
+		fmt.Fprintf(tw, "worst_recovery_s\t")
+		for _, s := range sums {
+			v := "none"
+			if s.WorstRecovery != nil {
+				v = fmt.Sprint(s.WorstRecovery.WaitS)
+			}
+			fmt.Fprintf(tw, "%s\t", v)
+		}
+		fmt.Fprintln(tw)
+	}
 	if hasAt {
-		fmt.Fprintf(tw, "(changes from %s)\t\n", at.Short())
+		what := "changes"
+		if len(acts) > 0 {
+			what = "changes and " + strings.Join(o.do, ", ")
+		}
+		fmt.Fprintf(tw, "(%s from %s)\t\n", what, at.Short())
 	}
 	return tw.Flush()
 }

@@ -11,7 +11,7 @@ import (
 // refuses a wrong one at its line and column.
 func TestValidateQuestions(t *testing.T) {
 	out, errOut, code := runCLI("validate", "incidents/thursday.yaml")
-	if code != 0 || !strings.Contains(out, ", 2 questions, 3 properties)") {
+	if code != 0 || !strings.Contains(out, ", 4 questions, 3 properties)") {
 		t.Fatalf("validate thursday: %d %q %q", code, out, errOut)
 	}
 	// one of a thing is not "1 forks" or "1 questions"

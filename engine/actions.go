@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -36,7 +37,13 @@ type ActionSpec struct {
 	Arg string
 	// NeedsArg: the action takes no bare form.
 	NeedsArg bool
-	Doc      string
+	// Repeat: the same action (name and argument) may be given twice in
+	// one fork, each time adding to the last (workers=+1 twice starts two
+	// workers). Otherwise a repeat is refused: every action of a fork is
+	// checked against the same state, so a second wedge=A1 would pass
+	// the check and then find nothing left to do.
+	Repeat bool
+	Doc    string
 }
 
 // FamilyActions is implemented by a family whose system has operator
@@ -121,7 +128,7 @@ func (w *World) CheckActions(acts []Action) error {
 	if !ok && len(acts) > 0 {
 		return fmt.Errorf("action %q: incident %s declares no operator actions", clip(acts[0].String()), w.spec.ID)
 	}
-	for _, a := range acts {
+	for i, a := range acts {
 		var spec *ActionSpec
 		specs := fa.ActionSpecs()
 		for i := range specs {
@@ -141,6 +148,9 @@ func (w *World) CheckActions(acts []Action) error {
 			return fmt.Errorf("action %s: give %s=%s", a.Name, a.Name, spec.Arg)
 		case a.Arg != "" && spec.Arg == "":
 			return fmt.Errorf("action %q: %s takes no argument", clip(a.String()), a.Name)
+		}
+		if !spec.Repeat && slices.Index(acts, a) < i {
+			return fmt.Errorf("action %s is given twice: the first leaves the second nothing to do, so a fork takes it once", a)
 		}
 		if err := fa.CheckAction(w, a); err != nil {
 			return err
@@ -162,7 +172,7 @@ func (w *World) ScheduleActions(at Time, acts []Action) error {
 	}
 	at = max(at, w.Now)
 	for _, a := range acts {
-		w.actions = append(w.actions[:len(w.actions):len(w.actions)], pendingAction{at, a})
+		w.actions = append(w.actions[:len(w.actions):len(w.actions)], pendingAction{at: at, a: a})
 	}
 	w.q.push(item{t: at, key: mkKey(0, opAction, false, 0)}) // seq 0 and a higher op: after the knobs due then
 	return nil
@@ -171,27 +181,49 @@ func (w *World) ScheduleActions(at Time, acts []Action) error {
 // pendingAction is an action queued for its clock. A world's list is
 // never changed in place: clones share it.
 type pendingAction struct {
-	at Time
-	a  Action
+	at   Time
+	a    Action
+	cont bool // the rest of an action already in words (ContinueAction)
 }
 
-// applyActions is the actions step: the family carries out the actions
-// queued for now, in their order.
-func (w *World) applyActions() {
-	fa := w.fam.(FamilyActions) // checked when scheduled
-	var later []pendingAction
-	w.acting = true
-	w.acted = nil
-	for _, p := range w.actions {
-		if p.at > w.Now {
-			later = append(later, p) // another fork's, due at its own step
-			continue
-		}
-		w.acted = append(w.acted, fa.ActionWords(w, p.a))
-		fa.Act(w, p.a)
+// ContinueAction, called from Act, queues the rest of an action that
+// would emit more than one event (workers=-3 stops three workers, each an
+// event naming its worker) as the next actions step, ahead of the actions
+// after it: every action stays a run of steps of its own, in order.
+func (w *World) ContinueAction(a Action) {
+	if !w.acting {
+		panic("engine: ContinueAction outside an action")
 	}
+	w.actions = slices.Concat([]pendingAction{{w.Now, a, true}}, w.actions)
+}
+
+// applyActions is the actions step: the family carries out the first
+// action queued for now; when more are due now it queues another actions
+// step for them, so that each action is a step of its own and emits at
+// most one event (Emit's rule), in their order. The next step keeps seq 0:
+// it runs before anything the action scheduled for now, after the knobs.
+func (w *World) applyActions() {
+	i := slices.IndexFunc(w.actions, func(p pendingAction) bool { return p.at <= w.Now })
+	if i < 0 {
+		return // another fork's, due at its own step
+	}
+	if !w.actMore {
+		w.acted = nil // a new batch
+	}
+	p := w.actions[i]
+	// never changed in place: clones share the list
+	w.actions = slices.Concat(w.actions[:i], w.actions[i+1:])
+	fa := w.fam.(FamilyActions) // checked when scheduled
+	w.acting = true
+	if !p.cont {
+		w.acted = append(w.acted[:len(w.acted):len(w.acted)], fa.ActionWords(w, p.a))
+	}
+	fa.Act(w, p.a)
 	w.acting = false
-	w.actions = later
+	w.actMore = slices.ContainsFunc(w.actions, func(p pendingAction) bool { return p.at <= w.Now })
+	if w.actMore {
+		w.q.push(item{t: w.Now, key: mkKey(0, opAction, false, 0)})
+	}
 }
 
 // actionWords are acts in words on w's state, for a fork's name.

@@ -247,6 +247,12 @@ func ReplayCode(spec *Spec, c Code, o ReplayOptions) (Summary, *World, error) {
 	}
 	s := w.Summarize(hs.sum())
 	s.Forks = places
+	if RecoveryWanted(w) {
+		var rs RecoveryScan // read from the events, replayed once more
+		if w2, _, err := c.replay(spec, &rs, true, o.Budget); err == nil {
+			s.WorstRecovery = rs.Figure(w2.Pos, w2.Stats.LastEvent)
+		}
+	}
 	return s, w, nil
 }
 

@@ -7,7 +7,9 @@ func (x *Explorer) Summary(b *Branch) Summary {
 		b.hash = x.hashAt(b, b.ForkPos)
 	}
 	h := restoreHash(marshalHash(b.hash), b.hash.last)
-	return b.frontier.Summarize(h.sum())
+	s := b.frontier.Summarize(h.sum())
+	s.WorstRecovery = x.RecoveryOf(b) // nil, reading nothing, without a crash
+	return s
 }
 
 // Divergence is the first event where two branches differ.

@@ -52,6 +52,10 @@ type Summary struct {
 	// PinsGaveWay lists the incident's pins that gave way to an ordinary
 	// draw because the knobs in force put their value out of range.
 	PinsGaveWay []PinGaveWay `json:"pins_gave_way,omitempty"`
+	// WorstRecovery is the longest a crashed or wedged worker's message
+	// waited for its next delivery (recovery.go); absent when no worker
+	// crashed or wedged holding one.
+	WorstRecovery *RecoveryFigure `json:"worst_recovery,omitempty"`
 }
 
 // Summarize reads the summary off a world; traceHash is the hex digest of
@@ -363,6 +367,11 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	}
 	if o.AtMid && o.HasAt {
 		s.Forks = []ForkPlace{mid}
+	}
+	if RecoveryWanted(w) {
+		// read from the events: the run is replayed once more with a
+		// reader, only when a worker crashed or wedged
+		s.WorstRecovery = runRecovery(spec, o, w.Pos)
 	}
 	return s, w, over
 }

@@ -227,7 +227,12 @@ type Exercise struct {
 	At       Time
 	Set      []Setting
 	Override *DecisionOverride // force the decision at At instead of a knob
-	Explain  string
+	// Do are operator actions the exercise takes: at At, in the fork
+	// with Set, or, with DoAt, in a fork of that fork at the later moment
+	// DoAt ("raise the timeout, then lose a worker").
+	Do      []Action
+	DoAt    *ForkMoment
+	Explain string
 	// FromLesson: the question is one of the lesson's own "Check your
 	// understanding"; otherwise it was written for the incident.
 	FromLesson bool
@@ -254,41 +259,28 @@ func (e *Exercise) AskAt() Time {
 
 // Branch is the name of the fork that answers the exercise.
 func (e *Exercise) Branch() string {
+	if len(e.Do) > 0 && e.DoAt == nil {
+		return "exercise " + e.Key + ": " + actName(e.Do, e.Set, e.Override, ForkMoment{At: e.At, Pos: -1})
+	}
 	return "exercise " + e.Key + ": " + ForkName(e.Set, e.Override, e.At)
 }
 
 // Changes reports whether the exercise forks the lesson's run (a knob or
 // a forced decision) rather than asking about the run itself.
-func (e *Exercise) Changes() bool { return len(e.Set) > 0 || e.Override != nil }
+func (e *Exercise) Changes() bool { return len(e.Set) > 0 || e.Override != nil || len(e.Do) > 0 }
 
 // SeekAsk puts x where the question is asked: on the lesson's run (the
 // first branch) or, when the exercise changes something, on its fork (an
-// existing one of that name and place, else a new one), at the question's
-// bookmark or, without one, at the exercise's moment.
+// existing one of that name and place, else a new one; Open), at the
+// question's bookmark or, without one, at the exercise's moment (its
+// actions' fork, with DoAt).
 func (e *Exercise) SeekAsk(x *Explorer) error {
-	root := x.Branches()[0]
-	if x.Branch() != root {
-		x.Switch(root)
-	}
-	if e.Changes() {
-		var found *Branch
-		for _, b := range x.Branches() {
-			if b.Parent == root && b.Name == e.Branch() && b.ForkAt == e.At {
-				found = b
-			}
-		}
-		if found != nil {
-			x.Switch(found)
-		} else {
-			x.SeekTime(e.At)
-			if _, err := x.Fork(ForkOptions{Name: e.Branch(), Pos: x.Pos(), At: e.At, Set: e.Set, Override: e.Override}); err != nil {
-				return err
-			}
-		}
+	if err := e.Open(x); err != nil {
+		return err
 	}
 	if e.Ask != nil {
 		x.SeekBookmark(*e.Ask)
-	} else {
+	} else if e.DoAt == nil {
 		x.SeekTime(e.At)
 	}
 	return nil

@@ -138,7 +138,8 @@ type World struct {
 	applied   []Setting       // the last changes applied, for the knob event's caption
 	actions   []pendingAction // a fork's operator actions, due at their step
 	acting    bool            // in the actions step: its events are the fork's place (knobSpy)
-	acted     []string        // the last actions step's actions in words, as they acted
+	acted     []string        // the last batch of actions in words, as they acted
+	actMore   bool            // more actions are due at the clock: the next actions step continues the batch
 	pinTop    int32           // the highest message a pin names, -1 for none: decide's fast path
 	// PinsGaveWay lists the incident's pins that did not hold because their
 	// value lay outside the knobs in force (see pinned)

@@ -94,6 +94,10 @@ type exercise struct {
 	Set      entries `yaml:"set"`
 	Explain  string  `yaml:"explain" text:"multiline"`
 	From     string  `yaml:"from"` // "lesson": one of its "Check your understanding" questions; else written for the incident
+	// Do are operator actions taken at at (with set), or with do_at in a
+	// fork of that fork at the later moment; doActions() reads them.
+	Do   []string `yaml:"do"`
+	DoAt string   `yaml:"do_at"`
 	// Choices, the right one's number (answer: 1 is the first), the
 	// bookmark it is asked at and the moment that proves the answer make
 	// the exercise a question; questions() reads them.

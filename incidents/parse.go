@@ -81,6 +81,7 @@ func parse(name string, data []byte, then func(*reader, *engine.Spec)) (spec *en
 			r.bookmarkKeys(spec)
 		}
 		r.questions(spec, f.Exercises)
+		r.doActions(spec, f.Exercises)
 		spec.Properties = r.properties(f.Properties)
 		if len(r.probs) == 0 {
 			r.figureKeys(spec, &f)

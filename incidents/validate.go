@@ -80,7 +80,14 @@ func (r *reader) againstRun(spec *engine.Spec, maxEvents int64) RunCheck {
 		}
 	}
 	for i, ex := range spec.Exercises {
-		past(fmt.Sprintf("$.exercises[%d].at", i), "exercise", ex.At)
+		if len(ex.Do) == 0 || ex.DoAt != nil {
+			// an operator's action acts on a run that has gone quiet (a
+			// redrive of the full DLQ); a knob alone would not
+			past(fmt.Sprintf("$.exercises[%d].at", i), "exercise", ex.At)
+		}
+		if ex.DoAt != nil {
+			past(fmt.Sprintf("$.exercises[%d].do_at", i), "exercise", ex.DoAt.At)
+		}
 	}
 	if msgs == 0 {
 		// a family that makes its own traffic: only now is its count known

@@ -143,7 +143,7 @@ func TestHall(t *testing.T) {
 	// empty on the same port, and followers catch up.
 	from := fol2.written() // only what the outage brings counts
 	red.kill()
-	fol2.seeSince(t, from, "stage connection lost")
+	fol2.seeSince(t, from, "stage link down")
 	late := open(p2.addr, "late", newKey(t), w, h, title, clock(start))
 	if hp != nil {
 		open(hp.addr, "later", newKey(t), w, h, title, clock(start)).send("q")
@@ -155,7 +155,7 @@ func TestHall(t *testing.T) {
 	red = startRedis(t, red.port, hallACL...)
 	fol2.waitHead(t, "19:43:00")
 	t.Logf("Redis back to process 2's follower caught up: %v", time.Since(back))
-	fol2.settledWithout(t, []string{"connection lost"}, "19:43:00")
+	fol2.settledWithout(t, []string{"link down"}, "19:43:00")
 
 	// (d) The presenter's process dies. Its attendees run ssh again and
 	// reach the other process (through haproxy, which must notice);

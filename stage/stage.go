@@ -84,7 +84,7 @@ func (s *Stage) Publish(st State) {
 	st = st.clean()
 	s.mu.Lock()
 	st.Away = s.state.Away // presence is the server's to say (Arrive, Leave)
-	st.Offline = s.state.Offline
+	st.Offline, st.LostAt, st.Here = s.state.Offline, s.state.LostAt, s.state.Here
 	if s.gen > 0 && reflect.DeepEqual(st, s.state) {
 		s.mu.Unlock()
 		return
@@ -121,7 +121,8 @@ func (s *Stage) receive(st State, lost bool) error {
 	st = st.clean()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st.Offline = s.state.Offline
+	st.Offline, st.LostAt, st.Here = s.state.Offline, s.state.LostAt, s.state.Here
+	st.Stale = false // heard: where the presenter's stage is
 	switch {
 	case s.presenter > 0:
 		st.Away = false // a presenter is here, whatever the other process says
@@ -150,11 +151,16 @@ func (s *Stage) SetOnline(ok bool) {
 		return
 	}
 	s.state.Offline = !ok
+	s.state.LostAt = 0
+	if !ok {
+		s.state.LostAt = s.now().UnixMilli()
+	}
 	if s.poll != nil {
 		s.poll.SetOnline(ok) // lock order: the stage's, then the poll's
 	}
 	if !ok && s.presenter == 0 {
 		s.stop()
+		s.state.Stale = s.gen > 0 && !s.state.Away
 	}
 	if s.gen > 0 {
 		s.bump()
@@ -218,7 +224,13 @@ func (s *Stage) Presenting() bool {
 func (s *Stage) Arrive() {
 	s.mu.Lock()
 	s.presenter++
+	here := !s.state.Here
+	stale := s.state.Stale
+	s.state.Here, s.state.Stale = true, false // the presenter's state is this process's own
 	if !s.state.Away {
+		if (here && s.state.Offline || stale) && s.gen > 0 {
+			s.bump() // its followers are told the room is split
+		}
 		s.mu.Unlock()
 		return
 	}
@@ -232,6 +244,7 @@ func (s *Stage) Arrive() {
 func (s *Stage) Leave() {
 	s.mu.Lock()
 	s.presenter--
+	s.state.Here = s.presenter > 0
 	if s.presenter != 0 || s.gen == 0 || s.state.Away {
 		s.mu.Unlock()
 		return
@@ -248,7 +261,11 @@ func (s *Stage) Lost() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.presenter == 0 && s.gen > 0 && !s.state.Away {
+		s.state.Stale = false // the stage is where the presenter left it
 		s.away()
+	} else if s.state.Stale {
+		s.state.Stale = false
+		s.bump()
 	}
 }
 

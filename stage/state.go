@@ -34,6 +34,18 @@ type State struct {
 	// stage between processes (serve --stage): it is this process's to
 	// say, never carried.
 	Offline bool `json:"-"`
+	// LostAt, while Offline, is the stage clock (Unix ms) at which this
+	// process lost that connection; Here says a presenter session is
+	// connected to this process. Both are this process's to say, like
+	// Offline: its followers are told whether the stage still reaches
+	// them or the room is split.
+	LostAt int64 `json:"-"`
+	Here   bool  `json:"-"`
+	// Stale says the state is the last heard before the link went down
+	// and nothing has been heard since, though the link may be back (a
+	// Redis that came back empty holds no state until the presenter's
+	// process sends it again): the presenter's stage may be elsewhere.
+	Stale bool `json:"-"`
 }
 
 // Anchor is a playing stage's anchor on the stage's clock.

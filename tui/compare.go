@@ -483,6 +483,15 @@ func (c compareView) lines() []string {
 		row("workers busy", math.Round(a.Busy*100), 0, math.Round(b.Busy*100), 0, false, pct))
 	out = append(out, text("alerts fired", alerts(a.Alerts), alerts(b.Alerts))...)
 	out = append(out, text("missing alert fired", alerts(a.WouldHaveFired), alerts(b.WouldHaveFired))...)
+	recovery := func(r *engine.RecoveryFigure) string {
+		if r == nil {
+			return "none"
+		}
+		return r.Words
+	}
+	if a.WorstRecovery != nil || b.WorstRecovery != nil {
+		out = append(out, text("worst recovery", recovery(a.WorstRecovery), recovery(b.WorstRecovery))...)
+	}
 	out = append(out, text("last event", a.End, b.End)...)
 	out = append(out, "")
 	for _, l := range wrap(c.sinceWords(), max(8, c.width-2)) {

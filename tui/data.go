@@ -36,7 +36,17 @@ type snap struct {
 		at engine.Time
 		ok bool
 	}
+	// recovery is the worst a crashed or wedged worker's message has
+	// waited so far on the branch (nil: no crash, or not read yet); rec
+	// is the branch's scan, read forward as the cursor moves
+	recovery *engine.RecoveryFigure
+	rec      engine.RecoveryScan
+	recFor   *engine.Branch
 }
+
+// recoveryCap bounds the events one move reads for the recovery figure:
+// a far jump on a long crashing branch reads on over the next moves.
+const recoveryCap = 1 << 16
 
 // panesFor reports whether the panes were worded for the clock at and the
 // selection sel.
@@ -109,6 +119,15 @@ func (s *snap) read(x *engine.Explorer, at engine.Time, sel int32, playing, full
 	// OldestAge moves the broker's oldest-message cursor: read here, in
 	// Update, so that View changes nothing
 	s.oldest = max(0, w.Truth().OldestAge())
+	s.recovery = nil
+	if engine.RecoveryWanted(w) { // a world that never crashed reads nothing
+		if s.recFor != x.Branch() {
+			s.rec, s.recFor = engine.RecoveryScan{}, x.Branch()
+		}
+		if x.ScanRecovery(x.Branch(), &s.rec, pos, recoveryCap) {
+			s.recovery = s.rec.Figure(pos, max(at, w.Now))
+		}
+	}
 
 	s.effects = s.effects[:0]
 	for i := len(s.recent) - 1; i >= 0 && len(s.effects) < inboxCap; i-- {

@@ -157,19 +157,14 @@ func (l *exerciseList) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 func startExercise(m *Model, ex engine.Exercise) tea.Cmd {
 	m.state = stateMain
 	return m.startJob("starting exercise "+ex.Key, 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
-		if root := x.Branches()[0]; x.Branch() != root {
-			x.Switch(root)
-		}
-		x.SeekTime(ex.At)
-		_, err := x.Fork(engine.ForkOptions{
-			Name: ex.Branch(),
-			Pos:  x.Pos(), At: ex.At, Set: ex.Set, Override: ex.Override,
-		})
-		return x, err
+		return x, ex.Open(x) // its fork(s), the actions taken in them
 	}, func(m *Model) {
 		e := ex
 		m.exercise = &e
 		m.at = max(ex.At, m.x.World().Now)
+		if ex.DoAt != nil {
+			m.at = max(ex.DoAt.At, m.x.World().Now)
+		}
 		m.flash = "on " + branchPath(m.x.Branch()) + ": space plays on, c compares with the lesson's run"
 	}, func(m *Model, err error) {
 		m.flash = "exercise " + ex.Key + ": " + err.Error()
@@ -192,7 +187,7 @@ func (l exerciseList) View() string {
 			mark = st.Cursor.Render("▶ ")
 			focus = len(out)
 		}
-		what := engine.ForkName(ex.Set, ex.Override, ex.At)
+		what := ex.ExerciseWhat()
 		if !ex.Changes() {
 			what = "on the lesson's run"
 		}
@@ -256,6 +251,7 @@ type question struct {
 	pick     int // the user's prediction, -1 none
 	revealed bool
 	arrived  bool   // the explorer reached the proof moment
+	figures  string // what the branch did by then, read from its run
 	room     bool   // put to the room by the presenter
 	seq      uint64 // the poll's question number, when room
 	keys     scrollKeyMap
@@ -382,13 +378,15 @@ func playToProof(m *Model, ex engine.Exercise) tea.Cmd {
 		return nil
 	}
 	at := ex.Proof.At
+	var figs string
 	return m.startJob("playing on to "+at.Short(), 0, func(x *engine.Explorer, _ *engine.Meter) (*engine.Explorer, error) {
 		ex.SeekProof(x)
+		figs = proofFigures(x)
 		return x, nil
 	}, func(m *Model) {
 		m.at = max(at, m.x.World().Now)
 		if q := &m.exercises.q; q.on && q.ex.Key == ex.Key {
-			q.arrived = true
+			q.arrived, q.figures = true, figs
 			q.keys.Choose.SetEnabled(false) // already there: enter would do nothing
 			m.exercises.keys = q.keys
 		}
@@ -440,6 +438,9 @@ func (l exerciseList) viewQuestion() string {
 			out = append(out, hint(st, "playing on to "+proof+"… (enter plays on again if it was cancelled)", l.width)...)
 		} else {
 			out = append(out, hint(st, "the explorer is at "+proof+", the moment that shows it · esc closes", l.width)...)
+			if q.figures != "" {
+				out = append(out, hint(st, q.figures, l.width)...)
+			}
 			if q.ex.Explain != "" {
 				out = append(out, "")
 				for _, s := range wrap(q.ex.Explain, w) {
@@ -532,6 +533,30 @@ func choiceLines(st *Styles, choices []string, mine, answer int, revealed bool, 
 		out = append(out, line)
 		for _, t := range texts[1:] {
 			out = append(out, "      "+t)
+		}
+	}
+	return out
+}
+
+// proofFigures are what the branch at x's cursor did from where it
+// parts from the lesson's run to the cursor, read from its events: the
+// figures a question's answer is proved by.
+func proofFigures(x *engine.Explorer) string {
+	b := x.Branch()
+	path := b.Path()
+	if len(path) < 2 {
+		return ""
+	}
+	w := x.World()
+	w0 := x.WorldAt(b, path[1].ForkPos)
+	words := engine.WordsOf(w.Family())
+	out := fmt.Sprintf("since the fork at %s: %s %+d, dups %+d, DLQ %d → %d", path[1].ForkAt.Short(), words.Effects,
+		w.Stats.Effects-w0.Stats.Effects, w.Stats.Duplicates-w0.Stats.Duplicates, w0.DLQLen(), w.DLQLen())
+	if engine.RecoveryWanted(w) {
+		var s engine.RecoveryScan
+		x.ScanRecovery(b, &s, x.Pos(), 1<<62)
+		if r := s.Figure(x.Pos(), w.Now); r != nil {
+			out += " · worst recovery: " + r.Words
 		}
 	}
 	return out

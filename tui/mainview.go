@@ -98,7 +98,7 @@ func presenterFlash(presenter bool, rs stage.PollState, flash string) string {
 	if !presenter || !rs.Offline {
 		return flash
 	}
-	s := "stage connection lost: other servers' followers do not see this"
+	s := "stage link down: followers on other servers cannot see the stage (the room is split)"
 	if rs.Open && !rs.Revealed {
 		s += " · the tally counts this server only"
 	}

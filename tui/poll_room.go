@@ -28,6 +28,7 @@ type roomSeat struct {
 	view    bool   // the presenter's room view is open (r)
 	recall  uint64 // the presenter's last call back to the stage, as read
 	read    bool   // the poll has been read once: a recall before it is old news
+	offline bool   // the presenter was last told the hall's link is down
 }
 
 // leaving is closed when the session ends (Release), so that its wait on
@@ -112,6 +113,10 @@ func (m *Model) onPoll(msg pollMsg) tea.Cmd {
 		back = m.callBack()
 	}
 	r.recall, r.read = max(r.recall, r.state.Recall), true
+	if m.presenter && r.offline && !r.state.Offline {
+		m.flash = "stage link back: followers on other servers see the stage again" // once; the next flash replaces it
+	}
+	r.offline = r.state.Offline
 	m.noteSeat(false)
 	return tea.Batch(back, m.watchPoll())
 }

@@ -66,6 +66,7 @@ type frames struct {
 	byKey   map[frameKey]drawn
 	prev    map[frameKey]drawn // the moment's before, drawn while a screen opens
 	mirrors map[colours]*mirror
+	news    linkNews // what the followers were told of the hall's link (stage_news.go)
 }
 
 // mirror is the stage drawn in one set of colours.
@@ -122,7 +123,7 @@ func (s *Stage) scrolledFrame(w, h int, c colours, sh *Shared, now int64, scroll
 		return d.v, gen, beat, d.draft.IsZero(), d.opening
 	}
 	mr := f.mirror(c)
-	if err := mr.sync(st, gen, at, c, sh); err != nil {
+	if err := mr.sync(st, gen, at, c, sh, &f.news); err != nil {
 		return "", gen, beat, true, nil
 	}
 	opening = mr.settle()
@@ -185,7 +186,7 @@ func (s *Stage) copyExplorer(c colours, sh *Shared, now int64) (*engine.Explorer
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	mr := f.mirror(c)
-	if err := mr.sync(st, gen, at, c, sh); err != nil {
+	if err := mr.sync(st, gen, at, c, sh, &f.news); err != nil {
 		return nil, st
 	}
 	x := mr.m.x.Clone()
@@ -198,8 +199,8 @@ func (s *Stage) copyExplorer(c colours, sh *Shared, now int64) (*engine.Explorer
 
 // sync brings the mirror to the state at stage time at: the same
 // branches (rebuilt when they differ), cursor, clock, selection, play
-// state and screen.
-func (mr *mirror) sync(st stage.State, gen uint64, at int64, c colours, sh *Shared) error {
+// state and screen, and the stage's news (news, shared by the mirrors).
+func (mr *mirror) sync(st stage.State, gen uint64, at int64, c colours, sh *Shared, news *linkNews) error {
 	if mr.ok && mr.gen == gen && mr.at == at {
 		return nil
 	}
@@ -227,14 +228,8 @@ func (mr *mirror) sync(st stage.State, gen uint64, at int64, c colours, sh *Shar
 	if st.Away || st.Clock != nil && st.Clock.Until != 0 {
 		mr.m.play.on = false // stopped where it was: the header must not say it plays
 	}
-	mr.m.flash = ""
+	mr.m.flash = news.flash(st, gen, at, mr.m.at)
 	mr.m.shownBeat = st.Beat // the room reads the plan's beat (plan.go)
-	switch {
-	case st.Offline:
-		mr.m.flash = "stage connection lost, reconnecting: the stage stays where it was until it is back"
-	case st.Away:
-		mr.m.flash = "the presenter is away: the stage stays where they left it"
-	}
 	mr.gen, mr.at, mr.scr, mr.code = gen, at, st.Screen, st.Code
 	return nil
 }

@@ -20,18 +20,26 @@ func TestOfflineStageSaysSo(t *testing.T) {
 	p = press(p, "]")
 	f := newTest(t, Options{Stage: s, Follow: true}, 100, 30)
 	f, wait := sync1(t, f, f.Init())
-	if contains(followerView(f), "connection lost") {
+	if contains(followerView(f), "link down") {
 		t.Fatal("said lost while online")
 	}
 	s.SetOnline(false)
 	f, wait = sync1(t, f, wait)
-	if !contains(followerView(f), "stage connection lost, reconnecting") {
+	if !contains(followerView(f), "stage link down: the stage stopped reaching this server at 19:52:00") {
 		t.Fatalf("an offline stage does not say so:\n%s", followerView(f))
 	}
-	s.SetOnline(true)
+	s.SetOnline(true) // a Redis back empty: nothing heard yet
 	f, wait = sync1(t, f, wait)
-	if contains(followerView(f), "connection lost") {
-		t.Fatalf("still says lost once back:\n%s", followerView(f))
+	if !contains(words(followerView(f)), "stage link back, nothing heard from the presenter's server yet: the stage stays at 19:52:00 until it is") {
+		t.Fatalf("back before the presenter's state, the follower is not told it waits:\n%s", followerView(f))
+	}
+	heard, _ := s.State()
+	if err := s.Receive(heard); err != nil {
+		t.Fatal(err)
+	}
+	f, wait = sync1(t, f, wait)
+	if contains(followerView(f), "link down") || !contains(followerView(f), "stage link back: caught up from 19:52:00 to 19:52:00") {
+		t.Fatalf("still says lost once back, or not that it is back:\n%s", followerView(f))
 	}
 	// a stage stopped while it played (its presenter gone) says paused
 	p = press(p, "space")
@@ -54,8 +62,8 @@ func TestOfflineStageSaysSo(t *testing.T) {
 func TestPresenterToldTheLinkIsDown(t *testing.T) {
 	pres, _, st := room(t, 0, 100, 30)
 	st.Link(nopLink{})
-	const lost = "stage connection lost: other servers' followers do not see this"
-	if v := pres.View(); strings.Contains(v, "connection lost") {
+	const lost = "stage link down: followers on other servers cannot see the stage (the room is split)"
+	if v := pres.View(); strings.Contains(v, "link down") {
 		t.Fatalf("online, the presenter is told it is lost:\n%s", v)
 	}
 	st.SetOnline(false)
@@ -75,8 +83,9 @@ func TestPresenterToldTheLinkIsDown(t *testing.T) {
 	}
 	st.SetOnline(true)
 	pres = synced(pres)
-	if v := pres.View(); strings.Contains(v, "connection lost") || strings.Contains(v, "this server only") {
-		t.Fatalf("back online, the presenter is still told it is lost:\n%s", v)
+	if v := pres.View(); strings.Contains(v, "link down") || strings.Contains(v, "this server only") ||
+		!strings.Contains(strings.Join(strings.Fields(v), " "), "stage link back: followers on other servers see the stage again") {
+		t.Fatalf("back online, the presenter is still told it is lost, or not that it is back:\n%s", v)
 	}
 	pres.Release()
 }

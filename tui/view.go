@@ -236,6 +236,9 @@ func (v mainView) statusLine() string {
 		dlq = st.Warn.Render(dlq)
 	}
 	parts = append(parts, dlq)
+	if r := v.snap.recovery; r != nil { // only after a crash or a wedge
+		parts = append(parts, st.Warn.Render("worst recovery: "+r.Words))
+	}
 	var firing, would []string
 	for i, a := range v.x.Spec.Alerts {
 		if w.AlertAt[i] >= 0 {

@@ -23,7 +23,7 @@ var actionSpecs = []engine.ActionSpec{
 		Doc: "kill the worker now (crash=B2): its handler stops where it is, the message it held stays invisible until its lease expires, and the supervisor restarts it after restart_after"},
 	{Name: "wedge", Arg: "WORKER", NeedsArg: true,
 		Doc: "the worker's provider call never returns (wedge=B2): the call in flight now, or else the next one it makes. The process is alive, so the supervisor never restarts it: it is stuck for good (crash=B2 ends it). Without a heartbeat its lease runs out and the message goes to another worker; with one, the renewal thread cannot tell a wedged call from a slow one and holds the lease for ever"},
-	{Name: "workers", Arg: "+N/-N", NeedsArg: true,
+	{Name: "workers", Arg: "+N/-N", NeedsArg: true, Repeat: true,
 		Doc: "start N more workers now (workers=+2, on the last box, polling at once; at most 64 ever), or stop N (workers=-2): idle ones first, the newest first, then dead ones (not restarted), then busy ones once their message is done (a graceful stop: a wedged one never gets there); at least one stays"},
 }
 

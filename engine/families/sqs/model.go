@@ -353,7 +353,13 @@ func (q *Family) ackNow(w *engine.World, wi int, how int64) {
 func (q *Family) finish(w *engine.World, wi int) {
 	q.release(w, wi)
 	if q.stopping > 0 && q.workers[wi].stopping {
-		q.stopped(w, wi) // an operator's workers=-N: it stops now
+		// an operator's workers=-N: it stops now, its stop an event of
+		// the next step (the one that ended the handler emitted its own)
+		wk := &q.workers[wi]
+		wk.stopping = false
+		q.stopping--
+		wk.State, wk.Since = WGone, w.Now
+		schedule(w, w.Now, opStopped, 0, wi, 0)
 		return
 	}
 	q.workers[wi].State = WIdle

@@ -1,6 +1,10 @@
 package sqs
 
-import "inflight/engine"
+import (
+	"fmt"
+
+	"inflight/engine"
+)
 
 // The queue's operator actions that reach into the workers and the queue
 // itself: purge, wedge=W, workers=-N. None of them runs on a branch that
@@ -99,26 +103,33 @@ func (q *Family) stopOrder(n int) []int {
 // due at the same clock as another may find fewer): the ones not busy at
 // once, the busy ones when their handler ends (finish) or, if they die
 // first, instead of their restart. Each stop is an event naming the
-// worker, so the trace says who stopped when.
+// worker, so the trace says who stopped when: one worker a step, the rest
+// as the action's next step (the engine's one event per step).
 func (q *Family) stopWorkers(w *engine.World, n int) {
-	for _, i := range q.stopOrder(min(n, q.inService()-1)) {
-		wk := &q.workers[i]
-		was := wk.State
-		switch was {
-		case WBusy:
-			wk.stopping = true
-			q.stopping++
-			w.Emit(EvStop, -1, i, 0, stopLater, int64(was))
-			continue
-		case WIdle:
-			q.idle--
-		}
-		wk.State, wk.Since = WGone, w.Now
-		w.Emit(EvStop, -1, i, 0, stopNow, int64(was))
+	order := q.stopOrder(min(n, q.inService()-1))
+	if len(order) == 0 {
+		return
 	}
+	if len(order) > 1 {
+		w.ContinueAction(engine.Action{Name: "workers", Arg: fmt.Sprintf("-%d", len(order)-1)})
+	}
+	i := order[0]
+	wk := &q.workers[i]
+	was := wk.State
+	switch was {
+	case WBusy:
+		wk.stopping = true
+		q.stopping++
+		w.Emit(EvStop, -1, i, 0, stopLater, int64(was))
+		return
+	case WIdle:
+		q.idle--
+	}
+	wk.State, wk.Since = WGone, w.Now
+	w.Emit(EvStop, -1, i, 0, stopNow, int64(was))
 }
 
-// stopped ends a stopping worker whose handler has ended (or who died).
+// stopped ends a stopping worker who died before its handler ended.
 func (q *Family) stopped(w *engine.World, wi int) {
 	wk := &q.workers[wi]
 	was := wk.State

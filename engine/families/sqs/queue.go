@@ -139,6 +139,7 @@ const (
 	opCrashAfterClaim
 	opRenew
 	opFaultCrash // a forced fault: Item is the fault point
+	opStopped    // a stopping worker's handler has ended: its stop's event
 )
 
 // schedule queues a step; seq is the world's, so ties run in the order
@@ -201,6 +202,8 @@ func (q *Family) Step(w *engine.World, s engine.FamilyStep) {
 		q.renew(w, wi, s.Item, s.Gen)
 	case opFaultCrash:
 		q.crash(w, wi, engine.CrashFault+int64(s.Item))
+	case opStopped:
+		w.Emit(EvStop, -1, wi, 0, stopNow, int64(WBusy))
 	default:
 		panic(fmt.Sprintf("sqs: unknown step %d", s.Op))
 	}
