@@ -3,7 +3,6 @@ package dbdown_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -11,23 +10,7 @@ import (
 	"inflight/engine/families/familytest"
 )
 
-func clock(t testing.TB, s string) engine.Time {
-	t.Helper()
-	c, err := engine.ParseClock(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func act(t testing.TB, s string) engine.Action {
-	t.Helper()
-	a, err := engine.ParseAction(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
+var clock, act = familytest.Clock, familytest.Act
 
 // runDo plays db-down with do taken at the clock at, its trace kept.
 func runDo(t testing.TB, at, do string) (engine.Summary, []engine.TraceLine) {
@@ -195,34 +178,7 @@ func TestPauseThenResumeForks(t *testing.T) {
 	if !strings.Contains(code, ";do=pause") || !strings.Contains(code, ";do=resume") {
 		t.Fatalf("code %s", code)
 	}
-	roundTrip(t, spec, code, r.Name, sum)
-}
-
-// roundTrip checks that code parses and formats as itself, opens to a
-// branch named name with summary want, and replays headless to its trace.
-func roundTrip(t testing.TB, spec *engine.Spec, code, name string, want engine.Summary) {
-	t.Helper()
-	c, err := engine.ParseCode(code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.String() != code {
-		t.Errorf("%s formats as %s", code, c)
-	}
-	y, err := engine.OpenCode(c, spec)
-	if err != nil {
-		t.Fatalf("%s: %v", code, err)
-	}
-	if y.Branch().Name != name || fmt.Sprint(y.Summary(y.Branch())) != fmt.Sprint(want) {
-		t.Errorf("%s opens as %q:\n%v\nwant %q:\n%v", code, y.Branch().Name, y.Summary(y.Branch()), name, want)
-	}
-	rs, _, err := engine.ReplayCode(spec, c, engine.ReplayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rs.TraceSHA256 != want.TraceSHA256 {
-		t.Errorf("replay %s: trace %s, the explorer's %s", code, rs.TraceSHA256, want.TraceSHA256)
-	}
+	familytest.CodeRoundTrip(t, spec, code, r.Name, sum)
 }
 
 // A headless run's code carries its action and plays it again.
@@ -272,7 +228,7 @@ func TestPauseRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ do, want string }{
+	familytest.Refused(t, w, [][2]string{
 		{"pause=0s", `action "pause=0s": a pause lasts from 1s to 1h (or give pause alone, until resume)`},
 		{"pause=2h", `a pause lasts from 1s to 1h`},
 		{"pause=500ms", `a pause lasts from 1s`},
@@ -280,45 +236,12 @@ func TestPauseRefused(t *testing.T) {
 		{"pause=-5m", `must not be negative`},
 		{"resume=now", `action "resume=now": resume takes no argument`},
 		{"breaker", `incident db-down's actions are pause, resume`},
-	} {
-		err := w.CheckActions([]engine.Action{act(t, tc.do)})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %q", tc.do, err, tc.want)
-		}
-	}
+	})
 }
 
 // Any argument is refused in one line naming it, or accepted as a pause
 // the world takes.
 func FuzzPauseArg(f *testing.F) {
-	for _, s := range []string{"10m", "1s", "1h", "0s", "999ms", "1h0m1s", "-5m", "+5m", "5", "1.5m", "1m30s"} {
-		f.Add(s)
-	}
-	spec := familytest.Incident(f, "db-down")
-	f.Fuzz(func(t *testing.T, arg string) {
-		a, err := engine.ParseAction("pause=" + arg)
-		if err != nil {
-			return
-		}
-		w, err := engine.NewWorld(spec, spec.Seed, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.CheckActions([]engine.Action{a}); err != nil {
-			if m := err.Error(); strings.Contains(m, "\n") || !strings.Contains(m, a.String()) {
-				t.Fatalf("%q: %q", arg, m)
-			}
-			return
-		}
-		if err := w.ScheduleActions(w.Now, []engine.Action{a}); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 50 && w.Step(lineSink{}); i++ {
-		}
-	})
+	familytest.FuzzActionArg(f, familytest.Incident(f, "db-down"), familytest.FuzzArg{Prefix: "pause=", Steps: 50},
+		"10m", "1s", "1h", "0s", "999ms", "1h0m1s", "-5m", "+5m", "5", "1.5m", "1m30s")
 }
-
-// lineSink renders each event, its caption included.
-type lineSink struct{}
-
-func (lineSink) Event(w *engine.World, e *engine.Event, d *engine.Decision) { _ = w.Line(e, d) }

@@ -10,23 +10,7 @@ import (
 	"inflight/engine/families/familytest"
 )
 
-func clock(t testing.TB, s string) engine.Time {
-	t.Helper()
-	c, err := engine.ParseClock(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func act(t testing.TB, s string) engine.Action {
-	t.Helper()
-	a, err := engine.ParseAction(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
+var clock, act = familytest.Clock, familytest.Act
 
 // stepCaption is the operator's clock_step in a trace.
 func stepCaption(t testing.TB, tr *bytes.Buffer) engine.TraceLine {
@@ -144,7 +128,7 @@ func TestStepClockRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ do, want string }{
+	familytest.Refused(t, w, [][2]string{
 		{"step_clock", "give step_clock=+D or -D"},
 		{"step_clock=0s", `action "step_clock=0s": a step is 1ms to 1h, back (-) or forward (+)`},
 		{"step_clock=-2h", `action "step_clock=-2h": a step is 1ms to 1h`},
@@ -154,12 +138,7 @@ func TestStepClockRefused(t *testing.T) {
 		{"step_clock=--6s", "want a signed duration"},
 		{"step_clock=6", "want a signed duration"},
 		{"clock_step=-6s", "incident galewatch's actions are step_clock"},
-	} {
-		err := w.CheckActions([]engine.Action{act(t, tc.do)})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %q", tc.do, err, tc.want)
-		}
-	}
+	})
 	for _, ok := range []string{"step_clock=-6s", "step_clock=6s", "step_clock=+1h", "step_clock=-1ms", "step_clock=+1m30s"} {
 		if err := w.CheckActions([]engine.Action{act(t, ok)}); err != nil {
 			t.Errorf("%s: %v", ok, err)
@@ -170,34 +149,6 @@ func TestStepClockRefused(t *testing.T) {
 // Any argument is refused in one line naming it, or accepted as a step
 // the world takes.
 func FuzzStepClockArg(f *testing.F) {
-	for _, s := range []string{"-6s", "+6s", "6s", "0s", "-1h", "+1h1ms", "+-6s", "--6s", "6", "-1.5s", "+1m30s"} {
-		f.Add(s)
-	}
-	spec := familytest.Incident(f, "galewatch")
-	f.Fuzz(func(t *testing.T, arg string) {
-		a, err := engine.ParseAction("step_clock=" + arg)
-		if err != nil {
-			return
-		}
-		w, err := engine.NewWorld(spec, spec.Seed, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.CheckActions([]engine.Action{a}); err != nil {
-			if m := err.Error(); strings.Contains(m, "\n") || !strings.Contains(m, a.String()) {
-				t.Fatalf("%q: %q", arg, m)
-			}
-			return
-		}
-		if err := w.ScheduleActions(w.Now, []engine.Action{a}); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 50 && w.Step(lineSink{}); i++ {
-		}
-	})
+	familytest.FuzzActionArg(f, familytest.Incident(f, "galewatch"), familytest.FuzzArg{Prefix: "step_clock=", Steps: 50},
+		"-6s", "+6s", "6s", "0s", "-1h", "+1h1ms", "+-6s", "--6s", "6", "-1.5s", "+1m30s")
 }
-
-// lineSink renders each event, its caption included.
-type lineSink struct{}
-
-func (lineSink) Event(w *engine.World, e *engine.Event, d *engine.Decision) { _ = w.Line(e, d) }
