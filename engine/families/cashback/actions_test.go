@@ -193,51 +193,24 @@ func TestActionReplayRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ do, want string }{
+	familytest.Refused(t, w, [][2]string{
 		{"replay_pending=30s", "want replay_pending, or replay_pending=min_idle:DURATION"},
 		{"replay_pending=min_idle:x", "min_idle: duration \"x\": want a number with a unit"},
 		{"replay_pending=min_idle:-1s", "min_idle: duration"},
 		{"replay_pending=min_idle:48h", "min_idle 48h is longer than a day"},
 		{"replay", "incident cashback's actions are replay_pending"},
-	} {
-		a, err := engine.ParseAction(tc.do)
-		if err == nil {
-			err = w.CheckActions([]engine.Action{a})
-		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: %v, want one line with %q", tc.do, err, tc.want)
-		}
-	}
+	})
 }
 
 // A replay is a share code that plays the same branch again.
 func TestActionReplayShareCode(t *testing.T) {
 	spec := familytest.Incident(t, "cashback")
-	x, err := engine.NewExplorer(spec, spec.Seed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	at := firstEvent(t, nil, engine.EvDeliver, 0) + 3
-	pos := x.PosAtTime(x.Branch(), at)
-	x.Goto(pos)
-	b, err := x.Fork(engine.ForkOptions{Pos: pos, At: at, Actions: []engine.Action{{Name: "replay_pending"}}})
-	if err != nil {
-		t.Fatal(err)
+	b, want, code := familytest.ForkCode(t, spec, at, []engine.Action{{Name: "replay_pending"}})
+	if !strings.Contains(code, "do=replay_pending") {
+		t.Errorf("code %s carries no replay", code)
 	}
-	x.End()
-	want := x.Summary(b)
-	code := x.Code().String()
-	c, err := engine.ParseCode(code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := engine.ReplayCode(spec, c, engine.ReplayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(code, "do=replay_pending") || got.TraceSHA256 != want.TraceSHA256 || got.DuplicateEffects != want.DuplicateEffects {
-		t.Errorf("%s: replayed %s (%d duplicates), explored %s (%d)", code, got.TraceSHA256, got.DuplicateEffects, want.TraceSHA256, want.DuplicateEffects)
-	}
+	familytest.CodeRoundTrip(t, spec, code, b.Name, want)
 	if n := replayRun(t, nil, at, "replay_pending").claimed; b.Name != fmt.Sprintf("replay %d pending entries @10:00:05.003", n) {
 		t.Errorf("branch %q", b.Name)
 	}
@@ -246,33 +219,7 @@ func TestActionReplayShareCode(t *testing.T) {
 // Any argument is refused in one line naming the action, or taken by the
 // world with its captions rendered.
 func FuzzReplayArg(f *testing.F) {
-	for _, s := range []string{"min_idle:30s", "min_idle:0", "min_idle:1h", "min_idle:25h", "min_idle:", "min_idle:-1s", "30s", "min_idle:1m30s"} {
-		f.Add(s)
-	}
-	spec := familytest.Incident(f, "cashback")
-	f.Fuzz(func(t *testing.T, arg string) {
-		a, err := engine.ParseAction("replay_pending=" + arg)
-		if err != nil {
-			return
-		}
-		w, err := engine.NewWorld(spec, spec.Seed, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for w.Now < 10*engine.Hour+5*engine.Second+3 && w.Step(nil) {
-		}
-		if err := w.CheckActions([]engine.Action{a}); err != nil {
-			if m := err.Error(); strings.Contains(m, "\n") || !strings.Contains(m, a.String()) {
-				t.Fatalf("%q: %q", arg, m)
-			}
-			return
-		}
-		_ = w.ForkLabel(nil, nil, []engine.Action{a}, engine.ForkMoment{})
-		if err := w.ScheduleActions(w.Now, []engine.Action{a}); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 200 && w.Step(familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) { _ = w.Line(e, d) })); i++ {
-		}
-		_ = w.Family().Panes(w, engine.CursorOf(w))
-	})
+	familytest.FuzzActionArg(f, familytest.Incident(f, "cashback"),
+		familytest.FuzzArg{Prefix: "replay_pending=", Until: 10*engine.Hour + 5*engine.Second + 3, Steps: 200},
+		"min_idle:30s", "min_idle:0", "min_idle:1h", "min_idle:25h", "min_idle:", "min_idle:-1s", "30s", "min_idle:1m30s")
 }

@@ -11,14 +11,7 @@ import (
 	"inflight/engine/families/familytest"
 )
 
-func clock(t testing.TB, s string) engine.Time {
-	t.Helper()
-	c, err := engine.ParseClock(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+var clock = familytest.Clock
 
 var restart = []engine.Action{{Name: "restart_producer"}}
 
@@ -156,47 +149,14 @@ func boolInt(b bool) int64 {
 func TestRestartProducerCode(t *testing.T) {
 	spec := familytest.Incident(t, "kafka-restart")
 	for _, at := range []string{"10:00:01.02", "10:00:04.20", "10:00:30"} {
-		x, err := engine.NewExplorer(spec, spec.Seed, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := clock(t, at)
-		pos := x.PosAtTime(x.Branch(), c)
-		x.Goto(pos)
-		b, err := x.Fork(engine.ForkOptions{Pos: pos, At: c, Actions: restart})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x.End()
+		b, want, code := familytest.ForkCode(t, spec, clock(t, at), restart)
 		if w := b.Words(); len(w) != 1 || w[0] != "restart the producer" {
 			t.Errorf("words %q", w)
 		}
-		want := x.Summary(b)
-		code := x.Code().String()
 		if !strings.Contains(code, ";do=restart_producer#") {
 			t.Fatalf("code %s", code)
 		}
-		cd, err := engine.ParseCode(code)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cd.String() != code {
-			t.Errorf("%s formats as %s", code, cd)
-		}
-		y, err := engine.OpenCode(cd, spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if y.Branch().Name != b.Name || fmt.Sprint(y.Summary(y.Branch())) != fmt.Sprint(want) {
-			t.Errorf("%s opens as %q, want %q", code, y.Branch().Name, b.Name)
-		}
-		rs, _, err := engine.ReplayCode(spec, cd, engine.ReplayOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rs.TraceSHA256 != want.TraceSHA256 || rs.DuplicateEffects != want.DuplicateEffects {
-			t.Errorf("replay %s: %s, the explorer's %s", code, rs.TraceSHA256, want.TraceSHA256)
-		}
+		familytest.CodeRoundTrip(t, spec, code, b.Name, want)
 	}
 }
 
@@ -207,16 +167,8 @@ func TestRestartProducerRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ do, want string }{
+	familytest.Refused(t, w, [][2]string{
 		{"restart_producer=now", `action "restart_producer=now": restart_producer takes no argument`},
 		{"restart", `incident kafka-restart's actions are restart_producer`},
-	} {
-		a, err := engine.ParseAction(tc.do)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.CheckActions([]engine.Action{a}); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %q", tc.do, err, tc.want)
-		}
-	}
+	})
 }

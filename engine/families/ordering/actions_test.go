@@ -1,7 +1,6 @@
 package ordering_test
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -165,14 +164,7 @@ func TestActionRaisePartitions(t *testing.T) {
 	}
 }
 
-func mustClock(t *testing.T, s string) engine.Time {
-	t.Helper()
-	c, err := engine.ParseClock(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+var mustClock = familytest.Clock
 
 // Refusals name what is wrong.
 func TestActionRefusals(t *testing.T) {
@@ -181,7 +173,7 @@ func TestActionRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ do, want string }{
+	familytest.Refused(t, w, [][2]string{
 		{"consumers", "give consumers=+N or -N"},
 		{"consumers=3", "want +N to start consumers or -N to stop them"},
 		{"consumers=+0", "want +N or -N with N from 1 to 16"},
@@ -194,15 +186,7 @@ func TestActionRefusals(t *testing.T) {
 		{"partitions=+2", "want the new partition count"},
 		{"partitions=0", "want the new partition count"},
 		{"rebalance", "incident ordering's actions are consumers, partitions"},
-	} {
-		a, err := engine.ParseAction(tc.do)
-		if err == nil {
-			err = w.CheckActions([]engine.Action{a})
-		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: %v, want one line with %q", tc.do, err, tc.want)
-		}
-	}
+	})
 }
 
 // An action checked when the fork was made, and no change by its moment:
@@ -240,31 +224,8 @@ func TestActionShareCode(t *testing.T) {
 		{{Name: "consumers", Arg: "+3"}},
 		{{Name: "partitions", Arg: "12"}, {Name: "consumers", Arg: "-1"}},
 	} {
-		x, err := engine.NewExplorer(spec, spec.Seed, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		at := mustClock(t, "12:04:00")
-		pos := x.PosAtTime(x.Branch(), at)
-		x.Goto(pos)
-		b, err := x.Fork(engine.ForkOptions{Pos: pos, At: at, Actions: do})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x.End()
-		want := x.Summary(b)
-		code := x.Code().String()
-		c, err := engine.ParseCode(code)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _, err := engine.ReplayCode(spec, c, engine.ReplayOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.TraceSHA256 != want.TraceSHA256 || fmt.Sprint(got.Figures) != fmt.Sprint(want.Figures) {
-			t.Errorf("%s: replayed %s %v, explored %s %v", code, got.TraceSHA256, got.Figures, want.TraceSHA256, want.Figures)
-		}
+		b, want, code := familytest.ForkCode(t, spec, mustClock(t, "12:04:00"), do)
+		familytest.CodeRoundTrip(t, spec, code, b.Name, want)
 		if !strings.Contains(code, "do=") {
 			t.Errorf("code %s carries no action", code)
 		}
@@ -274,35 +235,8 @@ func TestActionShareCode(t *testing.T) {
 // Any argument is refused in one line naming the action, or taken by the
 // world with its captions rendered.
 func FuzzActionArgs(f *testing.F) {
-	for _, s := range []string{"consumers=+3", "consumers=-2", "consumers=+16", "consumers=-0", "consumers=+1e3", "partitions=8", "partitions=1024", "partitions=06", "partitions=-8", "partitions=99999999999999999999"} {
-		f.Add(s)
-	}
-	spec := familytest.Incident(f, "ordering")
-	f.Fuzz(func(t *testing.T, s string) {
-		a, err := engine.ParseAction(s)
-		if err != nil {
-			return
-		}
-		w, err := engine.NewWorld(spec, spec.Seed, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for w.Now < 12*engine.Hour+3*engine.Minute && w.Step(nil) {
-		}
-		if err := w.CheckActions([]engine.Action{a}); err != nil {
-			if m := err.Error(); strings.Contains(m, "\n") || !strings.Contains(m, a.Name) {
-				t.Fatalf("%q: %q", s, m)
-			}
-			return
-		}
-		_ = w.ForkLabel(nil, nil, []engine.Action{a}, engine.ForkMoment{})
-		if err := w.ScheduleActions(w.Now, []engine.Action{a}); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 400 && w.Step(familytest.SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) { _ = w.Line(e, d) })); i++ {
-		}
-		_ = w.Family().Panes(w, engine.CursorOf(w))
-	})
+	familytest.FuzzActionArg(f, familytest.Incident(f, "ordering"), familytest.FuzzArg{Until: 12*engine.Hour + 3*engine.Minute, Steps: 400},
+		"consumers=+3", "consumers=-2", "consumers=+16", "consumers=-0", "consumers=+1e3", "partitions=8", "partitions=1024", "partitions=06", "partitions=-8", "partitions=99999999999999999999")
 }
 
 // Two stops checked at the start, and at the second's moment only one
