@@ -33,16 +33,6 @@ func runDo(t testing.TB, at, do string) (engine.Summary, []engine.TraceLine) {
 	return s, lines
 }
 
-func fig(s engine.Summary, k string) int64 {
-	switch v := s.Figures[k].(type) {
-	case int64:
-		return v
-	case int:
-		return int64(v)
-	}
-	return -1
-}
-
 // The lesson's "pause consumption when the database is down", against the
 // run that retries through the outage: paused for the ten minutes, no
 // retry burns and nothing is dumped in the drawer — every event is
@@ -67,13 +57,13 @@ func TestPauseWhileDatabaseDown(t *testing.T) {
 		t.Run(tc.at+"/"+tc.do, func(t *testing.T) {
 			got, lines := runDo(t, tc.at, tc.do)
 			t.Logf("dlq %d → %d, effects %d → %d, retries %d → %d, db errors %d → %d, lag %.1fs → %.1fs",
-				base.DLQ, got.DLQ, base.Effects, got.Effects, fig(base, "retries"), fig(got, "retries"),
-				fig(base, "db_errors"), fig(got, "db_errors"), base.MaxOldestAgeS, got.MaxOldestAgeS)
+				base.DLQ, got.DLQ, base.Effects, got.Effects, base.Figure("retries"), got.Figure("retries"),
+				base.Figure("db_errors"), got.Figure("db_errors"), base.MaxOldestAgeS, got.MaxOldestAgeS)
 			if got.Lost != 0 || got.DuplicateEffects != 0 || got.Messages != base.Messages {
 				t.Errorf("lost %d, duplicates %d, messages %d", got.Lost, got.DuplicateEffects, got.Messages)
 			}
-			if tc.fewerDLQ != (got.DLQ < base.DLQ) || tc.fewerDLQ != (fig(got, "retries") < fig(base, "retries")) {
-				t.Errorf("dlq %d, retries %d; the run without a pause %d, %d", got.DLQ, fig(got, "retries"), base.DLQ, fig(base, "retries"))
+			if tc.fewerDLQ != (got.DLQ < base.DLQ) || tc.fewerDLQ != (got.Figure("retries") < base.Figure("retries")) {
+				t.Errorf("dlq %d, retries %d; the run without a pause %d, %d", got.DLQ, got.Figure("retries"), base.DLQ, base.Figure("retries"))
 			}
 			if tc.fewerDLQ && got.Effects <= base.Effects {
 				t.Errorf("effects %d, no more than %d without the pause", got.Effects, base.Effects)

@@ -15,16 +15,6 @@ var clock = familytest.Clock
 
 var restart = []engine.Action{{Name: "restart_producer"}}
 
-func fig(s engine.Summary, k string) int64 {
-	switch v := s.Figures[k].(type) {
-	case int64:
-		return v
-	case int:
-		return int64(v)
-	}
-	return -1
-}
-
 // storedBefore sums the records the producer stored before the operator's
 // restart, from the produce events' offsets ("stored at offsets 0–38"),
 // and returns the restart's caption.
@@ -89,47 +79,47 @@ func TestRestartProducer(t *testing.T) {
 			}
 			stored, caption := storedBefore(t, &tr)
 			t.Logf("%s: duplicates %d → %d, instances %d → %d, aborted %d → %d; %s", tc.found, base.DuplicateEffects, got.DuplicateEffects,
-				fig(base, "producer_instances"), fig(got, "producer_instances"), fig(base, "records_aborted"), fig(got, "records_aborted"), caption)
+				base.Figure("producer_instances"), got.Figure("producer_instances"), base.Figure("records_aborted"), got.Figure("records_aborted"), caption)
 			if got.Lost != 0 || got.Messages != base.Messages {
 				t.Errorf("lost %d, messages %d", got.Lost, got.Messages)
 			}
 			if len(got.Forks) != 1 || got.Forks[0].Name != "restart the producer @"+clock(t, tc.at).Short() {
 				t.Errorf("forks %+v", got.Forks)
 			}
-			dups, instances := got.DuplicateEffects, fig(got, "producer_instances")
+			dups, instances := got.DuplicateEffects, got.Figure("producer_instances")
 			switch tc.found {
 			case "mid":
 				own := stored // the killed instance's: the second's after the first's batch
 				if tc.at > "10:00:04" {
-					own -= fig(base, "batch")
+					own -= base.Figure("batch")
 				}
 				if !strings.Contains(caption, fmt.Sprintf("(%d records already stored", own)) {
 					t.Errorf("caption %q; %d stored by the killed instance", caption, own)
 				}
-				if instances != fig(base, "producer_instances")+boolInt(tc.at > "10:00:04") {
+				if instances != base.Figure("producer_instances")+boolInt(tc.at > "10:00:04") {
 					t.Errorf("%d producer instances", instances)
 				}
 				if tc.txn != "" {
 					// fenced: each record read once; the killed instances'
 					// records are aborted
-					if dups != 0 || fig(got, "records_aborted") != stored {
-						t.Errorf("duplicates %d, aborted %d; want 0 and the %d stored before the restart", dups, fig(got, "records_aborted"), stored)
+					if dups != 0 || got.Figure("records_aborted") != stored {
+						t.Errorf("duplicates %d, aborted %d; want 0 and the %d stored before the restart", dups, got.Figure("records_aborted"), stored)
 					}
 					break
 				}
 				// every record stored before the kill is stored again
-				if dups != stored || fig(got, "records_stored_twice") != stored {
-					t.Errorf("duplicates %d, stored twice %d; want the %d stored before the restart", dups, fig(got, "records_stored_twice"), stored)
+				if dups != stored || got.Figure("records_stored_twice") != stored {
+					t.Errorf("duplicates %d, stored twice %d; want the %d stored before the restart", dups, got.Figure("records_stored_twice"), stored)
 				}
 				if earlier := tc.at < "10:00:01.16"; earlier != (dups < base.DuplicateEffects) {
 					t.Errorf("duplicates %d against %d without the restart", dups, base.DuplicateEffects)
 				}
 			case "done":
-				if dups != base.DuplicateEffects || instances != fig(base, "producer_instances")+1 || !strings.Contains(caption, "nothing is buffered") {
+				if dups != base.DuplicateEffects || instances != base.Figure("producer_instances")+1 || !strings.Contains(caption, "nothing is buffered") {
 					t.Errorf("duplicates %d (%d), instances %d; %q", dups, base.DuplicateEffects, instances, caption)
 				}
 			default:
-				if dups != base.DuplicateEffects || instances != fig(base, "producer_instances") || !strings.Contains(caption, "nothing") {
+				if dups != base.DuplicateEffects || instances != base.Figure("producer_instances") || !strings.Contains(caption, "nothing") {
 					t.Errorf("duplicates %d (%d), instances %d; %q", dups, base.DuplicateEffects, instances, caption)
 				}
 			}
