@@ -95,6 +95,19 @@ func FormatDuration(d Duration) string {
 	return time.Duration(d * Time(time.Millisecond)).String()
 }
 
+// SpanText is d as a person writes it, zero units dropped: "6s", "10m",
+// "1m30s", "1h" — for an action's words and refusals.
+func SpanText(d Duration) string {
+	s := FormatDuration(d)
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // Bounds on what a user may write, so that no sum a run makes of them can
 // wrap: a source's start plus count×every is at most 100,000 h + 50,000,000
 // × 1,000 h, about 1.8e17 ms, far below int64 and below Never.

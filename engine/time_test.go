@@ -212,3 +212,17 @@ func TestKnobErrorsEchoShortVisiblePrefixes(t *testing.T) {
 		}
 	}
 }
+
+func TestSpanText(t *testing.T) {
+	for _, tc := range []struct {
+		d    engine.Duration
+		want string
+	}{
+		{engine.Millisecond, "1ms"}, {6 * engine.Second, "6s"}, {10 * engine.Minute, "10m"}, {90 * engine.Second, "1m30s"},
+		{engine.Hour, "1h"}, {engine.Hour + engine.Second, "1h0m1s"}, {engine.Hour + engine.Minute, "1h1m"},
+	} {
+		if got := engine.SpanText(tc.d); got != tc.want {
+			t.Errorf("%d ms: %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}

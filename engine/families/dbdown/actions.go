@@ -2,7 +2,6 @@ package dbdown
 
 import (
 	"fmt"
-	"strings"
 
 	"inflight/engine"
 )
@@ -46,7 +45,7 @@ func pauseFor(arg string) (engine.Duration, error) {
 		return 0, fmt.Errorf("action \"pause=%s\": %v", arg, err)
 	}
 	if d < minPause || d > maxPause {
-		return 0, fmt.Errorf("action \"pause=%s\": a pause lasts from %s to %s (or give pause alone, until resume)", arg, roundSpan(minPause), roundSpan(maxPause))
+		return 0, fmt.Errorf("action \"pause=%s\": a pause lasts from %s to %s (or give pause alone, until resume)", arg, engine.SpanText(minPause), engine.SpanText(maxPause))
 	}
 	return d, nil
 }
@@ -56,25 +55,13 @@ func (f *Family) ActionWords(w *engine.World, a engine.Action) string {
 	switch a.Name {
 	case "pause":
 		if d, err := pauseFor(a.Arg); a.Arg != "" && err == nil {
-			return "pause consumption for " + roundSpan(d)
+			return "pause consumption for " + engine.SpanText(d)
 		}
 		return "pause consumption"
 	case "resume":
 		return "resume consumption"
 	}
 	return a.String()
-}
-
-// roundSpan is d as a person writes it: "10m", "1m30s", "1h".
-func roundSpan(d engine.Duration) string {
-	s := engine.FormatDuration(d)
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // Act carries out an action now. Each emits one event, a pause or resume

@@ -38,7 +38,7 @@ func clockStepOf(arg string) (engine.Duration, error) {
 		return 0, fmt.Errorf("action \"step_clock=%s\": want a signed duration, like -6s (back) or +6s (forward)", arg)
 	}
 	if d == 0 || d > maxClockStep || d < -maxClockStep {
-		return 0, fmt.Errorf("action \"step_clock=%s\": a step is 1ms to %s, back (-) or forward (+)", arg, spanText(maxClockStep))
+		return 0, fmt.Errorf("action \"step_clock=%s\": a step is 1ms to %s, back (-) or forward (+)", arg, engine.SpanText(maxClockStep))
 	}
 	return d, nil
 }
@@ -46,21 +46,9 @@ func clockStepOf(arg string) (engine.Duration, error) {
 // stepWords are "back 6s", "forward 1m".
 func stepWords(d engine.Duration) string {
 	if d < 0 {
-		return "back " + spanText(-d)
+		return "back " + engine.SpanText(-d)
 	}
-	return "forward " + spanText(d)
-}
-
-// spanText is d as a person writes it: "6s", "1m", "1m30s", "1h".
-func spanText(d engine.Duration) string {
-	s := engine.FormatDuration(d)
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return "forward " + engine.SpanText(d)
 }
 
 // ActionWords tell what a checked step does, for a fork's name.
