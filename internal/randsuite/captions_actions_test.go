@@ -24,8 +24,7 @@ import (
 // the unfinished ones), "purged under it" a purge while it was held,
 // SUPERSEDED only while the named worker holds the message.
 func TestCaptionsAfterActions(t *testing.T) {
-	seen, kinds := map[string]int{}, map[string]int{}
-	var bad []string
+	var y claimTally
 	took := map[string]int{}
 	// pinned first: the cases a random draw meets seldom (a kill or a
 	// purge while the lease is current, an ack after it)
@@ -58,12 +57,7 @@ func TestCaptionsAfterActions(t *testing.T) {
 		for w.Step(c) {
 		}
 		took[a.Name]++
-		for k, n := range c.seen {
-			seen[k] += n
-		}
-		for _, e := range c.errs {
-			bad = append(bad, fmt.Sprintf("%s %s --at %s --do %s: %s", p.id, p.set, p.at, p.do, e))
-		}
+		y.add(fmt.Sprintf("%s %s --at %s --do %s", p.id, p.set, p.at, p.do), c)
 	}
 	for _, spec := range incidents.All() {
 		if familyName(spec) != queueFamily {
@@ -115,23 +109,15 @@ func TestCaptionsAfterActions(t *testing.T) {
 				steps++
 			}
 			where := fmt.Sprintf("%s --do %s", cs.Repro(), strings.Join(did, ","))
-			for k, n := range c.seen {
-				seen[k] += n
-			}
-			for _, e := range c.errs {
-				k, _, _ := strings.Cut(e, ":")
-				if kinds[k]++; kinds[k] <= 2 {
-					bad = append(bad, where+": "+e)
-				}
-			}
+			y.add(where, c)
 		}
 	}
-	if len(bad) > 0 {
-		t.Errorf("captions and panes after actions that say what did not happen:\n\t%s", strings.Join(bad, "\n\t"))
+	if len(y.bad) > 0 {
+		t.Errorf("captions and panes after actions that say what did not happen:\n\t%s", strings.Join(y.bad, "\n\t"))
 	}
 	// a check that never meets its claim proves nothing
 	for _, k := range []string{"nothing failed", "died holding it", "an operator killed", "redrove it", "purged under it", "wedged", "SUPERSEDED", "workers idle"} {
-		if seen[k] == 0 {
+		if y.seen[k] == 0 {
 			t.Errorf("no caption or row after an action claimed %q: the check of it checked nothing", k)
 		}
 	}
@@ -140,7 +126,7 @@ func TestCaptionsAfterActions(t *testing.T) {
 			t.Errorf("no run took %s", a)
 		}
 	}
-	t.Logf("actions taken: %v; claims checked: %v", took, seen)
+	t.Logf("actions taken: %v; claims checked: %v", took, y.seen)
 }
 
 // actionCases is the runs with actions per queue incident.

@@ -28,19 +28,7 @@ import (
 //   - a status row never says "nothing to take" while a retry is on its
 //     timer or a message waits, nor counts idle workers that are dead.
 func TestCaptionsTellWhatHappened(t *testing.T) {
-	seen, kinds := map[string]int{}, map[string]int{}
-	var bad []string
-	report := func(where string, c *claims) {
-		for k, n := range c.seen {
-			seen[k] += n
-		}
-		for _, e := range c.errs {
-			k, _, _ := strings.Cut(e, ":")
-			if kinds[k]++; kinds[k] <= 2 {
-				bad = append(bad, where+": "+e)
-			}
-		}
-	}
+	var y claimTally
 	for _, spec := range incidents.All() {
 		g, err := genFor(spec)
 		if err != nil {
@@ -58,7 +46,7 @@ func TestCaptionsTellWhatHappened(t *testing.T) {
 		}
 		for w.Step(c) {
 		}
-		report(spec.ID, c)
+		y.add(spec.ID, c)
 		if g.Events > bigRun {
 			continue // a run of 800,000 events: the bundled one is enough
 		}
@@ -70,7 +58,7 @@ func TestCaptionsTellWhatHappened(t *testing.T) {
 			if r.World != nil {
 				events += r.World.Pos
 			}
-			report(cs.Repro(), c)
+			y.add(cs.Repro(), c)
 		}
 		if !queue {
 			continue
@@ -98,23 +86,45 @@ func TestCaptionsTellWhatHappened(t *testing.T) {
 					c := newClaims(spec)
 					for w.Step(c) {
 					}
-					report(fmt.Sprintf("%s forcing %s on %v delivery %d", spec.ID, p.Name, ids, del), c)
+					y.add(fmt.Sprintf("%s forcing %s on %v delivery %d", spec.ID, p.Name, ids, del), c)
 				}
 			}
 		}
 	}
-	if len(bad) > 0 {
-		t.Errorf("captions and panes that say what did not happen:\n\t%s", strings.Join(bad, "\n\t"))
+	if len(y.bad) > 0 {
+		t.Errorf("captions and panes that say what did not happen:\n\t%s", strings.Join(y.bad, "\n\t"))
 	}
 	// a check that never meets its claim proves nothing: each is met
 	for _, k := range []string{"nothing failed", "died holding it", "ack was lost", "still worked", "handed it back", "redrove it",
 		"wedged", "still works on it",
 		"SUPERSEDED", "past lease: the message is visible again", "past lease: the message is in the DLQ", "nothing to take", "workers idle", "workers dead"} {
-		if seen[k] == 0 {
+		if y.seen[k] == 0 {
 			t.Errorf("no caption or row claimed %q: the check of it checked nothing", k)
 		}
 	}
-	t.Logf("claims checked: %v", seen)
+	t.Logf("claims checked: %v", y.seen)
+}
+
+// claimTally gathers many runs' claims: how often each was checked, and the
+// first two false ones of each kind, each with the run that made it.
+type claimTally struct {
+	seen, kinds map[string]int
+	bad         []string
+}
+
+func (y *claimTally) add(where string, c *claims) {
+	if y.seen == nil {
+		y.seen, y.kinds = map[string]int{}, map[string]int{}
+	}
+	for k, n := range c.seen {
+		y.seen[k] += n
+	}
+	for _, e := range c.errs {
+		k, _, _ := strings.Cut(e, ":")
+		if y.kinds[k]++; y.kinds[k] <= 2 {
+			y.bad = append(y.bad, where+": "+e)
+		}
+	}
 }
 
 // The random cases each incident gets here: the suite's first ones, up to
