@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	gossh "golang.org/x/crypto/ssh"
 )
 
 // words is a screen with its runs of spaces and line breaks as one space:
@@ -47,12 +45,7 @@ func TestHallOutageNews(t *testing.T) {
 	p2 := startServe(t, "serve2", nil, bin, args...)
 	host := hostKeyOf(t, hostKey)
 	title, _ := thursday(t)
-	open := func(addr, user string, key gossh.Signer, w, h int, see ...string) *screen {
-		t.Helper()
-		tm := mustTerm(t, dialAs(t, addr, user, key, host), w, h)
-		tm.mustSee(t, wait, see...)
-		return newScreen(tm, w, h)
-	}
+	open := screenOpener(t, host)
 	pres := open(p1.addr, "pat", pk, 120, 40, title, "PRESENTER")
 	small1 := open(p1.addr, "follow", newKey(t), 80, 24, "FOLLOWING")
 	big1 := open(p1.addr, "follow", newKey(t), 120, 40, "FOLLOWING")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // screen is a session's w×h screen kept up to date as its output comes:
@@ -25,6 +26,18 @@ type screen struct {
 // first frame (the terminal queries are answered and dropped by then).
 func newScreen(tm *term, w, h int) *screen {
 	return &screen{term: tm, w: w, h: h, v: newVT(w, h)}
+}
+
+// screenOpener is open for a test of servers with host key host: open
+// connects to addr as user with key at w×h, waits for the first screen
+// showing see, and follows it.
+func screenOpener(t *testing.T, host gossh.PublicKey) func(addr, user string, key gossh.Signer, w, h int, see ...string) *screen {
+	return func(addr, user string, key gossh.Signer, w, h int, see ...string) *screen {
+		t.Helper()
+		tm := mustTerm(t, dialAs(t, addr, user, key, host), w, h)
+		tm.mustSee(t, wait, see...)
+		return newScreen(tm, w, h)
+	}
 }
 
 // grid replays what has come since the last call, up to its last escape

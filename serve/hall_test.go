@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	gossh "golang.org/x/crypto/ssh"
-
 	"inflight/engine"
 )
 
@@ -44,13 +42,7 @@ func TestHall(t *testing.T) {
 	}
 	title, start := thursday(t)
 	const w, h = 100, 30
-	// open connects as user and waits for the first screen showing see.
-	open := func(addr, user string, key gossh.Signer, w, h int, see ...string) *screen {
-		t.Helper()
-		tm := mustTerm(t, dialAs(t, addr, user, key, host), w, h)
-		tm.mustSee(t, wait, see...)
-		return newScreen(tm, w, h)
-	}
+	open := screenOpener(t, host)
 
 	pres := open(p1.addr, "pat", pk, 120, 40, title, "PRESENTER")
 	fol2 := open(p2.addr, "follow", newKey(t), w, h, "FOLLOWING")
