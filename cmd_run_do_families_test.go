@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -20,18 +19,6 @@ func TestRunDoFamilies(t *testing.T) {
 		Forks   []struct {
 			Name string `json:"name"`
 		} `json:"forks"`
-	}
-	run := func(t *testing.T, args ...string) (sum, string) {
-		t.Helper()
-		out, errOut, code := runCLI(append(append([]string{"run"}, args...), "--format", "json")...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errOut)
-		}
-		var s sum
-		if err := json.Unmarshal([]byte(out), &s); err != nil {
-			t.Fatal(err)
-		}
-		return s, out
 	}
 	for _, tc := range []struct {
 		args []string
@@ -56,8 +43,8 @@ func TestRunDoFamilies(t *testing.T) {
 			func(got, base sum) bool { return got.Lost == 0 && base.Lost > 0 }},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			base, _ := run(t, tc.args[0])
-			got, out := run(t, tc.args...)
+			base, _ := runJSON[sum](t, tc.args[0])
+			got, out := runJSON[sum](t, tc.args...)
 			if len(got.Forks) != 1 || got.Forks[0].Name != tc.fork {
 				t.Errorf("forks %+v, want %q", got.Forks, tc.fork)
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -25,21 +24,9 @@ func TestRunDoStreams(t *testing.T) {
 			Name string `json:"name"`
 		} `json:"forks"`
 	}
-	play := func(args ...string) (figs, string) {
-		t.Helper()
-		out, errOut, code := runCLI(append(append([]string{"run"}, args...), "--format", "json")...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errOut)
-		}
-		var f figs
-		if err := json.Unmarshal([]byte(out), &f); err != nil {
-			t.Fatal(err)
-		}
-		return f, out
-	}
 	base := map[string]figs{}
 	for _, id := range []string{"ordering", "cashback"} {
-		base[id], _ = play(id)
+		base[id], _ = runJSON[figs](t, id)
 	}
 	for _, tc := range []struct {
 		args []string
@@ -65,14 +52,14 @@ func TestRunDoStreams(t *testing.T) {
 		{[]string{"cashback", "--at", "10:00:05.003", "--do", "replay_pending", "--set", "dedupe=true"}, "replay 9 pending entries; dedupe=true @10:00:05.003",
 			func(g, b figs) bool { return g.Dupes == 0 && g.Figures.Balance == 500000 }},
 	} {
-		got, out := play(tc.args...)
+		got, out := runJSON[figs](t, tc.args...)
 		if len(got.Forks) != 1 || !strings.HasPrefix(got.Forks[0].Name, tc.fork) {
 			t.Errorf("%v: forks %+v, want %q", tc.args, got.Forks, tc.fork)
 		}
 		if !tc.ok(got, base[tc.args[0]]) {
 			t.Errorf("%v: %+v against the run without it %+v", tc.args, got, base[tc.args[0]])
 		}
-		if _, again := play("--code", got.Code); again != out {
+		if _, again := runJSON[figs](t, "--code", got.Code); again != out {
 			t.Errorf("run --code %s differs from %v:\n%s\n%s", got.Code, tc.args, again, out)
 		}
 	}

@@ -32,12 +32,7 @@ func TestRunDo(t *testing.T) {
 		// the repair script at a moment of one's choosing: the three in the drawer by then
 		{[]string{"christmas-friday", "--at", "16:55", "--do", "repair"}, 843, 0, 37, "repair and redrive 3 dead letters @16:55:00"},
 	} {
-		args := append([]string{"run"}, tc.args...)
-		out, errOut, code := runCLI(append(args, "--format", "json")...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut)
-		}
-		var s struct {
+		s, out := runJSON[struct {
 			E     int    `json:"effects"`
 			D     int    `json:"duplicate_effects"`
 			Q     int    `json:"dlq"`
@@ -45,10 +40,7 @@ func TestRunDo(t *testing.T) {
 			Forks []struct {
 				Name string `json:"name"`
 			} `json:"forks"`
-		}
-		if err := json.Unmarshal([]byte(out), &s); err != nil {
-			t.Fatal(err)
-		}
+		}](t, tc.args...)
 		if tc.effects >= 0 && (s.E != tc.effects || s.D != tc.dupes || s.Q != tc.dl) {
 			t.Errorf("%v: effects %d, duplicates %d, dlq %d; want %d, %d, %d", tc.args, s.E, s.D, s.Q, tc.effects, tc.dupes, tc.dl)
 		}

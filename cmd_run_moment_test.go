@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -24,18 +23,6 @@ func TestRunAtMoment(t *testing.T) {
 			Pos    int64  `json:"pos"`
 		} `json:"forks"`
 	}
-	run := func(args ...string) (out, string) {
-		t.Helper()
-		s, errOut, code := runCLI(append(append([]string{"run"}, args...), "--format", "json")...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errOut)
-		}
-		var o out
-		if err := json.Unmarshal([]byte(s), &o); err != nil {
-			t.Fatal(err)
-		}
-		return o, s
-	}
 	for _, tc := range []struct {
 		at, do, name, moment string
 		pos                  int64
@@ -46,19 +33,19 @@ func TestRunAtMoment(t *testing.T) {
 		// #178 is the clock's first event: the fork stands before every event at it
 		{"19:52:00 #178", "crash=B2", "crash B2 @19:52:00", "@19:52:00", 178, "/p178@19:52:00;do=crash=B2#"},
 	} {
-		o, s := run("thursday", "--at", tc.at, "--do", tc.do)
+		o, s := runJSON[out](t, "thursday", "--at", tc.at, "--do", tc.do)
 		if len(o.Forks) != 1 || o.Forks[0].Name != tc.name || o.Forks[0].Moment != tc.moment || o.Forks[0].Pos != tc.pos {
 			t.Errorf("--at %q: forks %+v, want %q at %s (pos %d)", tc.at, o.Forks, tc.name, tc.moment, tc.pos)
 		}
 		if !strings.Contains(o.Code, tc.code) {
 			t.Errorf("--at %q: code %s, want it to hold %s", tc.at, o.Code, tc.code)
 		}
-		if _, again := run("--code", o.Code); again != s {
+		if _, again := runJSON[out](t, "--code", o.Code); again != s {
 			t.Errorf("run --code %s differs from --at %q:\n%s\n%s", o.Code, tc.at, again, s)
 		}
 	}
-	first, _ := run("thursday", "--at", "19:52:00 #178", "--do", "crash=B2")
-	clock, _ := run("thursday", "--at", "19:52:00", "--do", "crash=B2")
+	first, _ := runJSON[out](t, "thursday", "--at", "19:52:00 #178", "--do", "crash=B2")
+	clock, _ := runJSON[out](t, "thursday", "--at", "19:52:00", "--do", "crash=B2")
 	if first.Hash != clock.Hash {
 		t.Errorf("--at '19:52:00 #178' plays %s, --at 19:52:00 %s: the clock's first event is the same place", first.Hash, clock.Hash)
 	}
