@@ -189,11 +189,7 @@ func TestActionReplayWords(t *testing.T) {
 
 func TestActionReplayRefusals(t *testing.T) {
 	spec := familytest.Incident(t, "cashback")
-	w, err := engine.NewWorld(spec, spec.Seed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	familytest.Refused(t, w, [][2]string{
+	familytest.Refused(t, spec, [][2]string{
 		{"replay_pending=30s", "want replay_pending, or replay_pending=min_idle:DURATION"},
 		{"replay_pending=min_idle:x", "min_idle: duration \"x\": want a number with a unit"},
 		{"replay_pending=min_idle:-1s", "min_idle: duration"},

@@ -2,7 +2,6 @@ package dbdown_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -21,16 +20,7 @@ func runDo(t testing.TB, at, do string) (engine.Summary, []engine.TraceLine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []engine.TraceLine
-	dec := json.NewDecoder(&tr)
-	for dec.More() {
-		var l engine.TraceLine
-		if err := dec.Decode(&l); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, l)
-	}
-	return s, lines
+	return s, familytest.Trace(t, &tr)
 }
 
 // The lesson's "pause consumption when the database is down", against the
@@ -132,11 +122,7 @@ func forkAt(t testing.TB, x *engine.Explorer, at string, acts ...string) *engine
 	c := clock(t, at)
 	pos := x.PosAtTime(x.Branch(), c)
 	x.Goto(pos)
-	var as []engine.Action
-	for _, a := range acts {
-		as = append(as, act(t, a))
-	}
-	b, err := x.Fork(engine.ForkOptions{Pos: pos, At: c, Actions: as})
+	b, err := x.Fork(engine.ForkOptions{Pos: pos, At: c, Actions: familytest.Acts(t, acts...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,11 +200,7 @@ func TestPauseIdleActions(t *testing.T) {
 // Bad actions are refused naming what is wrong.
 func TestPauseRefused(t *testing.T) {
 	spec := familytest.Incident(t, "db-down")
-	w, err := engine.NewWorld(spec, spec.Seed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	familytest.Refused(t, w, [][2]string{
+	familytest.Refused(t, spec, [][2]string{
 		{"pause=0s", `action "pause=0s": a pause lasts from 1s to 1h (or give pause alone, until resume)`},
 		{"pause=2h", `a pause lasts from 1s to 1h`},
 		{"pause=500ms", `a pause lasts from 1s`},

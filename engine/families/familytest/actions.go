@@ -2,6 +2,7 @@ package familytest
 
 import (
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -28,14 +29,51 @@ func Act(t testing.TB, s string) engine.Action {
 	return a
 }
 
+// Acts are the actions ss, each as Act reads it.
+func Acts(t testing.TB, ss ...string) []engine.Action {
+	t.Helper()
+	var as []engine.Action
+	for _, s := range ss {
+		as = append(as, Act(t, s))
+	}
+	return as
+}
+
 // LineSink renders each event's line, its caption included, so a played
 // action's words are built (and any panic in them found).
 var LineSink = SinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) { _ = w.Line(e, d) })
 
-// Refused checks that w refuses each case {action, words} (or that the
-// action does not parse) in one line containing the words.
-func Refused(t testing.TB, w *engine.World, cases [][2]string) {
+// World is spec's world under its own seed and settings set, at its start.
+func World(t testing.TB, spec *engine.Spec, set ...engine.Setting) *engine.World {
 	t.Helper()
+	w, err := engine.NewWorld(spec, spec.Seed, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// Trace reads a run's JSON trace lines from r.
+func Trace(t testing.TB, r io.Reader) []engine.TraceLine {
+	t.Helper()
+	var lines []engine.TraceLine
+	dec := json.NewDecoder(r)
+	for dec.More() {
+		var l engine.TraceLine
+		if err := dec.Decode(&l); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// Refused checks that spec's world at its start refuses each case
+// {action, words} (or that the action does not parse) in one line
+// containing the words.
+func Refused(t testing.TB, spec *engine.Spec, cases [][2]string) {
+	t.Helper()
+	w := World(t, spec)
 	for _, c := range cases {
 		tc := struct{ Do, Want string }{c[0], c[1]}
 		a, err := engine.ParseAction(tc.Do)

@@ -2,7 +2,6 @@ package galewatch_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -15,12 +14,7 @@ var clock, act = familytest.Clock, familytest.Act
 // stepCaption is the operator's clock_step in a trace.
 func stepCaption(t testing.TB, tr *bytes.Buffer) engine.TraceLine {
 	t.Helper()
-	dec := json.NewDecoder(tr)
-	for dec.More() {
-		var l engine.TraceLine
-		if err := dec.Decode(&l); err != nil {
-			t.Fatal(err)
-		}
+	for _, l := range familytest.Trace(t, tr) {
 		if l.Kind == "clock_step" && l.Actor == "operator" {
 			return l
 		}
@@ -124,11 +118,7 @@ func TestStepClockCode(t *testing.T) {
 // Bad steps are refused naming what is wrong.
 func TestStepClockRefused(t *testing.T) {
 	spec := familytest.Incident(t, "galewatch")
-	w, err := engine.NewWorld(spec, spec.Seed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	familytest.Refused(t, w, [][2]string{
+	familytest.Refused(t, spec, [][2]string{
 		{"step_clock", "give step_clock=+D or -D"},
 		{"step_clock=0s", `action "step_clock=0s": a step is 1ms to 1h, back (-) or forward (+)`},
 		{"step_clock=-2h", `action "step_clock=-2h": a step is 1ms to 1h`},
@@ -139,6 +129,7 @@ func TestStepClockRefused(t *testing.T) {
 		{"step_clock=6", "want a signed duration"},
 		{"clock_step=-6s", "incident galewatch's actions are step_clock"},
 	})
+	w := familytest.World(t, spec)
 	for _, ok := range []string{"step_clock=-6s", "step_clock=6s", "step_clock=+1h", "step_clock=-1ms", "step_clock=+1m30s"} {
 		if err := w.CheckActions([]engine.Action{act(t, ok)}); err != nil {
 			t.Errorf("%s: %v", ok, err)

@@ -2,7 +2,6 @@ package kafkarestart_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,12 +19,7 @@ var restart = []engine.Action{{Name: "restart_producer"}}
 // and returns the restart's caption.
 func storedBefore(t testing.TB, tr *bytes.Buffer) (n int64, caption string) {
 	t.Helper()
-	dec := json.NewDecoder(tr)
-	for dec.More() {
-		var l engine.TraceLine
-		if err := dec.Decode(&l); err != nil {
-			t.Fatal(err)
-		}
+	for _, l := range familytest.Trace(t, tr) {
 		switch l.Kind {
 		case "produce":
 			var a, b int64
@@ -153,11 +147,7 @@ func TestRestartProducerCode(t *testing.T) {
 // Bad actions are refused naming what is wrong.
 func TestRestartProducerRefused(t *testing.T) {
 	spec := familytest.Incident(t, "kafka-restart")
-	w, err := engine.NewWorld(spec, spec.Seed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	familytest.Refused(t, w, [][2]string{
+	familytest.Refused(t, spec, [][2]string{
 		{"restart_producer=now", `action "restart_producer=now": restart_producer takes no argument`},
 		{"restart", `incident kafka-restart's actions are restart_producer`},
 	})

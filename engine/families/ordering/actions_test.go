@@ -92,10 +92,7 @@ func TestActionStopConsumers(t *testing.T) {
 	base, _ := run(t, nil, "")
 	var leaves []string
 	spec := familytest.Incident(t, "ordering")
-	w, err := engine.NewWorld(spec, spec.Seed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := familytest.World(t, spec)
 	if err := w.ScheduleActions(mustClock(t, "12:06:00"), []engine.Action{{Name: "consumers", Arg: "-2"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -169,11 +166,7 @@ var mustClock = familytest.Clock
 // Refusals name what is wrong.
 func TestActionRefusals(t *testing.T) {
 	spec := familytest.Incident(t, "ordering")
-	w, err := engine.NewWorld(spec, spec.Seed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	familytest.Refused(t, w, [][2]string{
+	familytest.Refused(t, spec, [][2]string{
 		{"consumers", "give consumers=+N or -N"},
 		{"consumers=3", "want +N to start consumers or -N to stop them"},
 		{"consumers=+0", "want +N or -N with N from 1 to 16"},
@@ -194,10 +187,7 @@ func TestActionRefusals(t *testing.T) {
 // 12:06 is told as refused, and the topic keeps its 8.
 func TestActionPartitionsOvertaken(t *testing.T) {
 	spec := familytest.Incident(t, "ordering")
-	w, err := engine.NewWorld(spec, spec.Seed, familytest.Set("repartition", "8"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := familytest.World(t, spec, familytest.Set("repartition", "8")...)
 	if err := w.ScheduleActions(mustClock(t, "12:06:00"), []engine.Action{{Name: "partitions", Arg: "7"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -243,10 +233,7 @@ func FuzzActionArgs(f *testing.F) {
 // consumer runs: it keeps reading, and the caption says nothing changed.
 func TestActionStopOvertaken(t *testing.T) {
 	spec := familytest.Incident(t, "ordering")
-	w, err := engine.NewWorld(spec, spec.Seed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := familytest.World(t, spec)
 	for _, at := range []string{"12:06:00", "12:07:00"} {
 		if err := w.ScheduleActions(mustClock(t, at), []engine.Action{{Name: "consumers", Arg: "-2"}}); err != nil {
 			t.Fatal(err)

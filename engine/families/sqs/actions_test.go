@@ -14,19 +14,7 @@ import (
 func runDo(t *testing.T, id, at string, acts ...string) (engine.Summary, *engine.World, engine.RunOptions) {
 	t.Helper()
 	spec := familytest.Incident(t, id)
-	clock, err := engine.ParseClock(at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var do []engine.Action
-	for _, s := range acts {
-		a, err := engine.ParseAction(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		do = append(do, a)
-	}
-	o := engine.RunOptions{Seed: spec.Seed, HasAt: true, At: clock, AtDo: do}
+	o := engine.RunOptions{Seed: spec.Seed, HasAt: true, At: familytest.Clock(t, at), AtDo: familytest.Acts(t, acts...)}
 	sum, w, err := engine.Run(spec, o)
 	if err != nil {
 		t.Fatal(err)
@@ -126,17 +114,9 @@ func TestQueueActionEvents(t *testing.T) {
 			"a redelivery: an operator killed B2, which died holding it, and its lease ran out"}},
 	} {
 		spec := familytest.Incident(t, tc.id)
-		clock, _ := engine.ParseClock(tc.at)
-		var do []engine.Action
-		for _, s := range tc.acts {
-			a, _ := engine.ParseAction(s)
-			do = append(do, a)
-		}
+		clock, do := familytest.Clock(t, tc.at), familytest.Acts(t, tc.acts...)
 		var captions []string
-		w, err := engine.NewWorld(spec, spec.Seed, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := familytest.World(t, spec)
 		if err := w.ScheduleActions(clock, do); err != nil {
 			t.Fatal(err)
 		}
@@ -159,10 +139,7 @@ func (f captionSink) Event(w *engine.World, e *engine.Event, d *engine.Decision)
 // Refused arguments, each naming what is wrong.
 func TestQueueActionsRefused(t *testing.T) {
 	spec := familytest.Incident(t, "thursday")
-	w, err := engine.NewWorld(spec, spec.Seed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := familytest.World(t, spec)
 	for s, want := range map[string]string{
 		"purge=all":    `action "purge=all": purge takes no argument`,
 		"repair=x":     `action "repair=x": repair takes no argument`,
