@@ -1,8 +1,6 @@
 package serve
 
 import (
-	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -34,16 +32,8 @@ func (s *screen) waitWords(t testing.TB, re *regexp.Regexp) []string {
 // Redis is back, each says so once (process 2: caught up from T to T′),
 // and then the normal state.
 func TestHallOutageNews(t *testing.T) {
-	red := startRedis(t, 0, hallACL...) // skips without redis-server
-	bin := buildInflight(t)
-	dir := t.TempDir()
-	hostKey := filepath.Join(dir, "host_ed25519")
 	pk := newKey(t)
-	stage := fmt.Sprintf("redis://inflight:hall-pass@%s/0?key=hall", loopback(red.port))
-	args := []string{"--stage", stage, "--host-key", hostKey, "--presenter-keys", writeKeys(t, pk)}
-	p1 := startServe(t, "serve1", nil, bin, args...)
-	p2 := startServe(t, "serve2", nil, bin, args...)
-	host := hostKeyOf(t, hostKey)
+	red, p1, p2, host := startHall(t, "--presenter-keys", writeKeys(t, pk))
 	title, _ := thursday(t)
 	open := screenOpener(t, host)
 	pres := open(p1.addr, "pat", pk, 120, 40, title, "PRESENTER")

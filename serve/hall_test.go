@@ -2,7 +2,6 @@ package serve
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,18 +18,8 @@ import (
 // answers from both, and what happens when Redis and then the
 // presenter's process die.
 func TestHall(t *testing.T) {
-	red := startRedis(t, 0, hallACL...) // skips without redis-server
-	bin := buildInflight(t)
-	dir := t.TempDir()
-	hostKey := filepath.Join(dir, "host_ed25519")
 	pk := newKey(t)
-	presenters := writeKeys(t, pk)
-	stage := fmt.Sprintf("redis://inflight:hall-pass@%s/0?key=hall", loopback(red.port))
-	args := []string{"--stage", stage, "--host-key", hostKey, "--presenter-keys", presenters}
-	// The first process writes the host key; the second reads the same.
-	p1 := startServe(t, "serve1", nil, bin, args...)
-	p2 := startServe(t, "serve2", nil, bin, args...)
-	host := hostKeyOf(t, hostKey)
+	red, p1, p2, host := startHall(t, "--presenter-keys", writeKeys(t, pk))
 	hp := startHAProxy(t, p1.addr, p2.addr)
 	if hp == nil {
 		t.Log("haproxy is not installed (Debian/Ubuntu: apt-get install haproxy): its part is skipped, attendees reconnect to the live process directly")

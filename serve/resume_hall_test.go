@@ -2,8 +2,6 @@ package serve
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,14 +20,7 @@ import (
 // past the size cap, a record whose tree does not parse, a value that is
 // not a string.
 func TestReconnectAcrossHall(t *testing.T) {
-	red := startRedis(t, 0, hallACL...) // skips without redis-server
-	bin := buildInflight(t)
-	hostKey := filepath.Join(t.TempDir(), "host_ed25519")
-	stageURL := fmt.Sprintf("redis://inflight:hall-pass@%s/0?key=hall", loopback(red.port))
-	args := []string{"--stage", stageURL, "--host-key", hostKey}
-	p1 := startServe(t, "serve1", nil, bin, args...)
-	p2 := startServe(t, "serve2", nil, bin, args...)
-	host := hostKeyOf(t, hostKey)
+	red, p1, p2, host := startHall(t)
 	for _, p := range []*serveProc{p1, p2} {
 		p.waitReady(t, func() bool { return strings.Contains(p.tail(50), "stage connected") })
 	}
