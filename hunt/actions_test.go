@@ -2,6 +2,7 @@ package hunt
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -86,5 +87,54 @@ func TestActionCandidates(t *testing.T) {
 	o.Actions = []string{"reboot"}
 	if _, err := Hunt(o); err == nil || !strings.Contains(err.Error(), "reboot") {
 		t.Errorf("Hunt with an unknown action: %v", err)
+	}
+}
+
+// Two actions on one branch, the second taken mid-line (a depth-2 move):
+// the branch plays as its share code replays, the code carrying both; a
+// branch holding MaxActions actions is given no more.
+func TestTwoActionsReplay(t *testing.T) {
+	o := options(t, "thursday-fixed", "one-email")
+	o.Faults, o.Depth, o.Actions = false, 3, []string{"crash"}
+	s, err := newSearcher(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1, b1 := engine.Action{Name: "crash", Arg: "A1"}, engine.Action{Name: "crash", Arg: "B1"}
+	n, ok := s.rebuild([]Forced{{Index: -1, Pos: 6, Kind: "action", Msg: -1, Act: &a1}, {Index: -1, Pos: 40, Kind: "action", Msg: -1, Act: &b1}})
+	if !ok {
+		t.Fatal("rebuild refused two crashes")
+	}
+	out := s.play(n, true)
+	if !out.ok || len(out.forced) != 2 || out.forced[1].Pos != 40 || *out.forced[1].Act != b1 {
+		t.Fatalf("played %+v", out.forced)
+	}
+	code := s.code(out.forced)
+	if strings.Count(code, ";do=crash=") != 2 {
+		t.Errorf("code %q does not carry both crashes", code)
+	}
+	_, sum := replay(t, o.Spec, code)
+	if !reflect.DeepEqual(sum, out.sum) {
+		t.Errorf("code %q replays to\n%+v\nthe hunt played\n%+v", code, sum, out.sum)
+	}
+	for _, k := range s.expand(node{from: n.from, root: n.from, force: n.force}, &out, false) {
+		for _, c := range k.force {
+			if c.act != nil {
+				t.Fatalf("a branch with %d actions was given another: %+v", MaxActions, k.force)
+			}
+		}
+	}
+	one := s.play(node{from: n.from, root: n.from, force: n.force[:1]}, true)
+	acts := 0
+	for _, k := range s.expand(node{from: n.from, root: n.from, force: n.force[:1]}, &one, false) {
+		if k.force[0].act != nil {
+			acts++
+			if k.force[0].pos <= 6 {
+				t.Errorf("a second action at event %d, not after the first's (6)", k.force[0].pos)
+			}
+		}
+	}
+	if acts == 0 {
+		t.Error("a branch with one action was given no second")
 	}
 }
