@@ -32,10 +32,11 @@ duplicate from before the fork does not count), and only decisions after
 it are forced.
 With --actions crash,redrive (names of the incident's operator actions)
 the hunt also takes those actions as moves, at the moments it forces
-decisions from, at most 2 in one branch (each counted in --depth); it
-chooses their arguments: each worker for crash and wedge, redrive and
-redrive=unfinished, workers=+1 and -1. A find's share code carries them
-(;do=) and replays with inflight run --code.
+decisions from (not in the random schedules), at most 2 in one branch
+(each counted in --depth); it chooses their arguments: each worker for
+crash and wedge, redrive and redrive=unfinished, workers=+1 and -1. A
+find's share code carries them (;do=) and replays with inflight run
+--code.
 `,
 	options: func() options { return &huntOptions{} },
 }

@@ -50,7 +50,7 @@ func TestHuntActions(t *testing.T) {
 		}
 	}
 	help, _, _ := runCLI("hunt", "--help")
-	if !strings.Contains(help, "at most 2 in one branch") {
+	if !strings.Contains(help, "at most 2 in one branch\n") {
 		t.Errorf("hunt --help does not say the bound:\n%s", help)
 	}
 }

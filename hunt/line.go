@@ -216,7 +216,12 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 		}
 		if !same && prev != lastAct {
 			lastAct = prev
-			kids = append(kids, s.actionKids(prev, p.root, o.forced)...)
+			ak := s.actionKids(prev, p.root, o.forced)
+			if sp.extra(int64(len(ak)) * nodeBytes); sp.err != nil {
+				s.err = sp.err
+				return nil
+			}
+			kids = append(kids, ak...)
 		}
 	}
 	return kids
