@@ -137,4 +137,20 @@ func TestTwoActionsReplay(t *testing.T) {
 	if acts == 0 {
 		t.Error("a branch with one action was given no second")
 	}
+	// a decision made from the action on forks from a checkpoint
+	// that has the action taken
+	kids := s.expand(node{from: n.from, root: n.from, force: n.force[:1]}, &one, false)
+	if len(kids) == 0 || kids[0].force[0].act != nil || kids[0].from.pos < 6 {
+		t.Fatalf("first child: %+v, want a decision from event 6 on", kids[:min(1, len(kids))])
+	}
+	for _, k := range kids[:3] {
+		out := s.play(k, false)
+		if !out.ok || len(out.forced) != 2 || out.forced[0].Act == nil || *out.forced[0].Act != a1 {
+			t.Fatalf("child forcing %+v played %+v", k.force, out.forced)
+		}
+		code := s.code(out.forced)
+		if _, sum := replay(t, o.Spec, code); !reflect.DeepEqual(sum, out.sum) {
+			t.Errorf("code %q replays to\n%+v\nthe hunt played\n%+v", code, sum, out.sum)
+		}
+	}
 }

@@ -129,18 +129,27 @@ func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 }
 
 // step plays one event; false at the end (or past the events cap).
-func (l *line) step() bool {
+func (l *line) step() bool { return l.w.Step(l) && l.w.Pos <= l.s.maxEv }
+
+// stepActs is step on a line that may take actions: those due at its
+// event first. Kept apart so that step stays small enough to inline.
+func (l *line) stepActs() bool {
 	if l.ai < len(l.acts) {
 		l.act()
 	}
-	return l.w.Step(l) && l.w.Pos <= l.s.maxEv
+	return l.step()
 }
 
 // play forks n from its checkpoint and plays it to the end; record keeps
 // the forcible decisions made after its last forced one.
 func (s *searcher) play(n node, record bool) outcome {
 	l := s.open(n, record)
-	for l.step() {
+	if len(l.acts) == 0 {
+		for l.step() {
+		}
+	} else {
+		for l.stepActs() {
+		}
 	}
 	if !l.settled() {
 		l.out.ok = false
@@ -193,7 +202,10 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	}
 	for _, i := range which {
 		d := &o.decs[i]
-		for l.w.Pos < d.d.Pos && l.step() {
+		for l.w.Pos < d.d.Pos && l.stepActs() {
+		}
+		if l.ai < len(l.acts) {
+			l.act() // one due here belongs in the checkpoint
 		}
 		if prev == nil || prev.pos != l.w.Pos {
 			last := int64(-1)
