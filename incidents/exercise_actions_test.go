@@ -1,0 +1,120 @@
+package incidents
+
+import (
+	"testing"
+
+	"inflight/engine"
+)
+
+// The exercises whose action is the lesson's point in db-down, ordering
+// and cashback: their proofs' figures, read from the runs.
+func init() {
+	if proofs["db-down"] == nil {
+		proofs["db-down"] = map[string]proofCheck{}
+	}
+	proofs["db-down"]["3"] = proofCheck{ // pause=10m at 10:00: no dead letters
+		ask: func(t *testing.T, w *engine.World) {
+			if w.DLQLen() != 0 || w.Stats.Effects != 600 {
+				t.Errorf("asked with %d dead letters, %d written; want 0 and 600", w.DLQLen(), w.Stats.Effects)
+			}
+		},
+		proof: func(t *testing.T, x *engine.Explorer, between []engine.Entry) {
+			w := x.World()
+			if s := w.States(); s.DLQ != 0 || w.Stats.DLQTotal != 0 || s.Done != 3000 || w.Stats.Effects != 3000 {
+				t.Errorf("proof shows %+v, %d ever dead-lettered, %d written; want all 3000 written, none in the drawer", s, w.Stats.DLQTotal, w.Stats.Effects)
+			}
+			if got := alertAt(t, x, "consumer_lag"); got != "10:05:00.000" {
+				t.Errorf("consumer_lag fired at %q, want 10:05:00", got)
+			}
+			if age := w.Stats.MaxOldestAge; age < 10*engine.Minute || age > 10*engine.Minute+engine.Second {
+				t.Errorf("the oldest event waited %vs at most, want ten minutes", age.Seconds())
+			}
+			// the backlog drains by 10:11: one or two waiting, as before the outage
+			drained, from := "", x.Pos()-int64(len(between))
+			for i, e := range between {
+				if e.Event.T >= 10*engine.Hour+10*engine.Minute && drained == "" {
+					x.Goto(from + int64(i) + 1)
+					if x.World().States().Held <= 2 {
+						drained = e.Event.T.Clock()
+					}
+				}
+			}
+			if drained < "10:11:00" || drained >= "10:11:10" {
+				t.Errorf("the backlog drained at %q, want a little after 10:11", drained)
+			}
+		},
+	}
+}
+
+// alertAt is the clock the named alert first fired on x's branch by its
+// cursor, "" never.
+func alertAt(t *testing.T, x *engine.Explorer, name string) string {
+	t.Helper()
+	for i, a := range x.World().Spec().Alerts {
+		if a.Name == name {
+			if at := x.World().AlertAt[i]; at >= 0 {
+				return at.Clock()
+			}
+			return ""
+		}
+	}
+	t.Fatalf("no alert %s", name)
+	return ""
+}
+
+// forkRun is the end of a fork of the lesson's run at moment m taking
+// the actions, as `inflight run ID --at M --do A` plays it.
+func forkRun(t *testing.T, id, moment string, acts ...string) *engine.World {
+	t.Helper()
+	spec, err := Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := engine.NewExplorer(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moment != "" {
+		m, err := engine.ParseForkMoment(moment)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var as []engine.Action
+		for _, s := range acts {
+			a, err := engine.ParseAction(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			as = append(as, a)
+		}
+		x.Goto(x.PosOfMoment(x.Branch(), m))
+		if _, err := x.Fork(engine.ForkOptions{Name: "t", Pos: x.Pos(), At: m.At, Actions: as}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x.End()
+	return x.World()
+}
+
+// The figures the action exercises' explains compare with.
+func TestActionExerciseFigures(t *testing.T) {
+	for _, tc := range []struct {
+		what, id, at string
+		do           []string
+		check        func(w *engine.World) (got, want any)
+	}{
+		{"db-down's lesson run: the drawer", "db-down", "", nil,
+			func(w *engine.World) (any, any) { return w.DLQLen(), 1186 }},
+		{"db-down paused at 10:00", "db-down", "10:00:00", []string{"pause=10m"},
+			func(w *engine.World) (any, any) { return w.DLQLen(), 0 }},
+		{"db-down paused ten seconds late", "db-down", "10:00:10", []string{"pause=10m"},
+			func(w *engine.World) (any, any) { return w.DLQLen(), 6 }},
+		{"db-down paused early, resuming while the database is down", "db-down", "09:59:50", []string{"pause=10m"},
+			func(w *engine.World) (any, any) { return w.DLQLen(), 27 }},
+	} {
+		w := forkRun(t, tc.id, tc.at, tc.do...)
+		if got, want := tc.check(w); got != want {
+			t.Errorf("%s: %v, want %v", tc.what, got, want)
+		}
+	}
+}
