@@ -1,6 +1,7 @@
 package incidents
 
 import (
+	"strings"
 	"testing"
 
 	"inflight/engine"
@@ -111,10 +112,49 @@ func TestActionExerciseFigures(t *testing.T) {
 			func(w *engine.World) (any, any) { return w.DLQLen(), 6 }},
 		{"db-down paused early, resuming while the database is down", "db-down", "09:59:50", []string{"pause=10m"},
 			func(w *engine.World) (any, any) { return w.DLQLen(), 27 }},
+		{"ordering's lesson run: the worst lag", "ordering", "", nil,
+			func(w *engine.World) (any, any) { return int(w.Stats.MaxOldestAge.Seconds() + 0.5), 154 }},
+		{"ordering with three more consumers at 12:03: the worst lag", "ordering", "12:03:00", []string{"consumers=+3"},
+			func(w *engine.World) (any, any) { return int(w.Stats.MaxOldestAge.Seconds() + 0.5), 42 }},
 	} {
 		w := forkRun(t, tc.id, tc.at, tc.do...)
 		if got, want := tc.check(w); got != want {
 			t.Errorf("%s: %v, want %v", tc.what, got, want)
 		}
+	}
+}
+
+func init() {
+	if proofs["ordering"] == nil {
+		proofs["ordering"] = map[string]proofCheck{}
+	}
+	proofs["ordering"]["6"] = proofCheck{ // consumers=+5: two sit idle
+		ask: func(t *testing.T, w *engine.World) {
+			if w.Stats.Duplicates != 0 {
+				t.Errorf("asked with %d records handled again", w.Stats.Duplicates)
+			}
+		},
+		proof: func(t *testing.T, x *engine.Explorer, between []engine.Entry) {
+			w := x.World()
+			if ws := x.Branch().Words(); len(ws) != 1 || ws[0] != "add 5 consumers, 2 of 8 idle (6 partitions)" {
+				t.Errorf("the fork in words %q does not say two of eight sit idle", ws)
+			}
+			reading := map[string]bool{}
+			for _, e := range between {
+				if e.Event.Kind == engine.EvDeliver {
+					// "fulfilment-4 handles order 350 …"
+					reading[strings.Fields(e.Caption)[0]] = true
+				}
+			}
+			if len(reading) != 6 {
+				t.Errorf("%d consumers read after the five started (%v), want 6, one a partition", len(reading), reading)
+			}
+			if s := w.States(); s.Held != 0 || w.Stats.Duplicates != 13 {
+				t.Errorf("proof shows %d still held, %d handled again; want 0 and 13", s.Held, w.Stats.Duplicates)
+			}
+			if got := int(w.Stats.MaxOldestAge.Seconds() + 0.5); got != 42 {
+				t.Errorf("worst lag %vs, want 42 s", w.Stats.MaxOldestAge.Seconds())
+			}
+		},
 	}
 }
