@@ -65,7 +65,7 @@ func alertAt(t *testing.T, x *engine.Explorer, name string) string {
 
 // forkRun is the end of a fork of the lesson's run at moment m taking
 // the actions, as `inflight run ID --at M --do A` plays it.
-func forkRun(t *testing.T, id, moment string, acts ...string) *engine.World {
+func forkRun(t *testing.T, id, moment string, set []engine.Setting, acts ...string) *engine.World {
 	t.Helper()
 	spec, err := Get(id)
 	if err != nil {
@@ -89,7 +89,7 @@ func forkRun(t *testing.T, id, moment string, acts ...string) *engine.World {
 			as = append(as, a)
 		}
 		x.Goto(x.PosOfMoment(x.Branch(), m))
-		if _, err := x.Fork(engine.ForkOptions{Name: "t", Pos: x.Pos(), At: m.At, Actions: as}); err != nil {
+		if _, err := x.Fork(engine.ForkOptions{Name: "t", Pos: x.Pos(), At: m.At, Set: set, Actions: as}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -101,23 +101,33 @@ func forkRun(t *testing.T, id, moment string, acts ...string) *engine.World {
 func TestActionExerciseFigures(t *testing.T) {
 	for _, tc := range []struct {
 		what, id, at string
+		set          []engine.Setting
 		do           []string
 		check        func(w *engine.World) (got, want any)
 	}{
-		{"db-down's lesson run: the drawer", "db-down", "", nil,
+		{"db-down's lesson run: the drawer", "db-down", "", nil, nil,
 			func(w *engine.World) (any, any) { return w.DLQLen(), 1186 }},
-		{"db-down paused at 10:00", "db-down", "10:00:00", []string{"pause=10m"},
+		{"db-down paused at 10:00", "db-down", "10:00:00", nil, []string{"pause=10m"},
 			func(w *engine.World) (any, any) { return w.DLQLen(), 0 }},
-		{"db-down paused ten seconds late", "db-down", "10:00:10", []string{"pause=10m"},
+		{"db-down paused ten seconds late", "db-down", "10:00:10", nil, []string{"pause=10m"},
 			func(w *engine.World) (any, any) { return w.DLQLen(), 6 }},
-		{"db-down paused early, resuming while the database is down", "db-down", "09:59:50", []string{"pause=10m"},
+		{"db-down paused early, resuming while the database is down", "db-down", "09:59:50", nil, []string{"pause=10m"},
 			func(w *engine.World) (any, any) { return w.DLQLen(), 27 }},
-		{"ordering's lesson run: the worst lag", "ordering", "", nil,
+		{"ordering's lesson run: the worst lag", "ordering", "", nil, nil,
 			func(w *engine.World) (any, any) { return int(w.Stats.MaxOldestAge.Seconds() + 0.5), 154 }},
-		{"ordering with three more consumers at 12:03: the worst lag", "ordering", "12:03:00", []string{"consumers=+3"},
+		{"ordering with three more consumers at 12:03: the worst lag", "ordering", "12:03:00", nil, []string{"consumers=+3"},
 			func(w *engine.World) (any, any) { return int(w.Stats.MaxOldestAge.Seconds() + 0.5), 42 }},
+		// a credit is ₹100: the balance is 100 a credit
+		{"cashback's lesson run: the balance", "cashback", "", nil, nil,
+			func(w *engine.World) (any, any) { return 100 * w.Stats.Effects, int64(505500) }},
+		{"cashback replaying the pending list at 10:00:05.003", "cashback", "10:00:05.003", nil, []string{"replay_pending"},
+			func(w *engine.World) (any, any) { return 100 * w.Stats.Effects, int64(506400) }},
+		{"the same replay with dedupe", "cashback", "10:00:05.003", []engine.Setting{{Knob: "dedupe", Value: "true"}}, []string{"replay_pending"},
+			func(w *engine.World) (any, any) { return 100 * w.Stats.Effects, int64(500000) }},
+		{"the replay of entries idle 30 s: none of the nine", "cashback", "10:00:05.003", nil, []string{"replay_pending=min_idle:30s"},
+			func(w *engine.World) (any, any) { return w.Stats.Duplicates, int64(55) }},
 	} {
-		w := forkRun(t, tc.id, tc.at, tc.do...)
+		w := forkRun(t, tc.id, tc.at, tc.set, tc.do...)
 		if got, want := tc.check(w); got != want {
 			t.Errorf("%s: %v, want %v", tc.what, got, want)
 		}
@@ -154,6 +164,36 @@ func init() {
 			}
 			if got := int(w.Stats.MaxOldestAge.Seconds() + 0.5); got != 42 {
 				t.Errorf("worst lag %vs, want 42 s", w.Stats.MaxOldestAge.Seconds())
+			}
+		},
+	}
+}
+
+func init() {
+	proofs["cashback"]["4"] = proofCheck{ // a replay while the consumer works: nine credited twice
+		ask: func(t *testing.T, w *engine.World) {
+			if w.Stats.Duplicates != 0 || w.Stats.Crashes != 0 {
+				t.Errorf("asked with %d duplicates, %d crashes; want none", w.Stats.Duplicates, w.Stats.Crashes)
+			}
+		},
+		proof: func(t *testing.T, x *engine.Explorer, between []engine.Entry) {
+			w := x.World()
+			if ws := x.Branch().Words(); len(ws) != 1 || ws[0] != "replay 9 pending entries" {
+				t.Errorf("the fork in words %q; want the nine claimed", ws)
+			}
+			twice := map[int32]bool{}
+			for _, e := range between {
+				if e.Event.Kind == engine.EvEffect && strings.HasPrefix(e.Caption, "the replay credits") {
+					twice[e.Event.Msg] = true
+				}
+			}
+			if len(twice) != 9 || w.Stats.Duplicates != 9 || w.Stats.Crashes != 0 {
+				t.Errorf("%d events credited by the replay, %d duplicates, %d crashes; want 9, 9, none", len(twice), w.Stats.Duplicates, w.Stats.Crashes)
+			}
+			for id := range twice {
+				if m := msgOf(t, w, id); m.Effects != 2 {
+					t.Errorf("event %d credited %d times, want 2", id, m.Effects)
+				}
 			}
 		},
 	}
