@@ -21,24 +21,35 @@ func viewAfterOn(t *testing.T, o Options, w, h int, keys ...string) string {
 	return press(newTest(t, o, w, h), keys...).View()
 }
 
-// TestGolden pins the explorer's screens at 120×40 and 80×24: update with
-// go test ./tui -run TestGolden -update
+// goldenScreens are TestGolden's screens, each a golden per size, named
+// by the keys that reach it; TestTeatestGolden runs some of them through
+// the real program against the same files.
+var goldenScreens = []struct {
+	name string
+	keys []string
+}{
+	{"start", nil},
+	{"step", []string{"l"}},
+	{"step2", []string{"l", "l"}},
+	{"bookmark1", []string{"]"}},
+	{"bookmark2", []string{"]", "]"}},
+	{"bookmark3", []string{"]", "]", "]"}},
+	{"bookmark4", []string{"]", "]", "]", "]"}},
+	{"bookmark5", []string{"]", "]", "]", "]", "]"}},
+	{"fork", []string{"]", "]", "]", "f"}},
+	{"forked", []string{"]", "f", "6", "0", "s", "enter"}},
+	{"branches", []string{"b"}},
+	{"branchcompare", []string{"]", "f", "6", "0", "s", "enter", "b", "c"}},
+	{"exercises", []string{"e"}},
+	{"compare", []string{"e", "1", "c"}},
+	{"story", []string{"]", "]", "]", "]", "]", "enter"}},
+	{"help", []string{"?"}},
+}
+
+// TestGolden pins the explorer's screens at 200×60, 120×40 and 80×24:
+// update with go test ./tui -run TestGolden -update
 func TestGolden(t *testing.T) {
-	screens := []struct {
-		name string
-		keys []string
-	}{
-		{"start", nil},
-		{"bookmark1", []string{"]"}},
-		{"bookmark2", []string{"]", "]"}},
-		{"bookmark3", []string{"]", "]", "]"}},
-		{"bookmark4", []string{"]", "]", "]", "]"}},
-		{"bookmark5", []string{"]", "]", "]", "]", "]"}},
-		{"fork", []string{"]", "]", "]", "f"}},
-		{"compare", []string{"e", "1", "c"}},
-		{"story", []string{"]", "]", "]", "]", "]", "enter"}},
-		{"help", []string{"?"}},
-	}
+	screens := goldenScreens
 	for _, size := range [][2]int{{200, 60}, {120, 40}, {80, 24}} {
 		for _, s := range screens {
 			t.Run(fmt.Sprintf("%dx%d/%s", size[0], size[1], s.name), func(t *testing.T) {
