@@ -19,6 +19,10 @@ func (e *Exercise) ThenBranch() string {
 	if e.DoAt == nil {
 		return ""
 	}
+	if len(e.Set) == 0 && e.Override == nil {
+		// no earlier fork to follow: "exercise 2: redrive @17:50:00 #1242"
+		return "exercise " + e.Key + ": " + actName(e.Do, nil, nil, *e.DoAt)
+	}
 	return "exercise " + e.Key + ": then " + actName(e.Do, nil, nil, *e.DoAt)
 }
 
@@ -88,7 +92,7 @@ func childNamed(x *Explorer, parent *Branch, name string) *Branch {
 // fork's name without the "exercise K: " prefix, and the later fork's.
 func (e *Exercise) ExerciseWhat() string {
 	if e.DoAt != nil && len(e.Set) == 0 && e.Override == nil {
-		return strings.TrimPrefix(e.ThenBranch(), "exercise "+e.Key+": then ")
+		return strings.TrimPrefix(e.ThenBranch(), "exercise "+e.Key+": ")
 	}
 	what := strings.TrimPrefix(e.Branch(), "exercise "+e.Key+": ")
 	if e.DoAt != nil {
