@@ -148,3 +148,26 @@ func TestSweepDo(t *testing.T) {
 		}
 	}
 }
+
+// A redriven message starts a new life: the incident's pins (order 14's
+// first delivery to box B, its first call 34 s) are about the story's
+// first life, so a replay of the DLQ neither applies them again nor says
+// that one gave way.
+func TestRedriveLeavesThePinsBehind(t *testing.T) {
+	out, errOut, code := runCLI("run", "thursday", "--at", "21:15", "--do", "redrive", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out+errOut, "gave way") {
+		t.Errorf("a pin gave way on the redriven life:\n%s", errOut)
+	}
+	var s struct {
+		Pins []any `json:"pins_gave_way"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Pins) != 0 {
+		t.Errorf("pins_gave_way %v, want none", s.Pins)
+	}
+}

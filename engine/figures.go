@@ -42,6 +42,7 @@ var SummaryFigures = []FigureDef{
 	{"code", "the share code of the run's end"},
 	{"forks", "the run's forks (--at, a code's), each with its name, its exact moment (@CLOCK before every event at that clock, @CLOCK #N after N events) and the events behind it (absent without one)"},
 	{"unfinished", "why the run ended with work left (absent when it finished)"},
+	{"worst_recovery", "the longest a crashed or wedged worker's message waited, from the crash or wedge to its next delivery: the recovery time a visibility timeout prices (absent when no worker crashed or wedged)"},
 	{"pins_gave_way", "the incident's pins that gave way to an ordinary draw (absent when every pin held)"},
 	{"figures.dlq_peak", "the most messages in the dead letter queue at once"},
 	{"figures.crashes", "worker or consumer crashes"},

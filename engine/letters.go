@@ -60,6 +60,7 @@ func (t *Truth) RedriveIf(keep func(DeadLetter) bool, place func(id int32, m *Ms
 				t.recs.Revived(d.Msg)
 			}
 		}
+		m.Redriven = true
 		place(d.Msg, m)
 		t.oldest = min(t.oldest, int(d.Msg))
 		t.backs++

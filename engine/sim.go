@@ -223,6 +223,13 @@ func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 	}
 }
 
+// redriven says whether message id lives again after a redrive: the
+// incident's pins are about its first life.
+func (w *World) redriven(id int32) bool {
+	m, ok := w.truth.Msg(id)
+	return ok && m.Redriven
+}
+
 // fingerprint adds an event at the world's clock to the running
 // fingerprint. FNV-style: two multiplies an event keep it cheap.
 func (w *World) fingerprint(k Kind, msg int32, wk int, delivery uint16, val, aux int64) {
@@ -240,7 +247,7 @@ func (w *World) DecideAmong(k DecisionKind, msg int32, wk int, delivery uint16, 
 	d.Index, d.T, d.Kind, d.Msg, d.Worker, d.Delivery = w.Decisions, w.Now, k, msg, int16(wk), delivery
 	d.Value, d.Lo, d.Hi, d.Mask, d.Forced, d.Pos = natural, lo, hi, mask, false, 0
 	w.Decisions++
-	if msg <= w.pinTop {
+	if msg <= w.pinTop && !w.redriven(msg) {
 		if v, ok := w.spec.pinned(k, msg, delivery, lo, hi, mask, &w.PinsGaveWay); ok {
 			d.Value, d.Forced = v, true
 		}
@@ -317,7 +324,7 @@ func PinsGivingWay(spec *Spec, w *World, p Params) []PinGaveWay {
 			continue
 		}
 		if m, ok := w.Msg(pin.Message); ok {
-			if int(m.Receives) >= pin.Delivery {
+			if m.Redriven || int(m.Receives) >= pin.Delivery {
 				continue // delivered already: its call is made or under way
 			}
 		}

@@ -31,6 +31,9 @@ type Msg struct {
 	Source    uint8
 	Poison    bool // the new handler raises on it
 	Repaired  bool // an operator added the missing field
+	// Redriven: this is a life after a redrive. The incident's pins name
+	// the deliveries of its story's first life, so they no longer apply.
+	Redriven bool
 }
 
 // Held reports whether the broker still holds the message.

@@ -131,7 +131,7 @@ func TestParseBad(t *testing.T) {
 		{"bad count", beat("incident: thursday", "at: \"19:52:00 #x\"", "title: T"), "after '#' comes an event count"},
 		{"before start", beat("incident: thursday", "at: \"19:00:00\"", "title: T"), "beats[0].at: 19:00:00 is before thursday starts (19:40:20)"},
 		{"unknown bookmark", beat("incident: thursday", "bookmark: \"The end\"", "title: T"), `beats[0].bookmark: thursday has no bookmark titled "The end" (its bookmarks: "Order placed, delivered"`},
-		{"unknown question", beat("incident: thursday", "at: \"19:52:00\"", "question: \"9\"", "title: T"), `:5:15: beats[0].question: thursday has no exercise "9" (its exercises: 1, 2, 3, 4, 5)`},
+		{"unknown question", beat("incident: thursday", "at: \"19:52:00\"", "question: \"9\"", "title: T"), `:5:15: beats[0].question: thursday has no exercise "9" (its exercises: 1, 2, 3, 4, 5, 6, 7)`},
 		{"question elsewhere", beat("incident: thursday", "at: \"19:52:00\"", "question: \"5\"", "title: T"), "beats[0].at: question 5 is asked at its own moment, 19:52:30"},
 		{"no beat title", beat("incident: thursday", "at: \"19:52:00\""), ":3:13: beats[0]: missing title"},
 		{"blank title", beat("incident: thursday", "at: \"19:52:00\"", "title: \"  \""), "beats[0].title: blank"},

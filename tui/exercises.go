@@ -165,7 +165,11 @@ func startExercise(m *Model, ex engine.Exercise) tea.Cmd {
 		if ex.DoAt != nil {
 			m.at = max(ex.DoAt.At, m.x.World().Now)
 		}
-		m.flash = "on " + branchPath(m.x.Branch()) + ": space plays on, c compares with the lesson's run"
+		with := "the lesson's run"
+		if p := m.x.Branch().Parent; p != nil && p.Parent != nil {
+			with = "the fork before it" // c compares with the parent
+		}
+		m.flash = "on " + branchPath(m.x.Branch()) + ": space plays on, c compares with " + with
 	}, func(m *Model, err error) {
 		m.flash = "exercise " + ex.Key + ": " + err.Error()
 	})
