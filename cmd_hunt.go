@@ -30,6 +30,13 @@ With --code it hunts the branch a share code names, as the explorer's x
 does: only what happens from the branch's last fork on is judged (a
 duplicate from before the fork does not count), and only decisions after
 it are forced.
+With --actions crash,redrive (names of the incident's operator actions)
+the hunt also takes those actions as moves, at the moments it forces
+decisions from (not in the random schedules), at most 2 in one branch
+(each counted in --depth); it chooses their arguments: each worker for
+crash and wedge, redrive and redrive=unfinished, workers=+1 and -1. A
+find's share code carries them (;do=) and replays with inflight run
+--code.
 `,
 	options: func() options { return &huntOptions{} },
 }
@@ -42,6 +49,7 @@ type huntOptions struct {
 	faults    string
 	decisions string
 	code      string
+	actions   []string
 }
 
 func (o *huntOptions) flags(fs *pflag.FlagSet) {
@@ -53,6 +61,7 @@ func (o *huntOptions) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.faults, "faults", "on", "force crashes and wedged calls too: on or off")
 	fs.StringVar(&o.decisions, "decisions", "env", "which decisions: env (faults, workers, latencies) or all (the handler's and broker's too)")
 	fs.StringVar(&o.code, "code", "", "hunt the branch this share code names, judged from its last fork on")
+	fs.StringSliceVar(&o.actions, "actions", nil, "operator actions the hunt may take, by name (crash,redrive): at most 2 a branch")
 }
 
 func (o *huntOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
@@ -101,6 +110,9 @@ func (o *huntOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	case o.decisions != "env" && o.decisions != "all":
 		return usageErr("--decisions %q: want env or all", o.decisions)
 	}
+	if len(o.actions) > 8 {
+		return usageErr("--actions: %d names, more than any family declares (at most 8)", len(o.actions))
+	}
 	mem, err := o.mem.bytes()
 	if err != nil {
 		return err
@@ -115,7 +127,8 @@ func (o *huntOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		}
 	}
 	opts := hunt.Options{Spec: spec, Seed: seed, Set: set, Forks: code.Forks, From: at, Property: prop,
-		Depth: o.depth, Budget: o.budget, Faults: o.faults == "on", All: o.decisions == "all", Account: acct}
+		Depth: o.depth, Budget: o.budget, Faults: o.faults == "on", All: o.decisions == "all", Account: acct,
+		Actions: o.actions}
 	var prog *progressLine
 	if o.format == "text" {
 		prog = &progressLine{w: stderr, start: time.Now()}
@@ -213,18 +226,23 @@ func printHunt(w io.Writer, r *hunt.Result, depth int) error {
 // forcedCount words what a branch forces: "1 fault", "2 decisions and 1
 // fault".
 func forcedCount(fs []hunt.Forced) string {
-	faults := 0
+	faults, acts := 0, 0
 	for _, f := range fs {
 		if f.Fault != nil {
 			faults++
+		} else if f.Act != nil {
+			acts++
 		}
 	}
 	var parts []string
-	if n := len(fs) - faults; n > 0 {
+	if n := len(fs) - faults - acts; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d decision%s", n, plural(n)))
 	}
 	if faults > 0 {
 		parts = append(parts, fmt.Sprintf("%d fault%s", faults, plural(faults)))
+	}
+	if acts > 0 {
+		parts = append(parts, fmt.Sprintf("%d action%s", acts, plural(acts)))
 	}
 	return strings.Join(parts, " and ")
 }

@@ -19,13 +19,18 @@ func (e *Exercise) ThenBranch() string {
 	if e.DoAt == nil {
 		return ""
 	}
+	if len(e.Set) == 0 && e.Override == nil {
+		// no earlier fork to follow: "exercise 2: redrive @17:50:00 #1242"
+		return "exercise " + e.Key + ": " + actName(e.Do, nil, nil, *e.DoAt)
+	}
 	return "exercise " + e.Key + ": then " + actName(e.Do, nil, nil, *e.DoAt)
 }
 
 // Open forks the lesson's run (the first branch) as the exercise asks,
 // or switches to the fork an earlier Open made: at At with its changes
 // (and its actions, without DoAt); with DoAt, a fork of that fork at the
-// later moment taking the actions. The cursor is left at the last fork's
+// later moment taking the actions (with no changes, one fork of the
+// lesson's run there). The cursor is left at the last fork's
 // point. An exercise that changes nothing leaves the cursor on the
 // lesson's run where it was.
 func (e *Exercise) Open(x *Explorer) error {
@@ -35,6 +40,17 @@ func (e *Exercise) Open(x *Explorer) error {
 	}
 	if !e.Changes() {
 		return nil
+	}
+	if e.DoAt != nil && len(e.Set) == 0 && e.Override == nil {
+		// actions alone, at a moment partway through a clock ("just after
+		// the fortieth lands"): one fork of the lesson's run
+		if b := childNamed(x, root, e.ThenBranch()); b != nil {
+			x.Switch(b)
+			return nil
+		}
+		x.Goto(x.PosOfMoment(root, *e.DoAt))
+		_, err := x.Fork(ForkOptions{Name: e.ThenBranch(), Pos: x.Pos(), At: e.DoAt.At, Actions: e.Do})
+		return err
 	}
 	acts := e.Do
 	if e.DoAt != nil {
@@ -75,6 +91,9 @@ func childNamed(x *Explorer, parent *Branch, name string) *Branch {
 // ExerciseWhat is what an exercise does, for its row in a list: its
 // fork's name without the "exercise K: " prefix, and the later fork's.
 func (e *Exercise) ExerciseWhat() string {
+	if e.DoAt != nil && len(e.Set) == 0 && e.Override == nil {
+		return strings.TrimPrefix(e.ThenBranch(), "exercise "+e.Key+": ")
+	}
 	what := strings.TrimPrefix(e.Branch(), "exercise "+e.Key+": ")
 	if e.DoAt != nil {
 		what += ", " + strings.TrimPrefix(e.ThenBranch(), "exercise "+e.Key+": ")

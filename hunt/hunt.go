@@ -34,6 +34,11 @@ type Options struct {
 	Events int64
 	Faults bool // force crashes and wedged calls too
 	All    bool // also the handler's and the broker's own decisions
+	// Actions names operator actions (the family's: "crash", "redrive")
+	// the hunt may take as moves, at the checkpoints it forks decisions
+	// from, at most MaxActions a branch; their arguments are chosen by
+	// the searcher (actionCandidates).
+	Actions []string
 	// Workers is how many goroutines play branches (0: GOMAXPROCS). It
 	// changes how fast, never what is found.
 	Workers int
@@ -83,6 +88,10 @@ type Forced struct {
 	// a fault, which is named by where it strikes, not by an index).
 	Fault     *engine.Fault `json:"-"`
 	FaultCode string        `json:"fault,omitempty"` // as share codes write it: "after_claim:14.1"
+	// Act is the operator action taken (Kind "action", Msg -1), nil for
+	// a decision or fault; taken before the event at Pos.
+	Act        *engine.Action `json:"-"`
+	ActionCode string         `json:"action,omitempty"` // as share codes write it: "crash=B1"
 }
 
 // Result is what a hunt found, or that it found nothing.
@@ -138,6 +147,16 @@ func Hunt(o Options) (*Result, error) {
 	for _, d := range decs {
 		for _, v := range d.alt {
 			level = append(level, node{from: d.cp, root: d.cp, force: []choice{d.choice(v)}})
+		}
+	}
+	// then each action at every checkpoint those fork from
+	for i, cp := range s.cps {
+		if len(s.acts) > 0 && (i == 0 || s.cps[i-1] != cp) {
+			kids := s.actionKids(cp, cp, nil)
+			if err := s.mem.nodes(len(kids)); err != nil {
+				return nil, err
+			}
+			level = append(level, kids...)
 		}
 	}
 	res.Depth = 1

@@ -65,6 +65,9 @@ func replay(t *testing.T, spec *engine.Spec, code string) (*engine.Probe, engine
 		if f.Override != nil {
 			w.Forcing().Override(*f.Override)
 		}
+		if err := w.ScheduleActions(max(f.At, w.Now), f.Actions); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for w.Step(p) {
 	}

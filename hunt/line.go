@@ -16,6 +16,8 @@ type line struct {
 	decs   []choice // the forced decisions, in index order
 	k      int      // decs made so far
 	faults int      // forced faults not yet fired
+	acts   []choice // the actions to take, in event order
+	ai     int      // acts taken so far
 	out    outcome
 	record bool
 	passed map[passKey]bool // fault points passed, while recording
@@ -52,7 +54,9 @@ func (s *searcher) open(n node, record bool) *line {
 	}
 	var faults []engine.Fault
 	for _, c := range n.force {
-		if c.fault != nil {
+		if c.act != nil {
+			l.acts = append(l.acts, c)
+		} else if c.fault != nil {
 			faults = append(faults, *c.fault)
 		} else {
 			l.decs = append(l.decs, c)
@@ -73,7 +77,7 @@ func (s *searcher) open(n node, record bool) *line {
 
 // settled says every forced decision and fault has been made: what the
 // line does from here is its own, and may be forced by a child.
-func (l *line) settled() bool { return l.k == len(l.decs) && l.faults == 0 }
+func (l *line) settled() bool { return l.k == len(l.decs) && l.faults == 0 && l.ai == len(l.acts) }
 
 // fault watches the fault points the line passes: a forced one firing,
 // or, once the line is settled, one a child may force.
@@ -127,11 +131,25 @@ func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 // step plays one event; false at the end (or past the events cap).
 func (l *line) step() bool { return l.w.Step(l) && l.w.Pos <= l.s.maxEv }
 
+// stepActs is step on a line that may take actions: those due at its
+// event first. Kept apart so that step stays small enough to inline.
+func (l *line) stepActs() bool {
+	if l.ai < len(l.acts) {
+		l.act()
+	}
+	return l.step()
+}
+
 // play forks n from its checkpoint and plays it to the end; record keeps
 // the forcible decisions made after its last forced one.
 func (s *searcher) play(n node, record bool) outcome {
 	l := s.open(n, record)
-	for l.step() {
+	if len(l.acts) == 0 {
+		for l.step() {
+		}
+	} else {
+		for l.stepActs() {
+		}
 	}
 	if !l.settled() {
 		l.out.ok = false
@@ -169,7 +187,7 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	}
 	l := s.open(p, false)
 	var kids []node
-	var prev *start
+	var prev, lastAct *start
 	// the line's checkpoints are spaced to fit the budget's share for
 	// them, as the base line's are; a kid forks from the latest before
 	// its decision, which is past every decision p forces
@@ -184,7 +202,10 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	}
 	for _, i := range which {
 		d := &o.decs[i]
-		for l.w.Pos < d.d.Pos && l.step() {
+		for l.w.Pos < d.d.Pos && l.stepActs() {
+		}
+		if l.ai < len(l.acts) {
+			l.act() // one due here belongs in the checkpoint
 		}
 		if prev == nil || prev.pos != l.w.Pos {
 			last := int64(-1)
@@ -204,6 +225,15 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 		}
 		for _, v := range d.alt {
 			kids = append(kids, node{from: prev, root: p.root, prefix: o.forced, force: []choice{d.choice(v)}})
+		}
+		if !same && prev != lastAct {
+			lastAct = prev
+			ak := s.actionKids(prev, p.root, o.forced)
+			if sp.extra(int64(len(ak)) * nodeBytes); sp.err != nil {
+				s.err = sp.err
+				return nil
+			}
+			kids = append(kids, ak...)
 		}
 	}
 	return kids

@@ -14,6 +14,8 @@ import (
 type choice struct {
 	idx, val int64
 	fault    *engine.Fault
+	act      *engine.Action // an operator action taken before event pos
+	pos      int64
 }
 
 // dec is a decision a line made, or a fault point it passed (fault set),
@@ -93,7 +95,8 @@ type searcher struct {
 	// (nil: the whole run); baseRedriven: the base line redrove its DLQ
 	// after the fork
 	judge    *judge
-	redrives []int64 // the base line's redrives from the fork on
+	redrives []int64         // the base line's redrives from the fork on
+	acts     []engine.Action // the actions a branch may take (Options.Actions)
 }
 
 type logEvent struct {
@@ -133,6 +136,11 @@ func newSearcher(o Options) (*searcher, error) {
 	}
 	s.base = w
 	s.decWorld = w.Clone()
+	if len(o.Actions) > 0 {
+		if s.acts, err = actionCandidates(w, o.Actions); err != nil {
+			return nil, err
+		}
+	}
 	if t, ok := w.Knobs.Struct().(Thresholds); ok {
 		s.thresholds = t.Thresholds()
 	}

@@ -42,7 +42,7 @@ func (s *searcher) shrink(o outcome) outcome {
 func (s *searcher) earliest(o outcome) outcome {
 	m := o.forced[0].Msg
 	for _, f := range o.forced {
-		if f.Msg != m {
+		if f.Msg != m || f.Act != nil { // an action names a worker, not a message
 			return o
 		}
 	}
@@ -82,7 +82,20 @@ func (s *searcher) breaks(items []Forced) (outcome, bool) {
 // far, by what it decides about (kind, message, delivery).
 func (s *searcher) rebuild(items []Forced) (node, bool) {
 	var n node
+	if a := items[0]; a.Act != nil {
+		// the latest base checkpoint at or before it, else the start
+		n.from = &start{w: s.base, pos: 0}
+		for _, cp := range s.cps {
+			if cp.pos <= a.Pos {
+				n.from = cp
+			}
+		}
+		n.force = []choice{forcedChoice(a)}
+	}
 	for i := range s.decs {
+		if n.from != nil {
+			break
+		}
 		if sameChoice(&s.decs[i], items[0]) {
 			n = node{from: s.decs[i].cp, force: []choice{forcedChoice(items[0])}}
 			if items[0].Fault == nil {
@@ -95,7 +108,7 @@ func (s *searcher) rebuild(items []Forced) (node, bool) {
 		return n, false
 	}
 	for _, f := range items[1:] {
-		if f.Fault != nil {
+		if f.Fault != nil || f.Act != nil {
 			n.force = append(n.force, forcedChoice(f))
 			continue
 		}
@@ -123,6 +136,9 @@ func sameChoice(d *dec, f Forced) bool {
 }
 
 func forcedChoice(f Forced) choice {
+	if f.Act != nil {
+		return choice{act: f.Act, pos: f.Pos}
+	}
 	if f.Fault != nil {
 		return choice{fault: f.Fault}
 	}
@@ -146,7 +162,9 @@ func (s *searcher) code(fs []Forced) string {
 			name = s.o.Property.Name
 		}
 		fo := engine.ForkOptions{Name: name, Pos: f.Pos, At: f.At}
-		if f.Fault != nil {
+		if f.Act != nil {
+			fo.Actions = []engine.Action{*f.Act}
+		} else if f.Fault != nil {
 			fo.Faults = []engine.Fault{*f.Fault}
 		} else {
 			fo.Override = &engine.DecisionOverride{Index: f.Index, Value: f.Value}

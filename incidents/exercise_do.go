@@ -68,8 +68,6 @@ func (r *reader) doActions(spec *engine.Spec, exs []exercise) {
 		switch {
 		case err != nil:
 			r.at(path+".do_at", "exercise %s: do_at %q: %v (like \"19:52:00\" or \"19:52:00 #182\")", e.Key, short(ex.DoAt), err)
-		case len(e.Set) == 0 && e.Override == nil:
-			r.at(path+".do_at", "exercise %s: do_at without set: take the actions at at", e.Key)
 		case m.At < e.At || m.At == e.At && m.Pos < 0:
 			r.at(path+".do_at", "exercise %s: do_at %s is not after the exercise's moment (%s): take the actions at at", e.Key, m.String(), e.At.Short())
 		default:

@@ -206,6 +206,12 @@ func (q *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 		}
 		return fmt.Sprintf("an operator stops %s, %s", who, WorkerState(e.Aux)), true
 	case engine.EvRedrive:
+		if e.Count() == 0 { // a redrive got there first, or nothing failed
+			if e.Operator() < 0 {
+				return "an operator redrives the dead letter queue: it is empty, nothing moves", true
+			}
+			return "an operator runs the repair script: the dead letter queue is empty, nothing to repair", true
+		}
 		if e.Operator() == repairByAction {
 			return fmt.Sprintf("an operator runs the repair script: it repairs the %d dead letters and redrives them to the tail of the queue", e.Count()), true
 		}

@@ -1,0 +1,132 @@
+package hunt
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"inflight/engine"
+)
+
+// MaxActions is the most operator actions one branch takes: each is a
+// move as a forced decision is (counted in the depth too), and two
+// (crash a worker, then redrive) is what the lessons' questions need.
+const MaxActions = 2
+
+// actionCandidates are the actions named in o.Actions with the arguments
+// the searcher tries: the bare form when there is one, each fixed word
+// the argument may be (redrive=unfinished), each of the incident's
+// workers for WORKER, +1 and -1 for +N/-N. A name the family does not
+// declare is refused, listing the ones it does.
+func actionCandidates(w *engine.World, names []string) ([]engine.Action, error) {
+	specs := w.Actions()
+	var have []string
+	for _, s := range specs {
+		have = append(have, s.Name)
+	}
+	var out []engine.Action
+	for _, name := range names {
+		i := slices.IndexFunc(specs, func(s engine.ActionSpec) bool { return s.Name == name })
+		if i < 0 {
+			if len(have) == 0 {
+				return nil, fmt.Errorf("--actions %q: incident %s declares no operator actions", clip(name), w.Spec().ID)
+			}
+			return nil, fmt.Errorf("--actions %q: incident %s's actions are %s", clip(name), w.Spec().ID, strings.Join(have, ", "))
+		}
+		sp := specs[i]
+		if !sp.NeedsArg {
+			out = append(out, engine.Action{Name: name})
+		}
+		switch {
+		case sp.Arg == "":
+		case sp.Arg == "WORKER":
+			fw, _ := w.Family().(engine.FamilyWorkerNames)
+			for k := 0; fw != nil; k++ {
+				wn := fw.WorkerName(k)
+				if wn == "" {
+					break
+				}
+				out = append(out, engine.Action{Name: name, Arg: wn})
+			}
+		case sp.Arg == "+N/-N":
+			out = append(out, engine.Action{Name: name, Arg: "+1"}, engine.Action{Name: name, Arg: "-1"})
+		case strings.ToLower(sp.Arg) == sp.Arg:
+			for _, word := range strings.Split(sp.Arg, "/") {
+				out = append(out, engine.Action{Name: name, Arg: word})
+			}
+		case sp.NeedsArg:
+			return nil, fmt.Errorf("--actions %q: the hunt cannot choose %s's argument (%s)", clip(name), name, sp.Arg)
+		}
+	}
+	// a name given twice is tried once
+	var uniq []engine.Action
+	for _, a := range out {
+		if !slices.Contains(uniq, a) {
+			uniq = append(uniq, a)
+		}
+	}
+	return uniq, nil
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// actionKids are the branches taking one more action at checkpoint cp,
+// each candidate the incident can take there; none once prefix holds
+// MaxActions of them or cp is not past every move prefix makes.
+func (s *searcher) actionKids(cp, root *start, prefix []Forced) []node {
+	if len(s.acts) == 0 || cp == nil {
+		return nil
+	}
+	n := 0
+	for _, f := range prefix {
+		if f.Act != nil {
+			n++
+		}
+		if f.Pos >= cp.pos {
+			return nil
+		}
+	}
+	if n >= MaxActions {
+		return nil
+	}
+	var kids []node
+	for i := range s.acts {
+		a := &s.acts[i]
+		s.mu.Lock()
+		err := cp.w.CheckActions([]engine.Action{*a})
+		s.mu.Unlock()
+		if err != nil {
+			continue // not at this moment (a worker stopped, a call wedged already)
+		}
+		kids = append(kids, node{from: cp, root: root, prefix: prefix, force: []choice{{act: a, pos: cp.pos}}})
+	}
+	return kids
+}
+
+// act takes the line's actions due at its event, before the event is
+// played, as a share code's fork at that event does.
+func (l *line) act() {
+	for l.ai < len(l.acts) && l.acts[l.ai].pos <= l.w.Pos {
+		a := *l.acts[l.ai].act
+		l.ai++
+		if l.acts[l.ai-1].pos != l.w.Pos {
+			l.out.ok = false // the line never stopped there
+			continue
+		}
+		words := a.String()
+		if fa, ok := l.w.Family().(engine.FamilyActions); ok && l.w.CheckActions([]engine.Action{a}) == nil {
+			words = fa.ActionWords(l.w, a)
+		}
+		if err := l.w.ScheduleActions(l.w.Now, []engine.Action{a}); err != nil {
+			l.out.ok = false
+			continue
+		}
+		l.out.forced = append(l.out.forced, Forced{Index: -1, Pos: l.w.Pos, At: l.w.Now, Clock: l.w.Now.Short(), Kind: "action",
+			Msg: -1, Value: 1, Words: "operator: " + words, Act: &a, ActionCode: a.String()})
+	}
+}
