@@ -16,8 +16,12 @@ func TestValidateQuestions(t *testing.T) {
 	}
 	// one of a thing is not "1 forks" or "1 questions"
 	out, errOut, code = runCLI("validate", "incidents/christmas-friday.yaml")
-	if code != 0 || !strings.Contains(out, "9 published figures, 1 fork, 1 question, 2 properties)") {
+	if code != 0 || !strings.Contains(out, "9 published figures, 1 fork, 2 questions, 2 properties)") {
 		t.Fatalf("validate christmas-friday: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runCLI("validate", "incidents/db-down.yaml")
+	if code != 0 || !strings.Contains(out, ", 1 question, 2 properties)") {
+		t.Fatalf("validate db-down: %d %q %q", code, out, errOut)
 	}
 	data, err := os.ReadFile("incidents/thursday.yaml")
 	if err != nil {
