@@ -82,7 +82,8 @@ type Link struct {
 	done   chan struct{}
 	wake   chan struct{} // the mailbox has something; capacity 1
 	close  sync.Once
-	tries  atomic.Int64 // connections tried, which tests wait on
+	tries  atomic.Int64  // connections tried
+	tried  chan struct{} // a connection was tried; capacity 1: what waits on tries wakes
 
 	mu     sync.Mutex
 	out    outbox
@@ -166,7 +167,7 @@ func Open(u URL, s *stage.Stage, opt Options) *Link {
 		url: u, stage: s, poll: s.Poll(), rdb: redis.NewClient(ro), log: logger,
 		proc: proc,
 		keys: newKeys(u.Key, u.DB),
-		done: make(chan struct{}), wake: make(chan struct{}, 1),
+		done: make(chan struct{}), wake: make(chan struct{}, 1), tried: make(chan struct{}, 1),
 		out:   outbox{answers: map[uint64]int{}, unsent: map[uint64]bool{}},
 		beats: map[string]beat{},
 		now:   time.Now,
@@ -237,6 +238,10 @@ func (l *Link) run() {
 	for {
 		start := time.Now()
 		l.tries.Add(1)
+		select {
+		case l.tried <- struct{}{}:
+		default:
+		}
 		up, err := l.session()
 		if l.ctx.Err() != nil {
 			return
