@@ -75,8 +75,9 @@ func settledFresh(t *testing.T, tm *term, title, start string) {
 // process holds nothing of it.
 func TestReconnectKeepsWork(t *testing.T) {
 	s := startServer(t, Config{KeepFor: time.Minute}, nil)
-	var shift atomic.Int64
-	s.kept.setClock(func() time.Time { return time.Now().Add(time.Duration(shift.Load())) })
+	var shift atomic.Int64 // the store's clock: a fixed instant, moved by the test alone
+	at := time.Date(2026, 12, 2, 19, 40, 0, 0, time.UTC)
+	s.kept.setClock(func() time.Time { return at.Add(time.Duration(shift.Load())) })
 	title, start := thursday(t)
 	key := newKey(t)
 
