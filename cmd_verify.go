@@ -18,13 +18,21 @@ import (
 	"inflight/verify"
 )
 
-const verifyHelp = `Usage: inflight verify cashback [--redis ADDR] [--events N] [--crash-p P] [--seed N]
+const verifyHelp = `Usage: inflight verify cashback [--redis ADDR] [--events N] [--crash-p P] [--seed N] [--otlp URL]
 
 Runs the lesson's real test: a Redis stream and consumer group, a SQLite
 wallet, and a consumer process that dies between its COMMIT and its XACK on
 the same deliveries the simulator's cashback incident crashes, restarted
 each time. Prints the lesson's lines beside the simulator's figures; exits 1
 if they disagree. Without --redis it starts a private redis-server.
+
+With --otlp the real test is traced with the OpenTelemetry SDK and its
+spans sent to an OTLP/HTTP endpoint, such as a Collector's otlp receiver
+(http://localhost:4318; /v1/traces is added to a URL without a path): the
+XADDs, each XREADGROUP, each entry's handling with its wallet writes and
+its XACK, by the messaging conventions (messaging.system redis). Each
+consumer process is a new service.instance.id; a crash leaves its process
+span unended. 'inflight import' reads such spans, one stream at a time.
 
 Flags:
 `
@@ -42,6 +50,7 @@ type verifyOptions struct {
 	events int
 	crashP float64
 	seed   uint64
+	otlp   string
 }
 
 func (o *verifyOptions) flags(fs *pflag.FlagSet) {
@@ -49,6 +58,7 @@ func (o *verifyOptions) flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.events, "events", 5000, "stream entries, each crediting ₹100 to u1")
 	fs.Float64Var(&o.crashP, "crash-p", 0.01, "chance a delivery dies after its COMMIT and before its XACK")
 	fs.Uint64Var(&o.seed, "seed", 0, "the simulator's seed (default: the incident's own)")
+	fs.StringVar(&o.otlp, "otlp", "", "send the real test's spans to this OTLP/HTTP endpoint (e.g. http://localhost:4318)")
 }
 
 // verifyErr is an error of verify's with the exit code given.
@@ -84,6 +94,10 @@ func (o *verifyOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		return verifyErr(2, "--crash-p %v: want a probability from 0 to 0.5", o.crashP)
 	case fs.Changed("redis") && !validAddr(o.redis):
 		return verifyErr(2, "--redis %q: want host:port with a port from 1 to 65535", clipArg(o.redis))
+	case fs.Changed("otlp"):
+		if _, err := verify.ParseEndpoint(o.otlp); err != nil {
+			return verifyErr(2, "--otlp %q: %v", clipArg(o.otlp), err)
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -100,8 +114,8 @@ func (o *verifyOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	signal.Ignore(syscall.SIGPIPE)
 	res, err := verify.Run(ctx, verify.Options{
 		Redis: o.redis, Events: o.events, CrashP: o.crashP, Seed: o.seed, SeedSet: fs.Changed("seed"),
-		Consumer: []string{exe, "verify"},
-		Out:      stdout, Log: stderr, Terminal: isTerminal(stderr),
+		Consumer: []string{exe, "verify"}, OTLP: o.otlp,
+		Out: stdout, Log: stderr, Terminal: isTerminal(stderr),
 	})
 	switch {
 	case errors.Is(err, verify.ErrNoRedisServer):

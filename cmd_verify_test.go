@@ -32,6 +32,16 @@ func TestRunVerifyFlagErrors(t *testing.T) {
 		{[]string{}, "inflight verify cashback"},
 		{[]string{"thursday"}, `unknown test "thursday"`},
 		{[]string{"cashback", "extra"}, "unexpected arguments: extra"},
+		{[]string{"cashback", "--otlp", "localhost:4318"}, `--otlp "localhost:4318": want an OTLP/HTTP endpoint`},
+		{[]string{"cashback", "--otlp", "grpc://localhost:4317"}, "not http or https"},
+		{[]string{"cashback", "--otlp", ""}, `--otlp ""`},
+		{[]string{"cashback", "--otlp", "http://"}, "no host"},
+		{[]string{"cashback", "--otlp", "http://h:0"}, "port from 1 to 65535"},
+		{[]string{"cashback", "--otlp", "http://user:secret@h:4318"}, "OTEL_EXPORTER_OTLP_HEADERS"},
+		{[]string{"cashback", "--otlp", "http://h:4318/v1/traces?x=1"}, "a query or fragment"},
+		{[]string{"cashback", "--otlp", "http://h\x1b[2J:4318"}, "--otlp"},
+		{[]string{"cashback", "--otlp", "http://" + strings.Repeat("h", 5000)}, "…"},
+		{[]string{"cashback", "--otlp"}, "--otlp"},
 	}
 	for _, c := range cases {
 		var errb bytes.Buffer
@@ -54,7 +64,7 @@ func TestVerifyHelp(t *testing.T) {
 	if code := run([]string{"verify", "--help"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	for _, want := range []string{"inflight verify cashback", "--redis", "--events", "--crash-p", "--seed"} {
+	for _, want := range []string{"inflight verify cashback", "--redis", "--events", "--crash-p", "--seed", "--otlp"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out.String())
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+	"go.opentelemetry.io/otel/attribute"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -44,7 +45,8 @@ type consumerConfig struct {
 	DB       string  `json:"db"`
 	Dedupe   bool    `json:"dedupe"`
 	Batch    int     `json:"batch"`
-	Crashes  []Crash `json:"crashes"` // the deliveries to die on
+	Crashes  []Crash `json:"crashes"`        // the deliveries to die on
+	OTLP     string  `json:"otlp,omitempty"` // where spans go (ParseEndpoint's); "": none
 }
 
 // IsConsumer reports whether this process was started as a consumer.
@@ -119,6 +121,14 @@ func consume(cfgPath string, out io.Writer) error {
 	rdb := newClient(cfg.Addr)
 	defer rdb.Close()
 	ctx := context.Background()
+	var spans *consumerSpans // nil: no --otlp
+	if cfg.OTLP != "" {
+		t, err := newTracer(cfg.OTLP, "cashback-consumer")
+		if err != nil {
+			return err
+		}
+		spans = &consumerSpans{tracer: t, stream: cfg.Key, group: cfg.Group, client: cfg.Consumer}
+	}
 
 	acked := -1
 	report := func() {
@@ -135,6 +145,10 @@ func consume(cfgPath string, out io.Writer) error {
 		start := ">"
 		if pendingPhase {
 			start = "0"
+		}
+		var readAt time.Time
+		if spans != nil {
+			readAt = time.Now()
 		}
 		res, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
 			Group: cfg.Group, Consumer: cfg.Consumer, Streams: []string{cfg.Key, start},
@@ -156,7 +170,7 @@ func consume(cfgPath string, out io.Writer) error {
 				continue
 			}
 			report()
-			return nil // nothing new: the stream is drained
+			return spans.shutdown() // nothing new: the stream is drained
 		}
 		// The delivery number of each entry is Redis's own delivery
 		// counter: 1 for a > read, what XPENDING says for a re-read.
@@ -174,6 +188,7 @@ func consume(cfgPath string, out io.Writer) error {
 			}
 		}
 		pendingPhase = false
+		recv := spans.receive(readAt, start, batch)
 		for _, m := range batch {
 			n, amount, user, err := parseEntry(m)
 			if err != nil {
@@ -183,16 +198,25 @@ func consume(cfgPath string, out io.Writer) error {
 			if d, ok := deliveries[m.ID]; ok {
 				delivery = d
 			}
-			if err := credit(ctx, db, cfg.Dedupe, m.ID, user, amount); err != nil {
+			pctx, proc := spans.process(recv, m, delivery)
+			if err := credit(pctx, db, spans, cfg.Dedupe, m.ID, user, amount); err != nil {
 				return fmt.Errorf("entry %d (%s): %w", n, m.ID, err)
 			}
+			if err := spans.failed(); err != nil {
+				return err // a span is lost: the recording would lie
+			}
 			if crash[Crash{Entry: n, Delivery: delivery}] {
-				// After COMMIT (or the dedupe ROLLBACK), before XACK.
+				// After COMMIT (or the dedupe ROLLBACK), before XACK; the
+				// process span is never ended.
 				report()
 				fmt.Fprintf(out, "c %d %d\n", n, delivery)
 				os.Exit(ExitCrash)
 			}
-			if err := rdb.XAck(ctx, cfg.Key, cfg.Group, m.ID).Err(); err != nil {
+			ack := spans.settle(pctx, m.ID)
+			err = rdb.XAck(ctx, cfg.Key, cfg.Group, m.ID).Err()
+			end(ack, err)
+			end(proc, err)
+			if err != nil {
 				return fmt.Errorf("XACK %s: %w", m.ID, err)
 			}
 			acked = n
@@ -221,25 +245,37 @@ func parseEntry(m redis.XMessage) (n, amount int, user string, err error) {
 //
 // With dedupe the processed-ids row goes in the same transaction; a unique
 // violation means the entry was already credited: roll back, skip.
-func credit(ctx context.Context, db *sql.DB, dedupe bool, eventID, user string, amount int) error {
+//
+// With spans, each statement is a client span under the process span in
+// ctx: the dedupe row's INSERT (outcome first or repeat), and the credit's
+// UPDATE, ended once COMMIT returned.
+func credit(ctx context.Context, db *sql.DB, spans *consumerSpans, dedupe bool, eventID, user string, amount int) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	if dedupe {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO processed(event_id) VALUES (?)", eventID); err != nil {
+		s := spans.dbSpan(ctx, "INSERT", "processed", insertQuery, "")
+		if _, err := tx.ExecContext(ctx, insertQuery, eventID); err != nil {
 			tx.Rollback()
 			if isUniqueViolation(err) {
+				end(s, nil, attribute.String(attrDedupe, "repeat"))
 				return nil // already processed: skip the credit, still XACK
 			}
+			end(s, err)
 			return err
 		}
+		end(s, nil, attribute.String(attrDedupe, "first"))
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE wallet SET balance = balance + ? WHERE user = ?", amount, user); err != nil {
+	s := spans.dbSpan(ctx, "UPDATE", "wallet", updateQuery, strconv.Itoa(amount))
+	if _, err := tx.ExecContext(ctx, updateQuery, amount, user); err != nil {
 		tx.Rollback()
+		end(s, err)
 		return err
 	}
-	return tx.Commit()
+	err = tx.Commit()
+	end(s, err)
+	return err
 }
 
 func isUniqueViolation(err error) bool {

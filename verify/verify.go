@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Amount is what each event credits, in rupees: the model's too
@@ -49,6 +50,11 @@ type Options struct {
 
 	Model Model // nil: NewModel(Events, CrashP, Seed, SeedSet)
 
+	// OTLP is an OTLP/HTTP endpoint (see ParseEndpoint) the real test's
+	// spans are sent to: the parent's XADDs and the consumers' work. "":
+	// no spans.
+	OTLP string
+
 	Out      io.Writer // the report
 	Log      io.Writer // progress: a bar when Terminal, else plain lines
 	Terminal bool      // Log is a terminal
@@ -63,6 +69,7 @@ type Side struct {
 	Restarts    int   // consumer processes started
 	Processed   int64 // rows in the real processed table (dedupe)
 	Pending     int64 // real pending entries at the end (want 0)
+	Redelivered int64 // entries pending when a consumer was restarted (XPENDING), each delivered again
 	Model       ModelRun
 	RealCrashes []Crash
 	Elapsed     time.Duration
@@ -102,6 +109,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if len(o.Consumer) == 0 {
 		return nil, errors.New("verify: no consumer command")
+	}
+	var spans *tracer
+	if o.OTLP != "" {
+		endpoint, err := ParseEndpoint(o.OTLP)
+		if err != nil {
+			return nil, fmt.Errorf("--otlp %q: %w", o.OTLP, err)
+		}
+		o.OTLP = endpoint
+		if spans, err = newTracer(endpoint, "cashback-producer"); err != nil {
+			return nil, err
+		}
+		defer spans.shutdown()
 	}
 	model := o.Model
 	seed := o.Seed
@@ -153,7 +172,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 		bar.base = i * o.Events
-		side, err := runSide(ctx, o, rdb, dir, run, dedupe, mr, bar)
+		side, err := runSide(ctx, o, rdb, spans, dir, run, dedupe, mr, bar)
 		if err != nil {
 			return nil, err
 		}
@@ -161,6 +180,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		bar.println(fmt.Sprintf("%s done: %d crashes, %d consumer processes, %.2fs", dedupeLabel(dedupe), side.Crashes, side.Restarts, side.Elapsed.Seconds()))
 	}
 	bar.stop()
+	if err := spans.shutdown(); err != nil {
+		return nil, err
+	}
 	for _, s := range res.Sides {
 		fmt.Fprintln(o.Out, s.Line())
 	}
@@ -198,7 +220,7 @@ func (s *Side) Line() string {
 
 // runSide publishes the events, runs consumer processes until the stream
 // is drained, and compares.
-func runSide(ctx context.Context, o Options, rdb *redis.Client, dir, run string, dedupe bool, mr ModelRun, bar *meter) (Side, error) {
+func runSide(ctx context.Context, o Options, rdb *redis.Client, spans *tracer, dir, run string, dedupe bool, mr ModelRun, bar *meter) (Side, error) {
 	start := time.Now()
 	side := Side{Dedupe: dedupe, Expected: int64(o.Events) * Amount, Model: mr}
 	name := "f"
@@ -216,18 +238,35 @@ func runSide(ctx context.Context, o Options, rdb *redis.Client, dir, run string,
 	if err := rdb.XGroupCreateMkStream(ctx, key, group, "0").Err(); err != nil {
 		return side, fmt.Errorf("XGROUP CREATE: %w", err)
 	}
+	// With spans, each entry carries its producer span's context in a
+	// traceparent field, and the span ends once XADD returned its id.
+	var sends []trace.Span
+	var adds []*redis.StringCmd
 	for lo := 0; lo < o.Events; lo += 500 {
 		pipe := rdb.Pipeline()
+		sends, adds = sends[:0], adds[:0]
 		for i := lo; i < min(lo+500, o.Events); i++ {
-			pipe.XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []any{
-				"event", "credit", "user", "u1", "amount", strconv.Itoa(Amount), "n", strconv.Itoa(i)}})
+			values := []any{"event", "credit", "user", "u1", "amount", strconv.Itoa(Amount), "n", strconv.Itoa(i)}
+			if spans != nil {
+				s, tp := spans.send(key)
+				sends = append(sends, s)
+				values = append(values, "traceparent", tp)
+			}
+			adds = append(adds, pipe.XAdd(ctx, &redis.XAddArgs{Stream: key, Values: values}))
 		}
-		if _, err := pipe.Exec(ctx); err != nil {
+		_, err := pipe.Exec(ctx)
+		for i, s := range sends {
+			spans.sent(s, adds[i])
+		}
+		if err != nil {
 			return side, fmt.Errorf("XADD: %w", err)
+		}
+		if err := spans.failed(); err != nil {
+			return side, err
 		}
 	}
 	cfg := consumerConfig{Addr: rdbAddr(rdb), Key: key, Group: group, Consumer: consumer, DB: dbPath,
-		Dedupe: dedupe, Batch: Batch, Crashes: mr.Crashes}
+		Dedupe: dedupe, Batch: Batch, Crashes: mr.Crashes, OTLP: o.OTLP}
 	cfgPath := filepath.Join(dir, "consumer-"+name+".json")
 	data, _ := json.Marshal(cfg)
 	if err := os.WriteFile(cfgPath, data, 0o600); err != nil {
@@ -242,6 +281,15 @@ func runSide(ctx context.Context, o Options, rdb *redis.Client, dir, run string,
 		if side.Restarts >= limit {
 			side.Problems = append(side.Problems, fmt.Sprintf("gave up after %d consumer processes (%d crashes scheduled)", side.Restarts, len(mr.Crashes)))
 			break
+		}
+		if side.Restarts > 0 {
+			// what the restarted consumer re-reads (XREADGROUP … 0),
+			// counted by Redis, not by the consumer or its spans
+			p, err := rdb.XPending(ctx, key, group).Result()
+			if err != nil {
+				return side, fmt.Errorf("XPENDING: %w", err)
+			}
+			side.Redelivered += p.Count
 		}
 		side.Restarts++
 		bar.setLabel(fmt.Sprintf("%s  crashes=%d", dedupeLabel(dedupe), side.Crashes))
