@@ -123,7 +123,7 @@ func consume(cfgPath string, out io.Writer) error {
 	ctx := context.Background()
 	var spans *consumerSpans // nil: no --otlp
 	if cfg.OTLP != "" {
-		t, err := newTracer(cfg.OTLP, "cashback-consumer")
+		t, err := newTracer(cfg.OTLP, "cashback-consumer", instanceID(), sideName(cfg.Dedupe))
 		if err != nil {
 			return err
 		}

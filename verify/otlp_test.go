@@ -20,10 +20,13 @@ import (
 
 // receiver is a Collector's otlp receiver and file exporter in one: it
 // takes OTLP/HTTP export requests (protobuf or JSON) and keeps each as one
-// line of ptrace.JSONMarshaler output, the file exporter's format.
+// line of ptrace.JSONMarshaler output, the file exporter's format, in a
+// file per value of the resource attribute AttrSide, as the exporter's
+// group_by writes them.
 type receiver struct {
 	mu    sync.Mutex
 	lines [][]byte
+	files map[string][]byte
 }
 
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -56,8 +59,18 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	side := ""
+	if rs := er.Traces().ResourceSpans(); rs.Len() > 0 {
+		if v, ok := rs.At(0).Resource().Attributes().Get(AttrSide); ok {
+			side = v.AsString()
+		}
+	}
 	r.mu.Lock()
 	r.lines = append(r.lines, line)
+	if r.files == nil {
+		r.files = map[string][]byte{}
+	}
+	r.files[side] = append(append(r.files[side], line...), '\n')
 	r.mu.Unlock()
 	var resp []byte
 	if ct == "application/json" {
@@ -163,38 +176,31 @@ func readSpans(t *testing.T, file []byte) []rspan {
 	return out
 }
 
-// byStream splits the spans of both runs by stream: messaging spans name
-// it, a wallet write is in its entry's trace. Each line is one span (the
-// syncer exports them one at a time), so the lines split the same way.
-func byStream(t *testing.T, spans []rspan, file []byte) (map[string][]rspan, map[string][]byte) {
+// oneStream checks that a run's spans are of one stream: every
+// messaging span names it, every other span is in one of its entries'
+// traces.
+func oneStream(t *testing.T, label string, spans []rspan) {
 	t.Helper()
-	streamOf := map[pcommon.TraceID]string{}
+	stream := ""
+	entries := map[pcommon.TraceID]bool{}
 	for _, s := range spans {
+		if s.dest == "" {
+			continue
+		}
+		if stream == "" {
+			stream = s.dest
+		} else if s.dest != stream {
+			t.Fatalf("%s: spans of two streams, %s and %s", label, stream, s.dest)
+		}
 		if s.opType == "send" {
-			streamOf[s.trace] = s.dest
+			entries[s.trace] = true
 		}
 	}
-	lines := bytes.Split(bytes.TrimSuffix(file, []byte("\n")), []byte("\n"))
-	out, files := map[string][]rspan{}, map[string][]byte{}
-	lineOf := map[int]string{}
 	for _, s := range spans {
-		k := s.dest
-		if k == "" {
-			k = streamOf[s.trace]
+		if s.dest == "" && !entries[s.trace] {
+			t.Fatalf("%s: span %q (line %d) is in no entry's trace of stream %s", label, s.name, s.line+1, stream)
 		}
-		if k == "" {
-			t.Fatalf("span %q (line %d) is in no entry's trace and names no stream", s.name, s.line+1)
-		}
-		if prev, ok := lineOf[s.line]; ok && prev != k {
-			t.Fatalf("line %d holds spans of two streams", s.line+1)
-		}
-		if _, ok := lineOf[s.line]; !ok {
-			files[k] = append(append(files[k], lines[s.line]...), '\n')
-		}
-		lineOf[s.line] = k
-		out[k] = append(out[k], s)
 	}
-	return out, files
 }
 
 // realRun is one real verify run with its spans in a local receiver, the
@@ -221,21 +227,35 @@ func runWithSpans(t *testing.T, events int, crashP float64) *realRun {
 	if !res.Agree() {
 		t.Fatalf("reality and model disagree:\n%s", out.String())
 	}
-	file := rc.file()
-	if dir := os.Getenv("INFLIGHT_KEEP_SPANS"); dir != "" { // to look at them
-		os.WriteFile(filepath.Join(dir, "verify-spans.jsonl"), file, 0o644)
-	}
-	all := readSpans(t, file)
-	split, files := byStream(t, all, file)
-	if len(split) != 2 {
-		t.Fatalf("spans of %d streams, want 2", len(split))
+	if len(rc.files) != 2 {
+		t.Fatalf("spans of %d runs (%s), want 2", len(rc.files), AttrSide)
 	}
 	r := &realRun{res: res, events: events, spans: map[bool][]rspan{}, files: map[bool][]byte{}}
-	for k, v := range split {
-		d := strings.HasSuffix(k, ":t")
-		r.spans[d], r.files[d] = v, files[k]
+	for _, dedupe := range []bool{false, true} {
+		name := sideName(dedupe)
+		file := rc.files[name]
+		if dir := os.Getenv("INFLIGHT_KEEP_SPANS"); dir != "" { // to look at them
+			os.WriteFile(filepath.Join(dir, "verify-"+name+".jsonl"), file, 0o644)
+		}
+		r.spans[dedupe], r.files[dedupe] = readSpans(t, file), file
+		oneStream(t, name, r.spans[dedupe])
+	}
+	if n := len(r.spans[false]) + len(r.spans[true]); n != len(rc.lines) {
+		t.Fatalf("%d spans in the runs' files, %d export requests", n, len(rc.lines))
 	}
 	return r
+}
+
+// traced is the one traced run the tests below share: 400 events at
+// crash_p 0.04, both sides.
+var traced *realRun
+
+func tracedRun(t *testing.T) *realRun {
+	t.Helper()
+	if traced == nil {
+		traced = runWithSpans(t, 400, 0.04)
+	}
+	return traced
 }
 
 // TestVerifyOTLPReal: the real test traced by the OpenTelemetry SDK into a
@@ -245,7 +265,7 @@ func runWithSpans(t *testing.T, events int, crashP float64) *realRun {
 // re-read after restarts (counted by XPENDING, not by spans), and the
 // credits summing to the real balance.
 func TestVerifyOTLPReal(t *testing.T) {
-	r := runWithSpans(t, 400, 0.04)
+	r := tracedRun(t)
 	for _, side := range r.res.Sides {
 		label := dedupeLabel(side.Dedupe)
 		spans := r.spans[side.Dedupe]

@@ -113,10 +113,24 @@ func (e *exporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 	return nil
 }
 
-// newTracer exports to endpoint (ParseEndpoint's) as service, a new
-// service.instance.id each process: a consumer restarted after a crash is
-// a new instance of the same consumer name.
-func newTracer(endpoint, service string) (*tracer, error) {
+// AttrSide is the resource attribute that says which of the two runs
+// (dedupe false or true, two streams) a span is of: a Collector's file
+// exporter can write a file per run with it (group_by), and import reads
+// one stream at a time.
+const AttrSide = "inflight.verify.side"
+
+// sideName is AttrSide's value.
+func sideName(dedupe bool) string {
+	if dedupe {
+		return "dedupe-true"
+	}
+	return "dedupe-false"
+}
+
+// newTracer exports to endpoint (ParseEndpoint's) as service, instance
+// (instanceID's; each consumer process its own: a consumer restarted after
+// a crash is a new instance of the same consumer name), for the run side.
+func newTracer(endpoint, service, instance, side string) (*tracer, error) {
 	otlpExp, err := otlptracehttp.New(context.Background(),
 		otlptracehttp.WithEndpointURL(endpoint),
 		otlptracehttp.WithTimeout(10*time.Second),
@@ -130,7 +144,8 @@ func newTracer(endpoint, service string) (*tracer, error) {
 	exp := &exporter{SpanExporter: otlpExp}
 	res := resource.NewSchemaless(
 		attribute.String("service.name", service),
-		attribute.String("service.instance.id", instanceID()),
+		attribute.String("service.instance.id", instance),
+		attribute.String(AttrSide, side),
 		attribute.String("telemetry.sdk.language", "go"),
 		attribute.String("telemetry.sdk.name", "opentelemetry"),
 	)

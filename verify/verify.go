@@ -110,17 +110,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if len(o.Consumer) == 0 {
 		return nil, errors.New("verify: no consumer command")
 	}
-	var spans *tracer
+	producer := ""
 	if o.OTLP != "" {
 		endpoint, err := ParseEndpoint(o.OTLP)
 		if err != nil {
 			return nil, fmt.Errorf("--otlp %q: %w", o.OTLP, err)
 		}
-		o.OTLP = endpoint
-		if spans, err = newTracer(endpoint, "cashback-producer"); err != nil {
-			return nil, err
-		}
-		defer spans.shutdown()
+		o.OTLP, producer = endpoint, instanceID()
 	}
 	model := o.Model
 	seed := o.Seed
@@ -172,7 +168,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 		bar.base = i * o.Events
+		// the producer's spans of each run under a resource of its own,
+		// which names the run
+		var spans *tracer
+		if o.OTLP != "" {
+			if spans, err = newTracer(o.OTLP, "cashback-producer", producer, sideName(dedupe)); err != nil {
+				return nil, err
+			}
+		}
 		side, err := runSide(ctx, o, rdb, spans, dir, run, dedupe, mr, bar)
+		if err == nil {
+			err = spans.shutdown()
+		}
+		spans.shutdown() // after an error too
 		if err != nil {
 			return nil, err
 		}
@@ -180,9 +188,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		bar.println(fmt.Sprintf("%s done: %d crashes, %d consumer processes, %.2fs", dedupeLabel(dedupe), side.Crashes, side.Restarts, side.Elapsed.Seconds()))
 	}
 	bar.stop()
-	if err := spans.shutdown(); err != nil {
-		return nil, err
-	}
 	for _, s := range res.Sides {
 		fmt.Fprintln(o.Out, s.Line())
 	}
