@@ -13,15 +13,21 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"inflight/engine"
-	"inflight/engine/families/cashback"
+	"inflight/incidents"
 )
 
-// The cashback run's names on its spans.
+// The cashback family's names and figures, as its runs show them (the
+// family is reached through the incidents registry only); the round trip
+// tests fail if they drift.
 const (
-	streamGroup    = "cashback"
-	streamConsumer = "consumer-1"
-	creditQuery    = "UPDATE wallet SET balance = balance + 100 WHERE user = 'u1'"
-	dedupeQuery    = "INSERT INTO processed(event_id) VALUES (?)"
+	streamKey          = "cashback-events"
+	deadStream         = "cashback-events:dead"
+	creditAmount       = 100 // rupees an entry credits
+	defaultMaxReceives = 10
+	streamGroup        = "cashback"
+	streamConsumer     = "consumer-1"
+	creditQuery        = "UPDATE wallet SET balance = balance + 100 WHERE user = 'u1'"
+	dedupeQuery        = "INSERT INTO processed(event_id) VALUES (?)"
 )
 
 type sread struct {
@@ -218,7 +224,7 @@ func (x streamSpans) messaging(s ptrace.Span, opType, op string) pcommon.Map {
 	a.PutStr("messaging.system", System)
 	a.PutStr("messaging.operation.type", opType)
 	a.PutStr("messaging.operation.name", op)
-	a.PutStr("messaging.destination.name", cashback.StreamKey)
+	a.PutStr("messaging.destination.name", streamKey)
 	return a
 }
 
@@ -245,7 +251,7 @@ func (x streamSpans) read(i int) ptrace.Traces {
 	rd := x.reads[i]
 	td := ptrace.NewTraces()
 	tr, id := x.readIDs(i)
-	s := newSpan(resource(td, "cashback-consumer", instanceID(rd.instance)), tr, id, pcommon.SpanID{}, "receive "+cashback.StreamKey, ptrace.SpanKindConsumer, rd.at, rd.at+engine.Millisecond)
+	s := newSpan(resource(td, "cashback-consumer", instanceID(rd.instance)), tr, id, pcommon.SpanID{}, "receive "+streamKey, ptrace.SpanKindConsumer, rd.at, rd.at+engine.Millisecond)
 	a := x.messaging(s, "receive", "XREADGROUP")
 	x.consumer(a)
 	a.PutInt("messaging.batch.message_count", int64(len(rd.entries)))
@@ -267,7 +273,7 @@ func (x streamSpans) entry(k int32) ptrace.Traces {
 	e := x.entries[k]
 	td := ptrace.NewTraces()
 	tr, pid := x.m.ids(k, "send", 0)
-	p := newSpan(resource(td, "producer", ""), tr, pid, pcommon.SpanID{}, "send "+cashback.StreamKey, ptrace.SpanKindProducer, e.published, e.published)
+	p := newSpan(resource(td, "producer", ""), tr, pid, pcommon.SpanID{}, "send "+streamKey, ptrace.SpanKindProducer, e.published, e.published)
 	x.messaging(p, "send", "XADD").PutStr("messaging.message.id", e.id)
 	byInstance := map[int]ptrace.SpanSlice{}
 	for di, d := range e.dels {
@@ -285,7 +291,7 @@ func (x streamSpans) entry(k int32) ptrace.Traces {
 		t := d.handleAt
 		if d.settle != "crash" {
 			end := d.settleAt + engine.Millisecond
-			pr := newSpan(ss, tr, procID, pid, "process "+cashback.StreamKey, ptrace.SpanKindConsumer, t, end)
+			pr := newSpan(ss, tr, procID, pid, "process "+streamKey, ptrace.SpanKindConsumer, t, end)
 			a := x.messaging(pr, "process", "process")
 			x.consumer(a)
 			a.PutStr("messaging.message.id", e.id)
@@ -308,9 +314,9 @@ func (x streamSpans) entry(k int32) ptrace.Traces {
 		switch {
 		case d.settle == "dead":
 			_, id := x.m.ids(k, "dead", nth)
-			s := newSpan(ss, tr, id, procID, "send "+cashback.DeadStream, ptrace.SpanKindProducer, t, t)
+			s := newSpan(ss, tr, id, procID, "send "+deadStream, ptrace.SpanKindProducer, t, t)
 			a := x.messaging(s, "send", "XADD")
-			a.PutStr("messaging.destination.name", cashback.DeadStream)
+			a.PutStr("messaging.destination.name", deadStream)
 			a.PutStr("messaging.message.id", e.id)
 			a.PutBool(AttrDeadLetter, true)
 			a.PutInt(AttrDeliveryCount, int64(d.count))
@@ -324,7 +330,7 @@ func (x streamSpans) entry(k int32) ptrace.Traces {
 		}
 		if d.settle == "ack" || d.settle == "dead" {
 			_, id := x.m.ids(k, "settle", nth)
-			s := newSpan(ss, tr, id, procID, "ack "+cashback.StreamKey, ptrace.SpanKindClient, d.settleAt, d.settleAt+engine.Millisecond)
+			s := newSpan(ss, tr, id, procID, "ack "+streamKey, ptrace.SpanKindClient, d.settleAt, d.settleAt+engine.Millisecond)
 			a := x.messaging(s, "settle", "XACK")
 			x.consumer(a)
 			a.PutStr("messaging.message.id", e.id)
@@ -338,7 +344,7 @@ func (x streamSpans) entry(k int32) ptrace.Traces {
 // spans, with the dedupe knob in force. A fork that changes dedupe is
 // refused: the spans could not say where the processed table began.
 func StreamsMeta(m *Meta, spec *engine.Spec, set []engine.Setting, forks [][]engine.Setting) error {
-	if _, ok := spec.Params.Struct().(*cashback.Knobs); !ok {
+	if d := incidents.FamilyOf(spec); d == nil || d.Name != "cashback" {
 		return nil
 	}
 	for _, f := range forks {

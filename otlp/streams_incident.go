@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"inflight/engine/families/cashback"
 	"inflight/internal/termtext"
 )
 
@@ -128,24 +127,24 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 	}
 	switch {
 	case dead > 1:
-		said("max_receives", strconv.Itoa(dead-1), fmt.Sprintf("the delivery count at the dead letter moves (at least %d: given up on past %d)", dead, dead-1))
-	case maxCount > cashback.DefaultMaxReceives:
+		said("max_receives", strconv.Itoa(dead-1), fmt.Sprintf("the delivery count at the dead letter moves (smallest %d: given up on past %d deliveries)", dead, dead-1))
+	case maxCount > defaultMaxReceives:
 		said("max_receives", strconv.Itoa(maxCount), fmt.Sprintf("nothing went to a dead stream: at least the most deliveries a handled entry had (%d)", maxCount))
 	}
 	for k, v := range set {
 		knobs[k] = v
 		fmt.Fprintf(log, "set %s=%s (--set)\n", k, v)
 	}
-	balance := f.Credited >= 0 && len(f.Amounts) == 1 && f.Amounts[0] == cashback.Amount
+	balance := f.Credited >= 0 && len(f.Amounts) == 1 && f.Amounts[0] == creditAmount
 	switch {
 	case f.Effects == 0:
 		fmt.Fprintf(log, "figures.balance not expected: no credit span\n")
 	case balance:
-		fmt.Fprintf(log, "figures.balance expected from the credits' query text: ₹%d each, the model's amount\n", cashback.Amount)
+		fmt.Fprintf(log, "figures.balance expected from the credits' query text: ₹%d each, the model's amount\n", creditAmount)
 	case f.Credited < 0:
-		fmt.Fprintf(log, "figures.balance not expected: a credit's db.query.text shows no amount (the model credits ₹%d)\n", cashback.Amount)
+		fmt.Fprintf(log, "figures.balance not expected: a credit's db.query.text shows no amount (the model credits ₹%d)\n", creditAmount)
 	default:
-		fmt.Fprintf(log, "figures.balance not expected: the credits' amounts %v are not the model's ₹%d\n", f.Amounts, cashback.Amount)
+		fmt.Fprintf(log, "figures.balance not expected: the credits' amounts %v are not the model's ₹%d\n", f.Amounts, creditAmount)
 	}
 	if rec.ShortReads > 0 {
 		fmt.Fprintf(log, "note: %d new-entry reads returned fewer than %d entries before the last: the model reads a full stream COUNT %d, so its delivery counts may differ from these and check says where\n", rec.ShortReads, streamCount, streamCount)
@@ -188,7 +187,7 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 	w("\n# the figures the spans show\nexpect:\n")
 	w("  messages: %d\n  deliveries: %d\n  effects: %d\n  duplicate_effects: %d\n  lost: %d\n  dlq: %d\n  figures.crashes: %d\n", f.Messages, f.Deliveries, f.Effects, f.DuplicateEffects, f.Lost, f.DLQ, f.Crashes)
 	if balance {
-		w("  figures.balance: %d\n  figures.expected_balance: %d\n", f.Credited, int64(f.Messages)*cashback.Amount)
+		w("  figures.balance: %d\n  figures.expected_balance: %d\n", f.Credited, int64(f.Messages)*creditAmount)
 	}
 	return []byte(b.String()), nil
 }
