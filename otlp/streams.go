@@ -17,17 +17,19 @@ import (
 const System = "redis"
 
 // Bounds on a Redis Streams import. The incident keeps a crash pin per
-// handled delivery (one, where the queue keeps two), and the lesson's own
-// run has 5,000 entries; the engine scans the pins on each decision of a
-// pinned entry, so the pins, not the entries, are what costs: 20,000 pins
-// against 20,000 decisions is well under a second a run.
+// handled delivery, about 18 YAML tokens each, and the incident parser
+// takes at most 100,000 tokens a file: 5,400 pins fit with room for the
+// rest. The lesson's run (5,000 entries, 5,055 handled deliveries) fits;
+// MaxMessages' 2,000 is the queue's, which pins twice per delivery. Every
+// entry of a finished run is handled at least once, so the entries' bound
+// is the pins'.
 const (
-	MaxStreamEntries = 10_000
-	MaxStreamPins    = 20_000
+	MaxStreamEntries = 5_400
+	MaxStreamPins    = 5_400
 )
 
-// Count is the cashback model's XREADGROUP COUNT: a new-entry read that
-// returns fewer, before the stream's end, reads differently from it.
+// streamCount is the cashback model's XREADGROUP COUNT: a new-entry read
+// that returns fewer, before the stream's end, reads differently from it.
 const streamCount = 10
 
 // entryID is a stream entry's id, milliseconds and sequence: stream order.
@@ -353,7 +355,7 @@ func buildStreams(rec *Recording, spans []span) (*Recording, error) {
 		}
 	}
 	if pins > MaxStreamPins {
-		return nil, fmt.Errorf("%d handled deliveries; import takes at most %d (the incident pins each one's crash decision)", pins, MaxStreamPins)
+		return nil, fmt.Errorf("%d handled deliveries; import takes at most %d (the incident pins each one's crash decision, and an incident file is at most 100,000 YAML tokens)", pins, MaxStreamPins)
 	}
 	// new-entry reads short of COUNT before the last one: the model reads
 	// a full stream COUNT 10 at a time
