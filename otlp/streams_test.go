@@ -2,6 +2,7 @@ package otlp_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -247,6 +248,14 @@ func TestBadStreams(t *testing.T) {
 				t.Fatalf("error %q, want one line containing %q", err, c.want)
 			}
 		})
+	}
+	// the bound: an entry more than the incident can pin
+	var many []sp
+	for i := 0; i <= otlp.MaxStreamEntries; i++ {
+		many = append(many, sp{op: "send", system: "redis", dest: "s", msg: fmt.Sprintf("%d-0", i+1), start: sec})
+	}
+	if _, err := otlp.Read(bytes.NewReader(request(many...))); err == nil || !strings.Contains(err.Error(), "stream entries; import takes at most") {
+		t.Errorf("%d entries: error %v, want the bound's", len(many), err)
 	}
 	// the guard: names from redis spans reach the file cleaned
 	bad := mutate(t, data, func(s ptrace.Span) bool {
