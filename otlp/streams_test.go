@@ -283,3 +283,37 @@ func TestBadStreams(t *testing.T) {
 		t.Fatalf("%v\n%s", err, y)
 	}
 }
+
+// TestCrashPins: an incident pins a crash decision by entry and delivery
+// count, and the parser takes 0 and 1 only.
+func TestCrashPins(t *testing.T) {
+	file := func(v string) []byte {
+		return []byte("id: pinned\ntitle: pinned\nstory: pinned\nlabel: event\nstart: \"10:00:00\"\nseed: 1\nfamily: cashback\n\n" +
+			"params:\n  events: 20\n  crash_p: 0\n\npins:\n  - {decision: crash, message: 3, delivery: 1, value: " + v + "}\n")
+	}
+	spec, err := incidents.Parse("pinned.yaml", file("1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// crash_p 0 lets the pin give way: no crash
+	sum, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Figures["crashes"] != int64(0) || len(sum.PinsGaveWay) != 1 {
+		t.Errorf("crash_p 0: crashes %v, %d pins gave way; want 0 and 1", sum.Figures["crashes"], len(sum.PinsGaveWay))
+	}
+	// at 1e-9 the pin holds: one crash, at entry 3's first delivery
+	sum, _, err = engine.Run(spec, engine.RunOptions{Seed: spec.Seed, Set: []engine.Setting{{Knob: "crash_p", Value: "0.000000001"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Figures["crashes"] != int64(1) || sum.DuplicateEffects != 1 || len(sum.PinsGaveWay) != 0 {
+		t.Errorf("pinned crash: crashes %v, duplicates %d, %d pins gave way; want 1, 1, 0", sum.Figures["crashes"], sum.DuplicateEffects, len(sum.PinsGaveWay))
+	}
+	for _, v := range []string{"2", "yes", "\"\""} {
+		if _, err := incidents.Parse("pinned.yaml", file(v)); err == nil || !strings.Contains(err.Error(), "crash pin value") {
+			t.Errorf("value %s: error %v, want the crash pin's", v, err)
+		}
+	}
+}
