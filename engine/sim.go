@@ -365,6 +365,10 @@ func pinGaveWay(label string, p Pin, lo, hi int64) PinGaveWay {
 		g.Pinned = "box " + p.Box
 		g.Range = "no idle worker on box " + p.Box
 		g.Line = fmt.Sprintf("pin gave way: %s delivery to box %s found no idle worker there; drawn instead", who, p.Box)
+	case DecCrash:
+		g.Pinned = map[bool]string{true: "crashed", false: "did not crash"}[p.Value == 1]
+		g.Range = fmt.Sprintf("%d–%d", lo, hi)
+		g.Line = fmt.Sprintf("pin gave way: %s delivery %s, which the knobs in force rule out; drawn instead", who, g.Pinned)
 	default:
 		g.Pinned = fmt.Sprint(p.Value)
 		g.Range = fmt.Sprintf("%d–%d", lo, hi)
