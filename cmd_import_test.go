@@ -54,3 +54,46 @@ func TestImportCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestImportStreamsCommand: a cashback run as Redis Streams spans, imported,
+// passes check; what the contract cannot write is refused in one line with
+// no file left behind.
+func TestImportStreamsCommand(t *testing.T) {
+	dir := t.TempDir()
+	spans := filepath.Join(dir, "cashback.otlp")
+	out := filepath.Join(dir, "mine.yaml")
+	if _, stderr, code := runCLI("run", "cashback", "--set", "events=400", "--set", "crash_p=0.05", "--set", "dedupe=true", "--otlp", spans); code != 0 {
+		t.Fatalf("run --otlp: exit %d: %s", code, stderr)
+	}
+	_, stderr, code := runCLI("import", spans, "-o", out)
+	if code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"inferred dedupe=true from", "inferred crash_p=0.03614 from 15 crashes in 415 handled deliveries", "inferred restart_after=1s from 15 gaps"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("import does not say %q:\n%s", want, stderr)
+		}
+	}
+	stdout, stderr, code := runCLI("check", "--incident-file", out)
+	if code != 0 || !strings.Contains(stdout, "9 passed, 0 failed") {
+		t.Fatalf("check: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	if stdout, _, code := runCLI("import", spans, "--set", "crash_p=0"); code != 0 || !strings.Contains(stdout, "crash_p: 0\n") {
+		t.Fatalf("import --set crash_p=0: exit %d:\n%.600s", code, stdout)
+	}
+	for _, args := range [][]string{
+		{"import", spans, "--set", "visibility_timeout=30s"},
+		{"run", "cashback", "--set", "events=50", "--set", "dedupe=separate", "--otlp", filepath.Join(dir, "sep.otlp")},
+		{"run", "cashback", "--set", "events=50", "--at", "10:00:00.020", "--set", "dedupe=true", "--otlp", filepath.Join(dir, "at.otlp")},
+	} {
+		_, stderr, code := runCLI(args...)
+		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q: want exit 2 and one line", args, code, stderr)
+		}
+	}
+	for _, f := range []string{"sep.otlp", "at.otlp"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("run --otlp wrote %s, which it refused", f)
+		}
+	}
+}

@@ -213,7 +213,11 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if o.code != "" {
 		sum, err = runCode(spec, c, ro.Trace, ro.Budget)
 		if err == nil {
-			err = o.writeOTLP(spec, c.Seed, sum)
+			var forks [][]engine.Setting
+			for _, f := range c.Forks {
+				forks = append(forks, f.Set)
+			}
+			err = o.writeOTLP(spec, c.Seed, c.Set, forks, sum)
 		}
 	} else {
 		var w *engine.World
@@ -226,7 +230,7 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 			return usageErr("--at: %v", err)
 		}
 		if err == nil {
-			err = o.writeOTLP(spec, ro.Seed, sum)
+			err = o.writeOTLP(spec, ro.Seed, ro.Set, [][]engine.Setting{ro.AtSet}, sum)
 		}
 		if err != nil {
 			return budgetStop(err)

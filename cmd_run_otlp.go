@@ -34,7 +34,9 @@ func (o *runOptions) otlpTrace(trace io.Writer) (io.Writer, error) {
 }
 
 // writeOTLP writes the collected trace as OTLP JSON to --otlp's file.
-func (o *runOptions) writeOTLP(spec *engine.Spec, seed uint64, sum engine.Summary) error {
+// set is the run's from its start, forks the sets of its forks after
+// their moments.
+func (o *runOptions) writeOTLP(spec *engine.Spec, seed uint64, set []engine.Setting, forks [][]engine.Setting, sum engine.Summary) error {
 	if o.sink == nil {
 		return nil
 	}
@@ -45,13 +47,17 @@ func (o *runOptions) writeOTLP(spec *engine.Spec, seed uint64, sum engine.Summar
 		}
 		return usageErr("--otlp %s: the run stopped at --max-events %d before its end; nothing exported", o.sink.path, o.maxEvents)
 	}
-	f, err := os.Create(o.sink.path)
-	if err != nil {
+	meta := otlp.Meta{Incident: spec.ID, Seed: seed, FIFO: otlp.Ordered(spec, o.set)}
+	if err := otlp.StreamsMeta(&meta, spec, set, forks); err != nil {
+		return usageErr("--otlp %s: %v", o.sink.path, err)
+	}
+	// export into memory first: a run the contract cannot write leaves no file
+	var out bytes.Buffer
+	if err := otlp.Export(&o.sink.buf, &out, meta); err != nil {
+		return usageErr("--otlp %s: %v", o.sink.path, err)
+	}
+	if err := os.WriteFile(o.sink.path, out.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("--otlp: %v", err)
 	}
-	if err := otlp.Export(&o.sink.buf, f, otlp.Meta{Incident: spec.ID, Seed: seed, FIFO: otlp.Ordered(spec, o.set)}); err != nil {
-		f.Close()
-		return fmt.Errorf("--otlp %s: %v", o.sink.path, err)
-	}
-	return f.Close()
+	return nil
 }

@@ -248,7 +248,11 @@ func (w *World) DecideAmong(k DecisionKind, msg int32, wk int, delivery uint16, 
 	d.Value, d.Lo, d.Hi, d.Mask, d.Forced, d.Pos = natural, lo, hi, mask, false, 0
 	w.Decisions++
 	if msg <= w.pinTop && !w.redriven(msg) {
-		if v, ok := w.spec.pinned(k, msg, delivery, lo, hi, mask, &w.PinsGaveWay); ok {
+		plo, phi := lo, hi
+		if g, ok := w.fam.(FamilyPinRange); ok {
+			plo, phi = g.PinRange(k, lo, hi)
+		}
+		if v, ok := w.spec.pinned(k, msg, delivery, plo, phi, mask, &w.PinsGaveWay); ok {
 			d.Value, d.Forced = v, true
 		}
 	}
@@ -260,6 +264,15 @@ func (w *World) DecideAmong(k DecisionKind, msg int32, wk int, delivery uint16, 
 	}
 	w.hasDec = true
 	return d.Value
+}
+
+// FamilyPinRange is a family whose knobs can make a decision's outcome
+// impossible while a fork may still force it (cashback's crash_p 0: no
+// crash is drawn, yet the explorer may force one): PinRange narrows
+// [lo, hi] for pins only, so an incident's pin gives way there as a
+// latency pin does outside the latency knobs.
+type FamilyPinRange interface {
+	PinRange(k DecisionKind, lo, hi int64) (int64, int64)
 }
 
 // pinned returns the incident's pin for this decision while its value lies
@@ -352,6 +365,10 @@ func pinGaveWay(label string, p Pin, lo, hi int64) PinGaveWay {
 		g.Pinned = "box " + p.Box
 		g.Range = "no idle worker on box " + p.Box
 		g.Line = fmt.Sprintf("pin gave way: %s delivery to box %s found no idle worker there; drawn instead", who, p.Box)
+	case DecCrash:
+		g.Pinned = map[bool]string{true: "crashed", false: "did not crash"}[p.Value == 1]
+		g.Range = fmt.Sprintf("%d–%d", lo, hi)
+		g.Line = fmt.Sprintf("pin gave way: %s delivery %s, which the knobs in force rule out; drawn instead", who, g.Pinned)
 	default:
 		g.Pinned = fmt.Sprint(p.Value)
 		g.Range = fmt.Sprintf("%d–%d", lo, hi)

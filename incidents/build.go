@@ -121,14 +121,23 @@ func (r *reader) build(f *file) *engine.Spec {
 			continue // not a map: already reported
 		}
 		k, ok := engine.DecisionKindByName(p.Decision)
-		if !ok || (k != engine.DecLatency && k != engine.DecWorker) {
-			r.at(path+".decision", "pin decision %q: want latency or worker", p.Decision)
+		if !ok || (k != engine.DecLatency && k != engine.DecWorker && k != engine.DecCrash) {
+			r.at(path+".decision", "pin decision %q: want latency, worker or crash", p.Decision)
 			continue
 		}
 		pin := engine.Pin{Kind: k, Message: p.Message, Delivery: p.Delivery, Box: p.Box}
-		if k == engine.DecLatency {
+		switch {
+		case k == engine.DecLatency:
 			pin.Value = int64(r.dur(path+".value", p.Value, true))
-		} else if !contains(f.Workers.Boxes, p.Box) {
+		case k == engine.DecCrash:
+			// whether the worker died at this delivery: what an import saw
+			switch p.Value {
+			case "0", "1":
+				pin.Value = int64(p.Value[0] - '0')
+			default:
+				r.at(path+".value", "crash pin value %q: want 1 (died) or 0 (did not)", p.Value)
+			}
+		case !contains(f.Workers.Boxes, p.Box):
 			r.at(path+".box", "pin box %q is not one of the workers' boxes (%s)", p.Box, strings.Join(f.Workers.Boxes, ", "))
 		}
 		if p.Delivery < 1 {

@@ -73,7 +73,13 @@ func TestBadTraces(t *testing.T) {
 		{"json, not otlp", strings.NewReader("{\"resourceSpans\": 3}\n"), "line 1 is not OTLP JSON traces"},
 		{"no messaging spans", bytes.NewReader(request(sp{op: "GET /"})), "no messaging spans"},
 		{"kafka", bytes.NewReader(request(sp{op: "send", system: "kafka", dest: "q", msg: "1"})), `messaging.system "kafka" is not supported`},
-		{"redis", bytes.NewReader(request(sp{op: "send", system: "redis", dest: "q", msg: "1"})), `messaging.system "redis" is not supported`},
+		{"nats", bytes.NewReader(request(sp{op: "send", system: "nats", dest: "q", msg: "1"})), `messaging.system "nats" is not supported`},
+		{"redis and a queue", bytes.NewReader(request(
+			sp{op: "send", system: "aws_sqs", dest: "q", msg: "1", start: sec},
+			sp{op: "send", system: "redis", dest: "q", msg: "1-0", start: sec})), "two messaging systems"},
+		{"redis receive, no group", bytes.NewReader(request(
+			sp{op: "send", system: "redis", dest: "s", msg: "1-0", start: sec},
+			sp{op: "receive", system: "redis", dest: "s", client: "c", start: 2 * sec})), "no messaging.consumer.group.name"},
 		{"same instant, no count", bytes.NewReader(request(
 			sp{op: "send", system: "aws_sqs", dest: "q", msg: "1", start: sec},
 			sp{op: "receive", system: "aws_sqs", dest: "q", msg: "1", client: "A1", start: 2 * sec},
@@ -140,6 +146,9 @@ func FuzzRead(f *testing.F) {
 		sp{op: "send", system: "aws_sqs", dest: "q", msg: "1", start: sec},
 		sp{op: "receive", system: "aws_sqs", dest: "q", msg: "1", client: "A1", start: 2 * sec, count: 1},
 		sp{op: "receive", system: "aws_sqs", dest: "q", msg: "1", client: "B1", start: 32 * sec, count: 2}))
+	// a Redis Streams file: crashes, orphan credits, re-reads
+	_, streams := exportCashback(f, "events=12", "crash_p=0.3")
+	f.Add(streams)
 	f.Add([]byte("{}\n{\"resourceSpans\":[]}\n"))
 	f.Add([]byte("hello"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -35,7 +35,9 @@ const (
 	AttrDeliveryCount = "inflight.messaging.delivery_count"
 	AttrSettle        = "inflight.messaging.settle.outcome" // ack, ack_refused, nack, error
 	AttrDeadLetter    = "inflight.messaging.dead_letter"
-	AttrEffectResult  = "inflight.effect.outcome" // returned, crashed
+	AttrEffectResult  = "inflight.effect.outcome"  // returned, crashed
+	AttrReadFrom      = "inflight.redis.read_from" // XREADGROUP's id: > (new entries) or 0 (own pending list)
+	AttrDedupe        = "inflight.dedupe.outcome"  // the processed row's INSERT: first, or repeat (already credited)
 	Scope             = "inflight"
 )
 
@@ -45,6 +47,11 @@ type Meta struct {
 	Seed     uint64
 	System   string // messaging.system; aws_sqs unless given
 	FIFO     bool   // an ordered queue: its name ends .fifo, as SQS names them
+
+	// Streams: the run is the cashback family's, written as Redis Streams
+	// spans; Dedupe is its dedupe knob for the whole run
+	Streams bool
+	Dedupe  string
 }
 
 type line struct {
@@ -94,6 +101,9 @@ type message struct {
 // w, one export request (one message's spans) a line, as the Collector's
 // file exporter writes them.
 func Export(r io.Reader, w io.Writer, m Meta) error {
+	if m.Streams {
+		return exportStreams(r, w, m)
+	}
 	if m.System == "" {
 		m.System = "aws_sqs"
 	}

@@ -26,8 +26,9 @@ const (
 )
 
 // Supported are the queue systems the importer models with the queue
-// family (a lease per delivery, a receive count, a dead letter queue).
-var Supported = []string{"aws_sqs", "rabbitmq", "gcp_pubsub", "servicebus"}
+// family (a lease per delivery, a receive count, a dead letter queue), and
+// Redis Streams consumer groups (System), modelled with the cashback family.
+var Supported = []string{"aws_sqs", "rabbitmq", "gcp_pubsub", "servicebus", System}
 
 // Delivery is one receive of a message and what its handler did.
 type Delivery struct {
@@ -38,9 +39,11 @@ type Delivery struct {
 	End      int64  // the process span's end (At when there is none)
 	Effects  []int64
 	EffectAt []int64
-	Claims   []string // the claims table's outcomes: claimed, in_flight, stamped
-	Settle   string   // ack, ack_refused, nack, defer, error, none
+	Claims   []string // the claims table's outcomes: claimed, in_flight, stamped; redis: the dedupe row's, first or repeat
+	Settle   string   // ack, ack_refused, nack, defer, error, none; redis: ack, crash, dead, none
 	SettleAt int64
+	Handled  bool    // redis: the handler ran (a process span, or writes a crash left)
+	Amounts  []int64 // redis: each credit's amount as its query shows it, -1 where it does not
 }
 
 // Message is one message's life as the spans show it.
@@ -53,14 +56,23 @@ type Message struct {
 	DeadCount   int // the delivery count the DLQ move gave, 0 if none
 	hasPublish  bool
 	countOrders bool
+	entry       entryID // redis: the stream entry's id, parsed
 }
 
 // Recording is what Read reconstructs.
 type Recording struct {
 	System      string
 	Destination string
-	Messages    []*Message // by publish time, then id
+	Messages    []*Message // by publish time, then id; redis: in stream order
 	Spans       int
+
+	// Redis Streams (System): the group and consumer name, the gaps from
+	// a dead instance's last span to the next instance's first, and the
+	// new-entry reads that returned fewer than the model's COUNT before
+	// the last one
+	Group, Client string
+	Restarts      []int64
+	ShortReads    int
 }
 
 type span struct {
@@ -77,6 +89,20 @@ type span struct {
 	dead, errored  bool
 	resourceClient string
 	db, outcome    string
+
+	// for Redis Streams
+	trace            pcommon.TraceID
+	links            []link
+	group, readFrom  string
+	clientAttr       string
+	instance         string
+	dedupe           string
+	dbOp, query, arg string
+}
+
+type link struct {
+	trace pcommon.TraceID
+	span  pcommon.SpanID
 }
 
 func str(m pcommon.Map, k string) string {
@@ -151,6 +177,10 @@ func collect(td ptrace.Traces, spans []span) ([]span, error) {
 		if rc == "" {
 			rc = str(ra, "host.name")
 		}
+		inst := rc
+		if inst == "" {
+			inst = str(ra, "service.name")
+		}
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
 			ss := rs.ScopeSpans().At(j).Spans()
 			for k := 0; k < ss.Len(); k++ {
@@ -177,6 +207,17 @@ func collect(td ptrace.Traces, spans []span) ([]span, error) {
 				if v, ok := a.Get(AttrDeadLetter); ok && v.Type() == pcommon.ValueTypeBool {
 					x.dead = v.Bool()
 				}
+				x.trace, x.instance, x.clientAttr = s.TraceID(), inst, x.client
+				x.group, x.readFrom, x.dedupe = str(a, "messaging.consumer.group.name"), str(a, AttrReadFrom), str(a, AttrDedupe)
+				x.dbOp, x.query, x.arg = str(a, "db.operation.name"), str(a, "db.query.text"), str(a, "db.query.parameter.0")
+				if x.system == System && s.Links().Len() > 0 {
+					if s.Links().Len() > MaxStreamEntries {
+						return nil, fmt.Errorf("a span with %d links; import takes at most %d", s.Links().Len(), MaxStreamEntries)
+					}
+					for l := 0; l < s.Links().Len(); l++ {
+						x.links = append(x.links, link{s.Links().At(l).TraceID(), s.Links().At(l).SpanID()})
+					}
+				}
 				if x.client == "" {
 					x.client = rc
 				}
@@ -201,6 +242,11 @@ func build(spans []span) (*Recording, error) {
 		return m
 	}
 	var receives, processes []span
+	for _, s := range spans {
+		if s.system == System {
+			return buildStreams(rec, spans)
+		}
+	}
 	byParent := map[pcommon.SpanID][]span{}
 	for _, s := range spans {
 		if !s.parent.IsEmpty() {
@@ -210,10 +256,12 @@ func build(spans []span) (*Recording, error) {
 			continue
 		}
 		if !supported(s.system) {
-			return nil, fmt.Errorf("messaging.system %s is not supported: import reads %s (queues with leases and a dead letter queue)", quote(s.system), strings.Join(Supported, ", "))
+			return nil, unsupported(s.system)
 		}
 		if rec.System == "" {
 			rec.System = s.system
+		} else if rec.System != s.system {
+			return nil, fmt.Errorf("spans from two messaging systems, %s and %s: import reads one at a time", quote(rec.System), quote(s.system))
 		}
 		if s.msgID == "" {
 			continue
@@ -379,6 +427,10 @@ func isDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+func unsupported(system string) error {
+	return fmt.Errorf("messaging.system %s is not supported: import reads %s (queues with leases and a dead letter queue) and %s (Streams consumer groups)", quote(system), strings.Join(Supported[:len(Supported)-1], ", "), System)
 }
 
 func supported(s string) bool {

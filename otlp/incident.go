@@ -144,6 +144,9 @@ var boxed = regexp.MustCompile(`^([A-Za-z][A-Za-z_-]*)([0-9]+)$`)
 // which knob it inferred from what. set overrides knobs (name → value, as
 // the file would spell it).
 func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) ([]byte, error) {
+	if rec.System == System {
+		return rec.streamIncident(id, set, log)
+	}
 	for k := range set {
 		if _, ok := knobSection[k]; !ok {
 			return nil, fmt.Errorf("--set %s: not a knob the queue takes (knobs: %s)", quote(k), strings.Join(Knobs(), ", "))
