@@ -37,11 +37,12 @@ import (
 // in no export: its credit is an orphan in the entry's trace, which is how
 // a crash reads in the spans.
 
-// Attributes outside the conventions, the importer's (otlp's).
+// The importer's names (otlp's): messaging.system, and the attributes
+// outside the conventions.
 const (
-	systemRedis  = "redis"
-	attrReadFrom = "inflight.redis.read_from"
-	attrDedupe   = "inflight.dedupe.outcome"
+	systemRedis  = otlp.System
+	attrReadFrom = otlp.AttrReadFrom
+	attrDedupe   = otlp.AttrDedupe
 	attrCount    = otlp.AttrDeliveryCount
 )
 
