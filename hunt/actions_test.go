@@ -154,3 +154,30 @@ func TestTwoActionsReplay(t *testing.T) {
 		}
 	}
 }
+
+// The hunt picks a crash or a wedge only of a worker in service, by the
+// check a fork makes: at a checkpoint where christmas-friday's A1 lies
+// dead of its KeyError (16:50:00 to 16:50:02) no branch takes crash=A1 or
+// wedge=A1, and every other worker's are offered.
+func TestActionsOnlyRunningWorkers(t *testing.T) {
+	o := options(t, "christmas-friday", "no-order-lost")
+	o.Faults, o.Actions = false, []string{"crash", "wedge"}
+	s, err := newSearcher(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := engine.NewWorld(o.Spec, o.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w.Pos < 44 && w.Step(nil) { // past A1's crash, event 43
+	}
+	cp := &start{w: w, pos: w.Pos}
+	var got []string
+	for _, k := range s.actionKids(cp, cp, nil) {
+		got = append(got, k.force[0].act.String())
+	}
+	if want := "crash=A2 crash=B1 crash=B2 wedge=A2 wedge=B1 wedge=B2"; strings.Join(got, " ") != want {
+		t.Errorf("at 16:50:00 #44 the hunt offers %q, want %q", strings.Join(got, " "), want)
+	}
+}
