@@ -185,9 +185,9 @@ func (q *Family) ActionWords(w *engine.World, a engine.Action) string {
 		return "no repair script"
 	case "purge":
 		if n := len(q.leased); n > 0 {
-			return fmt.Sprintf("purge %d messages (%d in flight)", q.visible+n, n)
+			return fmt.Sprintf("purge %s (%d in flight)", plural(q.visible+n, "message"), n)
 		}
-		return fmt.Sprintf("purge %d queued messages", q.visible)
+		return "purge " + plural(q.visible, "queued message")
 	case "crash":
 		return "crash " + a.Arg
 	case "wedge":
