@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/incidents"
 )
 
 // On thursday-fixed with no faults forced, no decision up to depth 2
@@ -180,4 +181,29 @@ func TestActionsOnlyRunningWorkers(t *testing.T) {
 	if want := "crash=A2 crash=B1 crash=B2 wedge=A2 wedge=B1 wedge=B2"; strings.Join(got, " ") != want {
 		t.Errorf("at 16:50:00 #44 the hunt offers %q, want %q", strings.Join(got, " "), want)
 	}
+}
+
+// The explorer's hunt form hands ActionNames whatever was typed: any
+// string is names the hunt takes (at most 8, no separators left) or one
+// line saying why not.
+func FuzzActionNames(f *testing.F) {
+	for _, s := range []string{"", "crash", "crash,redrive", " crash  redrive ", "reboot", "crash,,,", "step_clock", "\x1b[2J", "a,b,c,d,e,f,g,h,i"} {
+		f.Add(s)
+	}
+	spec, err := incidents.Get("thursday-fixed")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		names, err := ActionNames(spec, spec.Seed, nil, s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") || len(names) > 0 {
+				t.Fatalf("%q: %q, %v", s, err, names)
+			}
+			return
+		}
+		if len(names) > 8 || strings.ContainsAny(strings.Join(names, ""), " ,") {
+			t.Fatalf("%q: taken as %q", s, names)
+		}
+	})
 }

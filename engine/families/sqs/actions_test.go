@@ -244,3 +244,11 @@ func TestCrashNotRunning(t *testing.T) {
 		}
 	}
 }
+
+// Any action on christmas-friday as its workers start (16:50:00, A1's
+// crash among the events after): refused in one line naming it, or taken
+// and played with its captions.
+func FuzzQueueAction(f *testing.F) {
+	familytest.FuzzActionArg(f, familytest.Incident(f, "christmas-friday"), familytest.FuzzArg{Until: 16*engine.Hour + 50*engine.Minute, Steps: 200},
+		"crash=A1", "wedge=A1", "crash=B1", "wedge=B2", "workers=-2", "workers=+1", "redrive", "purge", "crash=Z9")
+}
