@@ -33,8 +33,8 @@ it are forced.
 With --actions crash,redrive (names of the incident's operator actions)
 the hunt also takes those actions as moves, at the moments it forces
 decisions from (not in the random schedules), at most 2 in one branch
-(each counted in --depth); it chooses their arguments: each worker for
-crash and wedge, redrive and redrive=unfinished, workers=+1 and -1. A
+(each counted in --depth); it chooses their arguments: each worker in
+service for crash and wedge, redrive and redrive=unfinished, workers=+1 and -1. A
 find's share code carries them (;do=) and replays with inflight run
 --code.
 `,

@@ -37,14 +37,33 @@ type ActionSpec struct {
 	Arg string
 	// NeedsArg: the action takes no bare form.
 	NeedsArg bool
-	// Repeat: the same action (name and argument) may be given twice in
-	// one fork, each time adding to the last (workers=+1 twice starts two
-	// workers). Otherwise a repeat is refused: every action of a fork is
-	// checked against the same state, so a second wedge=A1 would pass
-	// the check and then find nothing left to do.
-	Repeat bool
+	// Repeat says whether one fork may take this action more than once
+	// (Repeats).
+	Repeat Repeats
 	Doc    string
 }
+
+// Repeats is the one rule for an action given more than once in one
+// fork. Every action of a fork is checked against the same state, the
+// fork's, so a second that the first leaves with nothing to do (or
+// undoes) would pass the check and then do nothing: it is refused, with
+// the reason, unless the rule says the two are distinct.
+type Repeats uint8
+
+const (
+	// RepeatOnce: one a fork, whatever the arguments: redrive with
+	// redrive=unfinished, pause with pause=10m, purge twice are refused.
+	RepeatOnce Repeats = iota
+	// RepeatPerTarget: the argument names a target (a worker), and a
+	// fork does one thing to each: crash=A1 with crash=B2 is two
+	// actions; crash=A1 twice, or crash=A1 with wedge=A1 (any two
+	// PerTarget actions of the same Arg form naming the same target), is
+	// refused.
+	RepeatPerTarget
+	// RepeatAdds: each adds to the last, whatever the arguments
+	// (workers=+1 twice starts two, workers=+2 with workers=-1 nets one).
+	RepeatAdds
+)
 
 // FamilyActions is implemented by a family whose system has operator
 // actions.
@@ -58,6 +77,17 @@ type FamilyActions interface {
 	ActionWords(w *World, a Action) string
 	// Act carries out a checked action at w's clock, emitting its events.
 	Act(w *World, a Action)
+}
+
+// FamilyActionTargets is implemented by a family whose actions name a
+// target that takes them only in some states: a worker must be running
+// to be crashed or wedged.
+type FamilyActionTargets interface {
+	// CheckTarget refuses checked action a when its target cannot take
+	// it on w's state, the state at clock at, naming the target, what it
+	// is and at: "worker A1 is not running at 19:52:00 (crashed at
+	// 19:51:40)".
+	CheckTarget(w *World, a Action, at Time) error
 }
 
 // FamilyWorkerNames is implemented by a family whose actions add workers
@@ -119,8 +149,17 @@ func (w *World) Actions() []ActionSpec {
 }
 
 // CheckActions refuses an action w's family does not declare or its
-// incident cannot take, naming the actions there are.
-func (w *World) CheckActions(acts []Action) error {
+// incident cannot take at w's clock, naming the actions there are
+// (CheckActionsAt).
+func (w *World) CheckActions(acts []Action) error { return w.CheckActionsAt(w.Now, acts) }
+
+// CheckActionsAt refuses an action w's family does not declare, a
+// repeat its Repeats rule refuses, or an action its incident cannot take
+// at clock at (not before w's clock, with no event between). A world
+// that has played no event yet cannot tell what its targets will be at
+// at (the workers have not started): their check waits for the moment
+// the actions are carried out (ActionRefused).
+func (w *World) CheckActionsAt(at Time, acts []Action) error {
 	if len(acts) > MaxForkActions {
 		return fmt.Errorf("%d actions: a fork takes at most %d", len(acts), MaxForkActions)
 	}
@@ -128,14 +167,12 @@ func (w *World) CheckActions(acts []Action) error {
 	if !ok && len(acts) > 0 {
 		return fmt.Errorf("action %q: incident %s declares no operator actions", clip(acts[0].String()), w.spec.ID)
 	}
+	var specs []ActionSpec
+	if ok {
+		specs = fa.ActionSpecs()
+	}
 	for i, a := range acts {
-		var spec *ActionSpec
-		specs := fa.ActionSpecs()
-		for i := range specs {
-			if specs[i].Name == a.Name {
-				spec = &specs[i]
-			}
-		}
+		spec := specOf(specs, a.Name)
 		if spec == nil {
 			names := make([]string, len(specs))
 			for i, s := range specs {
@@ -149,15 +186,63 @@ func (w *World) CheckActions(acts []Action) error {
 		case a.Arg != "" && spec.Arg == "":
 			return fmt.Errorf("action %q: %s takes no argument", clip(a.String()), a.Name)
 		}
-		if !spec.Repeat && slices.Index(acts, a) < i {
-			return fmt.Errorf("action %s is given twice: the first leaves the second nothing to do, so a fork takes it once", a)
+		if err := repeated(specs, acts[:i], a); err != nil {
+			return err
 		}
 		if err := fa.CheckAction(w, a); err != nil {
+			return err
+		}
+		if err := w.checkTarget(a, max(at, w.Now)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+func specOf(specs []ActionSpec, name string) *ActionSpec {
+	for i := range specs {
+		if specs[i].Name == name {
+			return &specs[i]
+		}
+	}
+	return nil
+}
+
+// repeated refuses a after the fork's actions before it, by a's Repeats
+// rule (the earlier ones are declared: they were checked first).
+func repeated(specs []ActionSpec, before []Action, a Action) error {
+	spec := specOf(specs, a.Name)
+	for _, b := range before {
+		bs := specOf(specs, b.Name)
+		switch {
+		case spec.Repeat == RepeatOnce && b.Name == a.Name && b == a:
+			return fmt.Errorf("action %s is given twice: the first leaves the second nothing to do, so a fork takes it once", a)
+		case spec.Repeat == RepeatOnce && b.Name == a.Name:
+			return fmt.Errorf("action %s with %s: a fork takes one %s, the second would act on what the first left", b, a, a.Name)
+		case spec.Repeat == RepeatPerTarget && bs.Repeat == RepeatPerTarget && bs.Arg == spec.Arg && b.Arg == a.Arg && b.Name == a.Name:
+			return fmt.Errorf("action %s is given twice: a fork does one thing to %s", a, a.Arg)
+		case spec.Repeat == RepeatPerTarget && bs.Repeat == RepeatPerTarget && bs.Arg == spec.Arg && b.Arg == a.Arg:
+			return fmt.Errorf("action %s with %s: a fork does one thing to %s", b, a, a.Arg)
+		}
+	}
+	return nil
+}
+
+// checkTarget is the family's target check of a at clock at, on a world
+// that has played an event (before one, the state says nothing of at).
+func (w *World) checkTarget(a Action, at Time) error {
+	ft, ok := w.fam.(FamilyActionTargets)
+	if !ok || w.Pos == 0 {
+		return nil
+	}
+	return ft.CheckTarget(w, a, at)
+}
+
+// ActionRefused is the first action this world refused when it came to
+// carry it out, or nil: an action queued on a world that had played no
+// event (a fork at a clock, run --at's), whose target turned out not to
+// take it then (a worker dead at that moment). The action was not taken.
+func (w *World) ActionRefused() error { return w.actRefused }
 
 // ScheduleActions queues checked actions for the clock at (not before
 // now), after any knob change due then. The step keeps the run alive, so
@@ -167,7 +252,7 @@ func (w *World) ScheduleActions(at Time, acts []Action) error {
 	if len(acts) == 0 {
 		return nil
 	}
-	if err := w.CheckActions(acts); err != nil {
+	if err := w.CheckActionsAt(at, acts); err != nil {
 		return err
 	}
 	at = max(at, w.Now)
@@ -214,12 +299,19 @@ func (w *World) applyActions() {
 	// never changed in place: clones share the list
 	w.actions = slices.Concat(w.actions[:i], w.actions[i+1:])
 	fa := w.fam.(FamilyActions) // checked when scheduled
-	w.acting = true
-	if !p.cont {
-		w.acted = append(w.acted[:len(w.acted):len(w.acted)], fa.ActionWords(w, p.a))
+	// the target's check, which a world without an event leaves to now
+	if err := w.checkTarget(p.a, w.Now); !p.cont && err != nil {
+		if w.actRefused == nil {
+			w.actRefused = err
+		}
+	} else {
+		w.acting = true
+		if !p.cont {
+			w.acted = append(w.acted[:len(w.acted):len(w.acted)], fa.ActionWords(w, p.a))
+		}
+		fa.Act(w, p.a)
+		w.acting = false
 	}
-	fa.Act(w, p.a)
-	w.acting = false
 	w.actMore = slices.ContainsFunc(w.actions, func(p pendingAction) bool { return p.at <= w.Now })
 	if w.actMore {
 		w.q.push(item{t: w.Now, key: mkKey(0, opAction, false, 0)})
@@ -244,4 +336,33 @@ func actionWords(w *World, acts []Action) []string {
 // first, "redrive 108 dead letters @21:15:00".
 func (w *World) ForkLabel(set []Setting, o *DecisionOverride, acts []Action, m ForkMoment) string {
 	return w.Forcing().labelActs(set, o, nil, actionWords(w, acts), m)
+}
+
+// checkClockActions refuses, before a run writes any of its trace, an
+// action of run --at CLOCK whose target cannot take it then: the actions
+// are queued on the world at its start, which cannot tell, so a pass
+// that writes nothing plays to them.
+func checkClockActions(spec *Spec, o RunOptions) error {
+	if len(o.AtDo) == 0 {
+		return nil
+	}
+	w, err := NewWorld(spec, o.Seed, o.Set)
+	if err != nil {
+		return err
+	}
+	defer w.Discard()
+	if len(o.AtSet) > 0 {
+		if err := w.ScheduleKnobs(o.At, o.AtSet); err != nil {
+			return err
+		}
+	}
+	if err := w.ScheduleActions(o.At, o.AtDo); err != nil {
+		return err
+	}
+	for len(w.actions) > 0 && w.actRefused == nil && w.Step(nil) {
+	}
+	if w.actRefused != nil {
+		return &MomentError{w.actRefused.Error()}
+	}
+	return nil
 }

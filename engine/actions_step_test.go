@@ -149,25 +149,39 @@ func TestActionsOneEventPerStep(t *testing.T) {
 	}
 }
 
-// TestActionGivenTwice: every action of a fork is checked against the same
-// state, so a repeat that the first leaves nothing to do is refused; one
-// whose effects add up (workers=+1 twice) is taken.
-func TestActionGivenTwice(t *testing.T) {
+// TestActionRepeats is engine.Repeats, the one rule for an action given
+// more than once in a fork, on every family that declares actions: once
+// a fork whatever the arguments, once per target, or adding up.
+func TestActionRepeats(t *testing.T) {
 	for _, c := range []struct {
-		id, do string
-		ok     bool
+		id   string
+		do   []string
+		want string // "" for taken
 	}{
-		{"thursday", "wedge=A1", false},
-		{"thursday", "crash=B2", false},
-		{"thursday", "purge", false},
-		{"thursday", "redrive", false},
-		{"thursday", "workers=+1", true},
-		{"db-down", "pause=30s", false},
-		{"kafka-restart", "restart_producer", false},
-		{"ordering", "partitions=8", false},
-		{"ordering", "consumers=+1", true},
-		{"galewatch", "step_clock=+30s", true},
-		{"cashback", "replay_pending", true},
+		// RepeatOnce
+		{"thursday", []string{"redrive", "redrive"}, "action redrive is given twice"},
+		{"thursday", []string{"redrive", "redrive=unfinished"}, "action redrive with redrive=unfinished: a fork takes one redrive"},
+		{"thursday", []string{"redrive=unfinished", "redrive"}, "action redrive=unfinished with redrive: a fork takes one redrive"},
+		{"thursday", []string{"purge", "purge"}, "action purge is given twice"},
+		{"thursday", []string{"redrive", "purge"}, ""},
+		{"db-down", []string{"pause", "pause=10m"}, "action pause with pause=10m: a fork takes one pause"},
+		{"db-down", []string{"pause=30s", "pause=30s"}, "action pause=30s is given twice"},
+		{"db-down", []string{"pause", "resume"}, ""},
+		{"kafka-restart", []string{"restart_producer", "restart_producer"}, "action restart_producer is given twice"},
+		{"ordering", []string{"partitions=8", "partitions=12"}, "action partitions=8 with partitions=12: a fork takes one partitions"},
+		// RepeatPerTarget: distinct workers are distinct actions
+		{"thursday", []string{"crash=A1", "crash=B2"}, ""},
+		{"thursday", []string{"crash=A1", "wedge=B2"}, ""},
+		{"thursday", []string{"crash=B2", "crash=B2"}, "action crash=B2 is given twice: a fork does one thing to B2"},
+		{"thursday", []string{"wedge=A1", "wedge=A1"}, "action wedge=A1 is given twice"},
+		{"thursday", []string{"crash=A1", "wedge=A1"}, "action crash=A1 with wedge=A1: a fork does one thing to A1"},
+		{"thursday", []string{"wedge=A1", "crash=B1", "crash=A1"}, "action wedge=A1 with crash=A1: a fork does one thing to A1"},
+		// RepeatAdds
+		{"thursday", []string{"workers=+1", "workers=+1"}, ""},
+		{"thursday", []string{"workers=+2", "workers=-1"}, ""},
+		{"ordering", []string{"consumers=+1", "consumers=+1"}, ""},
+		{"galewatch", []string{"step_clock=+30s", "step_clock=-6s"}, ""},
+		{"cashback", []string{"replay_pending", "replay_pending=min_idle:30s"}, ""},
 	} {
 		spec, err := incidents.Get(c.id)
 		if err != nil {
@@ -177,21 +191,23 @@ func TestActionGivenTwice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := engine.ParseAction(c.do)
-		if err != nil {
-			t.Fatal(err)
+		var acts []engine.Action
+		for _, s := range c.do {
+			a, err := engine.ParseAction(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.CheckActions([]engine.Action{a}); err != nil {
+				t.Fatalf("%s --do %s alone: %v", c.id, s, err)
+			}
+			acts = append(acts, a)
 		}
-		if err := w.CheckActions([]engine.Action{a}); err != nil {
-			t.Fatalf("%s --do %s: %v", c.id, c.do, err)
-		}
-		err = w.CheckActions([]engine.Action{a, a})
+		err = w.CheckActions(acts)
 		switch {
-		case c.ok && err != nil:
-			t.Errorf("%s --do %s twice refused: %v", c.id, c.do, err)
-		case !c.ok && err == nil:
-			t.Errorf("%s --do %s twice accepted", c.id, c.do)
-		case !c.ok && !strings.Contains(err.Error(), "given twice"):
-			t.Errorf("%s --do %s twice: %v, want it to say the action is given twice", c.id, c.do, err)
+		case c.want == "" && err != nil:
+			t.Errorf("%s %v refused: %v", c.id, c.do, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%s %v: %v, want one line with %q", c.id, c.do, err, c.want)
 		}
 	}
 }

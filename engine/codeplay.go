@@ -372,6 +372,9 @@ func (c Code) replay(spec *Spec, sink Sink, toEnd bool, b Budget) (w *World, pla
 		// the run settled before the clock: the explorer refuses such a fork
 		return nil, nil, codeErr("share code fork 1 at %s: the run has ended by then, so its change acts on nothing", c.Forks[0].At.Short())
 	}
+	if err := w.ActionRefused(); err != nil && clockFork {
+		return nil, nil, codeErr("share code fork 1 at %s: %v", c.Forks[0].At.Short(), err)
+	}
 	if c.Cursor < 0 && fp32(w.fp) != c.Fingerprint {
 		return nil, nil, ErrCodeMismatch
 	}

@@ -33,7 +33,7 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	if err := w.Forcing().Faults(o.Faults...); err != nil {
 		return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
 	}
-	if err := w.CheckActions(o.Actions); err != nil {
+	if err := w.CheckActionsAt(o.At, o.Actions); err != nil {
 		return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
 	}
 	if w.Settled() && o.Override == nil && len(o.Actions) == 0 {

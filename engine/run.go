@@ -327,6 +327,11 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 			return Summary{}, nil, err // before a line of the trace is written
 		}
 	}
+	if o.HasAt && !o.AtMid && o.Trace != nil {
+		if err := checkClockActions(spec, o); err != nil {
+			return Summary{}, nil, err // before a line of the trace is written
+		}
+	}
 	if o.HasAt && !o.AtMid {
 		if len(o.AtSet) > 0 {
 			if err := w.ScheduleKnobs(o.At, o.AtSet); err != nil {
@@ -360,6 +365,9 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	}
 	if err := tr.flush(); err != nil {
 		return Summary{}, nil, err
+	}
+	if err := w.ActionRefused(); err != nil {
+		return Summary{}, nil, &MomentError{err.Error()}
 	}
 	s := w.Summarize(hs.sum())
 	if spy != nil && spy.pos >= 0 {

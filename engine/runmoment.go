@@ -41,7 +41,7 @@ func forkMidClock(w *World, sink Sink, o RunOptions) (ForkPlace, error) {
 	}
 	label := w.Forcing().labelActs(o.AtSet, nil, nil, actionWords(w, o.AtDo), name)
 	if err := w.Forcing().Fork(CodeFork{Pos: o.AtPos, At: o.At, Set: o.AtSet, Actions: o.AtDo}); err != nil {
-		return ForkPlace{}, err
+		return ForkPlace{}, &MomentError{err.Error()} // refused there: bad input
 	}
 	return ForkPlace{Name: label, Moment: name.String(), Pos: o.AtPos}, nil
 }

@@ -144,6 +144,9 @@ type World struct {
 	acted     []string        // the last batch of actions in words, as they acted
 	actMore   bool            // more actions are due at the clock: the next actions step continues the batch
 	pinTop    int32           // the highest message a pin names, -1 for none: decide's fast path
+	// actRefused: an action whose target could not take it when due
+	// (ActionRefused)
+	actRefused error
 	// PinsGaveWay lists the incident's pins that did not hold because their
 	// value lay outside the knobs in force (see pinned)
 	PinsGaveWay []PinGaveWay

@@ -130,3 +130,26 @@ func (l *line) act() {
 			Msg: -1, Value: 1, Words: "operator: " + words, Act: &a, ActionCode: a.String()})
 	}
 }
+
+// ActionNames reads a list of action names as the explorer's hunt form
+// takes them (commas or spaces between) and checks them as Hunt checks
+// o.Actions on spec's world under seed and set: the names, or the
+// refusal Hunt would give.
+func ActionNames(spec *engine.Spec, seed uint64, set []engine.Setting, s string) ([]string, error) {
+	names := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
+	if len(names) == 0 {
+		return nil, nil
+	}
+	if len(names) > 8 {
+		return nil, fmt.Errorf("--actions: %d names, more than any family declares (at most 8)", len(names))
+	}
+	w, err := engine.NewWorld(spec, seed, set)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Discard()
+	if _, err := actionCandidates(w, names); err != nil {
+		return nil, err
+	}
+	return names, nil
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"inflight/engine"
+	"inflight/incidents"
 )
 
 // On thursday-fixed with no faults forced, no decision up to depth 2
@@ -153,4 +154,56 @@ func TestTwoActionsReplay(t *testing.T) {
 			t.Errorf("code %q replays to\n%+v\nthe hunt played\n%+v", code, sum, out.sum)
 		}
 	}
+}
+
+// The hunt picks a crash or a wedge only of a worker in service, by the
+// check a fork makes: at a checkpoint where christmas-friday's A1 lies
+// dead of its KeyError (16:50:00 to 16:50:02) no branch takes crash=A1 or
+// wedge=A1, and every other worker's are offered.
+func TestActionsOnlyRunningWorkers(t *testing.T) {
+	o := options(t, "christmas-friday", "no-order-lost")
+	o.Faults, o.Actions = false, []string{"crash", "wedge"}
+	s, err := newSearcher(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := engine.NewWorld(o.Spec, o.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w.Pos < 44 && w.Step(nil) { // past A1's crash, event 43
+	}
+	cp := &start{w: w, pos: w.Pos}
+	var got []string
+	for _, k := range s.actionKids(cp, cp, nil) {
+		got = append(got, k.force[0].act.String())
+	}
+	if want := "crash=A2 crash=B1 crash=B2 wedge=A2 wedge=B1 wedge=B2"; strings.Join(got, " ") != want {
+		t.Errorf("at 16:50:00 #44 the hunt offers %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// The explorer's hunt form hands ActionNames whatever was typed: any
+// string is names the hunt takes (at most 8, no separators left) or one
+// line saying why not.
+func FuzzActionNames(f *testing.F) {
+	for _, s := range []string{"", "crash", "crash,redrive", " crash  redrive ", "reboot", "crash,,,", "step_clock", "\x1b[2J", "a,b,c,d,e,f,g,h,i"} {
+		f.Add(s)
+	}
+	spec, err := incidents.Get("thursday-fixed")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		names, err := ActionNames(spec, spec.Seed, nil, s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") || len(names) > 0 {
+				t.Fatalf("%q: %q, %v", s, err, names)
+			}
+			return
+		}
+		if len(names) > 8 || strings.ContainsAny(strings.Join(names, ""), " ,") {
+			t.Fatalf("%q: taken as %q", s, names)
+		}
+	})
 }

@@ -150,6 +150,9 @@ func (s *searcher) play(n node, record bool) outcome {
 	} else {
 		for l.stepActs() {
 		}
+		if l.w.ActionRefused() != nil {
+			l.out.ok = false // an action its target could not take then: not taken
+		}
 	}
 	if !l.settled() {
 		l.out.ok = false

@@ -288,7 +288,7 @@ func (f *forkForm) actions() ([]engine.Action, error) {
 		acts = append(acts, a)
 	}
 	if f.world != nil {
-		if err := f.world.CheckActions(acts); err != nil {
+		if err := f.world.CheckActionsAt(engine.Time(f.at), acts); err != nil {
 			return nil, err
 		}
 	}

@@ -44,6 +44,7 @@ var goldenScreens = []struct {
 	{"compare", []string{"e", "1", "c"}},
 	{"story", []string{"]", "]", "]", "]", "]", "enter"}},
 	{"help", []string{"?"}},
+	{"huntactions", []string{"]", "]", "]", "x", "tab", "c", "r", "a", "s", "h", ",", "p", "u", "r", "g", "e"}},
 }
 
 // TestGolden pins the explorer's screens at 200×60, 120×40 and 80×24:

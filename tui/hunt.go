@@ -9,10 +9,12 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/list"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
 	"inflight/hunt"
+	"inflight/internal/termtext"
 )
 
 // The hunt's bounds in the explorer: those of `inflight hunt`'s defaults.
@@ -23,19 +25,21 @@ const (
 
 // huntKeyMap is the property list's keys; the list moves with its own.
 type huntKeyMap struct {
-	Run   key.Binding
-	Close key.Binding
+	Run     key.Binding
+	Close   key.Binding
+	Actions key.Binding
 }
 
 func defaultHuntKeyMap() huntKeyMap {
 	return huntKeyMap{
-		Run:   binding([]string{"enter"}, "enter", "hunt"),
-		Close: binding([]string{"esc", "q", "x"}, "esc", "close"),
+		Run:     binding([]string{"enter"}, "enter", "hunt"),
+		Close:   binding([]string{"esc", "q", "x"}, "esc", "close"),
+		Actions: binding([]string{"tab"}, "tab", "actions"),
 	}
 }
 
 // ShortHelp is the list's keys in one line.
-func (k huntKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Run, k.Close} }
+func (k huntKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Run, k.Actions, k.Close} }
 
 // FullHelp is the list's keys in columns.
 func (k huntKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
@@ -50,6 +54,15 @@ type huntList struct {
 	made bool // the list was made (the zero list cannot be sized)
 	done outcome
 	note string // on a branch, under the title: what the hunt judges
+	// the operator actions the hunt may take, as hunt --actions names
+	// them: a row under the list when the incident declares any, typed
+	// into after tab
+	specs  []engine.ActionSpec
+	actIn  textinput.Model
+	onActs bool
+	check  func(string) ([]string, error) // hunt.ActionNames for this branch
+	names  []string                       // the names checked, when submitted
+	actErr string                         // the last refusal of the names typed
 }
 
 type propertyItem struct{ p *engine.Property }
@@ -59,8 +72,10 @@ func (i propertyItem) Description() string { return i.p.Words }
 func (i propertyItem) FilterValue() string { return i.p.Name + " " + i.p.Words }
 
 // newHuntList lists spec's properties, for a hunt from clock at; after,
-// on a branch, is its fork's moment, what the hunt judges from.
-func newHuntList(c common, spec *engine.Spec, at engine.Time, after string) huntList {
+// on a branch, is its fork's moment, what the hunt judges from. specs are
+// the incident's operator actions, check reads the names typed as
+// hunt --actions does.
+func newHuntList(c common, spec *engine.Spec, at engine.Time, after string, specs []engine.ActionSpec, check func(string) ([]string, error)) huntList {
 	d := list.NewDefaultDelegate()
 	d.Styles = c.st.Item
 	var items []list.Item
@@ -73,7 +88,9 @@ func newHuntList(c common, spec *engine.Spec, at engine.Time, after string) hunt
 	l.SetShowHelp(false)
 	l.SetFilteringEnabled(false)
 	l.SetShowStatusBar(false)
-	h := huntList{common: c, keys: defaultHuntKeyMap(), list: l, made: true}
+	h := huntList{common: c, keys: defaultHuntKeyMap(), list: l, made: true, specs: specs, check: check}
+	h.actIn = newInput(c.st, "")
+	h.actIn.Placeholder = "none"
 	if after != "" {
 		h.note = "judged after the fork (" + after + "): what came before it does not count"
 	}
@@ -90,6 +107,9 @@ func (h *huntList) SetSize(w, hh int) {
 	if h.note != "" {
 		hh-- // the note's line
 	}
+	if len(h.specs) > 0 {
+		hh -= 2 // the actions' row and the line under it
+	}
 	h.list.SetSize(max(w, 1), max(hh, 1))
 }
 
@@ -97,6 +117,34 @@ func (h *huntList) SetSize(w, hh int) {
 // property, esc to close.
 func (h huntList) Update(msg tea.Msg) (huntList, tea.Cmd) {
 	h.done = stay
+	if k, ok := msg.(tea.KeyMsg); ok && len(h.specs) > 0 {
+		switch {
+		case key.Matches(k, h.keys.Actions):
+			h.onActs = !h.onActs
+			if h.onActs {
+				h.actIn.Focus()
+			} else {
+				h.actIn.Blur()
+			}
+			return h, nil
+		case key.Matches(k, h.keys.Run):
+			names, err := h.check(h.actIn.Value())
+			if err != nil {
+				h.actErr = err.Error()
+				return h, nil
+			}
+			h.names, h.actErr, h.done = names, "", submitted
+			return h, nil
+		case h.onActs && k.String() == "esc":
+			h.done = closed
+			return h, nil
+		case h.onActs:
+			var cmd tea.Cmd
+			h.actIn, cmd = h.actIn.Update(msg)
+			h.actErr = ""
+			return h, cmd
+		}
+	}
 	if k, ok := msg.(tea.KeyMsg); ok {
 		switch {
 		case key.Matches(k, h.keys.Close):
@@ -112,14 +160,37 @@ func (h huntList) Update(msg tea.Msg) (huntList, tea.Cmd) {
 	return h, cmd
 }
 
-// View is the list, on a branch with the note under its title.
+// View is the list, on a branch with the note under its title, and the
+// actions' row under it when the incident declares any.
 func (h huntList) View() string {
 	v := h.list.View()
-	if h.note == "" {
+	if h.note != "" {
+		title, rest, _ := strings.Cut(v, "\n")
+		v = title + "\n" + fitLine(h.st.Dim.Render("   "+h.note), h.width) + "\n" + rest
+	}
+	if len(h.specs) == 0 {
 		return v
 	}
-	title, rest, _ := strings.Cut(v, "\n")
-	return title + "\n" + fitLine(h.st.Dim.Render("   "+h.note), h.width) + "\n" + rest
+	in := h.actIn.Value()
+	if h.onActs {
+		in = h.actIn.View()
+	}
+	if in == "" {
+		in = h.st.Dim.Render("none")
+	}
+	mark := "  "
+	if h.onActs {
+		mark = "> "
+	}
+	var names []string
+	for _, s := range h.specs {
+		names = append(names, s.Name)
+	}
+	under := h.st.Dim.Render("    tab names actions it may take: " + strings.Join(names, ", "))
+	if h.actErr != "" {
+		under = h.st.Bad.Render("    " + termtext.Clean(h.actErr, termtext.Line))
+	}
+	return v + "\n" + fitLine(mark+"do: "+in, h.width) + "\n" + fitLine(under, h.width)
 }
 
 func (h huntList) selected() (*engine.Property, bool) {
@@ -139,7 +210,9 @@ func (m *Model) openHunt() {
 		m.flash = "a hunt on this branch starts at or after its fork (" + c.Forks[len(c.Forks)-1].At.Short() + "): move past it"
 		return
 	}
-	m.hunt, m.state = newHuntList(m.common, m.x.Spec, m.at, forkMoment(m.x.Code().Forks)), stateHunt
+	code, spec := m.x.Code(), m.x.Spec
+	check := func(s string) ([]string, error) { return hunt.ActionNames(spec, code.Seed, code.Set, s) }
+	m.hunt, m.state = newHuntList(m.common, m.x.Spec, m.at, forkMoment(code.Forks), m.x.World().Actions(), check), stateHunt
 	b := m.mainView().layout().body
 	m.hunt.SetSize(b.w, b.h)
 }
@@ -164,7 +237,7 @@ func (m *Model) updateHunt(k tea.KeyMsg) tea.Cmd {
 	case submitted:
 		m.state = stateMain
 		if p, ok := m.hunt.selected(); ok {
-			return m.startHunt(p)
+			return m.startHunt(p, m.hunt.names)
 		}
 	}
 	return cmd
@@ -209,7 +282,7 @@ func (h *huntProgress) line(label string) string {
 // branch on screen, as a job: esc cancels it. A counterexample opens
 // as a branch named after p (its forced decisions, one fork each), the
 // cursor just past the first violation.
-func (m *Model) startHunt(p *engine.Property) tea.Cmd {
+func (m *Model) startHunt(p *engine.Property, actions []string) tea.Cmd {
 	code := m.x.Code()
 	// the command's bounds, and under a server no more than the
 	// session's event budget
@@ -217,7 +290,7 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 	// explorer's own branches are not the job's to touch
 	cur := branchIndex(m.x, m.x.Branch())
 	o := hunt.Options{Spec: m.x.Spec, Seed: code.Seed, Set: code.Set, Forks: code.Forks, From: m.at, Property: p,
-		Depth: huntDepth, Budget: huntBudget, Faults: true}
+		Depth: huntDepth, Budget: huntBudget, Faults: true, Actions: actions}
 	if m.jobs.slots != nil {
 		o.Events = m.x.Limits().Events
 	}
@@ -259,9 +332,12 @@ func (m *Model) startHunt(p *engine.Property) tea.Cmd {
 			if i < len(r.Forced)-1 {
 				fo.Name = fmt.Sprintf("%s %d/%d", name, i+1, len(r.Forced))
 			}
-			if f.Fault != nil {
+			switch {
+			case f.Act != nil:
+				fo.Actions = []engine.Action{*f.Act}
+			case f.Fault != nil:
 				fo.Faults = []engine.Fault{*f.Fault}
-			} else {
+			default:
 				fo.Override = &engine.DecisionOverride{Index: f.Index, Value: f.Value}
 			}
 			if _, err := x.Fork(fo); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"inflight/engine"
+	"inflight/hunt"
 )
 
 func specOf(t testing.TB, id string) *engine.Spec {
@@ -325,5 +326,62 @@ func TestHuntForkGolden(t *testing.T) {
 			}
 			golden.RequireEqual(t, []byte(v))
 		})
+	}
+}
+
+// The hunt form's actions row: tab types names as hunt --actions takes
+// them, checked as the hunt checks them (a name the incident does not
+// declare is refused on the row, and the form stays); esc closes it from
+// the row too.
+func TestHuntActionsRow(t *testing.T) {
+	m := newTest(t, Options{Spec: specOf(t, "thursday-fixed")}, 120, 40)
+	m = press(m, "x", "tab", "r", "e", "b", "o", "o", "t", "enter")
+	want := `--actions "reboot": incident thursday-fixed's actions are redrive, repair, purge, crash, wedge, workers`
+	if m.state != stateHunt || !strings.Contains(m.View(), want) {
+		t.Fatalf("state %s, want the refusal %q on the form:\n%s", m.state, want, m.View())
+	}
+	if m = press(m, "esc"); m.state != stateMain || len(m.x.Branches()) != 1 {
+		t.Fatalf("esc on the row: state %s, %d branches", m.state, len(m.x.Branches()))
+	}
+	// an incident without actions has no row
+	m = newTest(t, Options{Spec: specOf(t, "fifo-window")}, 120, 40)
+	if m = press(m, "x"); m.state == stateHunt && strings.Contains(m.View(), "do: ") {
+		t.Errorf("fifo-window declares no actions, yet the hunt form has a do: row:\n%s", m.View())
+	}
+}
+
+// A hunt with actions from the explorer finds what hunt --actions finds
+// for the same arguments (the incident, the cursor's clock as --at, the
+// property, the explorer's depth, budget and faults): thursday-fixed,
+// its-email, purge. No single fault or decision loses an order's email;
+// a purge does, and the find opens as a branch whose fork takes it.
+func TestHuntActionsAsHeadless(t *testing.T) {
+	spec := specOf(t, "thursday-fixed")
+	m := newTest(t, Options{Spec: spec}, 120, 40)
+	var prop *engine.Property
+	for i := range spec.Properties {
+		if spec.Properties[i].Name == "its-email" {
+			prop = &spec.Properties[i]
+		}
+	}
+	r, err := hunt.Hunt(hunt.Options{Spec: spec, Seed: spec.Seed, From: m.at, Property: prop,
+		Depth: huntDepth, Budget: huntBudget, Faults: true, Actions: []string{"purge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Found || len(r.Forced) != 1 || r.Forced[0].Act == nil || r.Forced[0].Act.Name != "purge" {
+		t.Fatalf("headless: want a purge, got %+v", r)
+	}
+	m = press(m, "x")
+	for m.hunt.list.SelectedItem().(propertyItem).p.Name != prop.Name {
+		m = press(m, "down")
+	}
+	m = press(m, "tab", "p", "u", "r", "g", "e", "enter")
+	if got := huntNews(r); m.flash != got {
+		t.Errorf("the explorer's hunt says\n%q\nhunt --actions purge\n%q", m.flash, got)
+	}
+	b := m.x.Branch()
+	if b.Name != "hunt: its-email" || len(b.Actions) != 1 || b.Actions[0] != *r.Forced[0].Act {
+		t.Errorf("branch %q takes %v, want hunt: its-email taking %s", b.Name, b.Actions, r.Forced[0].Act)
 	}
 }

@@ -37,6 +37,7 @@ var teaScreens = []struct {
 	{"compare", []string{"B exercise 1: late_ack=accept @19:52:34", "21:10:38.322"}},
 	{"story", []string{"Life story of order 14  on main · 3 deliveries, 3 emails"}},
 	{"help", []string{"What the panes' short words mean"}},
+	{"huntactions", []string{"Hunt from 19:52:34", "crash,purge"}},
 }
 
 // TestTeatestGolden runs the explorer as a program under teatest, sends a

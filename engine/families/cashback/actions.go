@@ -14,7 +14,7 @@ import (
 // handler idempotent? Without dedupe every claimed entry whose credit had
 // committed is credited again.
 var actionSpecs = []engine.ActionSpec{
-	{Name: "replay_pending", Arg: "min_idle:DURATION", Repeat: true,
+	{Name: "replay_pending", Arg: "min_idle:DURATION", Repeat: engine.RepeatAdds,
 		Doc: "XAUTOCLAIM the group's pending entries to a consumer named operator and handle them again with the same handler (dedupe as set), then XACK them; the operator's script does not crash. Each claim adds one to the entry's delivery count. With =min_idle:30s only entries idle that long are claimed: a crashed consumer's, not those the running consumer has just read — claimed from under it, an entry is handled by both, and its own XACK then returns 0"},
 }
 

@@ -16,7 +16,7 @@ import (
 // genuine readings away; a step forward, or back by a part of a period,
 // leaves a gap in the stamps and loses nothing.
 var actionSpecs = []engine.ActionSpec{
-	{Name: "step_clock", Arg: "+D or -D", NeedsArg: true, Repeat: true,
+	{Name: "step_clock", Arg: "+D or -D", NeedsArg: true, Repeat: engine.RepeatAdds,
 		Doc: "step " + Turbine(int(Stepped)) + "'s clock now by D (step_clock=-6s back, step_clock=+6s forward; 1ms to 1h either way): its next readings carry the stepped stamps, and a step back reuses stamps the key already holds"},
 }
 

@@ -14,7 +14,7 @@ import (
 // "increasing Kafka partitions casually on a topic where per-key order
 // matters".
 var actionSpecs = []engine.ActionSpec{
-	{Name: "consumers", Arg: "+N or -N", NeedsArg: true, Repeat: true,
+	{Name: "consumers", Arg: "+N or -N", NeedsArg: true, Repeat: engine.RepeatAdds,
 		Doc: "start N more fulfilment consumers now (consumers=+3) or stop N (consumers=-1). Each start or stop is a rebalance: the range assignor deals the partitions out again, and a partition that changes owner resumes from the group's committed offset, so its records handled since the last auto-commit are handled again. A consumer beyond the partition count gets no partition and sits idle. A stopped consumer polls no more, finishes the records it holds, commits and leaves. The group keeps 1 to 16 consumers"},
 	{Name: "partitions", Arg: "N", NeedsArg: true,
 		Doc: "raise the topic's partition count to N now (partitions=8, up to 1024): the producer places new records by hash(key) % N at once, so an order whose key moves gets its new events on another partition than its older ones, and the group notices and rebalances 10 s later. Kafka can only add partitions, never remove them"},

@@ -19,11 +19,11 @@ var actionSpecs = []engine.ActionSpec{
 		Doc: "the repair script does not run on this branch (christmas-friday's operator stands down): the forty stay in the drawer unless you redrive or repair them"},
 	{Name: "purge",
 		Doc: "PurgeQueue: delete every message in the queue now, the visible ones and those in flight (SQS deletes in-flight messages too; it may take up to 60 s, the model deletes at once); the dead letter queue is a queue of its own and keeps its letters; a worker on a purged message works on and its ack deletes nothing; a purged message whose email never left is lost"},
-	{Name: "crash", Arg: "WORKER", NeedsArg: true,
+	{Name: "crash", Arg: "WORKER", NeedsArg: true, Repeat: engine.RepeatPerTarget,
 		Doc: "kill the worker now (crash=B2): its handler stops where it is, the message it held stays invisible until its lease expires, and the supervisor restarts it after restart_after"},
-	{Name: "wedge", Arg: "WORKER", NeedsArg: true,
+	{Name: "wedge", Arg: "WORKER", NeedsArg: true, Repeat: engine.RepeatPerTarget,
 		Doc: "the worker's provider call never returns (wedge=B2): the call in flight now, or else the next one it makes. The process is alive, so the supervisor never restarts it: it is stuck for good (crash=B2 ends it). Without a heartbeat its lease runs out and the message goes to another worker; with one, the renewal thread cannot tell a wedged call from a slow one and holds the lease for ever"},
-	{Name: "workers", Arg: "+N/-N", NeedsArg: true, Repeat: true,
+	{Name: "workers", Arg: "+N/-N", NeedsArg: true, Repeat: engine.RepeatAdds,
 		Doc: "start N more workers now (workers=+2, on the last box, polling at once; at most 64 ever), or stop N (workers=-2): idle ones first, the newest first, then dead ones (not restarted), then busy ones once their message is done (a graceful stop: a wedged one never gets there); at least one stays"},
 }
 
@@ -76,12 +76,6 @@ func (q *Family) CheckAction(w *engine.World, a engine.Action) error {
 		if wi < 0 {
 			return fmt.Errorf("action %q: incident %s has no worker %q (its workers are %s)", a.String(), w.Spec().ID, a.Arg, q.workerNames(w))
 		}
-		switch wk := q.workers[wi]; {
-		case wk.State == WGone:
-			return fmt.Errorf("action %q: worker %s was stopped (workers=-N)", a.String(), a.Arg)
-		case a.Name == "wedge" && (wk.Wedged || wk.wedgeNext):
-			return fmt.Errorf("action %q: worker %s's call is wedged already", a.String(), a.Arg)
-		}
 	case "workers":
 		n, err := q.workersArg(a.Arg)
 		if err != nil {
@@ -93,6 +87,33 @@ func (q *Family) CheckAction(w *engine.World, a engine.Action) error {
 		if have := q.inService(); n < 0 && have+n < 1 {
 			return fmt.Errorf("action %q: %d workers in service, and stopping %d leaves none (at least one stays)", a.String(), have, -n)
 		}
+	}
+	return nil
+}
+
+// CheckTarget refuses a crash or a wedge of a worker that is not running
+// at clock at (dead, stopped, not started: a crash would find nothing to
+// kill, a wedge no call to hang), or a wedge of one wedged already. The
+// hunt asks the same, so it picks only workers in service.
+func (q *Family) CheckTarget(w *engine.World, a engine.Action, at engine.Time) error {
+	if a.Name != "crash" && a.Name != "wedge" {
+		return nil
+	}
+	wk := &q.workers[q.worker(a.Arg)] // checked by CheckAction
+	var why string
+	switch wk.State {
+	case WOff:
+		why = "not started yet"
+	case WDead:
+		why = "crashed at " + wk.Since.Short()
+	case WGone:
+		why = "stopped at " + wk.Since.Short() + " by workers=-N"
+	}
+	switch {
+	case why != "":
+		return fmt.Errorf("action %q: worker %s is not running at %s (%s)", a.String(), a.Arg, at.Short(), why)
+	case a.Name == "wedge" && (wk.Wedged || wk.wedgeNext):
+		return fmt.Errorf("action %q: worker %s's call is wedged already at %s", a.String(), a.Arg, at.Short())
 	}
 	return nil
 }
@@ -164,9 +185,9 @@ func (q *Family) ActionWords(w *engine.World, a engine.Action) string {
 		return "no repair script"
 	case "purge":
 		if n := len(q.leased); n > 0 {
-			return fmt.Sprintf("purge %d messages (%d in flight)", q.visible+n, n)
+			return fmt.Sprintf("purge %s (%d in flight)", plural(q.visible+n, "message"), n)
 		}
-		return fmt.Sprintf("purge %d queued messages", q.visible)
+		return "purge " + plural(q.visible, "queued message")
 	case "crash":
 		return "crash " + a.Arg
 	case "wedge":

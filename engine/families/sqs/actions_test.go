@@ -1,6 +1,8 @@
 package sqs_test
 
 import (
+	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -164,8 +166,9 @@ func TestQueueActionsRefused(t *testing.T) {
 	sum, end, _ := runDo(t, "thursday", "19:45:00", "workers=-1", "wedge=A1")
 	_ = sum
 	for s, want := range map[string]string{
-		"wedge=B2":   `action "wedge=B2": worker B2 was stopped (workers=-N)`,
-		"crash=B2":   `action "crash=B2": worker B2 was stopped (workers=-N)`,
+		"wedge=B2":   `action "wedge=B2": worker B2 is not running at 21:16:19.835 (stopped at 19:45:00 by workers=-N)`,
+		"crash=B2":   `action "crash=B2": worker B2 is not running at 21:16:19.835 (stopped at 19:45:00 by workers=-N)`,
+		"wedge=A1":   `action "wedge=A1": worker A1's call is wedged already at 21:16:19.835`,
 		"workers=-3": `action "workers=-3": 3 workers in service, and stopping 3 leaves none (at least one stays)`,
 	} {
 		a, _ := engine.ParseAction(s)
@@ -173,4 +176,79 @@ func TestQueueActionsRefused(t *testing.T) {
 			t.Errorf("after workers=-1: %s: %v, want %s", s, err, want)
 		}
 	}
+}
+
+// A crash or a wedge of a worker that is not running is refused, one line
+// naming the worker, what it is and the moment, wherever the moment is
+// given: run --at CLOCK (whose actions wait at the start for their clock)
+// with and without a trace, run --at mid-clock, the explorer's fork, a
+// share code's fork at a clock. christmas-friday's A1 dies of a KeyError
+// at 16:50:00 (event 43) and is back at 16:50:02; B1 runs on.
+func TestCrashNotRunning(t *testing.T) {
+	spec := familytest.Incident(t, "christmas-friday")
+	dead := `worker A1 is not running at 16:50:01 (crashed at 16:50:00)`
+	for _, do := range []string{"crash=A1", "wedge=A1"} {
+		want := `action "` + do + `": ` + dead
+		var trace bytes.Buffer
+		for _, o := range []engine.RunOptions{
+			{Seed: spec.Seed, HasAt: true, At: familytest.Clock(t, "16:50:01"), AtDo: familytest.Acts(t, do)},
+			{Seed: spec.Seed, HasAt: true, At: familytest.Clock(t, "16:50:01"), AtDo: familytest.Acts(t, do), Trace: &trace},
+			{Seed: spec.Seed, HasAt: true, At: familytest.Clock(t, "16:50:00"), AtMid: true, AtPos: 44, AtDo: familytest.Acts(t, do)},
+		} {
+			_, _, err := engine.Run(spec, o)
+			var me *engine.MomentError
+			w := strings.Replace(want, "16:50:01", o.At.Short(), 1)
+			if !errors.As(err, &me) || err.Error() != w {
+				t.Errorf("run --at %s #%d --do %s: %v, want %s", o.At.Short(), o.AtPos, do, err, w)
+			}
+		}
+		if trace.Len() > 0 {
+			t.Errorf("--do %s: a refused run wrote %d bytes of trace", do, trace.Len())
+		}
+		x, err := engine.NewExplorer(spec, spec.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := familytest.Clock(t, "16:50:01")
+		pos := x.PosAtTime(x.Branch(), at)
+		x.Goto(pos)
+		if _, err := x.Fork(engine.ForkOptions{Pos: pos, At: at, Actions: familytest.Acts(t, do)}); err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("explorer fork at 16:50:01 --do %s: %v, want %s", do, err, want)
+		}
+		if _, err := x.Fork(engine.ForkOptions{Pos: pos, At: at, Actions: familytest.Acts(t, strings.Replace(do, "A1", "B1", 1))}); err != nil {
+			t.Errorf("explorer fork at 16:50:01 --do %s on B1: %v", do, err)
+		}
+		c, err := engine.ParseCode("christmas-friday@1/@16:50:01;do=" + do + "#end.00000000")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := engine.ReplayCode(spec, c, engine.ReplayOptions{}); err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("code fork at 16:50:01 --do %s: %v, want %s", do, err, want)
+		}
+	}
+	// before the workers start, at their start's clock (the action goes
+	// first) and once the supervisor has it back
+	for at, want := range map[string]string{
+		"16:50:00": `action "crash=A1": worker A1 is not running at 16:50:00 (not started yet)`,
+		"16:50:02": `action "crash=A1": worker A1 is not running at 16:50:02 (crashed at 16:50:00)`,
+		"16:50:03": "",
+	} {
+		_, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, HasAt: true, At: familytest.Clock(t, at), AtDo: familytest.Acts(t, "crash=A1")})
+		if got := ""; err != nil {
+			got = err.Error()
+			if got != want {
+				t.Errorf("crash=A1 at %s: %q, want %q", at, got, want)
+			}
+		} else if want != "" {
+			t.Errorf("crash=A1 at %s taken, want %q", at, want)
+		}
+	}
+}
+
+// Any action on christmas-friday as its workers start (16:50:00, A1's
+// crash among the events after): refused in one line naming it, or taken
+// and played with its captions.
+func FuzzQueueAction(f *testing.F) {
+	familytest.FuzzActionArg(f, familytest.Incident(f, "christmas-friday"), familytest.FuzzArg{Until: 16*engine.Hour + 50*engine.Minute, Steps: 200},
+		"crash=A1", "wedge=A1", "crash=B1", "wedge=B2", "workers=-2", "workers=+1", "redrive", "purge", "crash=Z9")
 }
