@@ -283,10 +283,7 @@ type FamilyPinRange interface {
 func (s *Spec) pinned(k DecisionKind, msg int32, delivery uint16, lo, hi int64, mask uint64, gave *[]PinGaveWay) (int64, bool) {
 	// a full slice expression: a clone sharing the backing array never sees it
 	gaveWay := func(p Pin) { *gave = append((*gave)[:len(*gave):len(*gave)], pinGaveWay(s.Label, p, lo, hi)) }
-	for _, p := range s.Pins {
-		if p.Kind != k || p.Message != msg || p.Delivery != int(delivery) {
-			continue
-		}
+	for p := range s.pinsFor(k, msg, delivery) {
 		if k != DecWorker {
 			if p.Value >= lo && p.Value <= hi {
 				return p.Value, true

@@ -42,6 +42,8 @@ type Spec struct {
 	// Properties are the promises the lesson says the system keeps or
 	// breaks, for `hunt` to search for a run that breaks one.
 	Properties []Property
+
+	pinIdx *pinIndex // IndexPins
 }
 
 // Property is one promise: a short name, the words a person would say

@@ -76,6 +76,7 @@ func parse(name string, data []byte, then func(*reader, *engine.Spec)) (spec *en
 	}
 	if !r.stopped {
 		spec = r.build(&f)
+		spec.IndexPins() // before the run check below, and before any share of it
 		spec.FeaturedKnobs = r.featuredKnobs(spec, f.FeaturedKnobs)
 		if len(r.probs) == 0 {
 			r.bookmarkKeys(spec)
