@@ -71,8 +71,17 @@ func (o *importOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		return usageErr("%s: %v", shown, err)
 	}
 	// the file must be one the incident parser takes
-	if _, err := incidents.Parse(id+".yaml", data); err != nil {
+	spec, err := incidents.Parse(id+".yaml", data)
+	if err != nil {
 		return usageErr("%s: the incident the spans give is refused: %v", shown, err)
+	}
+	if beats, err := importBeats(spec); err != nil {
+		return usageErr("%s: the incident the spans give does not run: %v", shown, err)
+	} else if beats != "" {
+		data = append(data, beats...)
+		if _, err := incidents.Parse(id+".yaml", data); err != nil {
+			return usageErr("%s: the incident's bookmarks are refused: %v", shown, err)
+		}
 	}
 	if o.out == "" {
 		_, err = stdout.Write(data)
