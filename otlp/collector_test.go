@@ -250,6 +250,10 @@ func TestCollectorREADME(t *testing.T) {
 	if n := bytes.Count(written, []byte{'\n'}); n != len(lines) {
 		t.Fatalf("%s has %d lines, want %d: one a request", out, n, len(lines))
 	}
+	// pdata's marshaler is the exporter's and ours: the same bytes back
+	if !bytes.Equal(written, data) {
+		t.Errorf("%s differs from what was posted (%d bytes against %d)", out, len(written), len(data))
+	}
 
 	rec, err := otlp.Read(bytes.NewReader(written))
 	if err != nil {
