@@ -6,9 +6,10 @@ import "fmt"
 // invisible for however long you set, which becomes your worst case
 // recovery time". It is read from the events, after the fact: a crash (or
 // a wedge) of the worker holding a message's current lease, then that
-// message's next delivery. The engine's hot path keeps nothing for it and
-// the trace carries nothing new; a run with no crash and no wedge is
-// never read for it (RecoveryWanted).
+// message's next delivery. The trace carries nothing new; a headless run
+// reads it as it goes, the hot path paying one bit test an event
+// (World.scanWhile), and reports it only after a crash or a wedge
+// (RecoveryWanted).
 
 // Recovery is one message a crashed or wedged worker held: from the crash
 // to its next delivery, or to its move into the DLQ, or still waiting.
@@ -96,6 +97,9 @@ func (s *RecoveryScan) Event(w *World, e *Event, _ *Decision) {
 				s.wedge = k
 			}
 		}
+	}
+	if w.rec == s {
+		defer s.mask(w)
 	}
 	switch {
 	case e.Kind == EvCrash || s.wedge != 0 && e.Kind == s.wedge:
@@ -228,24 +232,24 @@ func (x *Explorer) RecoveryOf(b *Branch) *RecoveryFigure {
 	return s.Figure(end.Pos, end.Stats.LastEvent)
 }
 
-// runRecovery replays a headless run's first n events (a run that had a
-// crash or a wedge) to read its worst recovery.
-func runRecovery(spec *Spec, o RunOptions, n int64) *RecoveryFigure {
-	w, err := NewWorld(spec, o.Seed, o.Set)
-	if err != nil {
-		return nil
+// scanWhile has w hand s, as it goes, the events s reads: a headless run
+// reads its recovery without a replay (Run). Until a message waits, only
+// crashes and wedges reach s.
+func (w *World) scanWhile(s *RecoveryScan) {
+	s.Event(w, &Event{Kind: EvStart, Msg: -1, Worker: -1}, nil) // looks the wedge up; reads nothing else
+	w.rec = s
+	s.mask(w)
+}
+
+// mask sets the kinds w hands s: deliveries and DLQ moves only while a
+// message waits.
+func (s *RecoveryScan) mask(w *World) {
+	m := uint64(1) << EvCrash
+	if s.wedge != 0 && s.wedge < 64 {
+		m |= 1 << s.wedge
 	}
-	var s RecoveryScan
-	switch {
-	case o.HasAt && o.AtMid:
-		if _, err := forkMidClock(w, &s, o); err != nil {
-			return nil
-		}
-	case o.HasAt:
-		if len(o.AtSet) > 0 && w.ScheduleKnobs(o.At, o.AtSet) != nil || w.ScheduleActions(o.At, o.AtDo) != nil {
-			return nil
-		}
+	if len(s.open) > 0 {
+		m |= 1<<EvDeliver | 1<<EvDLQ
 	}
-	w.RunTo(&s, n-w.Pos)
-	return s.Figure(w.Pos, w.Stats.LastEvent)
+	w.recMask = m
 }

@@ -342,6 +342,8 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 			return Summary{}, nil, err
 		}
 	}
+	var rec RecoveryScan
+	w.scanWhile(&rec)
 	tr := newTraceOut(o.Trace)
 	w.truth.countOnly = len(spec.Operators) == 0 && len(o.AtDo) == 0
 	hs := withHash(o.Hash, tr.next())
@@ -376,10 +378,11 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	if o.AtMid && o.HasAt {
 		s.Forks = []ForkPlace{mid}
 	}
+	w.rec, w.recMask = nil, 0
 	if RecoveryWanted(w) {
-		// read from the events: the run is replayed once more with a
-		// reader, only when a worker crashed or wedged
-		s.WorstRecovery = runRecovery(spec, o, w.Pos)
+		// read from the events as they happened, only when a worker
+		// crashed or wedged
+		s.WorstRecovery = rec.Figure(w.Pos, w.Stats.LastEvent)
 	}
 	return s, w, over
 }

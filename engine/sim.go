@@ -201,6 +201,11 @@ func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 		w.Stats.LastEvent = w.Now
 		w.emitted = true
 		s.put(w.Now, k, msg, wk, delivery, val, aux, dk)
+		if w.recMask>>(k&63)&1 != 0 {
+			e := &w.ev
+			e.Pos, e.T, e.Kind, e.Msg, e.Worker, e.Delivery, e.Value, e.Aux, e.Dec = w.Pos-1, w.Now, k, msg, int16(wk), delivery, val, aux, -1
+			w.rec.Event(w, e, nil)
+		}
 		return
 	}
 	// the event lives in the world so that handing it to the sink does not
@@ -220,6 +225,9 @@ func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 	w.emitted = true
 	if w.sink != nil {
 		w.sink.Event(w, e, d)
+	}
+	if w.recMask>>(k&63)&1 != 0 {
+		w.rec.Event(w, e, d)
 	}
 }
 

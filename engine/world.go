@@ -158,8 +158,12 @@ type World struct {
 	fp uint64 // running fingerprint of the trace
 
 	// per-step scratch, never carried across steps
-	sink    Sink
-	hash    *hashSink // the sink when it is a trace hash alone (see RunTo)
+	sink Sink
+	hash *hashSink // the sink when it is a trace hash alone (see RunTo)
+	// rec reads a headless run's recovery as it goes (Run), for the kinds
+	// in recMask only: one bit test an event instead of a second replay
+	rec     *RecoveryScan
+	recMask uint64
 	ev      Event
 	emitted bool
 	hasDec  bool
@@ -179,6 +183,7 @@ func (w *World) Clone() *World {
 	c.guard, _ = c.fam.(FamilyGuard)
 	c.truth = w.truth.clone(&c)
 	c.watch = w.watch.clone(&c)
+	c.rec, c.recMask = nil, 0 // a clone's events are not the run's
 	return &c
 }
 
