@@ -366,3 +366,19 @@ func checkClockActions(spec *Spec, o RunOptions) error {
 	}
 	return nil
 }
+
+// probeActions plays a clone of w, whose actions are queued on a world
+// that has played no event, until they are carried out (at most limit
+// steps, so the explorer's fork stays a frame's work), and returns the
+// refusal a target gave: the fork refuses it now instead of skipping the
+// action silently later.
+func probeActions(w *World, limit int) error {
+	if w.Pos != 0 || len(w.actions) == 0 {
+		return nil
+	}
+	p := w.Clone()
+	defer p.Discard()
+	for n := 0; n < limit && len(p.actions) > 0 && p.actRefused == nil && p.Step(nil); n++ {
+	}
+	return p.actRefused
+}

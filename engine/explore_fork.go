@@ -53,6 +53,9 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	if err := w.ScheduleActions(max(o.At, w.Now), o.Actions); err != nil {
 		return nil, err
 	}
+	if err := probeActions(w, 1<<14); err != nil {
+		return nil, fmt.Errorf("fork at event %d: %w", o.Pos, err)
+	}
 	var dec *Decision
 	if o.Override != nil {
 		d, err := checkOverride(w, *o.Override)

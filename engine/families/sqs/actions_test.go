@@ -226,6 +226,16 @@ func TestCrashNotRunning(t *testing.T) {
 			t.Errorf("code fork at 16:50:01 --do %s: %v, want %s", do, err, want)
 		}
 	}
+	// the explorer's fork at the first moment, before any event: refused
+	// now, as run --at is, not skipped when the action comes due
+	x, err := engine.NewExplorer(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := `action "crash=A1": worker A1 is not running at 16:50:00 (not started yet)`
+	if _, err := x.Fork(engine.ForkOptions{Pos: 0, At: familytest.Clock(t, "16:50:00"), Actions: familytest.Acts(t, "crash=A1")}); err == nil || !strings.HasSuffix(err.Error(), start) {
+		t.Errorf("explorer fork at event 0 --do crash=A1: %v, want %s", err, start)
+	}
 	// before the workers start, at their start's clock (the action goes
 	// first) and once the supervisor has it back
 	for at, want := range map[string]string{
