@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
+	"inflight/incidents"
 	"inflight/internal/termtext"
 	"inflight/stage"
 )
@@ -75,6 +76,7 @@ type forkForm struct {
 	fresh   bool
 	filter  textinput.Model // `/`: knob names containing it
 	filters bool            // the filter has the keyboard
+	typedAt int             // the row a filter begun by typing began on, -1 for `/`
 	err     string
 	pos, at int64
 	before  bool              // pos is before the displayed clock's events, behind the cursor (forkBefore)
@@ -82,6 +84,7 @@ type forkForm struct {
 	decAt   engine.ForkMoment // where a decision's fork stands: before its event
 	where   string            // the moment in words, under the title
 	spec    *engine.Spec
+	unfeat  bool          // an incident not bundled with no featured message: its knobs' docs say so
 	world   *engine.World // the world at the fork point, for the pins still ahead
 	branch  string        // the branch forked from, for the title
 	done    outcome       // what the last key asks of the root
@@ -240,6 +243,7 @@ func formAt(c common, x *engine.Explorer, p forkPlace) forkForm {
 	f.actIn = newInput(c.st, "")
 	f.actIn.Placeholder = "none"
 	f.filter = newInput(c.st, "")
+	f.unfeat = x.Spec.Featured < 0 && !isBundled(x.Spec)
 	// the knob the incident is about, else the decision
 	f.row = 1
 	if f.dec != nil && f.nfeat == 0 {
@@ -247,6 +251,13 @@ func formAt(c common, x *engine.Explorer, p forkPlace) forkForm {
 	}
 	f.focus()
 	return f
+}
+
+// isBundled reports whether s is the bundled incident of its id (whose
+// words the goldens fix), not a file's.
+func isBundled(s *engine.Spec) bool {
+	b, err := incidents.Get(s.ID)
+	return err == nil && b.Title == s.Title && b.Story == s.Story
 }
 
 func containsKnob(ks []*engine.Knob, k *engine.Knob) bool {
@@ -467,6 +478,7 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 		return f, nil
 	case k.Type == tea.KeyRunes && string(k.Runes) == "/" && f.row != len(f.knobs)+1:
 		f.filters = true
+		f.typedAt = -1
 		f.focus()
 		return f, nil
 	case key.Matches(k, f.keys.Prev, f.keys.Next):
@@ -502,6 +514,7 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 	// duration, say) filters the knobs, as `/` does
 	if f.fresh && k.Type == tea.KeyRunes && f.row <= len(f.knobs) && !f.couldStart(string(k.Runes)) {
 		f.filters = true
+		f.typedAt = f.row
 		f.filter.SetValue("")
 		f.focus()
 		return f, f.typeFilter(k)
@@ -536,6 +549,26 @@ func (f forkForm) Update(msg tea.Msg) (forkForm, tea.Cmd) {
 func (f *forkForm) typeFilter(k tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	f.filter, cmd = f.filter.Update(k)
+	if f.typedAt >= 0 && !f.leavesKnob() {
+		// no knob's name holds what was typed: it was meant as the
+		// field's value ("true" on a duration), which enter then refuses
+		row, v := f.typedAt, f.filter.Value()
+		f.filter.SetValue("")
+		f.filters = false
+		f.row = row
+		f.focus()
+		f.fresh = false
+		in := &f.decIn
+		if row == 0 {
+			f.pick = -2
+		}
+		if row >= 1 && row <= len(f.inputs) {
+			in = &f.inputs[row-1]
+		}
+		in.SetValue(v)
+		in.CursorEnd()
+		return cmd
+	}
 	if rs := f.rows(); len(rs) > 0 {
 		f.row = rs[0]
 		for _, r := range rs {
@@ -546,6 +579,16 @@ func (f *forkForm) typeFilter(k tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return cmd
+}
+
+// leavesKnob reports whether the filter leaves a knob in the form.
+func (f *forkForm) leavesKnob() bool {
+	for _, r := range f.rows() {
+		if r >= 1 && r <= len(f.knobs) {
+			return true
+		}
+	}
+	return false
 }
 
 // couldStart reports whether typed, typed first into the focused row,

@@ -94,12 +94,12 @@ func (f forkForm) View() string {
 		v += strings.Repeat(" ", max(0, 14-ansi.StringWidth(v))) // styled: pad by width
 		row := fmt.Sprintf("%s%s%-*s %s ", cur(i+1), ch, nw, k.Name, v)
 		if f.row != i+1 || f.filters || f.width <= 0 {
-			out = append(out, row+st.Dim.Render(k.Help)) // the frame clips it
+			out = append(out, row+st.Dim.Render(f.help(k))) // the frame clips it
 			continue
 		}
 		// the focused knob's doc is whole: it wraps under its own column
 		indent := ansi.StringWidth(row)
-		lines := append(wrap(k.Help, max(16, f.width-indent)), "")
+		lines := append(wrap(f.help(k), max(16, f.width-indent)), "")
 		out = append(out, row+st.Dim.Render(lines[0]))
 		for _, l := range lines[1 : len(lines)-1] {
 			out = append(out, strings.Repeat(" ", indent)+st.Dim.Render(l))
@@ -224,4 +224,20 @@ func (f *forkForm) defaultName(set []engine.Setting, o *engine.DecisionOverride)
 	_, label, _, _ := f.decValue()
 	set = append([]engine.Setting{{Knob: kind, Value: label}}, set...)
 	return engine.ForkNameAt(set, nil, f.decAt)
+}
+
+// help is k's doc for this incident: a knob that acts on the featured
+// message says so when an imported incident features none (the engine
+// then never applies it).
+func (f forkForm) help(k *engine.Knob) string {
+	const featured = "the featured order's "
+	if !f.unfeat || !strings.HasPrefix(k.Help, featured) {
+		return k.Help
+	}
+	label := f.spec.Label
+	if label == "" {
+		label = "message"
+	}
+	rest := strings.TrimSuffix(strings.TrimPrefix(k.Help, featured), " (0s: never)")
+	return "no " + label + " is featured here, so never (where one is: its " + rest + ")"
 }
