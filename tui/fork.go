@@ -12,7 +12,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"inflight/engine"
-	"inflight/incidents"
 	"inflight/internal/termtext"
 	"inflight/stage"
 )
@@ -84,7 +83,7 @@ type forkForm struct {
 	decAt   engine.ForkMoment // where a decision's fork stands: before its event
 	where   string            // the moment in words, under the title
 	spec    *engine.Spec
-	unfeat  bool          // an incident not bundled with no featured message: its knobs' docs say so
+	unfeat  bool          // an incident with no featured message: its knobs' docs say so
 	world   *engine.World // the world at the fork point, for the pins still ahead
 	branch  string        // the branch forked from, for the title
 	done    outcome       // what the last key asks of the root
@@ -243,7 +242,7 @@ func formAt(c common, x *engine.Explorer, p forkPlace) forkForm {
 	f.actIn = newInput(c.st, "")
 	f.actIn.Placeholder = "none"
 	f.filter = newInput(c.st, "")
-	f.unfeat = x.Spec.Featured < 0 && !isBundled(x.Spec)
+	f.unfeat = x.Spec.Featured < 0
 	// the knob the incident is about, else the decision
 	f.row = 1
 	if f.dec != nil && f.nfeat == 0 {
@@ -251,13 +250,6 @@ func formAt(c common, x *engine.Explorer, p forkPlace) forkForm {
 	}
 	f.focus()
 	return f
-}
-
-// isBundled reports whether s is the bundled incident of its id (whose
-// words the goldens fix), not a file's.
-func isBundled(s *engine.Spec) bool {
-	b, err := incidents.Get(s.ID)
-	return err == nil && b.Title == s.Title && b.Story == s.Story
 }
 
 func containsKnob(ks []*engine.Knob, k *engine.Knob) bool {
