@@ -14,10 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"inflight/engine"
-	"inflight/incidents"
-	"inflight/otlp"
 )
 
 // readmeCollectorConfig is the first yaml block of the README's section
@@ -227,48 +223,6 @@ func TestCollectorREADME(t *testing.T) {
 		t.Errorf("%s differs from what was posted (%d bytes against %d)", out, len(written), len(data))
 	}
 
-	rec, err := otlp.Read(bytes.NewReader(written))
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := rec.Incident("thursday-collected", nil, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := incidents.Parse("thursday-collected.yaml", y)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, y)
-	}
-	res, err := engine.CheckSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res) < 8 {
-		t.Fatalf("%d expectations checked, want the 8 observed figures", len(res))
-	}
-	for _, r := range res {
-		if !r.OK {
-			t.Errorf("%s: %s want %s, got %s", r.Run, r.Key, r.Want, r.Got)
-		}
-	}
-	got, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []struct {
-		name      string
-		got, want any
-	}{
-		{"messages", got.Messages, want.Messages},
-		{"deliveries", got.Deliveries, want.Deliveries},
-		{"effects", got.Effects, want.Effects},
-		{"duplicate_effects", got.DuplicateEffects, want.DuplicateEffects},
-		{"dlq", got.DLQ, want.DLQ},
-		{"late_acks_refused", got.LateAcksRefused, want.LateAcksRefused},
-		{"max_oldest_age_s", got.MaxOldestAgeS, want.MaxOldestAgeS},
-	} {
-		if f.got != f.want {
-			t.Errorf("%s: collected run %v, original %v", f.name, f.got, f.want)
-		}
-	}
+	spec, _ := importSpec(t, written, "thursday-collected")
+	checkImported(t, spec, 8, want, queueFigures)
 }

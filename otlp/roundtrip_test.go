@@ -2,7 +2,6 @@ package otlp_test
 
 import (
 	"bytes"
-	"io"
 	"testing"
 
 	"inflight/engine"
@@ -36,50 +35,8 @@ func TestRoundTrip(t *testing.T) {
 	for _, id := range []string{"thursday", "thursday-fixed", "christmas-friday"} {
 		t.Run(id, func(t *testing.T) {
 			want, data := exportRun(t, id)
-			rec, err := otlp.Read(bytes.NewReader(data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			y, err := rec.Incident(id+"-imported", nil, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			spec, err := incidents.Parse(id+"-imported.yaml", y)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, y)
-			}
-			res, err := engine.CheckSpec(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res) < 8 {
-				t.Fatalf("%d expectations checked, want the 8 observed figures", len(res))
-			}
-			for _, r := range res {
-				if !r.OK {
-					t.Errorf("%s: %s want %s, got %s", r.Run, r.Key, r.Want, r.Got)
-				}
-			}
-			got, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range []struct {
-				name      string
-				got, want any
-			}{
-				{"messages", got.Messages, want.Messages},
-				{"deliveries", got.Deliveries, want.Deliveries},
-				{"effects", got.Effects, want.Effects},
-				{"duplicate_effects", got.DuplicateEffects, want.DuplicateEffects},
-				{"dlq", got.DLQ, want.DLQ},
-				{"late_acks_refused", got.LateAcksRefused, want.LateAcksRefused},
-				{"max_oldest_age_s", got.MaxOldestAgeS, want.MaxOldestAgeS},
-			} {
-				if f.got != f.want {
-					t.Errorf("%s: imported run %v, original %v", f.name, f.got, f.want)
-				}
-			}
+			spec, _ := importSpec(t, data, id+"-imported")
+			checkImported(t, spec, 8, want, queueFigures)
 		})
 	}
 }

@@ -79,40 +79,7 @@ func TestRoundTripStreams(t *testing.T) {
 			if !strings.Contains(log, c.log) || !strings.Contains(log, "inferred restart_after=1s") {
 				t.Errorf("import's log does not say %q and restart_after=1s:\n%s", c.log, log)
 			}
-			res, err := engine.CheckSpec(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res) < 9 {
-				t.Fatalf("%d expectations checked, want the 9 observed figures", len(res))
-			}
-			for _, r := range res {
-				if !r.OK {
-					t.Errorf("%s: %s want %s, got %s", r.Run, r.Key, r.Want, r.Got)
-				}
-			}
-			got, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range []struct {
-				name      string
-				got, want any
-			}{
-				{"messages", got.Messages, want.Messages},
-				{"deliveries", got.Deliveries, want.Deliveries},
-				{"effects", got.Effects, want.Effects},
-				{"duplicate_effects", got.DuplicateEffects, want.DuplicateEffects},
-				{"lost", got.Lost, want.Lost},
-				{"dlq", got.DLQ, want.DLQ},
-				{"crashes", got.Figures["crashes"], want.Figures["crashes"]},
-				{"balance", got.Figures["balance"], want.Figures["balance"]},
-				{"dead_lettered_never_applied", got.Figures["dead_lettered_never_applied"], want.Figures["dead_lettered_never_applied"]},
-			} {
-				if f.got != f.want {
-					t.Errorf("%s: imported run %v, original %v", f.name, f.got, f.want)
-				}
-			}
+			checkImported(t, spec, 9, want, streamFigures)
 		})
 	}
 }
