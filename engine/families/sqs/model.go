@@ -3,7 +3,6 @@ package sqs
 import (
 	"cmp"
 	"fmt"
-	"math/bits"
 	"slices"
 
 	"inflight/engine"
@@ -12,7 +11,8 @@ import (
 // publish publishes source src's k-th message.
 func (q *Family) publish(w *engine.World, src, k int) {
 	q.srcNext[src] = false
-	if k >= q.sourceCount(w, src) {
+	count := q.sourceCount(w, src)
+	if k >= count {
 		return // a fork lowered the count after this step was scheduled
 	}
 	s := &w.Spec().Sources[src]
@@ -21,7 +21,7 @@ func (q *Family) publish(w *engine.World, src, k int) {
 	q.setVisible(m, r)
 	q.enqueue(id, r)
 	q.srcSent[src] = k + 1
-	if k+1 < q.sourceCount(w, src) {
+	if k+1 < count {
 		q.srcNext[src] = true
 		schedule(w, s.Start+s.Every*engine.Time(k+1), opPublish, int32(k+1), src, 0)
 	}
@@ -81,13 +81,16 @@ func (q *Family) head(w *engine.World) int32 {
 
 func (q *Family) dispatch(w *engine.World) {
 	q.dispatchOn = false
+	// the idle workers in order, and as a mask for the decision: built
+	// without a branch a worker, whose state the predictor cannot guess
+	var idle [64]uint8 // the world has checked there are at most 64 workers
 	var mask uint64
 	n := 0
 	for i := range q.workers {
-		if q.workers[i].State == WIdle {
-			mask |= 1 << uint(i)
-			n++
-		}
+		b := boolIdx(q.workers[i].State == WIdle)
+		idle[n] = uint8(i)
+		n += b
+		mask |= uint64(b) << uint(i)
 	}
 	if n == 0 {
 		return
@@ -105,12 +108,7 @@ func (q *Family) dispatch(w *engine.World) {
 	} else {
 		pick = int(x % uint64(n))
 	}
-	// the pick-th idle worker: the pick-th set bit of mask
-	m2 := mask
-	for ; pick > 0; pick-- {
-		m2 &= m2 - 1
-	}
-	natural := bits.TrailingZeros64(m2)
+	natural := int(idle[pick]) // the pick-th idle worker
 	wi := int(w.DecideAmong(engine.DecWorker, id, -1, delivery, int64(natural), 0, int64(len(q.workers)-1), mask))
 	if q.k.Mode == ModeStandard {
 		q.queue.popFront()
@@ -163,11 +161,12 @@ func (q *Family) handle(w *engine.World, wi int) {
 }
 
 func (q *Family) work(w *engine.World, wi int) {
-	wk := &q.workers[wi]
-	m := w.Truth().MsgPtr(wk.Msg) // held by the worker: never released
-	if m.Poison && !m.Repaired {
-		q.crash(w, wi, engine.CrashKeyError)
-		return
+	if q.poison {
+		m := w.Truth().MsgPtr(q.workers[wi].Msg) // held by the worker: never released
+		if m.Poison && !m.Repaired {
+			q.crash(w, wi, engine.CrashKeyError)
+			return
+		}
 	}
 	q.send(w, wi)
 }

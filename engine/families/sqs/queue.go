@@ -31,6 +31,9 @@ type Family struct {
 	// script down on this branch (Operate)
 	scriptOff bool
 	script    bool // the incident runs the repair script: no_script is an action
+	// poison: some source publishes poison, so a handler must look at
+	// the message before it works; without, that read is skipped
+	poison bool
 }
 
 // Record is the queue's own state of one message: its lease, its claim and
@@ -153,6 +156,9 @@ func schedule(w *engine.World, t engine.Time, op uint8, item int32, actor int, g
 func (q *Family) Start(w *engine.World) {
 	spec := w.Spec()
 	q.script = hasScript(spec)
+	for i := range spec.Sources {
+		q.poison = q.poison || spec.Sources[i].Poison
+	}
 	for _, box := range spec.Workers.Boxes {
 		for i := 1; i <= spec.Workers.PerBox; i++ {
 			q.workers = append(q.workers, Worker{Name: fmt.Sprintf("%s%d", box, i), Box: box, Msg: -1, CallEnd: engine.Never})
@@ -209,15 +215,12 @@ func (q *Family) Step(w *engine.World, s engine.FamilyStep) {
 	}
 }
 
-// handlerStep reports whether op is a step of a worker's handler, which
-// an operator's crash ends.
-func handlerStep(op uint8) bool {
-	switch op {
-	case opHandle, opWork, opSend, opCallReturn, opAck, opCrashAfterClaim, opFaultCrash:
-		return true
-	}
-	return false
-}
+// handlerOps are the steps of a worker's handler, which an operator's
+// crash ends: a bit each, tested on every step.
+const handlerOps = 1<<opHandle | 1<<opWork | 1<<opSend | 1<<opCallReturn | 1<<opAck | 1<<opCrashAfterClaim | 1<<opFaultCrash
+
+// handlerStep reports whether op is a step of a worker's handler.
+func handlerStep(op uint8) bool { return handlerOps>>op&1 != 0 }
 
 // Workers lists the workers (read-only); none for another family's world.
 func (q *Family) Workers() []Worker {
