@@ -115,36 +115,7 @@ func (r *reader) build(f *file) *engine.Spec {
 		}
 	}
 
-	for i, p := range f.Pins {
-		path := fmt.Sprintf("$.pins[%d]", i)
-		if r.bad[path] {
-			continue // not a map: already reported
-		}
-		k, ok := engine.DecisionKindByName(p.Decision)
-		if !ok || (k != engine.DecLatency && k != engine.DecWorker && k != engine.DecCrash) {
-			r.at(path+".decision", "pin decision %q: want latency, worker or crash", p.Decision)
-			continue
-		}
-		pin := engine.Pin{Kind: k, Message: p.Message, Delivery: p.Delivery, Box: p.Box}
-		switch {
-		case k == engine.DecLatency:
-			pin.Value = int64(r.dur(path+".value", p.Value, true))
-		case k == engine.DecCrash:
-			// whether the worker died at this delivery: what an import saw
-			switch p.Value {
-			case "0", "1":
-				pin.Value = int64(p.Value[0] - '0')
-			default:
-				r.at(path+".value", "crash pin value %q: want 1 (died) or 0 (did not)", p.Value)
-			}
-		case !contains(f.Workers.Boxes, p.Box):
-			r.at(path+".box", "pin box %q is not one of the workers' boxes (%s)", p.Box, strings.Join(f.Workers.Boxes, ", "))
-		}
-		if p.Delivery < 1 {
-			r.at(path+".delivery", "delivery counts from 1")
-		}
-		s.Pins = append(s.Pins, pin)
-	}
+	s.Pins = r.pins(f)
 	s.Alerts = r.alerts("$.alerts", f.Alerts)
 	s.WouldHave = r.alerts("$.would_have", f.WouldHave)
 	for i, o := range f.Operators {
@@ -322,4 +293,79 @@ func (r *reader) notBeforeStart(path, what, written string, start engine.Time) {
 		return
 	}
 	r.at(path, "%s at %s is before the incident starts (%s)", what, at.Short(), start.Short())
+}
+
+// pins are the file's pins: its pins: list and its pin_table rows, in
+// file order (a key pinned twice is tried in that order), each checked by
+// pin.
+func (r *reader) pins(f *file) []engine.Pin {
+	out := make([]engine.Pin, 0, len(f.Pins)+len(f.PinTable))
+	before := len(r.probs)
+	check := func(path string, p pin) bool {
+		if len(r.probs)-before >= maxPinProblems {
+			r.at(path, "more problems with pins after these %d; fix these first", maxPinProblems)
+			return false
+		}
+		if p, ok := r.pin(path, p, f.Workers.Boxes); ok {
+			out = append(out, p)
+		}
+		return true
+	}
+	list := func() bool {
+		for i, p := range f.Pins {
+			if !check(fmt.Sprintf("$.pins[%d]", i), p) {
+				return false
+			}
+		}
+		return true
+	}
+	table := func() bool {
+		for i, p := range f.PinTable {
+			if !check("$.pin_table["+strconv.Itoa(i)+"]", p) {
+				return false
+			}
+		}
+		return true
+	}
+	if l, t := r.pos["$.pins"], r.pos["$.pin_table"]; l != nil && t != nil && t.Line < l.Line {
+		_ = table() && list()
+	} else {
+		_ = list() && table()
+	}
+	return out
+}
+
+// pin checks one pin at path, written in pins: or as a row of pin_table:
+// one check for both, so that the two give the same pins.
+func (r *reader) pin(path string, p pin, boxes []string) (engine.Pin, bool) {
+	if r.bad[path] {
+		return engine.Pin{}, false // not a map: already reported
+	}
+	k, ok := engine.DecisionKindByName(p.Decision)
+	if !ok || (k != engine.DecLatency && k != engine.DecWorker && k != engine.DecCrash) {
+		r.at(path+".decision", "pin decision %q: want latency, worker or crash", p.Decision)
+		return engine.Pin{}, false
+	}
+	pin := engine.Pin{Kind: k, Message: p.Message, Delivery: p.Delivery, Box: p.Box}
+	switch {
+	case k == engine.DecLatency:
+		pin.Value = int64(r.dur(path+".value", p.Value, true))
+	case k == engine.DecCrash:
+		// whether the worker died at this delivery: what an import saw
+		switch p.Value {
+		case "0", "1":
+			pin.Value = int64(p.Value[0] - '0')
+		default:
+			r.at(path+".value", "crash pin value %q: want 1 (died) or 0 (did not)", p.Value)
+		}
+	case !contains(boxes, p.Box):
+		r.at(path+".box", "pin box %q is not one of the workers' boxes (%s)", p.Box, strings.Join(boxes, ", "))
+	}
+	if p.Message < 0 {
+		r.at(path+".message", "message counts from 0")
+	}
+	if p.Delivery < 1 {
+		r.at(path+".delivery", "delivery counts from 1")
+	}
+	return pin, true
 }

@@ -140,6 +140,10 @@ func (r *reader) decode(path string, n ast.Node, v reflect.Value, textTag string
 		fail("a simpler value")
 		return
 	}
+	if v.Type() == pinTableType {
+		r.decodePinTable(path, n, v)
+		return
+	}
 	switch v.Kind() {
 	case reflect.String:
 		if !isScalar(n) {

@@ -21,10 +21,13 @@ type file struct {
 	// Sections are the families' own knob sections (the queue's broker,
 	// handler and provider), as the file writes them: which family's
 	// they are is known only once family: is read
-	Sections   sections   `yaml:"-"`
-	Family     string     `yaml:"family"`
-	Params     entries    `yaml:"params"`
-	Pins       []pin      `yaml:"pins"`
+	Sections sections `yaml:"-"`
+	Family   string   `yaml:"family"`
+	Params   entries  `yaml:"params"`
+	Pins     []pin    `yaml:"pins"`
+	// PinTable is pins one a line (pintable.go), for files that pin
+	// thousands of decisions
+	PinTable   pinTable   `yaml:"pin_table"`
 	Alerts     []alert    `yaml:"alerts"`
 	WouldHave  []alert    `yaml:"would_have"`
 	Operators  []operator `yaml:"operators"`

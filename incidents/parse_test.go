@@ -173,6 +173,8 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte(minimal + "expect: {busy: \"0.9..0.1\", alert.x: \"10:00\", published_from.25:61.effects: 1}\n"))
+	f.Add([]byte(withTable("# decision message delivery value", "latency 0 1 1500ms", "worker 0 1 B", "", "crash 2 1 x", "worker 0 1 A B")))
+	f.Add([]byte(minimal + "pins:\n  - {decision: worker, message: 0, delivery: 1, box: A}\npin_table: |\n  worker 0 1 A\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := Parse("fuzz.yaml", data)
 		if err == nil {

@@ -71,18 +71,25 @@ func printable(s string, multiline bool) bool {
 }
 
 func firstUnprintable(s string, multiline bool) (rune, bool) {
+	_, r, bad := firstUnprintableAt(s, multiline)
+	return r, bad
+}
+
+// firstUnprintableAt is firstUnprintable with the byte offset of the
+// character, for a text whose problems are positioned inside it.
+func firstUnprintableAt(s string, multiline bool) (int, rune, bool) {
 	for i, r := range s {
 		switch {
 		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			return r, true
+			return i, r, true
 		case r == '\n' || r == '\t':
 			if !multiline {
-				return r, true
+				return i, r, true
 			}
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0),
 			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-			return r, true
+			return i, r, true
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }

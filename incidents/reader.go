@@ -29,6 +29,9 @@ type reader struct {
 	badKnobs map[string]bool
 	probs    Problems
 
+	// table places the pin_table's rows, whose positions are not in pos
+	table *tablePlace
+
 	anchors map[string]*ast.AnchorNode
 	values  int // values decoded, each alias's expansion counted again
 	stopped bool
@@ -50,6 +53,10 @@ func (r *reader) addAt(p *token.Position, format string, args ...any) {
 func (r *reader) at(path string, format string, args ...any) {
 	if r.bad[path] {
 		return // the decoder already said what is wrong with this value
+	}
+	if pos, ok := r.table.at(path); ok {
+		r.addAt(pos, format, args...)
+		return
 	}
 	for p := path; ; p = parentPath(p) {
 		if pos, ok := r.pos[p]; ok {

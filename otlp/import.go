@@ -21,7 +21,7 @@ const (
 	MaxFileBytes = 64 << 20
 	MaxLineBytes = 8 << 20
 	MaxSpans     = 500_000
-	MaxMessages  = 2_000 // the incident file keeps a pin per delivery
+	MaxMessages  = 2_000 // pinned twice a delivery in the file's pin_table (at most 40,000 rows)
 	MaxDelivered = 100   // deliveries of one message
 )
 

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"inflight/engine"
+	"inflight/incidents"
 	"inflight/internal/termtext"
 )
 
@@ -401,26 +403,35 @@ func (rec *Recording) Incident(id string, set map[string]string, log io.Writer) 
 			w("  %s: %s\n", k, v)
 		}
 	}
-	w("\n# each delivery's recorded handler time and consumer, pinned\npins:\n")
 	// a pin names a delivery by its count, which a redrive starts again:
 	// the first delivery with a count keeps the pin
 	type pinKey struct{ kind, msg, n int }
 	pinned := map[pinKey]bool{}
+	var pins []engine.Pin
 	for i, m := range rec.Messages {
 		for _, d := range m.Deliveries {
 			if len(d.Effects) > 0 && !pinned[pinKey{0, i, d.Count}] {
 				pinned[pinKey{0, i, d.Count}] = true
-				w("  - {decision: latency, message: %d, delivery: %d, value: %s}\n", i, d.Count, dur(ms(d.Effects[0])))
+				pins = append(pins, engine.Pin{Kind: engine.DecLatency, Message: int32(i), Delivery: d.Count, Value: ms(d.Effects[0])})
 			}
 			if !pinned[pinKey{1, i, d.Count}] {
 				pinned[pinKey{1, i, d.Count}] = true
-				w("  - {decision: worker, message: %d, delivery: %d, box: %s}\n", i, d.Count, yq(boxOf[d.Consumer]))
+				pins = append(pins, engine.Pin{Kind: engine.DecWorker, Message: int32(i), Delivery: d.Count, Box: boxOf[d.Consumer]})
 			}
 		}
 	}
+	table, err := PinTable(pins)
+	if err != nil {
+		return nil, fmt.Errorf("a latency and a worker pin a delivery: %w", err)
+	}
+	w("\n# each delivery's recorded handler time (latency) and consumer (worker), pinned\n")
+	b.Write(table)
 	w("\n# the figures the spans show\nexpect:\n")
 	w("  messages: %d\n  deliveries: %d\n  effects: %d\n  duplicate_effects: %d\n  dlq: %d\n  late_acks_refused: %d\n", f.Messages, f.Deliveries, f.Effects, f.DuplicateEffects, f.DLQ, f.LateAcksRefused)
 	w("  figures.dlq_peak: %d\n", f.DLQPeak)
 	w("  max_oldest_age_s: %q\n", "<="+strconv.FormatFloat(f.MaxAgeS, 'f', -1, 64))
+	if b.Len() > incidents.MaxFileBytes {
+		return nil, fmt.Errorf("the incident would be %d bytes with its %d pins; an incident file is at most %d (%d MiB)", b.Len(), len(pins), incidents.MaxFileBytes, incidents.MaxFileBytes>>20)
+	}
 	return []byte(b.String()), nil
 }

@@ -2,6 +2,7 @@ package otlp_test
 
 import (
 	"bytes"
+	"io"
 	"testing"
 
 	"inflight/engine"
@@ -20,25 +21,32 @@ func BenchmarkImportedCashbackRun(b *testing.B) {
 	benchRun(b, spec)
 }
 
-// BenchmarkImportedThursdayRun: thursday exported and imported back, a pin
-// per delivery, at 900 orders: at 1,000 the imported file passes the
-// incident parser's token bound, well before the importer's MaxMessages.
+// BenchmarkImportedThursdayRun: thursday exported and imported back, two
+// pins a delivery, at the importer's MaxMessages (2,000 orders, 12,000
+// pins in the file's pin_table).
 func BenchmarkImportedThursdayRun(b *testing.B) {
-	spec, err := incidents.Get("thursday")
+	_, data := exportOrders(b, otlp.MaxMessages)
+	imported, _ := importSpec(b, data, "thursday-imported")
+	benchRun(b, imported)
+}
+
+// BenchmarkParseImportedThursday: the incident parser on that file.
+func BenchmarkParseImportedThursday(b *testing.B) {
+	_, data := exportOrders(b, otlp.MaxMessages)
+	rec, err := otlp.Read(bytes.NewReader(data))
 	if err != nil {
 		b.Fatal(err)
 	}
-	set := []engine.Setting{{Knob: "orders", Value: "900"}}
-	var trace bytes.Buffer
-	if _, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, Set: set, Trace: &trace, Budget: engine.Budget{Events: otlp.MaxExportEvents}}); err != nil {
+	y, err := rec.Incident("thursday-imported", nil, io.Discard)
+	if err != nil {
 		b.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := otlp.Export(&trace, &out, otlp.Meta{Incident: spec.ID, Seed: spec.Seed}); err != nil {
-		b.Fatal(err)
+	for b.Loop() {
+		if _, err := incidents.Parse("thursday-imported.yaml", y); err != nil {
+			b.Fatal(err)
+		}
 	}
-	imported, _ := importSpec(b, out.Bytes(), "thursday-imported")
-	benchRun(b, imported)
+	b.ReportMetric(float64(len(y)), "file-bytes")
 }
 
 func benchRun(b *testing.B, spec *engine.Spec) {
