@@ -121,12 +121,19 @@ func (r *reader) build(f *file) *engine.Spec {
 			continue // not a map: already reported
 		}
 		k, ok := engine.DecisionKindByName(p.Decision)
-		if !ok || (k != engine.DecLatency && k != engine.DecWorker && k != engine.DecCrash) {
-			r.at(path+".decision", "pin decision %q: want latency, worker or crash", p.Decision)
+		own, isOwn := familyPin(d, p.Decision)
+		if isOwn {
+			k, ok = own, true
+		}
+		if !ok || (k != engine.DecLatency && k != engine.DecWorker && k != engine.DecCrash && !isOwn) {
+			r.at(path+".decision", "pin decision %q: want %s", p.Decision, pinNames(d))
 			continue
 		}
 		pin := engine.Pin{Kind: k, Message: p.Message, Delivery: p.Delivery, Box: p.Box}
 		switch {
+		case isOwn:
+			// a family's own pin is a duration (cashback's handler time)
+			pin.Value = int64(r.dur(path+".value", p.Value, true))
 		case k == engine.DecLatency:
 			pin.Value = int64(r.dur(path+".value", p.Value, true))
 		case k == engine.DecCrash:
@@ -144,6 +151,13 @@ func (r *reader) build(f *file) *engine.Spec {
 			r.at(path+".delivery", "delivery counts from 1")
 		}
 		s.Pins = append(s.Pins, pin)
+	}
+	if f.Publish != "" || r.has("$.publish") {
+		if !d.Publish {
+			r.at("$.publish", "publish is a schedule for a family with its own producer (cashback); %s publishes from sources", d.Called())
+		} else {
+			s.Publish = r.publish("$.publish", f.Publish)
+		}
 	}
 	s.Alerts = r.alerts("$.alerts", f.Alerts)
 	s.WouldHave = r.alerts("$.would_have", f.WouldHave)
@@ -236,6 +250,25 @@ func (r *reader) alerts(path string, as []alert) []engine.AlertSpec {
 		out = append(out, spec)
 	}
 	return out
+}
+
+// familyPin is the family's own pin decision named name.
+func familyPin(d *engine.Descriptor, name string) (engine.DecisionKind, bool) {
+	for _, p := range d.Pins {
+		if p.Name == name {
+			return p.Kind, true
+		}
+	}
+	return 0, false
+}
+
+// pinNames lists the decisions an incident of d may pin, for an error.
+func pinNames(d *engine.Descriptor) string {
+	names := []string{"latency", "worker", "crash"}
+	for _, p := range d.Pins {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // orList names the choices for an error: "a", "a or b", "a, b or c".

@@ -21,10 +21,13 @@ type file struct {
 	// Sections are the families' own knob sections (the queue's broker,
 	// handler and provider), as the file writes them: which family's
 	// they are is known only once family: is read
-	Sections   sections   `yaml:"-"`
-	Family     string     `yaml:"family"`
-	Params     entries    `yaml:"params"`
-	Pins       []pin      `yaml:"pins"`
+	Sections sections `yaml:"-"`
+	Family   string   `yaml:"family"`
+	Params   entries  `yaml:"params"`
+	Pins     []pin    `yaml:"pins"`
+	// Publish is a publish schedule (a family with Descriptor.Publish):
+	// a block of rows "AT [xCOUNT [+EVERY]]", publish.go
+	Publish    string     `yaml:"publish" text:"multiline"`
 	Alerts     []alert    `yaml:"alerts"`
 	WouldHave  []alert    `yaml:"would_have"`
 	Operators  []operator `yaml:"operators"`
