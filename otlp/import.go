@@ -44,6 +44,24 @@ type Delivery struct {
 	SettleAt int64
 	Handled  bool    // redis: the handler ran (a process span, or writes a crash left)
 	Amounts  []int64 // redis: each credit's amount as its query shows it, -1 where it does not
+	// redis: the handler's writes, from the first's start to the last's
+	// end (WriteAt 0: none)
+	WriteAt, WriteEnd int64
+}
+
+// HandlerTime is a handled Redis Streams delivery's handler time, as the
+// cashback family counts it: from its first write to its XACK, or, for a
+// crash, to its last write's end; false when the spans show no write.
+func (d *Delivery) HandlerTime() (int64, bool) {
+	switch {
+	case !d.Handled || d.WriteAt == 0:
+		return 0, false
+	case d.Settle == "ack":
+		return max(d.SettleAt-d.WriteAt, 0), true
+	case d.Settle == "crash":
+		return max(d.WriteEnd-d.WriteAt, 0), true
+	}
+	return 0, false
 }
 
 // Message is one message's life as the spans show it.

@@ -311,6 +311,12 @@ func (x streamSpans) entry(k int32) ptrace.Traces {
 			a.PutStr("db.query.text", query)
 			return a
 		}
+		// the handler's write lasts the model's handler time: to the
+		// crash point, where the XACK follows or the consumer dies
+		done := d.settleAt
+		if d.settle == "" {
+			done = t + engine.Millisecond // never settled: the run ended first
+		}
 		switch {
 		case d.settle == "dead":
 			_, id := x.m.ids(k, "dead", nth)
@@ -321,12 +327,12 @@ func (x streamSpans) entry(k int32) ptrace.Traces {
 			a.PutBool(AttrDeadLetter, true)
 			a.PutInt(AttrDeliveryCount, int64(d.count))
 		case d.skip:
-			db("dedupe", "INSERT processed", "INSERT", "processed", dedupeQuery, t, t+engine.Millisecond).PutStr(AttrDedupe, "repeat")
+			db("dedupe", "INSERT processed", "INSERT", "processed", dedupeQuery, t, done).PutStr(AttrDedupe, "repeat")
 		case d.effect:
 			if x.m.Dedupe == "true" {
 				db("dedupe", "INSERT processed", "INSERT", "processed", dedupeQuery, t, t).PutStr(AttrDedupe, "first")
 			}
-			db("effect", "UPDATE wallet", "UPDATE", "wallet", creditQuery, t, t+engine.Millisecond)
+			db("effect", "UPDATE wallet", "UPDATE", "wallet", creditQuery, t, done)
 		}
 		if d.settle == "ack" || d.settle == "dead" {
 			_, id := x.m.ids(k, "settle", nth)

@@ -153,16 +153,37 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 
 	first0 := rec.Messages[0].Published
 	dayStart := first0 - first0%day
+	sched, back := publishRows(rec.Messages, dayStart)
+	fmt.Fprintf(log, "publish schedule: the %d XADD spans' start times, in %d rows\n", f.Messages, len(sched))
+	if back > 0 {
+		fmt.Fprintf(log, "note: %d XADD spans start before the entry before them in the stream: each is published with the one before (stream order is XADD's)\n", back)
+	}
+	handler := rec.handlerTimes()
+	crashPins := 0
+	for _, m := range rec.Messages {
+		for _, d := range m.Deliveries {
+			if d.Handled && d.Settle != "dead" {
+				crashPins++
+			}
+		}
+	}
+	if n := crashPins + handler.pins; n > MaxStreamPins {
+		return nil, fmt.Errorf("%d pins (%d crash decisions, %d handler times); import takes at most %d, as an incident file is at most 100,000 YAML tokens", n, crashPins, handler.pins, MaxStreamPins)
+	}
+	fmt.Fprintf(log, "%s\n", handler.said)
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Imported from OpenTelemetry spans (messaging.system redis): stream %s,\n", termtext.Clean(rec.Destination, termtext.Name))
 	w("# group %s, consumer %s.\n", termtext.Clean(rec.Group, termtext.Name), termtext.Clean(rec.Client, termtext.Name))
-	w("#\n# The cashback family keeps its own timing: the producer writes one entry\n")
-	w("# a millisecond from start, the consumer starts on the full stream and\n")
-	w("# reads COUNT 10, each write and the XACK take 1 ms. The spans' publish\n")
-	w("# and handler times are not replayed; each handled delivery's crash\n")
-	w("# decision is, pinned by (entry, delivery count). crash_p is for the\n")
-	w("# draws a branch makes where no pin stands; at crash_p 0 the pins give way.\n")
+	w("#\n# Replayed: each entry's publish time (publish:, the XADD spans' starts),\n")
+	w("# and, pinned by (entry, delivery count), each handled delivery's crash\n")
+	w("# decision and handler time (from its first write to its XACK, or to a\n")
+	w("# crash's last write; the pins hold when all were the model's 1 ms).\n")
+	w("# The model's own: the consumer starts 1 ms after the last XADD, on the\n")
+	w("# full stream, reads COUNT 10, handles the next entry and reads again\n")
+	w("# 1 ms after an XACK, and XACK takes 1 ms. A delivery with no pin (a\n")
+	w("# branch's new one) draws its crash from crash_p and its handler time\n")
+	w("# from the pinned ones; at crash_p 0 the crash pins give way.\n")
 	w("id: %s\n", yq(id))
 	w("title: %s\n", yq("Imported: "+rec.Destination))
 	w("story: %s\n", yq(fmt.Sprintf("%d entries on stream %s as the spans recorded them: %d deliveries, %d credits, %d crashes, %d dead letters.", f.Messages, rec.Destination, f.Deliveries, f.Effects, f.Crashes, f.DLQ)))
@@ -171,7 +192,15 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 	if v, ok := knobs["max_receives"]; ok {
 		w("  max_receives: %s\n", v)
 	}
-	w("\n# each handled delivery's crash decision: 1 where the consumer died\n# before its XACK, 0 where it settled\npins:\n")
+	w("\n# each entry's publish time: rows AT [xCOUNT [+EVERY]], ms from start\npublish: |\n")
+	for _, r := range sched {
+		w("  %s\n", r)
+	}
+	w("\n# each handled delivery's crash decision: 1 where the consumer died\n# before its XACK, 0 where it settled")
+	if handler.pins > 0 {
+		w("; and its handler time")
+	}
+	w("\npins:\n")
 	for i, m := range rec.Messages {
 		for _, d := range m.Deliveries {
 			if !d.Handled || d.Settle == "dead" {
@@ -182,6 +211,9 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 				v = 1
 			}
 			w("  - {decision: crash, message: %d, delivery: %d, value: %d}\n", i, d.Count, v)
+			if h, ok := d.HandlerTime(); ok && handler.pins > 0 {
+				w("  - {decision: handle, message: %d, delivery: %d, value: %dms}\n", i, d.Count, roundMs(h))
+			}
 		}
 	}
 	w("\n# the figures the spans show\nexpect:\n")
@@ -190,6 +222,74 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 		w("  figures.balance: %d\n  figures.expected_balance: %d\n", f.Credited, int64(f.Messages)*creditAmount)
 	}
 	return []byte(b.String()), nil
+}
+
+// roundMs is ns to the nearest millisecond, the model's clock.
+func roundMs(ns int64) int64 { return (ns + 500_000) / 1e6 }
+
+// publishRows is the entries' publish schedule, in stream order: each
+// one's offset from the first's millisecond, run-length rows "AT",
+// "AT xCOUNT" or "AT xCOUNT +EVERY". A span that starts before the one
+// before it is published with it (back counts those).
+func publishRows(msgs []*Message, dayStart int64) (rows []string, back int) {
+	at := make([]int64, len(msgs))
+	base := ms(msgs[0].Published - dayStart)
+	for i, m := range msgs {
+		at[i] = ms(m.Published-dayStart) - base
+		if i > 0 && at[i] < at[i-1] {
+			at[i], back = at[i-1], back+1
+		}
+	}
+	for i := 0; i < len(at); {
+		j := i + 1
+		if j < len(at) {
+			every := at[j] - at[i]
+			for j+1 < len(at) && at[j+1]-at[j] == every {
+				j++
+			}
+			j++
+		}
+		switch n := j - i; {
+		case n == 1:
+			rows = append(rows, strconv.FormatInt(at[i], 10))
+		case at[i+1] == at[i]:
+			rows = append(rows, fmt.Sprintf("%d x%d", at[i], n))
+		default:
+			rows = append(rows, fmt.Sprintf("%d x%d +%d", at[i], n, at[i+1]-at[i]))
+		}
+		i = j
+	}
+	return rows, back
+}
+
+// handlerSummary is what the import says of the handler times, and how
+// many it pins (none when every one is the model's 1 ms, which the
+// family takes without pins).
+type handlerSummary struct {
+	pins int
+	said string
+}
+
+func (rec *Recording) handlerTimes() handlerSummary {
+	var hs []int64
+	for _, m := range rec.Messages {
+		for _, d := range m.Deliveries {
+			if d.Settle == "dead" {
+				continue
+			}
+			if h, ok := d.HandlerTime(); ok {
+				hs = append(hs, roundMs(h))
+			}
+		}
+	}
+	if len(hs) == 0 {
+		return handlerSummary{said: "handler times: no handled delivery shows a write; each takes the model's 1 ms"}
+	}
+	sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
+	if hs[0] == 1 && hs[len(hs)-1] == 1 {
+		return handlerSummary{said: fmt.Sprintf("handler times: all %d handled deliveries take 1 ms from their first write to their XACK (or a crash's last write), the model's own: not pinned", len(hs))}
+	}
+	return handlerSummary{pins: len(hs), said: fmt.Sprintf("handler times: %d pinned, from each handled delivery's first write to its XACK (or a crash's last write), %d–%d ms, median %d ms; a delivery with no pin draws one of them", len(hs), hs[0], hs[len(hs)-1], hs[len(hs)/2])}
 }
 
 func contains(xs []string, x string) bool {
