@@ -20,9 +20,10 @@ const System = "redis"
 // handled delivery, and a handler-time pin too unless every handler took
 // the model's 1 ms, about 18 YAML tokens each; the incident parser takes
 // at most 100,000 tokens a file: 5,400 pins fit with room for the rest
-// (the publish schedule is one block, one token). So 5,400 handled
-// deliveries import with the model's handler times, 2,700 with varied
-// ones. The lesson's run (5,000 entries, 5,055 handled deliveries, 1 ms
+// (the publish schedule is one block, one token). So up to 2,700 handled
+// deliveries import with their handler times; more, up to 5,400, with
+// the crash pins only (the handler times are then the model's 1 ms, and
+// the import says so). The lesson's run (5,000 entries, 5,055 handled deliveries, 1 ms
 // each) fits; MaxMessages' 2,000 is the queue's, which pins twice per
 // delivery. Every entry of a finished run is handled at least once, so
 // the entries' bound is the pins'.
