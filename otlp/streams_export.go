@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -156,35 +155,15 @@ func exportStreams(r io.Reader, w io.Writer, m Meta) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("reading the trace: %v", err)
 	}
-	keys := make([]int32, 0, len(entries))
-	for k, e := range entries {
-		if e.has {
-			keys = append(keys, k)
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	bw := bufio.NewWriter(w)
-	var mar ptrace.JSONMarshaler
-	emit := func(td ptrace.Traces) error {
-		b, err := mar.MarshalTraces(td)
-		if err != nil {
-			return err
-		}
-		bw.Write(b)
-		return bw.WriteByte('\n')
-	}
+	keys := published(entries, func(e *sentry) bool { return e.has })
 	x := streamSpans{m: m, entries: entries, reads: reads}
-	for _, k := range keys {
-		if err := emit(x.entry(k)); err != nil {
-			return err
+	// each entry's trace, then each read's
+	return writeRequests(w, len(keys)+len(reads), func(i int) ptrace.Traces {
+		if i < len(keys) {
+			return x.entry(keys[i])
 		}
-	}
-	for i := range reads {
-		if err := emit(x.read(i)); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+		return x.read(i - len(keys))
+	})
 }
 
 type streamSpans struct {
