@@ -209,7 +209,11 @@ func buildStreams(rec *Recording, spans []span) (*Recording, error) {
 				}
 			case k.kind == ptrace.SpanKindClient && k.system == "" && k.dedupe != "":
 				d.Claims = append(d.Claims, k.dedupe)
+				d.ClaimStore = k.db
 			case k.kind == ptrace.SpanKindClient && k.system == "" && isCredit(k):
+				if d.CreditAt == 0 {
+					d.CreditAt, d.CreditStore = k.start, k.db
+				}
 				d.Effects = append(d.Effects, k.end-k.start)
 				d.EffectAt = append(d.EffectAt, k.start)
 				d.Amounts = append(d.Amounts, amountOf(k))

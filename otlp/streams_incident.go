@@ -88,8 +88,24 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 	first, repeat := 0, 0
 	maxCount := 0
 	dead := -1
+	// the processed records' store beside the wallet's: a store of its
+	// own is pitfall 2, dedupe=separate
+	wallet, store, apart := "", "", 0
 	for _, m := range rec.Messages {
 		for _, d := range m.Deliveries {
+			if wallet == "" {
+				wallet = d.CreditStore
+			}
+			if len(d.Claims) > 0 && store == "" {
+				store = d.ClaimStore
+			}
+		}
+	}
+	for _, m := range rec.Messages {
+		for _, d := range m.Deliveries {
+			if len(d.Claims) > 0 && wallet != "" && d.ClaimStore != wallet {
+				apart++
+			}
 			for _, c := range d.Claims {
 				switch c {
 				case "first":
@@ -106,9 +122,15 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 			dead = m.DeadCount
 		}
 	}
-	if first+repeat > 0 {
+	separate := apart > 0
+	switch {
+	case separate && apart < first+repeat:
+		return nil, fmt.Errorf("processed records both in the wallet's store (%s) and outside it: the cashback family keeps them in one", quote(wallet))
+	case separate:
+		said("dedupe", "separate", fmt.Sprintf("%d processed records (%d first, %d repeat) in %s, a store apart from the wallet's %s", first+repeat, first, repeat, quote(store), quote(wallet)))
+	case first+repeat > 0:
 		said("dedupe", "true", fmt.Sprintf("%d processed-row INSERTs in the credit's transaction (%d first, %d repeat)", first+repeat, first, repeat))
-	} else {
+	default:
 		said("dedupe", "false", "no processed-row INSERT (inflight.dedupe.outcome) under any process span")
 	}
 	p := 0.0
@@ -157,7 +179,7 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 	if back > 0 {
 		fmt.Fprintf(log, "note: %d XADD spans start before the entry before them in the stream: each is published with the one before (stream order is XADD's)\n", back)
 	}
-	handler := rec.handlerTimes()
+	handler := rec.handlerTimes(knobs["dedupe"] == "separate")
 	crashPins := 0
 	for _, m := range rec.Messages {
 		for _, d := range m.Deliveries {
@@ -213,7 +235,7 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 				v = 1
 			}
 			w("  - {decision: crash, message: %d, delivery: %d, value: %d}\n", i, d.Count, v)
-			if h, ok := d.HandlerTime(); ok && handler.pins > 0 {
+			if h, ok := d.HandlerTime(knobs["dedupe"] == "separate"); ok && handler.pins > 0 {
 				w("  - {decision: handle, message: %d, delivery: %d, value: %dms}\n", i, d.Count, roundMs(h))
 			}
 		}
@@ -280,14 +302,14 @@ type handlerSummary struct {
 	spread string // "0–9 ms, median 1 ms"
 }
 
-func (rec *Recording) handlerTimes() handlerSummary {
+func (rec *Recording) handlerTimes(separate bool) handlerSummary {
 	var hs []int64
 	for _, m := range rec.Messages {
 		for _, d := range m.Deliveries {
 			if d.Settle == "dead" {
 				continue
 			}
-			if h, ok := d.HandlerTime(); ok {
+			if h, ok := d.HandlerTime(separate); ok {
 				hs = append(hs, roundMs(h))
 			}
 		}
@@ -297,10 +319,10 @@ func (rec *Recording) handlerTimes() handlerSummary {
 	}
 	sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
 	if hs[0] == 1 && hs[len(hs)-1] == 1 {
-		return handlerSummary{said: fmt.Sprintf("handler times: all %d handled deliveries take 1 ms from their first write to their XACK (or a crash's last write), the model's own: not pinned", len(hs))}
+		return handlerSummary{said: fmt.Sprintf("handler times: all %d handled deliveries take 1 ms from their first write to their crash point (the XACK, or the credit with the processed record apart; a crash: its last write's end), the model's own: not pinned", len(hs))}
 	}
 	spread := fmt.Sprintf("%d–%d ms, median %d ms", hs[0], hs[len(hs)-1], hs[len(hs)/2])
-	return handlerSummary{pins: len(hs), spread: "the spans' " + spread, said: fmt.Sprintf("handler times: %d pinned, from each handled delivery's first write to its XACK (or a crash's last write), %s; a delivery with no pin draws one of them", len(hs), spread)}
+	return handlerSummary{pins: len(hs), spread: "the spans' " + spread, said: fmt.Sprintf("handler times: %d pinned, from each handled delivery's first write to its crash point (the XACK, or the credit with the processed record apart; a crash: its last write's end), %s; a delivery with no pin draws one of them", len(hs), spread)}
 }
 
 func contains(xs []string, x string) bool {
