@@ -56,6 +56,13 @@
 // A fork's events applies from its moment: a lowered count stops the
 // producer before its next XADD (the consumer then starts on what was
 // written); a raised one lets it write on if it is still writing.
+//
+// Timing: the producer writes one entry a millisecond, or, when the
+// incident has a publish schedule (an import's recorded XADD times), each
+// entry at its time there, one a millisecond past its end; the consumer
+// starts 1 ms after the last. Each handler's writes take 1 ms up to the
+// crash point, or, with handler-time pins (an import's), the delivery's
+// pinned time (handler.go).
 package cashback
 
 import (
