@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"inflight/incidents"
 	"inflight/internal/termtext"
 )
 
@@ -174,6 +175,13 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 
 	first0 := rec.Messages[0].Published
 	dayStart := first0 - first0%day
+	last := first0
+	for _, m := range rec.Messages {
+		last = max(last, m.Published)
+	}
+	if span := ms(last-dayStart) - ms(first0-dayStart); span > int64(incidents.MaxPublishOffset) {
+		return nil, fmt.Errorf("the entries are published over %s; an incident's publish schedule spans at most %s", dur(span), dur(int64(incidents.MaxPublishOffset)))
+	}
 	sched, back := publishRows(rec.Messages, dayStart)
 	fmt.Fprintf(log, "publish schedule: the %d XADD spans' start times, in %s\n", f.Messages, plural(len(sched), "row"))
 	if back > 0 {

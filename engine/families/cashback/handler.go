@@ -18,9 +18,6 @@ const DecHandle = engine.FamilyDecision
 // that the crash draws of a run with handler times are the lesson's.
 const StreamHandle engine.Stream = 0x68616e646c65
 
-// MaxHandlerTime bounds a handler-time pin: an hour.
-const MaxHandlerTime = engine.Hour
-
 var pinKinds = []engine.PinKind{{Name: "handle", Kind: DecHandle}}
 
 // handlerTable is the handler-time pins' values, sorted; nil without any.
