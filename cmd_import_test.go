@@ -81,9 +81,19 @@ func TestImportStreamsCommand(t *testing.T) {
 	if stdout, _, code := runCLI("import", spans, "--set", "crash_p=0"); code != 0 || !strings.Contains(stdout, "crash_p: 0\n") {
 		t.Fatalf("import --set crash_p=0: exit %d:\n%.600s", code, stdout)
 	}
+	// dedupe=separate: the processed set's SADD spans, in redis
+	sep, sepYAML := filepath.Join(dir, "sep.otlp"), filepath.Join(dir, "sep.yaml")
+	if _, stderr, code := runCLI("run", "cashback", "--set", "events=50", "--set", "dedupe=separate", "--set", "crash_p=0.1", "--otlp", sep); code != 0 {
+		t.Fatalf("run dedupe=separate --otlp: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := runCLI("import", sep, "-o", sepYAML); code != 0 || !strings.Contains(stderr, "inferred dedupe=separate from") {
+		t.Fatalf("import of dedupe=separate: exit %d: %s", code, stderr)
+	}
+	if stdout, stderr, code := runCLI("check", "--incident-file", sepYAML); code != 0 || !strings.Contains(stdout, "9 passed, 0 failed") {
+		t.Fatalf("check of dedupe=separate: exit %d:\n%s%s", code, stdout, stderr)
+	}
 	for _, args := range [][]string{
 		{"import", spans, "--set", "visibility_timeout=30s"},
-		{"run", "cashback", "--set", "events=50", "--set", "dedupe=separate", "--otlp", filepath.Join(dir, "sep.otlp")},
 		{"run", "cashback", "--set", "events=50", "--at", "10:00:00.020", "--set", "dedupe=true", "--otlp", filepath.Join(dir, "at.otlp")},
 	} {
 		_, stderr, code := runCLI(args...)
@@ -91,7 +101,7 @@ func TestImportStreamsCommand(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q: want exit 2 and one line", args, code, stderr)
 		}
 	}
-	for _, f := range []string{"sep.otlp", "at.otlp"} {
+	for _, f := range []string{"at.otlp"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("run --otlp wrote %s, which it refused", f)
 		}

@@ -22,9 +22,21 @@ type Descriptor struct {
 	// event budget long before 1. Nil: a knob's whole range.
 	ExploreMax map[string]float64
 	New        func(p *Params) Family
+	// Pins are the family's own decision kinds an incident may pin
+	// (pins: decision: NAME), each pin's value a duration.
+	Pins []PinKind
+	// Publish: the family replays an incident's publish schedule
+	// (Spec.Publish, the file's publish:).
+	Publish bool
 	// File is how an incident file of the family is written, where that
 	// differs from the usual (the zero File).
 	File FileSchema
+}
+
+// PinKind names a family decision kind for an incident's pins.
+type PinKind struct {
+	Name string
+	Kind DecisionKind
 }
 
 // FileSchema is what an incident file of a family writes beyond the keys

@@ -26,6 +26,10 @@ type Spec struct {
 	WouldHave []AlertSpec // what the lesson says was missing
 	Operators []OperatorSpec
 	Pins      []Pin
+	// Publish is a publish schedule for a family that brings its own
+	// producer (cashback): an imported incident's recorded publish times.
+	// Nil: the family's own timing.
+	Publish []PublishRun
 
 	// NewFamily makes the incident's system (see Family) from the knobs:
 	// a family's Descriptor.New, sqs.New for the SQS-like queue. NewWorld
@@ -188,6 +192,23 @@ type Pin struct {
 	Delivery int
 	Value    int64  // latency in ms
 	Box      string // for worker choice: prefer an idle worker on this box
+}
+
+// PublishRun is Count messages published at At, At+Every, …, offsets
+// from the incident's start, one after another: a publish schedule is
+// its runs in order, message k the schedule's k-th.
+type PublishRun struct {
+	At, Every Duration
+	Count     int
+}
+
+// PublishCount is how many messages runs schedule.
+func PublishCount(runs []PublishRun) int {
+	n := 0
+	for _, r := range runs {
+		n += r.Count
+	}
+	return n
 }
 
 // Bookmark is a beat of the story with the lesson's words.

@@ -115,7 +115,14 @@ func (r *reader) build(f *file) *engine.Spec {
 		}
 	}
 
-	s.Pins = r.pins(f)
+	s.Pins = r.pins(f, d)
+	if f.Publish != "" || r.has("$.publish") {
+		if !d.Publish {
+			r.at("$.publish", "publish is a schedule for a family with its own producer (cashback); %s publishes from sources", d.Called())
+		} else {
+			s.Publish = r.publish("$.publish", f.Publish)
+		}
+	}
 	s.Alerts = r.alerts("$.alerts", f.Alerts)
 	s.WouldHave = r.alerts("$.would_have", f.WouldHave)
 	for i, o := range f.Operators {
@@ -209,6 +216,25 @@ func (r *reader) alerts(path string, as []alert) []engine.AlertSpec {
 	return out
 }
 
+// familyPin is the family's own pin decision named name.
+func familyPin(d *engine.Descriptor, name string) (engine.DecisionKind, bool) {
+	for _, p := range d.Pins {
+		if p.Name == name {
+			return p.Kind, true
+		}
+	}
+	return 0, false
+}
+
+// pinNames lists the decisions an incident of d may pin, for an error.
+func pinNames(d *engine.Descriptor) string {
+	names := []string{"latency", "worker", "crash"}
+	for _, p := range d.Pins {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // orList names the choices for an error: "a", "a or b", "a, b or c".
 func orList[T fmt.Stringer](choices []T) string {
 	var names []string
@@ -298,7 +324,7 @@ func (r *reader) notBeforeStart(path, what, written string, start engine.Time) {
 // pins are the file's pins: its pins: list and its pin_table rows, in
 // file order (a key pinned twice is tried in that order), each checked by
 // pin.
-func (r *reader) pins(f *file) []engine.Pin {
+func (r *reader) pins(f *file, d *engine.Descriptor) []engine.Pin {
 	out := make([]engine.Pin, 0, len(f.Pins)+len(f.PinTable))
 	before := len(r.probs)
 	check := func(path string, p pin) bool {
@@ -306,7 +332,7 @@ func (r *reader) pins(f *file) []engine.Pin {
 			r.at(path, "more problems with pins after these %d; fix these first", maxPinProblems)
 			return false
 		}
-		if p, ok := r.pin(path, p, f.Workers.Boxes); ok {
+		if p, ok := r.pin(path, p, f.Workers.Boxes, d); ok {
 			out = append(out, p)
 		}
 		return true
@@ -337,17 +363,24 @@ func (r *reader) pins(f *file) []engine.Pin {
 
 // pin checks one pin at path, written in pins: or as a row of pin_table:
 // one check for both, so that the two give the same pins.
-func (r *reader) pin(path string, p pin, boxes []string) (engine.Pin, bool) {
+func (r *reader) pin(path string, p pin, boxes []string, d *engine.Descriptor) (engine.Pin, bool) {
 	if r.bad[path] {
 		return engine.Pin{}, false // not a map: already reported
 	}
 	k, ok := engine.DecisionKindByName(p.Decision)
-	if !ok || (k != engine.DecLatency && k != engine.DecWorker && k != engine.DecCrash) {
-		r.at(path+".decision", "pin decision %q: want latency, worker or crash", p.Decision)
+	own, isOwn := familyPin(d, p.Decision)
+	if isOwn {
+		k, ok = own, true
+	}
+	if !ok || (k != engine.DecLatency && k != engine.DecWorker && k != engine.DecCrash && !isOwn) {
+		r.at(path+".decision", "pin decision %q: want %s", p.Decision, pinNames(d))
 		return engine.Pin{}, false
 	}
 	pin := engine.Pin{Kind: k, Message: p.Message, Delivery: p.Delivery, Box: p.Box}
 	switch {
+	case isOwn:
+		// a family's own pin is a duration (cashback's handler time)
+		pin.Value = int64(r.dur(path+".value", p.Value, true))
 	case k == engine.DecLatency:
 		pin.Value = int64(r.dur(path+".value", p.Value, true))
 	case k == engine.DecCrash:

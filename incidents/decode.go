@@ -151,6 +151,12 @@ func (r *reader) decode(path string, n ast.Node, v reflect.Value, textTag string
 			return
 		}
 		s := scalarText(n)
+		if l, ok := n.(*ast.LiteralNode); ok {
+			if r.blocks == nil {
+				r.blocks = map[string]*ast.LiteralNode{}
+			}
+			r.blocks[path] = l // a block's problems point into it (publish)
+		}
 		multiline := textTag == "multiline"
 		if c, bad := firstUnprintable(s, multiline); bad {
 			what := "a control character"

@@ -27,7 +27,10 @@ type file struct {
 	Pins     []pin    `yaml:"pins"`
 	// PinTable is pins one a line (pintable.go), for files that pin
 	// thousands of decisions
-	PinTable   pinTable   `yaml:"pin_table"`
+	PinTable pinTable `yaml:"pin_table"`
+	// Publish is a publish schedule (a family with Descriptor.Publish):
+	// a block of rows "AT [xCOUNT [+EVERY]]", publish.go
+	Publish    string     `yaml:"publish" text:"multiline"`
 	Alerts     []alert    `yaml:"alerts"`
 	WouldHave  []alert    `yaml:"would_have"`
 	Operators  []operator `yaml:"operators"`

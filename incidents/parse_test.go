@@ -154,6 +154,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(strings.Replace(minimal, "title: Tiny", "title: [a, b]", 1)))
 	f.Add([]byte(strings.Replace(minimal, "latency_max: 2s", "latency_max: 500ms", 1)))
 	f.Add([]byte("a: &a [*a]\nexpect: {x: *a}\n"))
+	f.Add([]byte(streamFile + "publish: |\n  0 x3\n  5 x2 +4\npins:\n  - {decision: handle, message: 1, delivery: 1, value: 3ms}\n"))
 	// issue 20's mistakes validate used to let through
 	if ex, err := os.ReadFile("../docs/example-incident.yaml"); err == nil {
 		f.Add(ex)

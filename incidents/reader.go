@@ -33,6 +33,10 @@ type reader struct {
 	table *tablePlace
 
 	anchors map[string]*ast.AnchorNode
+	// blocks are the block scalars read (publish: |), by path, and src
+	// the file, for a problem's column inside one
+	blocks  map[string]*ast.LiteralNode
+	src     []byte
 	values  int // values decoded, each alias's expansion counted again
 	stopped bool
 	// multiline names the fields that may hold line breaks, for a file

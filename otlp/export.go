@@ -182,22 +182,36 @@ func Export(r io.Reader, w io.Writer, m Meta) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("reading the trace: %v", err)
 	}
-	ids := make([]int32, 0, len(msgs))
-	for id, x := range msgs {
-		if x.hasPublish {
+	ids := published(msgs, func(x *message) bool { return x.hasPublish })
+	return writeRequests(w, len(ids), func(i int) ptrace.Traces { return m.message(msgs[ids[i]]) })
+}
+
+// published is the keys of what was published, in order.
+func published[T any](xs map[int32]T, has func(T) bool) []int32 {
+	ids := make([]int32, 0, len(xs))
+	for id, x := range xs {
+		if has(x) {
 			ids = append(ids, id)
 		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// writeRequests writes n export requests, the i-th td(i), one a line, as
+// the Collector's file exporter writes them.
+func writeRequests(w io.Writer, n int, td func(i int) ptrace.Traces) error {
 	bw := bufio.NewWriter(w)
 	var mar ptrace.JSONMarshaler
-	for _, id := range ids {
-		b, err := mar.MarshalTraces(m.message(msgs[id]))
+	for i := range n {
+		b, err := mar.MarshalTraces(td(i))
 		if err != nil {
 			return err
 		}
 		bw.Write(b)
-		bw.WriteByte('\n')
+		if err := bw.WriteByte('\n'); err != nil {
+			return err
+		}
 	}
 	return bw.Flush()
 }

@@ -44,6 +44,30 @@ type Delivery struct {
 	SettleAt int64
 	Handled  bool    // redis: the handler ran (a process span, or writes a crash left)
 	Amounts  []int64 // redis: each credit's amount as its query shows it, -1 where it does not
+	// redis: the handler's writes, from the first's start to the last's
+	// end (WriteAt 0: none); the credit's start; the stores
+	// (db.system.name) of the processed record and of the credit
+	WriteAt, WriteEnd, CreditAt int64
+	ClaimStore, CreditStore     string
+}
+
+// HandlerTime is a handled Redis Streams delivery's handler time, as the
+// cashback family counts it: from its first write to its crash point, the
+// XACK, or, for a crash, its last write's end; with the processed record
+// in a separate store, the crash point of a credited delivery is before
+// the credit. False when the spans show no write.
+func (d *Delivery) HandlerTime(separate bool) (int64, bool) {
+	switch {
+	case !d.Handled || d.WriteAt == 0:
+		return 0, false
+	case separate && d.Settle == "ack" && d.CreditAt != 0:
+		return max(d.CreditAt-d.WriteAt, 0), true
+	case d.Settle == "ack":
+		return max(d.SettleAt-d.WriteAt, 0), true
+	case d.Settle == "crash":
+		return max(d.WriteEnd-d.WriteAt, 0), true
+	}
+	return 0, false
 }
 
 // Message is one message's life as the spans show it.

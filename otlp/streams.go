@@ -17,12 +17,16 @@ import (
 const System = "redis"
 
 // Bounds on a Redis Streams import. The incident keeps a crash pin per
-// handled delivery, about 18 YAML tokens each, and the incident parser
-// takes at most 100,000 tokens a file: 5,400 pins fit with room for the
-// rest. The lesson's run (5,000 entries, 5,055 handled deliveries) fits;
-// MaxMessages' 2,000 is the queue's, which pins twice per delivery. Every
-// entry of a finished run is handled at least once, so the entries' bound
-// is the pins'.
+// handled delivery, and a handler-time pin too unless every handler took
+// the model's 1 ms, about 18 YAML tokens each; the incident parser takes
+// at most 100,000 tokens a file: 5,400 pins fit with room for the rest
+// (the publish schedule is one block, one token). So up to 2,700 handled
+// deliveries import with their handler times; more, up to 5,400, with
+// the crash pins only (the handler times are then the model's 1 ms, and
+// the import says so). The lesson's run (5,000 entries, 5,055 handled deliveries, 1 ms
+// each) fits; MaxMessages' 2,000 is the queue's, which pins twice per
+// delivery. Every entry of a finished run is handled at least once, so
+// the entries' bound is the pins'.
 const (
 	MaxStreamEntries = 5_400
 	MaxStreamPins    = 5_400
@@ -186,6 +190,12 @@ func buildStreams(rec *Recording, spans []span) (*Recording, error) {
 	handlerSpans := func(m *Message, d *Delivery, kids []span) {
 		sort.SliceStable(kids, func(i, j int) bool { return kids[i].start < kids[j].start })
 		for _, k := range kids {
+			if k.kind == ptrace.SpanKindClient && k.system == "" {
+				if d.WriteAt == 0 || k.start < d.WriteAt {
+					d.WriteAt = k.start
+				}
+				d.WriteEnd = max(d.WriteEnd, k.end)
+			}
 			switch {
 			case k.dead:
 				d.Settle, d.SettleAt = "dead", k.start
@@ -199,7 +209,11 @@ func buildStreams(rec *Recording, spans []span) (*Recording, error) {
 				}
 			case k.kind == ptrace.SpanKindClient && k.system == "" && k.dedupe != "":
 				d.Claims = append(d.Claims, k.dedupe)
+				d.ClaimStore = k.db
 			case k.kind == ptrace.SpanKindClient && k.system == "" && isCredit(k):
+				if d.CreditAt == 0 {
+					d.CreditAt, d.CreditStore = k.start, k.db
+				}
 				d.Effects = append(d.Effects, k.end-k.start)
 				d.EffectAt = append(d.EffectAt, k.start)
 				d.Amounts = append(d.Amounts, amountOf(k))

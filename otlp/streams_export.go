@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -28,6 +27,7 @@ const (
 	streamConsumer     = "consumer-1"
 	creditQuery        = "UPDATE wallet SET balance = balance + 100 WHERE user = 'u1'"
 	dedupeQuery        = "INSERT INTO processed(event_id) VALUES (?)"
+	saddQuery          = "SADD processed "
 )
 
 type sread struct {
@@ -43,7 +43,9 @@ type sdel struct {
 	handled  bool
 	handleAt engine.Time
 	effect   bool
+	effectAt engine.Time // the credit: the handler's first write, or its second after a mark
 	skip     bool
+	mark     bool   // separate store: SADD processed came first
 	settle   string // ack, crash, dead
 	settleAt engine.Time
 }
@@ -60,10 +62,9 @@ type sentry struct {
 // returned, a process per handled delivery with its writes and XACK under
 // it. A crash's process span never ended, so it is left out and its writes
 // stay in the file as orphans; each restart is a new service.instance.id.
+// With dedupe=separate the processed record is a `SADD processed` write
+// to redis (db.system.name) before the wallet's UPDATE.
 func exportStreams(r io.Reader, w io.Writer, m Meta) error {
-	if m.Dedupe == "separate" {
-		return fmt.Errorf("dedupe=separate keeps its processed record in a second store, which the Redis Streams span contract has no span for")
-	}
 	entries := map[int32]*sentry{}
 	get := func(k int32) *sentry {
 		e := entries[k]
@@ -107,8 +108,6 @@ func exportStreams(r io.Reader, w io.Writer, m Meta) error {
 		switch l.Kind {
 		case "replay":
 			return fmt.Errorf("trace line %d: an operator's replay_pending claims entries to a second consumer, and the Redis Streams import reads one", n)
-		case "mark":
-			return fmt.Errorf("trace line %d: dedupe=separate keeps its processed record in a second store, which the Redis Streams span contract has no span for", n)
 		}
 		if l.Message == nil {
 			continue
@@ -129,13 +128,18 @@ func exportStreams(r io.Reader, w io.Writer, m Meta) error {
 			rd.entries = append(rd.entries, k)
 			rd.backlog = rd.backlog || l.Delivery > 1
 			get(k).dels = append(get(k).dels, &sdel{count: l.Delivery, read: len(reads) - 1})
-		case "effect", "skip":
+		case "effect", "skip", "mark":
 			d := latest(k, l.Delivery)
 			if d == nil {
 				return fmt.Errorf("trace line %d: %s of event %d before its delivery", n, l.Kind, k)
 			}
-			d.handled, d.handleAt = true, t
-			d.effect, d.skip = l.Kind == "effect", l.Kind == "skip"
+			if !d.mark {
+				// the handler's first write; with the processed record in
+				// the separate store (mark) the credit is its second
+				d.handled, d.handleAt = true, t
+			}
+			d.effectAt = t
+			d.effect, d.skip, d.mark = l.Kind == "effect", l.Kind == "skip", d.mark || l.Kind == "mark"
 		case "ack", "crash":
 			d := latest(k, l.Delivery)
 			if d == nil {
@@ -156,35 +160,15 @@ func exportStreams(r io.Reader, w io.Writer, m Meta) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("reading the trace: %v", err)
 	}
-	keys := make([]int32, 0, len(entries))
-	for k, e := range entries {
-		if e.has {
-			keys = append(keys, k)
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	bw := bufio.NewWriter(w)
-	var mar ptrace.JSONMarshaler
-	emit := func(td ptrace.Traces) error {
-		b, err := mar.MarshalTraces(td)
-		if err != nil {
-			return err
-		}
-		bw.Write(b)
-		return bw.WriteByte('\n')
-	}
+	keys := published(entries, func(e *sentry) bool { return e.has })
 	x := streamSpans{m: m, entries: entries, reads: reads}
-	for _, k := range keys {
-		if err := emit(x.entry(k)); err != nil {
-			return err
+	// each entry's trace, then each read's
+	return writeRequests(w, len(keys)+len(reads), func(i int) ptrace.Traces {
+		if i < len(keys) {
+			return x.entry(keys[i])
 		}
-	}
-	for i := range reads {
-		if err := emit(x.read(i)); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+		return x.read(i - len(keys))
+	})
 }
 
 type streamSpans struct {
@@ -306,10 +290,19 @@ func (x streamSpans) entry(k int32) ptrace.Traces {
 			s := newSpan(ss, tr, id, procID, name, ptrace.SpanKindClient, start, end)
 			a := s.Attributes()
 			a.PutStr("db.system.name", "sqlite")
+			if role == "dedupe" && x.m.Dedupe == "separate" {
+				a.PutStr("db.system.name", "redis") // the processed set, beside the stream
+			}
 			a.PutStr("db.operation.name", op)
 			a.PutStr("db.collection.name", coll)
 			a.PutStr("db.query.text", query)
 			return a
+		}
+		// the handler's write lasts the model's handler time: to the
+		// crash point, where the XACK follows or the consumer dies
+		done := d.settleAt
+		if d.settle == "" {
+			done = t + engine.Millisecond // never settled: the run ended first
 		}
 		switch {
 		case d.settle == "dead":
@@ -320,13 +313,26 @@ func (x streamSpans) entry(k int32) ptrace.Traces {
 			a.PutStr("messaging.message.id", e.id)
 			a.PutBool(AttrDeadLetter, true)
 			a.PutInt(AttrDeliveryCount, int64(d.count))
+		case d.skip && x.m.Dedupe == "separate":
+			db("dedupe", "SADD processed", "SADD", "processed", saddQuery+strconv.Itoa(int(k)), t, done).PutStr(AttrDedupe, "repeat")
 		case d.skip:
-			db("dedupe", "INSERT processed", "INSERT", "processed", dedupeQuery, t, t+engine.Millisecond).PutStr(AttrDedupe, "repeat")
+			db("dedupe", "INSERT processed", "INSERT", "processed", dedupeQuery, t, done).PutStr(AttrDedupe, "repeat")
+		case d.mark:
+			// SADD, then the wallet transaction after the crash point
+			// between them; a crash there leaves the SADD alone
+			end := done
+			if d.effect {
+				end = d.effectAt
+			}
+			db("dedupe", "SADD processed", "SADD", "processed", saddQuery+strconv.Itoa(int(k)), t, end).PutStr(AttrDedupe, "first")
+			if d.effect {
+				db("effect", "UPDATE wallet", "UPDATE", "wallet", creditQuery, d.effectAt, done)
+			}
 		case d.effect:
 			if x.m.Dedupe == "true" {
 				db("dedupe", "INSERT processed", "INSERT", "processed", dedupeQuery, t, t).PutStr(AttrDedupe, "first")
 			}
-			db("effect", "UPDATE wallet", "UPDATE", "wallet", creditQuery, t, t+engine.Millisecond)
+			db("effect", "UPDATE wallet", "UPDATE", "wallet", creditQuery, t, done)
 		}
 		if d.settle == "ack" || d.settle == "dead" {
 			_, id := x.m.ids(k, "settle", nth)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"inflight/incidents"
 	"inflight/internal/termtext"
 )
 
@@ -88,8 +89,24 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 	first, repeat := 0, 0
 	maxCount := 0
 	dead := -1
+	// the processed records' store beside the wallet's: a store of its
+	// own is pitfall 2, dedupe=separate
+	wallet, store, apart := "", "", 0
 	for _, m := range rec.Messages {
 		for _, d := range m.Deliveries {
+			if wallet == "" {
+				wallet = d.CreditStore
+			}
+			if len(d.Claims) > 0 && store == "" {
+				store = d.ClaimStore
+			}
+		}
+	}
+	for _, m := range rec.Messages {
+		for _, d := range m.Deliveries {
+			if len(d.Claims) > 0 && wallet != "" && d.ClaimStore != wallet {
+				apart++
+			}
 			for _, c := range d.Claims {
 				switch c {
 				case "first":
@@ -106,9 +123,15 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 			dead = m.DeadCount
 		}
 	}
-	if first+repeat > 0 {
+	separate := apart > 0
+	switch {
+	case separate && apart < first+repeat:
+		return nil, fmt.Errorf("processed records both in the wallet's store (%s) and outside it: the cashback family keeps them in one", quote(wallet))
+	case separate:
+		said("dedupe", "separate", fmt.Sprintf("%d processed records (%d first, %d repeat) in %s, a store apart from the wallet's %s", first+repeat, first, repeat, quote(store), quote(wallet)))
+	case first+repeat > 0:
 		said("dedupe", "true", fmt.Sprintf("%d processed-row INSERTs in the credit's transaction (%d first, %d repeat)", first+repeat, first, repeat))
-	} else {
+	default:
 		said("dedupe", "false", "no processed-row INSERT (inflight.dedupe.outcome) under any process span")
 	}
 	p := 0.0
@@ -149,20 +172,51 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 	if rec.ShortReads > 0 {
 		fmt.Fprintf(log, "note: %d new-entry reads returned fewer than %d entries before the last: the model reads a full stream COUNT %d, so its delivery counts may differ from these and check says where\n", rec.ShortReads, streamCount, streamCount)
 	}
-	fmt.Fprintf(log, "consumer: %s in group %s on stream %s, %d instances\n", termtext.Clean(rec.Client, termtext.Name), termtext.Clean(rec.Group, termtext.Name), termtext.Clean(rec.Destination, termtext.Name), len(rec.Restarts)+1)
 
 	first0 := rec.Messages[0].Published
 	dayStart := first0 - first0%day
+	last := first0
+	for _, m := range rec.Messages {
+		last = max(last, m.Published)
+	}
+	if span := ms(last-dayStart) - ms(first0-dayStart); span > int64(incidents.MaxPublishOffset) {
+		return nil, fmt.Errorf("the entries are published over %s; an incident's publish schedule spans at most %s", dur(span), dur(int64(incidents.MaxPublishOffset)))
+	}
+	sched, back := publishRows(rec.Messages, dayStart)
+	fmt.Fprintf(log, "publish schedule: the %d XADD spans' start times, in %s\n", f.Messages, plural(len(sched), "row"))
+	if back > 0 {
+		fmt.Fprintf(log, "note: %d XADD spans start before the entry before them in the stream: each is published with the one before (stream order is XADD's)\n", back)
+	}
+	handler := rec.handlerTimes(knobs["dedupe"] == "separate")
+	crashPins := 0
+	for _, m := range rec.Messages {
+		for _, d := range m.Deliveries {
+			if d.Handled && d.Settle != "dead" {
+				crashPins++
+			}
+		}
+	}
+	if n := crashPins + handler.pins; n > MaxStreamPins {
+		// the crash pins are what check needs; the handler times give way
+		handler = handlerSummary{said: fmt.Sprintf("handler times: not pinned: %d handled deliveries, and a crash pin and a handler-time pin each would pass the %d pins an incident file holds (100,000 YAML tokens); each takes the model's 1 ms (%s)", crashPins, MaxStreamPins, handler.spread)}
+	}
+	fmt.Fprintf(log, "%s\n", handler.said)
+	fmt.Fprintf(log, "consumer: %s in group %s on stream %s, %d instances\n", termtext.Clean(rec.Client, termtext.Name), termtext.Clean(rec.Group, termtext.Name), termtext.Clean(rec.Destination, termtext.Name), len(rec.Restarts)+1)
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Imported from OpenTelemetry spans (messaging.system redis): stream %s,\n", termtext.Clean(rec.Destination, termtext.Name))
 	w("# group %s, consumer %s.\n", termtext.Clean(rec.Group, termtext.Name), termtext.Clean(rec.Client, termtext.Name))
-	w("#\n# The cashback family keeps its own timing: the producer writes one entry\n")
-	w("# a millisecond from start, the consumer starts on the full stream and\n")
-	w("# reads COUNT 10, each write and the XACK take 1 ms. The spans' publish\n")
-	w("# and handler times are not replayed; each handled delivery's crash\n")
-	w("# decision is, pinned by (entry, delivery count). crash_p is for the\n")
-	w("# draws a branch makes where no pin stands; at crash_p 0 the pins give way.\n")
+	w("#\n# Replayed: each entry's publish time (publish:, the XADD spans' starts),\n")
+	w("# and, pinned by (entry, delivery count), each handled delivery's crash\n")
+	w("# decision and handler time (its first write to its crash point: the\n")
+	w("# XACK, the credit with dedupe separate, a crash's last write; 1 ms\n")
+	w("# unpinned when every one took the model's 1 ms, or when the pins would\n")
+	w("# pass the 5,400 a file holds: the import says which). The model's own\n")
+	w("# timing: the consumer starts 1 ms after the last XADD, on the full\n")
+	w("# stream, and reads COUNT 10; a handler starts 1 ms after its read or the\n")
+	w("# XACK before; XACK takes 1 ms. A delivery with no pin (a branch's new\n")
+	w("# one) draws its crash from crash_p and its handler time from the pinned\n")
+	w("# ones; at crash_p 0 the crash pins give way.\n")
 	w("id: %s\n", yq(id))
 	w("title: %s\n", yq("Imported: "+rec.Destination))
 	w("story: %s\n", yq(fmt.Sprintf("%d entries on stream %s as the spans recorded them: %d deliveries, %d credits, %d crashes, %d dead letters.", f.Messages, rec.Destination, f.Deliveries, f.Effects, f.Crashes, f.DLQ)))
@@ -171,7 +225,15 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 	if v, ok := knobs["max_receives"]; ok {
 		w("  max_receives: %s\n", v)
 	}
-	w("\n# each handled delivery's crash decision: 1 where the consumer died\n# before its XACK, 0 where it settled\npins:\n")
+	w("\n# each entry's publish time: rows AT [xCOUNT [+EVERY]], ms from start\npublish: |\n")
+	for _, r := range sched {
+		w("  %s\n", r)
+	}
+	w("\n# each handled delivery's crash decision: 1 where the consumer died\n# before its XACK, 0 where it settled")
+	if handler.pins > 0 {
+		w("; and its handler time")
+	}
+	w("\npins:\n")
 	for i, m := range rec.Messages {
 		for _, d := range m.Deliveries {
 			if !d.Handled || d.Settle == "dead" {
@@ -182,6 +244,9 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 				v = 1
 			}
 			w("  - {decision: crash, message: %d, delivery: %d, value: %d}\n", i, d.Count, v)
+			if h, ok := d.HandlerTime(knobs["dedupe"] == "separate"); ok && handler.pins > 0 {
+				w("  - {decision: handle, message: %d, delivery: %d, value: %dms}\n", i, d.Count, roundMs(h))
+			}
 		}
 	}
 	w("\n# the figures the spans show\nexpect:\n")
@@ -190,6 +255,83 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 		w("  figures.balance: %d\n  figures.expected_balance: %d\n", f.Credited, int64(f.Messages)*creditAmount)
 	}
 	return []byte(b.String()), nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// roundMs is ns to the nearest millisecond, the model's clock.
+func roundMs(ns int64) int64 { return (ns + 500_000) / 1e6 }
+
+// publishRows is the entries' publish schedule, in stream order: each
+// one's offset from the first's millisecond, run-length rows "AT",
+// "AT xCOUNT" or "AT xCOUNT +EVERY". A span that starts before the one
+// before it is published with it (back counts those).
+func publishRows(msgs []*Message, dayStart int64) (rows []string, back int) {
+	at := make([]int64, len(msgs))
+	base := ms(msgs[0].Published - dayStart)
+	for i, m := range msgs {
+		at[i] = ms(m.Published-dayStart) - base
+		if i > 0 && at[i] < at[i-1] {
+			at[i], back = at[i-1], back+1
+		}
+	}
+	for i := 0; i < len(at); {
+		j := i + 1
+		if j < len(at) {
+			every := at[j] - at[i]
+			for j+1 < len(at) && at[j+1]-at[j] == every {
+				j++
+			}
+			j++
+		}
+		switch n := j - i; {
+		case n == 1:
+			rows = append(rows, strconv.FormatInt(at[i], 10))
+		case at[i+1] == at[i]:
+			rows = append(rows, fmt.Sprintf("%d x%d", at[i], n))
+		default:
+			rows = append(rows, fmt.Sprintf("%d x%d +%d", at[i], n, at[i+1]-at[i]))
+		}
+		i = j
+	}
+	return rows, back
+}
+
+// handlerSummary is what the import says of the handler times, and how
+// many it pins (none when every one is the model's 1 ms, which the
+// family takes without pins).
+type handlerSummary struct {
+	pins   int
+	said   string
+	spread string // "0–9 ms, median 1 ms"
+}
+
+func (rec *Recording) handlerTimes(separate bool) handlerSummary {
+	var hs []int64
+	for _, m := range rec.Messages {
+		for _, d := range m.Deliveries {
+			if d.Settle == "dead" {
+				continue
+			}
+			if h, ok := d.HandlerTime(separate); ok {
+				hs = append(hs, roundMs(h))
+			}
+		}
+	}
+	if len(hs) == 0 {
+		return handlerSummary{said: "handler times: no handled delivery shows a write; each takes the model's 1 ms"}
+	}
+	sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
+	if hs[0] == 1 && hs[len(hs)-1] == 1 {
+		return handlerSummary{said: fmt.Sprintf("handler times: all %d handled deliveries take 1 ms from their first write to their crash point (the XACK, or the credit with the processed record apart; a crash: its last write's end), the model's own: not pinned", len(hs))}
+	}
+	spread := fmt.Sprintf("%d–%d ms, median %d ms", hs[0], hs[len(hs)-1], hs[len(hs)/2])
+	return handlerSummary{pins: len(hs), spread: "the spans' " + spread, said: fmt.Sprintf("handler times: %d pinned, from each handled delivery's first write to its crash point (the XACK, or the credit with the processed record apart; a crash: its last write's end), %s; a delivery with no pin draws one of them", len(hs), spread)}
 }
 
 func contains(xs []string, x string) bool {

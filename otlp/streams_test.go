@@ -71,6 +71,7 @@ func TestRoundTripStreams(t *testing.T) {
 	}{
 		{"crashes", []string{"events=400", "crash_p=0.05"}, "inferred dedupe=false"},
 		{"dedupe", []string{"events=400", "crash_p=0.05", "dedupe=true"}, "inferred dedupe=true from 415 processed-row INSERTs"},
+		{"separate store", []string{"events=400", "crash_p=0.05", "dedupe=separate"}, `inferred dedupe=separate from 415 processed records (400 first, 15 repeat) in "redis", a store apart from the wallet's "sqlite"`},
 		{"dead letters", []string{"events=60", "crash_p=0.5", "max_receives=4", "dedupe=true"}, "inferred max_receives=4"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -108,8 +108,12 @@ func (c *Family) Caption(w *engine.World, e *engine.Event, d *engine.Decision) (
 	return "", false
 }
 
-// DecisionText: the family decides only crashes, a standard kind.
+// DecisionText words the handler time, the family's own decision (a
+// crash is a standard kind).
 func (c *Family) DecisionText(w *engine.World, d *engine.Decision) string {
+	if d.Kind == DecHandle {
+		return fmt.Sprintf("how long consumer-1's handler takes on %s, delivery %d: %d ms (observed %d–%d ms)", ev(d.Msg), d.Delivery, d.Value, d.Lo, d.Hi)
+	}
 	return fmt.Sprintf("does consumer-1 crash on %s, delivery %d: %v", ev(d.Msg), d.Delivery, d.Value == 1)
 }
 

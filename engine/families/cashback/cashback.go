@@ -56,6 +56,13 @@
 // A fork's events applies from its moment: a lowered count stops the
 // producer before its next XADD (the consumer then starts on what was
 // written); a raised one lets it write on if it is still writing.
+//
+// Timing: the producer writes one entry a millisecond, or, when the
+// incident has a publish schedule (an import's recorded XADD times), each
+// entry at its time there, one a millisecond past its end; the consumer
+// starts 1 ms after the last. Each handler's writes take 1 ms up to the
+// crash point, or, with handler-time pins (an import's), the delivery's
+// pinned time (handler.go).
 package cashback
 
 import (
@@ -202,6 +209,14 @@ type Family struct {
 	// the order claimed; the consumer may still hold one in its batch
 	taken   []takenEntry
 	replays uint16
+
+	// the publish schedule (Spec.Publish) and the producer's place in
+	// it: the run and the index in it of the next entry to write
+	sched            []engine.PublishRun
+	schedRun, schedI int
+	// handlerTimes are the handler-time pins' values, sorted: the
+	// observed distribution (handler.go); nil, every write takes 1 ms
+	handlerTimes []engine.Duration
 }
 
 // deadRec is one entry given up on: its delivery count then, and how many
@@ -242,10 +257,14 @@ func (c *Family) Clone() engine.Family {
 
 func step(o op, a int32) engine.FamilyStep { return engine.FamilyStep{Op: uint8(o), Item: a} }
 
-// Start schedules the producer's first XADD.
+// Start schedules the producer's first XADD: at the start, or when the
+// incident's publish schedule puts it.
 func (c *Family) Start(w *engine.World) {
+	c.sched = w.Spec().Publish
+	c.skipEmptyRuns()
+	c.handlerTimes = handlerTable(w.Spec().Pins)
 	if c.k.Events > 0 {
-		w.Schedule(w.Now, step(opProduce, 0), false)
+		w.Schedule(c.publishAt(w), step(opProduce, 0), false)
 		return
 	}
 	// nothing to write: the consumer starts at once, on an empty stream
@@ -298,13 +317,45 @@ func (c *Family) produce(w *engine.World, k int32) {
 		panic(fmt.Sprintf("cashback: message %d for entry %d", id, k))
 	}
 	c.produced++
+	c.nextScheduled()
 	if int(c.produced) < c.k.Events {
-		w.Schedule(w.Now+engine.Millisecond, step(opProduce, c.produced), false)
+		w.Schedule(c.publishAt(w), step(opProduce, c.produced), false)
 	} else {
 		// The test's consumer starts on a full stream.
 		w.Schedule(w.Now+engine.Millisecond, step(opRead, 0), false)
 	}
 	w.Emit(engine.EvPublish, k, -1, 0, int64(k), 0)
+}
+
+// publishAt is when the next entry is written: its time in the publish
+// schedule, or, past the schedule's end or without one, a millisecond
+// after the last write (the start, for the first).
+func (c *Family) publishAt(w *engine.World) engine.Time {
+	if c.schedRun < len(c.sched) {
+		r := c.sched[c.schedRun]
+		return w.Spec().Start + r.At + r.Every*engine.Duration(c.schedI)
+	}
+	if c.produced == 0 {
+		return w.Now
+	}
+	return w.Now + engine.Millisecond
+}
+
+// nextScheduled moves the schedule's cursor past the entry just written.
+func (c *Family) nextScheduled() {
+	if c.schedRun >= len(c.sched) {
+		return
+	}
+	if c.schedI++; c.schedI >= c.sched[c.schedRun].Count {
+		c.schedRun, c.schedI = c.schedRun+1, 0
+		c.skipEmptyRuns()
+	}
+}
+
+func (c *Family) skipEmptyRuns() {
+	for c.schedRun < len(c.sched) && c.sched[c.schedRun].Count <= 0 {
+		c.schedRun++
+	}
 }
 
 func entryIndex(e redisstream.Entry) int32 {
@@ -384,33 +435,36 @@ func (c *Family) handle(w *engine.World) {
 		c.deadLetter(w, k)
 		return
 	}
+	// the handler's writes, up to its crash point: 1 ms, or the
+	// delivery's recorded time
+	h := c.handlerTime(w, k, p.count)
 	switch c.k.Dedupe {
 	case DedupeSame:
 		if p.db {
 			// INSERT INTO processed fails: IntegrityError, rollback.
-			c.skip(w, k, p, skipSameTransaction)
+			c.skip(w, k, p, skipSameTransaction, h)
 			return
 		}
 		p.db = true
 		c.processedRows++
 		c.credit(w, k, p)
-		w.Schedule(w.Now+engine.Millisecond, step(opAfter, 0), false)
+		w.Schedule(w.Now+h, step(opAfter, 0), false)
 	case DedupeSeparate:
 		if p.store {
-			c.skip(w, k, p, skipSeparateStore)
+			c.skip(w, k, p, skipSeparateStore, h)
 			return
 		}
 		p.store = true
 		c.processedRows++
-		w.Schedule(w.Now+engine.Millisecond, step(opCommit, 0), false)
+		w.Schedule(w.Now+h, step(opCommit, 0), false)
 		w.Emit(KindMark, k, -1, p.count, 0, 0)
 	default:
 		c.credit(w, k, p)
-		w.Schedule(w.Now+engine.Millisecond, step(opAfter, 0), false)
+		w.Schedule(w.Now+h, step(opAfter, 0), false)
 	}
 }
 
-func (c *Family) skip(w *engine.World, k int32, p *pend, where int64) {
+func (c *Family) skip(w *engine.World, k int32, p *pend, where int64, h engine.Duration) {
 	c.skips++
 	c.skipping = true
 	lost := false
@@ -419,7 +473,7 @@ func (c *Family) skip(w *engine.World, k int32, p *pend, where int64) {
 		c.lostSkips++
 	}
 	c.logCredit(credit{entry: k, n: 0, lost: lost, at: w.Now, balance: c.balance})
-	w.Schedule(w.Now+engine.Millisecond, step(opAfter, 0), false)
+	w.Schedule(w.Now+h, step(opAfter, 0), false)
 	w.Emit(KindSkip, k, -1, p.count, c.balance, where)
 }
 

@@ -29,5 +29,7 @@ var Descriptor = engine.Descriptor{
 		engine.DurKnob("restart_after", "the supervisor's delay before a dead worker is back", func(k *Knobs) *engine.Duration { return &k.RestartAfter }, true, engine.Second),
 		engine.IntKnob("max_receives", "deliveries before a message goes to the DLQ; every delivery counts, a redelivery or re-read after a crash included", func(k *Knobs) *int { return &k.MaxReceives }, 1, 1000, DefaultMaxReceives),
 	),
-	New: New,
+	New:     New,
+	Pins:    pinKinds,
+	Publish: true,
 }
