@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,8 +17,9 @@ import (
 // "worker 0 1 A", "crash 3 1 1". The columns are aligned for a reader.
 // The incident parser reads it back to exactly these pins; it refuses
 // what the table cannot write (a box with a space) and more rows than the
-// parser takes.
-func PinTable(pins []engine.Pin) ([]byte, error) {
+// parser takes. own are the family's own pin kinds (cashback's handle), a
+// duration each.
+func PinTable(pins []engine.Pin, own ...engine.PinKind) ([]byte, error) {
 	if len(pins) > incidents.MaxPinRows {
 		return nil, fmt.Errorf("%d pins; an incident's pin_table holds at most %d", len(pins), incidents.MaxPinRows)
 	}
@@ -31,18 +33,24 @@ func PinTable(pins []engine.Pin) ([]byte, error) {
 	b.WriteString("pin_table: |\n  # decision message delivery value\n")
 	for _, p := range pins {
 		var v string
-		switch p.Kind {
-		case engine.DecLatency:
+		kind := p.Kind.String()
+		switch i := slices.IndexFunc(own, func(k engine.PinKind) bool { return k.Kind == p.Kind }); {
+		case i >= 0:
+			if p.Value < 0 {
+				return nil, fmt.Errorf("message %d delivery %d: a %s pin of %d ms", p.Message, p.Delivery, own[i].Name, p.Value)
+			}
+			kind, v = own[i].Name, dur(p.Value)
+		case p.Kind == engine.DecLatency:
 			if p.Value < 0 {
 				return nil, fmt.Errorf("message %d delivery %d: a latency of %d ms", p.Message, p.Delivery, p.Value)
 			}
 			v = dur(p.Value)
-		case engine.DecWorker:
+		case p.Kind == engine.DecWorker:
 			v = p.Box
 			if v == "" || strings.ContainsAny(v, " \t\n#") || termtext.Clean(v, termtext.Name) != v {
 				return nil, fmt.Errorf("message %d delivery %d: box %s cannot be a pin_table field (one word, plain text)", p.Message, p.Delivery, quote(v))
 			}
-		case engine.DecCrash:
+		case p.Kind == engine.DecCrash:
 			if p.Value != 0 && p.Value != 1 {
 				return nil, fmt.Errorf("message %d delivery %d: crash pin value %d, want 0 or 1", p.Message, p.Delivery, p.Value)
 			}
@@ -53,7 +61,7 @@ func PinTable(pins []engine.Pin) ([]byte, error) {
 		if p.Message < 0 || p.Delivery < 1 {
 			return nil, fmt.Errorf("message %d delivery %d: messages count from 0, deliveries from 1", p.Message, p.Delivery)
 		}
-		fmt.Fprintf(&b, "  %-7s %*d %*d %s\n", p.Kind, msgW, p.Message, delW, p.Delivery, v)
+		fmt.Fprintf(&b, "  %-7s %*d %*d %s\n", kind, msgW, p.Message, delW, p.Delivery, v)
 	}
 	return []byte(b.String()), nil
 }

@@ -3,10 +3,12 @@ package otlp
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"inflight/engine"
 	"inflight/incidents"
 	"inflight/internal/termtext"
 )
@@ -188,18 +190,6 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 		fmt.Fprintf(log, "note: %d XADD spans start before the entry before them in the stream: each is published with the one before (stream order is XADD's)\n", back)
 	}
 	handler := rec.handlerTimes(knobs["dedupe"] == "separate")
-	crashPins := 0
-	for _, m := range rec.Messages {
-		for _, d := range m.Deliveries {
-			if d.Handled && d.Settle != "dead" {
-				crashPins++
-			}
-		}
-	}
-	if n := crashPins + handler.pins; n > MaxStreamPins {
-		// the crash pins are what check needs; the handler times give way
-		handler = handlerSummary{said: fmt.Sprintf("handler times: not pinned: %d handled deliveries, and a crash pin and a handler-time pin each would pass the %d pins an incident file holds (100,000 YAML tokens); each takes the model's 1 ms (%s)", crashPins, MaxStreamPins, handler.spread)}
-	}
 	fmt.Fprintf(log, "%s\n", handler.said)
 	fmt.Fprintf(log, "consumer: %s in group %s on stream %s, %d instances\n", termtext.Clean(rec.Client, termtext.Name), termtext.Clean(rec.Group, termtext.Name), termtext.Clean(rec.Destination, termtext.Name), len(rec.Restarts)+1)
 	var b strings.Builder
@@ -209,9 +199,8 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 	w("#\n# Replayed: each entry's publish time (publish:, the XADD spans' starts),\n")
 	w("# and, pinned by (entry, delivery count), each handled delivery's crash\n")
 	w("# decision and handler time (its first write to its crash point: the\n")
-	w("# XACK, the credit with dedupe separate, a crash's last write; 1 ms\n")
-	w("# unpinned when every one took the model's 1 ms, or when the pins would\n")
-	w("# pass the 5,400 a file holds: the import says which). The model's own\n")
+	w("# XACK, the credit with dedupe separate, a crash's last write; not\n")
+	w("# pinned when every one took the model's own 1 ms). The model's own\n")
 	w("# timing: the consumer starts 1 ms after the last XADD, on the full\n")
 	w("# stream, and reads COUNT 10; a handler starts 1 ms after its read or the\n")
 	w("# XACK before; XACK takes 1 ms. A delivery with no pin (a branch's new\n")
@@ -233,28 +222,50 @@ func (rec *Recording) streamIncident(id string, set map[string]string, log io.Wr
 	if handler.pins > 0 {
 		w("; and its handler time")
 	}
-	w("\npins:\n")
+	w("\n")
+	own := cashbackPins()
+	handle := slices.IndexFunc(own, func(k engine.PinKind) bool { return k.Name == "handle" })
+	if handler.pins > 0 && handle < 0 {
+		return nil, fmt.Errorf("the cashback family has no handler-time pin")
+	}
+	var pins []engine.Pin
 	for i, m := range rec.Messages {
 		for _, d := range m.Deliveries {
 			if !d.Handled || d.Settle == "dead" {
 				continue
 			}
-			v := 0
+			var v int64
 			if d.Settle == "crash" {
 				v = 1
 			}
-			w("  - {decision: crash, message: %d, delivery: %d, value: %d}\n", i, d.Count, v)
+			pins = append(pins, engine.Pin{Kind: engine.DecCrash, Message: int32(i), Delivery: int(d.Count), Value: v})
 			if h, ok := d.HandlerTime(knobs["dedupe"] == "separate"); ok && handler.pins > 0 {
-				w("  - {decision: handle, message: %d, delivery: %d, value: %dms}\n", i, d.Count, roundMs(h))
+				pins = append(pins, engine.Pin{Kind: own[handle].Kind, Message: int32(i), Delivery: int(d.Count), Value: roundMs(h)})
 			}
 		}
 	}
+	table, err := PinTable(pins, own...)
+	if err != nil {
+		return nil, err
+	}
+	b.Write(table)
 	w("\n# the figures the spans show\nexpect:\n")
 	w("  messages: %d\n  deliveries: %d\n  effects: %d\n  duplicate_effects: %d\n  lost: %d\n  dlq: %d\n  figures.crashes: %d\n", f.Messages, f.Deliveries, f.Effects, f.DuplicateEffects, f.Lost, f.DLQ, f.Crashes)
 	if balance {
 		w("  figures.balance: %d\n  figures.expected_balance: %d\n", f.Credited, int64(f.Messages)*creditAmount)
 	}
 	return []byte(b.String()), nil
+}
+
+// cashbackPins are the cashback family's own pin kinds (its handler
+// time), from the registry: only incidents names the families.
+func cashbackPins() []engine.PinKind {
+	for _, d := range incidents.Families() {
+		if d.Name == "cashback" {
+			return d.Pins
+		}
+	}
+	return nil
 }
 
 func plural(n int, what string) string {

@@ -222,13 +222,13 @@ func TestStreamsTimesFork(t *testing.T) {
 }
 
 // TestStreamsPinBound: with varied handler times an import pins two
-// decisions per handled delivery, and the file it writes for as many as
-// MaxStreamPins still parses (the parser's 100,000 tokens); past that the
-// handler times are not pinned, and the import says so.
+// decisions per handled delivery in its pin_table; near the bound of
+// handled deliveries every one is pinned and the file parses, and past
+// it the import is refused in one line.
 func TestStreamsPinBound(t *testing.T) {
-	run := func(events string) []byte {
+	run := func(events, crashP string) []byte {
 		src := strings.Replace(schedIncident("false"), "events: 300", "events: "+events, 1)
-		src = strings.Replace(src, "crash_p: 0.05", "crash_p: 0.002", 1)
+		src = strings.Replace(src, "crash_p: 0.05", "crash_p: "+crashP, 1)
 		orig, err := incidents.Parse("sched-orig.yaml", []byte(src))
 		if err != nil {
 			t.Fatal(err)
@@ -236,12 +236,17 @@ func TestStreamsPinBound(t *testing.T) {
 		_, data := exportSpec(t, orig)
 		return data
 	}
-	spec, _ := importSpec(t, run("2680"), "sched-big")
-	if n := len(spec.Pins); n > otlp.MaxStreamPins || n < otlp.MaxStreamPins-100 {
-		t.Fatalf("%d pins, want just under %d", n, otlp.MaxStreamPins)
+	spec, log := importSpec(t, run("5300", "0.002"), "sched-big")
+	handled := 0
+	for _, p := range spec.Pins {
+		if p.Kind == engine.DecCrash {
+			handled++
+		}
 	}
-	spec, log := importSpec(t, run("2710"), "sched-over")
-	if len(spec.Pins) != 2714 || !strings.Contains(log, "handler times: not pinned: 2714 handled deliveries") {
-		t.Fatalf("over the bound: %d pins, log:\n%s", len(spec.Pins), log)
+	if handled < 5300 || handled > otlp.MaxStreamHandled || len(spec.Pins) != 2*handled || !strings.Contains(log, fmt.Sprintf("handler times: %d pinned", handled)) {
+		t.Fatalf("%d pins for %d handled deliveries, want two each, log:\n%s", len(spec.Pins), handled, log)
+	}
+	if _, err := otlp.Read(bytes.NewReader(run("5300", "0.05"))); err == nil || !strings.Contains(err.Error(), "handled deliveries; import takes at most 5400") {
+		t.Fatalf("past the bound: %v", err)
 	}
 }
