@@ -53,28 +53,30 @@ func (v *cowVec[T]) owns(owner *token) bool {
 
 // at reads entry i; ok is false when its leaf was released.
 func (v *cowVec[T]) at(i int) (T, bool) {
-	l := v.leaves[i/leafSize]
+	l := v.leaves[uint(i)/leafSize]
 	if l == nil {
 		var zero T
 		return zero, false
 	}
-	return l.items[i%leafSize], true
+	return l.items[uint(i)%leafSize], true
 }
 
 // ptr returns entry i for reading only, or nil when its leaf was released.
-// It spares the hot path a copy of the entry.
+// It spares the hot path a copy of the entry. Indexes are taken unsigned
+// here and in at and mut: a shift and a mask, where a signed division
+// by the leaf size corrects for negative numbers first.
 func (v *cowVec[T]) ptr(i int) *T {
-	l := v.leaves[i/leafSize]
+	l := v.leaves[uint(i)/leafSize]
 	if l == nil {
 		return nil
 	}
-	return &l.items[i%leafSize]
+	return &l.items[uint(i)%leafSize]
 }
 
 // mut returns entry i for writing, copying its leaf if another world may
 // still read it. A released leaf comes back with every entry retired.
 func (v *cowVec[T]) mut(i int, owner *token) *T {
-	li := i / leafSize
+	li := uint(i) / leafSize
 	l := v.leaves[li]
 	switch {
 	case l == nil:
@@ -84,7 +86,7 @@ func (v *cowVec[T]) mut(i int, owner *token) *T {
 		l = copyLeaf(l, owner)
 		v.leaves[li] = l
 	}
-	return &l.items[i%leafSize]
+	return &l.items[uint(i)%leafSize]
 }
 
 // leafPools holds, per entry type, leaves that discarded worlds owned
