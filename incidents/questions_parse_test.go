@@ -127,15 +127,7 @@ func FuzzQuestion(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := Parse("fuzz.yaml", data)
 		if err != nil {
-			var ps Problems
-			if !errors.As(err, &ps) || len(ps) == 0 {
-				t.Fatalf("error without position: %v", err)
-			}
-			for _, p := range ps {
-				if p.Line < 1 || p.Col < 1 {
-					t.Fatalf("bad position in %v", p)
-				}
-			}
+			mustPlace(t, err)
 			return
 		}
 		for _, ex := range spec.Exercises {

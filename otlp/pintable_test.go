@@ -17,21 +17,7 @@ import (
 // trace as OTLP JSON, as `inflight run thursday --set orders=N --otlp`.
 func exportOrders(t testing.TB, n int) (engine.Summary, []byte) {
 	t.Helper()
-	spec, err := incidents.Get("thursday")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := []engine.Setting{{Knob: "orders", Value: fmt.Sprint(n)}}
-	var trace bytes.Buffer
-	sum, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, Set: set, Trace: &trace, Budget: engine.Budget{Events: otlp.MaxExportEvents}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := otlp.Export(&trace, &out, otlp.Meta{Incident: spec.ID, Seed: spec.Seed, FIFO: otlp.Ordered(spec, nil)}); err != nil {
-		t.Fatal(err)
-	}
-	return sum, out.Bytes()
+	return exportRun(t, "thursday", engine.Setting{Knob: "orders", Value: fmt.Sprint(n)})
 }
 
 // TestImportMaxMessages: a queue trace of the importer's MaxMessages

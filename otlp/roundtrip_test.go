@@ -9,15 +9,16 @@ import (
 	"inflight/otlp"
 )
 
-// exportRun runs a bundled incident and exports its trace as OTLP JSON.
-func exportRun(t testing.TB, id string) (engine.Summary, []byte) {
+// exportRun runs a bundled incident, with knob changes set from its start,
+// and exports its trace as OTLP JSON, as `inflight run ID --otlp` does.
+func exportRun(t testing.TB, id string, set ...engine.Setting) (engine.Summary, []byte) {
 	t.Helper()
 	spec, err := incidents.Get(id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var trace bytes.Buffer
-	sum, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, Trace: &trace, Budget: engine.Budget{Events: otlp.MaxExportEvents}})
+	sum, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, Set: set, Trace: &trace, Budget: engine.Budget{Events: otlp.MaxExportEvents}})
 	if err != nil {
 		t.Fatal(err)
 	}
