@@ -44,10 +44,10 @@ type ActionSpec struct {
 }
 
 // Repeats is the one rule for an action given more than once in one
-// fork. Every action of a fork is checked against the same state, the
-// fork's, so a second that the first leaves with nothing to do (or
-// undoes) would pass the check and then do nothing: it is refused, with
-// the reason, unless the rule says the two are distinct.
+// fork: a second that the first leaves with nothing to do (or undoes) is
+// refused, with the reason, unless the rule says the two are distinct.
+// Beyond it, each action is checked against the state the ones before it
+// leave (checkInOrder).
 type Repeats uint8
 
 const (
@@ -196,6 +196,31 @@ func (w *World) CheckActionsAt(at Time, acts []Action) error {
 			return err
 		}
 	}
+	if len(acts) > 1 && w.Pos > 0 {
+		// the second and later meet the state the ones before them leave
+		return w.checkInOrder(max(at, w.Now), acts)
+	}
+	return nil
+}
+
+// checkInOrder carries out acts at clock at on a scratch copy of w, on
+// the path a run takes (the actions step), so each is checked against
+// the state its predecessors leave: workers=-1 then crash=A2 is refused
+// when the first stopped A2. It returns the first refusal.
+func (w *World) checkInOrder(at Time, acts []Action) error {
+	p := w.Clone()
+	defer p.Discard()
+	before := p.actRefused
+	for _, a := range acts {
+		p.actions = append(p.actions[:len(p.actions):len(p.actions)], pendingAction{at: at, a: a})
+	}
+	p.q.push(item{t: at, key: mkKey(0, opAction, false, 0)})
+	due := func(q pendingAction) bool { return q.at <= at }
+	for n := 0; n < 1<<14 && p.actRefused == before && slices.ContainsFunc(p.actions, due) && p.Step(nil); n++ {
+	}
+	if p.actRefused != before {
+		return p.actRefused
+	}
 	return nil
 }
 
@@ -299,8 +324,9 @@ func (w *World) applyActions() {
 	// never changed in place: clones share the list
 	w.actions = slices.Concat(w.actions[:i], w.actions[i+1:])
 	fa := w.fam.(FamilyActions) // checked when scheduled
-	// the target's check, which a world without an event leaves to now
-	if err := w.checkTarget(p.a, w.Now); !p.cont && err != nil {
+	// the checks again on the state now, which the actions before this
+	// one in its batch leave (and a world without an event left to now)
+	if err := w.checkNow(fa, p); err != nil {
 		if w.actRefused == nil {
 			w.actRefused = err
 		}
@@ -316,6 +342,29 @@ func (w *World) applyActions() {
 	if w.actMore {
 		w.q.push(item{t: w.Now, key: mkKey(0, opAction, false, 0)})
 	}
+}
+
+// checkNow checks queued action p on w's state now: its target, and,
+// after other actions of its batch, the whole check again on the state
+// they leave, naming what they did. The first of a batch was checked
+// when queued: a state the run itself changed since is the family's to
+// tell (an action that finds nothing to change); a continuation was
+// checked whole.
+func (w *World) checkNow(fa FamilyActions, p pendingAction) error {
+	if p.cont {
+		return nil
+	}
+	var err error
+	if len(w.acted) > 0 {
+		err = fa.CheckAction(w, p.a)
+	}
+	if err == nil {
+		err = w.checkTarget(p.a, w.Now)
+	}
+	if err != nil && len(w.acted) > 0 {
+		err = fmt.Errorf("after %s: %w", strings.Join(w.acted, "; "), err)
+	}
+	return err
 }
 
 // actionWords are acts in words on w's state, for a fork's name.

@@ -85,7 +85,7 @@ func (q *Family) CheckAction(w *engine.World, a engine.Action) error {
 			return fmt.Errorf("action %q: %d workers started and %d more is more than %d", a.String(), len(q.workers), n, maxWorkers)
 		}
 		if have := q.inService(); n < 0 && have+n < 1 {
-			return fmt.Errorf("action %q: %d workers in service, and stopping %d leaves none (at least one stays)", a.String(), have, -n)
+			return fmt.Errorf("action %q: %s in service, and stopping %d leaves none (at least one stays)", a.String(), plural(have, "worker"), -n)
 		}
 	}
 	return nil
