@@ -387,14 +387,13 @@ func (w *World) ForkLabel(set []Setting, o *DecisionOverride, acts []Action, m F
 	return w.Forcing().labelActs(set, o, nil, actionWords(w, acts), m)
 }
 
-// checkClockActions refuses, before a run writes any of its trace, an
-// action of run --at CLOCK whose target cannot take it then: the actions
-// are queued on the world at its start, which cannot tell, so a pass
-// that writes nothing plays to them.
-func checkClockActions(spec *Spec, o RunOptions) error {
-	if len(o.AtDo) == 0 {
-		return nil
-	}
+// checkClockFork refuses, before a run writes any of its trace, what
+// run --at CLOCK would refuse only at or after its end: an action whose
+// target cannot take it then (the actions are queued on the world at its
+// start, which cannot tell), or a clock after the run's last event
+// (AfterEndError). A pass that writes nothing plays to the actions and to
+// the first event at the clock, or the end.
+func checkClockFork(spec *Spec, o RunOptions) error {
 	w, err := NewWorld(spec, o.Seed, o.Set)
 	if err != nil {
 		return err
@@ -408,12 +407,26 @@ func checkClockActions(spec *Spec, o RunOptions) error {
 	if err := w.ScheduleActions(o.At, o.AtDo); err != nil {
 		return err
 	}
-	for len(w.actions) > 0 && w.actRefused == nil && w.Step(nil) {
+	reached := false
+	see := sinkFunc(func(_ *World, e *Event, _ *Decision) { reached = reached || e.T >= o.At })
+	limit := o.Budget.Limit()
+	for (len(w.actions) > 0 || !reached) && w.actRefused == nil && (limit < 0 || w.Pos < limit) && w.Step(see) {
 	}
-	if w.actRefused != nil {
+	switch {
+	case w.actRefused != nil:
 		return &MomentError{w.actRefused.Error()}
+	case !reached && w.Settled():
+		return &AfterEndError{LastEvent: w.Stats.LastEvent}
 	}
 	return nil
+}
+
+// AfterEndError is run --at CLOCK at a clock after the run's last event:
+// the change would act on nothing.
+type AfterEndError struct{ LastEvent Time }
+
+func (e *AfterEndError) Error() string {
+	return "the run ends at " + e.LastEvent.Short() + ": the change would act on nothing"
 }
 
 // probeActions plays a clone of w, whose actions are queued on a world
