@@ -103,9 +103,10 @@ func (q *Family) CheckTarget(w *engine.World, a engine.Action, at engine.Time) e
 	var why string
 	switch wk.State {
 	case WOff:
-		why = "not started yet"
+		why = "not started yet, it starts at " + backAt(w.Spec().Workers.Start, at, "start")
 	case WDead:
-		why = "crashed at " + wk.Since.Short()
+		// every crash schedules its restart restart_after later
+		why = "crashed at " + wk.Since.Short() + ", down until " + backAt(wk.Since+q.k.RestartAfter, at, "restart")
 	case WGone:
 		why = "stopped at " + wk.Since.Short() + " by workers=-N"
 	}
@@ -116,6 +117,15 @@ func (q *Family) CheckTarget(w *engine.World, a engine.Action, at engine.Time) e
 		return fmt.Errorf("action %q: worker %s's call is wedged already at %s", a.String(), a.Arg, at.Short())
 	}
 	return nil
+}
+
+// backAt is the clock a worker not running at clock at is back, and why
+// it is not back yet when that is at itself.
+func backAt(back, at engine.Time, what string) string {
+	if back == at {
+		return back.Short() + ": a fork's actions there go before its " + what
+	}
+	return back.Short()
 }
 
 // workersArg reads workers=+N (N to add) or workers=-N (-N: N to stop).
