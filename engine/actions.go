@@ -198,7 +198,8 @@ func (w *World) CheckActionsAt(at Time, acts []Action) error {
 	}
 	if len(acts) > 1 && w.Pos > 0 {
 		// the second and later meet the state the ones before them leave
-		return w.checkInOrder(max(at, w.Now), acts)
+		_, err := w.checkInOrder(max(at, w.Now), acts)
+		return err
 	}
 	return nil
 }
@@ -206,8 +207,9 @@ func (w *World) CheckActionsAt(at Time, acts []Action) error {
 // checkInOrder carries out acts at clock at on a scratch copy of w, on
 // the path a run takes (the actions step), so each is checked against
 // the state its predecessors leave: workers=-1 then crash=A2 is refused
-// when the first stopped A2. It returns the first refusal.
-func (w *World) checkInOrder(at Time, acts []Action) error {
+// when the first stopped A2. It returns the first refusal, or the
+// actions in words as each acted.
+func (w *World) checkInOrder(at Time, acts []Action) ([]string, error) {
 	p := w.Clone()
 	defer p.Discard()
 	before := p.actRefused
@@ -219,9 +221,12 @@ func (w *World) checkInOrder(at Time, acts []Action) error {
 	for n := 0; n < 1<<14 && p.actRefused == before && slices.ContainsFunc(p.actions, due) && p.Step(nil); n++ {
 	}
 	if p.actRefused != before {
-		return p.actRefused
+		return nil, p.actRefused
 	}
-	return nil
+	if len(p.acted) < len(acts) {
+		return nil, nil // not all carried out within the bound
+	}
+	return p.acted[len(p.acted)-len(acts):], nil
 }
 
 func specOf(specs []ActionSpec, name string) *ActionSpec {
@@ -367,11 +372,18 @@ func (w *World) checkNow(fa FamilyActions, p pendingAction) error {
 	return err
 }
 
-// actionWords are acts in words on w's state, for a fork's name.
+// actionWords are acts in words for a fork's name: each on the state
+// the ones before it leave (the first on w's), w's queued knob changes
+// aside (every caller names a fork before queueing its knobs).
 func actionWords(w *World, acts []Action) []string {
 	fa, ok := w.fam.(FamilyActions)
 	if !ok {
 		return nil
+	}
+	if len(acts) > 1 && w.Pos > 0 {
+		if words, err := w.checkInOrder(w.Now, acts); err == nil && words != nil {
+			return slices.Clone(words)
+		}
 	}
 	out := make([]string, len(acts))
 	for i, a := range acts {

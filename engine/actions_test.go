@@ -260,15 +260,19 @@ func TestActionsCheckedInOrder(t *testing.T) {
 			`after stop 1 worker (A2): action "crash=A2": worker A2 is not running at 19:52:00 (stopped at 19:52:00 by workers=-N)`},
 		{[]engine.Action{{Name: "workers", Arg: "-3"}, {Name: "workers", Arg: "-1"}},
 			`after stop 3 workers (A2, A1, B2 after its message): action "workers=-1": 1 worker in service, and stopping 1 leaves none`},
-		{[]engine.Action{{Name: "workers", Arg: "-1"}, {Name: "crash", Arg: "B2"}}, ""},
+		// taken, and named as each acted: the second stop finds A2 gone
+		{[]engine.Action{{Name: "workers", Arg: "-1"}, {Name: "crash", Arg: "B2"}}, "stop 1 worker (A2); crash B2 @19:52:00 #181"},
+		{[]engine.Action{{Name: "workers", Arg: "-1"}, {Name: "workers", Arg: "-1"}}, "stop 1 worker (A2); stop 1 worker (A1) @19:52:00 #181"},
 	} {
 		x.Switch(x.Branches()[0])
 		x.Goto(181)
-		_, err := x.Fork(engine.ForkOptions{Pos: 181, At: at, Actions: tc.do})
+		b, err := x.Fork(engine.ForkOptions{Pos: 181, At: at, Actions: tc.do})
 		switch {
-		case tc.want == "" && err != nil:
+		case strings.Contains(tc.want, " @") && err != nil:
 			t.Errorf("%v: %v", tc.do, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+		case strings.Contains(tc.want, " @") && b.Name != tc.want:
+			t.Errorf("%v: named %q, want %q", tc.do, b.Name, tc.want)
+		case !strings.Contains(tc.want, " @") && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%v: %v, want %q", tc.do, err, tc.want)
 		}
 	}
