@@ -105,8 +105,14 @@ func (q *Family) CheckTarget(w *engine.World, a engine.Action, at engine.Time) e
 	case WOff:
 		why = "not started yet, it starts at " + backAt(w.Spec().Workers.Start, at, "start")
 	case WDead:
-		// every crash schedules its restart restart_after later
-		why = "crashed at " + wk.Since.Short() + ", down until " + backAt(wk.Since+q.k.RestartAfter, at, "restart")
+		// the restart its crash scheduled, restart_after then: a fork's
+		// restart_after since moves only later ones
+		wi := q.worker(a.Arg)
+		back, ok := w.NextScheduled(func(s engine.FamilyStep) bool { return s.Op == opRestart && int(s.Actor) == wi })
+		if !ok {
+			back = wk.Since + q.k.RestartAfter
+		}
+		why = "crashed at " + wk.Since.Short() + ", down until " + backAt(back, at, "restart")
 	case WGone:
 		why = "stopped at " + wk.Since.Short() + " by workers=-N"
 	}

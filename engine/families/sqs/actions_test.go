@@ -226,6 +226,12 @@ func TestCrashNotRunning(t *testing.T) {
 			t.Errorf("code fork at 16:50:01 --do %s: %v, want %s", do, err, want)
 		}
 	}
+	// a fork that lengthens restart_after while A1 is down moves later
+	// restarts, not the one its crash scheduled
+	slow := engine.RunOptions{Seed: spec.Seed, HasAt: true, At: familytest.Clock(t, "16:50:01"), AtSet: familytest.Set("restart_after", "10s"), AtDo: familytest.Acts(t, "crash=A1")}
+	if _, _, err := engine.Run(spec, slow); err == nil || !strings.HasSuffix(err.Error(), dead) {
+		t.Errorf("crash=A1 with restart_after=10s at 16:50:01: %v, want %s", err, dead)
+	}
 	// the explorer's fork at the first moment, before any event: refused
 	// now, as run --at is, not skipped when the action comes due
 	x, err := engine.NewExplorer(spec, spec.Seed, nil)
