@@ -233,9 +233,16 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		// or after the run, before --otlp's file
 		var ae *engine.AfterEndError
 		if err == nil && ro.HasAt && ro.At > w.Stats.LastEvent {
-			ae = &engine.AfterEndError{LastEvent: w.Stats.LastEvent}
+			ae = &engine.AfterEndError{LastEvent: w.Stats.LastEvent, Stopped: sum.Unfinished == ro.Budget.StopLine()}
 		}
-		if ae != nil || errors.As(err, &ae) {
+		if ae == nil {
+			errors.As(err, &ae)
+		}
+		switch {
+		case ae == nil:
+		case ae.Stopped:
+			return usageErr("--at %s is after --max-events %d stops the run (%s): raise it for the change to act", o.at, o.maxEvents, ae.LastEvent.Short())
+		default:
 			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", o.at, ae.LastEvent.Short())
 		}
 		if err == nil {

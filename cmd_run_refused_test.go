@@ -16,6 +16,7 @@ func TestRunRefusedWritesNothing(t *testing.T) {
 		want string
 	}{
 		{[]string{"thursday", "--at", "23:59", "--set", "visibility_timeout=60s"}, "--at 23:59 is after the run ends (21:11:07.296)"},
+		{[]string{"thursday", "--at", "21:00", "--set", "visibility_timeout=60s", "--max-events", "100"}, "--at 21:00 is after --max-events 100 stops the run (19:46:52.395)"},
 		{[]string{"thursday", "--at", "19:52:00 #181", "--do", "workers=-1", "--do", "crash=A2"}, `action "crash=A2": worker A2 is not running`},
 		{[]string{"christmas-friday", "--at", "16:50:01", "--do", "crash=A1"}, `action "crash=A1": worker A1 is not running`},
 		{[]string{"--code", "christmas-friday@1/@16:50:01;do=crash=A1#end.00000000"}, `action "crash=A1": worker A1 is not running`},

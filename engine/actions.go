@@ -429,13 +429,19 @@ func checkClockFork(spec *Spec, o RunOptions) error {
 		return &MomentError{w.actRefused.Error()}
 	case !reached && w.Settled():
 		return &AfterEndError{LastEvent: w.Stats.LastEvent}
+	case !reached:
+		return &AfterEndError{LastEvent: w.Stats.LastEvent, Stopped: true}
 	}
 	return nil
 }
 
 // AfterEndError is run --at CLOCK at a clock after the run's last event:
-// the change would act on nothing.
-type AfterEndError struct{ LastEvent Time }
+// the change would act on nothing. Stopped: the last is where the event
+// budget stopped the run.
+type AfterEndError struct {
+	LastEvent Time
+	Stopped   bool
+}
 
 func (e *AfterEndError) Error() string {
 	return "the run ends at " + e.LastEvent.Short() + ": the change would act on nothing"
