@@ -22,6 +22,7 @@ type comparison struct {
 	SinceA engine.Since   `json:"since_fork_a"`
 	SinceB engine.Since   `json:"since_fork_b"`
 	First  *divergence    `json:"first_divergence"` // null: they never differ
+	own    []string       // the family's own figures' keys (in A's and B's figures)
 }
 
 // divergence is the first event that differs, each side's in words.
@@ -68,7 +69,7 @@ func compareRun(spec *engine.Spec, a string, b engine.Code, budget engine.Budget
 			ab = x.Branch()
 		}
 		c := x.CompareBranches(ab, bb)
-		out = comparison{A: c.A, B: c.B, From: c.From, At: c.At.Short(), SinceA: c.SinceA, SinceB: c.SinceB}
+		out = comparison{A: c.A, B: c.B, From: c.From, At: c.At.Short(), SinceA: c.SinceA, SinceB: c.SinceB, own: c.Own}
 		// each side's code, of its end
 		for _, s := range []struct {
 			br  *engine.Branch
@@ -123,6 +124,12 @@ func printComparison(w io.Writer, format string, c comparison) error {
 	n("dlq (since: dead-lettered)", a.DLQ, sa.DeadLettered, b.DLQ, sb.DeadLettered)
 	n("late_acks_refused", a.LateAcksRefused, sa.LateAcksRefused, b.LateAcksRefused, sb.LateAcksRefused)
 	n("max_oldest_age_s", a.MaxOldestAgeS, sa.MaxOldestAgeS, b.MaxOldestAgeS, sb.MaxOldestAgeS)
+	for _, k := range c.own { // the family's own, in all (none counts since the fork)
+		if zeroFigure(a.Figures[k]) && zeroFigure(b.Figures[k]) {
+			continue // 0 on both sides, as the explorer's c leaves it out; the JSON has it
+		}
+		n("figures."+k, a.Figures[k], "", b.Figures[k], "")
+	}
 	n("end", a.End, "", b.End, "")
 	if a.WorstRecovery != nil || b.WorstRecovery != nil {
 		rec := func(r *engine.RecoveryFigure) any {
@@ -148,4 +155,10 @@ func printComparison(w io.Writer, format string, c comparison) error {
 	}
 	_, err := fmt.Fprintf(w, "\nfirst divergence at event %d:\n  A %s\n  B %s\n", c.First.Event, side(c.First.A), side(c.First.B))
 	return err
+}
+
+// zeroFigure reports whether a family figure counts nothing: 0, or empty.
+func zeroFigure(v any) bool {
+	s := fmt.Sprint(v)
+	return s == "0" || s == ""
 }

@@ -43,3 +43,24 @@ func TestRunCompare(t *testing.T) {
 		t.Errorf("--compare with --trace: exit %d, %q", code, errs)
 	}
 }
+
+// The family's own figures are rows of the text comparison, in all:
+// cashback's balance against the expected one; a figure 0 on both sides
+// has no row, and the queue family, with none of its own, keeps its rows.
+func TestRunCompareFamilyFigures(t *testing.T) {
+	out, stderr, code := runCLI("run", "cashback", "--at", "10:00:30", "--set", "dedupe=true", "--compare", "main")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"figures.expected_balance       500000                     500000", "figures.balance       505500                     502100", "figures.crashes           55                         55"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "figures.pending") {
+		t.Errorf("a row for a figure 0 on both sides:\n%s", out)
+	}
+	if out, _, _ := runCLI("run", "thursday", "--at", "19:52:00", "--set", "visibility_timeout=60s", "--compare", "main"); strings.Contains(out, "figures.") {
+		t.Errorf("thursday's comparison has a family figure:\n%s", out)
+	}
+}

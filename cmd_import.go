@@ -87,7 +87,7 @@ func (o *importOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		_, err = stdout.Write(data)
 		return err
 	}
-	if err := os.WriteFile(o.out, data, 0o644); err != nil {
+	if err := writeWhole(o.out, data); err != nil {
 		return fmt.Errorf("import: %v", err)
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", termtext.Clean(o.out, termtext.Line))

@@ -229,18 +229,29 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		if errors.As(err, &me) {
 			return usageErr("--at: %v", err)
 		}
+		// refused before the trace's first line (a traced run checks first)
+		// or after the run, before --otlp's file
+		var ae *engine.AfterEndError
+		if err == nil && ro.HasAt && ro.At > w.Stats.LastEvent {
+			ae = &engine.AfterEndError{LastEvent: w.Stats.LastEvent, Stopped: sum.Unfinished == ro.Budget.StopLine()}
+		}
+		if ae == nil {
+			errors.As(err, &ae)
+		}
+		switch {
+		case ae == nil:
+		case ae.Stopped:
+			return usageErr("--at %s is after --max-events %d stops the run (%s): raise it for the change to act", o.at, o.maxEvents, ae.LastEvent.Short())
+		default:
+			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", o.at, ae.LastEvent.Short())
+		}
 		if err == nil {
 			err = o.writeOTLP(spec, ro.Seed, ro.Set, [][]engine.Setting{ro.AtSet}, sum)
 		}
 		if err != nil {
 			return budgetStop(err)
 		}
-		if ro.HasAt && ro.At > w.Stats.LastEvent {
-			return usageErr("--at %s is after the run ends (%s): the change would act on nothing", o.at, w.Stats.LastEvent.Short())
-		}
-		if err == nil {
-			sum.Code = engine.RunCode(spec, ro, w).String()
-		}
+		sum.Code = engine.RunCode(spec, ro, w).String()
 	}
 	if err != nil {
 		return err

@@ -77,12 +77,16 @@ func TestRunDoRefused(t *testing.T) {
 		{[]string{"thursday", "--at", "21:15", "--do", "crash"}, "give crash=WORKER"},
 		{[]string{"--code", "thursday@1#end.4648ade4", "--do", "redrive"}, "give nothing else"},
 		// a worker not running at the moment: checked there, not at the start
-		{[]string{"christmas-friday", "--at", "16:50:01", "--do", "crash=A1"}, `--at: action "crash=A1": worker A1 is not running at 16:50:01 (crashed at 16:50:00)`},
-		{[]string{"christmas-friday", "--at", "16:50:01", "--do", "wedge=A1", "--trace"}, `--at: action "wedge=A1": worker A1 is not running at 16:50:01 (crashed at 16:50:00)`},
-		{[]string{"christmas-friday", "--at", "16:50:00 #44", "--do", "crash=A1"}, `--at: action "crash=A1": worker A1 is not running at 16:50:00 (crashed at 16:50:00)`},
+		{[]string{"christmas-friday", "--at", "16:50:01", "--do", "crash=A1"}, `--at: action "crash=A1": worker A1 is not running at 16:50:01 (crashed at 16:50:00, down until 16:50:02)`},
+		{[]string{"christmas-friday", "--at", "16:50:01", "--do", "wedge=A1", "--trace"}, `--at: action "wedge=A1": worker A1 is not running at 16:50:01 (crashed at 16:50:00, down until 16:50:02)`},
+		{[]string{"christmas-friday", "--at", "16:50:00 #44", "--do", "crash=A1"}, `--at: action "crash=A1": worker A1 is not running at 16:50:00 (crashed at 16:50:00, down until 16:50:02)`},
 		{[]string{"--code", "christmas-friday@1/@16:50:01;do=crash=A1#end.00000000"}, `share code fork 1 at 16:50:01: action "crash=A1": worker A1 is not running`},
 		{[]string{"thursday", "--at", "21:15", "--do", "redrive", "--do", "redrive=unfinished"}, "--do: action redrive with redrive=unfinished: a fork takes one redrive"},
 		{[]string{"thursday", "--at", "21:15", "--do", "crash=A1", "--do", "wedge=A1"}, "--do: action crash=A1 with wedge=A1: a fork does one thing to A1"},
+		// each action meets the state the ones before it leave
+		{[]string{"thursday", "--at", "19:52:00 #181", "--do", "workers=-1", "--do", "crash=A2"}, `--at: after stop 1 worker (A2): action "crash=A2": worker A2 is not running at 19:52:00 (stopped at 19:52:00 by workers=-N)`},
+		{[]string{"thursday", "--at", "19:52:00", "--do", "workers=-3", "--do", "workers=-1"}, `--at: after stop 3 workers (B2, A2, A1): action "workers=-1": 1 worker in service, and stopping 1 leaves none (at least one stays)`},
+		{[]string{"thursday", "--at", "19:52:00 #181", "--do", "workers=-3", "--do", "workers=-1"}, `action "workers=-1": 1 worker in service`},
 	} {
 		_, errOut, code := runCLI(append([]string{"run"}, tc.args...)...)
 		line := strings.TrimSpace(errOut)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"inflight/engine"
 	"inflight/otlp"
@@ -56,8 +57,32 @@ func (o *runOptions) writeOTLP(spec *engine.Spec, seed uint64, set []engine.Sett
 	if err := otlp.Export(&o.sink.buf, &out, meta); err != nil {
 		return usageErr("--otlp %s: %v", o.sink.path, err)
 	}
-	if err := os.WriteFile(o.sink.path, out.Bytes(), 0o644); err != nil {
+	if err := writeWhole(o.sink.path, out.Bytes()); err != nil {
 		return fmt.Errorf("--otlp: %v", err)
 	}
 	return nil
+}
+
+// writeWhole writes data to path through a temporary file beside it,
+// renamed over path once written: a write that fails midway (a full disk)
+// leaves no partial file, and an earlier file at path stays whole.
+func writeWhole(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

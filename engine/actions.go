@@ -44,10 +44,10 @@ type ActionSpec struct {
 }
 
 // Repeats is the one rule for an action given more than once in one
-// fork. Every action of a fork is checked against the same state, the
-// fork's, so a second that the first leaves with nothing to do (or
-// undoes) would pass the check and then do nothing: it is refused, with
-// the reason, unless the rule says the two are distinct.
+// fork: a second that the first leaves with nothing to do (or undoes) is
+// refused, with the reason, unless the rule says the two are distinct.
+// Beyond it, each action is checked against the state the ones before it
+// leave (checkInOrder).
 type Repeats uint8
 
 const (
@@ -196,7 +196,37 @@ func (w *World) CheckActionsAt(at Time, acts []Action) error {
 			return err
 		}
 	}
+	if len(acts) > 1 && w.Pos > 0 {
+		// the second and later meet the state the ones before them leave
+		_, err := w.checkInOrder(max(at, w.Now), acts)
+		return err
+	}
 	return nil
+}
+
+// checkInOrder carries out acts at clock at on a scratch copy of w, on
+// the path a run takes (the actions step), so each is checked against
+// the state its predecessors leave: workers=-1 then crash=A2 is refused
+// when the first stopped A2. It returns the first refusal, or the
+// actions in words as each acted.
+func (w *World) checkInOrder(at Time, acts []Action) ([]string, error) {
+	p := w.Clone()
+	defer p.Discard()
+	before := p.actRefused
+	for _, a := range acts {
+		p.actions = append(p.actions[:len(p.actions):len(p.actions)], pendingAction{at: at, a: a})
+	}
+	p.q.push(item{t: at, key: mkKey(0, opAction, false, 0)})
+	due := func(q pendingAction) bool { return q.at <= at }
+	for n := 0; n < 1<<14 && p.actRefused == before && slices.ContainsFunc(p.actions, due) && p.Step(nil); n++ {
+	}
+	if p.actRefused != before {
+		return nil, p.actRefused
+	}
+	if len(p.acted) < len(acts) {
+		return nil, nil // not all carried out within the bound
+	}
+	return p.acted[len(p.acted)-len(acts):], nil
 }
 
 func specOf(specs []ActionSpec, name string) *ActionSpec {
@@ -299,8 +329,9 @@ func (w *World) applyActions() {
 	// never changed in place: clones share the list
 	w.actions = slices.Concat(w.actions[:i], w.actions[i+1:])
 	fa := w.fam.(FamilyActions) // checked when scheduled
-	// the target's check, which a world without an event leaves to now
-	if err := w.checkTarget(p.a, w.Now); !p.cont && err != nil {
+	// the checks again on the state now, which the actions before this
+	// one in its batch leave (and a world without an event left to now)
+	if err := w.checkNow(fa, p); err != nil {
 		if w.actRefused == nil {
 			w.actRefused = err
 		}
@@ -318,11 +349,41 @@ func (w *World) applyActions() {
 	}
 }
 
-// actionWords are acts in words on w's state, for a fork's name.
+// checkNow checks queued action p on w's state now: its target, and,
+// after other actions of its batch, the whole check again on the state
+// they leave, naming what they did. The first of a batch was checked
+// when queued: a state the run itself changed since is the family's to
+// tell (an action that finds nothing to change); a continuation was
+// checked whole.
+func (w *World) checkNow(fa FamilyActions, p pendingAction) error {
+	if p.cont {
+		return nil
+	}
+	var err error
+	if len(w.acted) > 0 {
+		err = fa.CheckAction(w, p.a)
+	}
+	if err == nil {
+		err = w.checkTarget(p.a, w.Now)
+	}
+	if err != nil && len(w.acted) > 0 {
+		err = fmt.Errorf("after %s: %w", strings.Join(w.acted, "; "), err)
+	}
+	return err
+}
+
+// actionWords are acts in words for a fork's name: each on the state
+// the ones before it leave (the first on w's), w's queued knob changes
+// aside (every caller names a fork before queueing its knobs).
 func actionWords(w *World, acts []Action) []string {
 	fa, ok := w.fam.(FamilyActions)
 	if !ok {
 		return nil
+	}
+	if len(acts) > 1 && w.Pos > 0 {
+		if words, err := w.checkInOrder(w.Now, acts); err == nil && words != nil {
+			return slices.Clone(words)
+		}
 	}
 	out := make([]string, len(acts))
 	for i, a := range acts {
@@ -338,14 +399,13 @@ func (w *World) ForkLabel(set []Setting, o *DecisionOverride, acts []Action, m F
 	return w.Forcing().labelActs(set, o, nil, actionWords(w, acts), m)
 }
 
-// checkClockActions refuses, before a run writes any of its trace, an
-// action of run --at CLOCK whose target cannot take it then: the actions
-// are queued on the world at its start, which cannot tell, so a pass
-// that writes nothing plays to them.
-func checkClockActions(spec *Spec, o RunOptions) error {
-	if len(o.AtDo) == 0 {
-		return nil
-	}
+// checkClockFork refuses, before a run writes any of its trace, what
+// run --at CLOCK would refuse only at or after its end: an action whose
+// target cannot take it then (the actions are queued on the world at its
+// start, which cannot tell), or a clock after the run's last event
+// (AfterEndError). A pass that writes nothing plays to the actions and to
+// the first event at the clock, or the end.
+func checkClockFork(spec *Spec, o RunOptions) error {
 	w, err := NewWorld(spec, o.Seed, o.Set)
 	if err != nil {
 		return err
@@ -359,12 +419,32 @@ func checkClockActions(spec *Spec, o RunOptions) error {
 	if err := w.ScheduleActions(o.At, o.AtDo); err != nil {
 		return err
 	}
-	for len(w.actions) > 0 && w.actRefused == nil && w.Step(nil) {
+	reached := false
+	see := sinkFunc(func(_ *World, e *Event, _ *Decision) { reached = reached || e.T >= o.At })
+	limit := o.Budget.Limit()
+	for (len(w.actions) > 0 || !reached) && w.actRefused == nil && (limit < 0 || w.Pos < limit) && w.Step(see) {
 	}
-	if w.actRefused != nil {
+	switch {
+	case w.actRefused != nil:
 		return &MomentError{w.actRefused.Error()}
+	case !reached && w.Settled():
+		return &AfterEndError{LastEvent: w.Stats.LastEvent}
+	case !reached:
+		return &AfterEndError{LastEvent: w.Stats.LastEvent, Stopped: true}
 	}
 	return nil
+}
+
+// AfterEndError is run --at CLOCK at a clock after the run's last event:
+// the change would act on nothing. Stopped: the last is where the event
+// budget stopped the run.
+type AfterEndError struct {
+	LastEvent Time
+	Stopped   bool
+}
+
+func (e *AfterEndError) Error() string {
+	return "the run ends at " + e.LastEvent.Short() + ": the change would act on nothing"
 }
 
 // probeActions plays a clone of w, whose actions are queued on a world

@@ -240,6 +240,44 @@ func TestActionRefused(t *testing.T) {
 	}
 }
 
+// A fork's actions are checked in order, each on the state the ones
+// before it leave: after event 181 workers=-1 stops idle A2, so a crash
+// of A2 there is refused naming what stopped it, where a crash of B2
+// (still running) is taken; three stops leave one worker, so a fourth is
+// refused.
+func TestActionsCheckedInOrder(t *testing.T) {
+	spec := mustSpec(t, "thursday")
+	x, err := engine.NewExplorer(spec, spec.Seed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := mustClock(t, "19:52:00")
+	for _, tc := range []struct {
+		do   []engine.Action
+		want string
+	}{
+		{[]engine.Action{{Name: "workers", Arg: "-1"}, {Name: "crash", Arg: "A2"}},
+			`after stop 1 worker (A2): action "crash=A2": worker A2 is not running at 19:52:00 (stopped at 19:52:00 by workers=-N)`},
+		{[]engine.Action{{Name: "workers", Arg: "-3"}, {Name: "workers", Arg: "-1"}},
+			`after stop 3 workers (A2, A1, B2 after its message): action "workers=-1": 1 worker in service, and stopping 1 leaves none`},
+		// taken, and named as each acted: the second stop finds A2 gone
+		{[]engine.Action{{Name: "workers", Arg: "-1"}, {Name: "crash", Arg: "B2"}}, "stop 1 worker (A2); crash B2 @19:52:00 #181"},
+		{[]engine.Action{{Name: "workers", Arg: "-1"}, {Name: "workers", Arg: "-1"}}, "stop 1 worker (A2); stop 1 worker (A1) @19:52:00 #181"},
+	} {
+		x.Switch(x.Branches()[0])
+		x.Goto(181)
+		b, err := x.Fork(engine.ForkOptions{Pos: 181, At: at, Actions: tc.do})
+		switch {
+		case strings.Contains(tc.want, " @") && err != nil:
+			t.Errorf("%v: %v", tc.do, err)
+		case strings.Contains(tc.want, " @") && b.Name != tc.want:
+			t.Errorf("%v: named %q, want %q", tc.do, b.Name, tc.want)
+		case !strings.Contains(tc.want, " @") && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%v: %v, want %q", tc.do, err, tc.want)
+		}
+	}
+}
+
 func FuzzParseAction(f *testing.F) {
 	for _, s := range []string{"redrive", "redrive=unfinished", "crash=B2", "workers=+2", "a=b=c", "=", ""} {
 		f.Add(s)

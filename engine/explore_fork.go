@@ -43,13 +43,14 @@ func (x *Explorer) Fork(o ForkOptions) (*Branch, error) {
 	for _, c := range parent.Path() {
 		x.extend(c, o.Pos)
 	}
+	// words before the actions act: what they do on the fork's state,
+	// before its knobs are queued, as a share code's replay names it
+	acts := actionWords(w, o.Actions)
 	if len(o.Set) > 0 {
 		if err := w.ScheduleKnobs(max(o.At, w.Now), o.Set); err != nil {
 			return nil, err
 		}
 	}
-	// words before the actions act: what they do on the fork's state
-	acts := actionWords(w, o.Actions)
 	if err := w.ScheduleActions(max(o.At, w.Now), o.Actions); err != nil {
 		return nil, err
 	}

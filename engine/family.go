@@ -299,3 +299,25 @@ func (w *World) KindName(k Kind) string {
 	}
 	return k.String()
 }
+
+// NextScheduled is the clock of the first step the family has scheduled
+// that match takes, ok false for none. It reads every step queued, so it
+// is for words (a refusal saying when a worker is back), not for a
+// model's steps.
+func (w *World) NextScheduled(match func(FamilyStep) bool) (t Time, ok bool) {
+	see := func(it *item) {
+		if it.op() != opFamily || ok && it.t >= t {
+			return
+		}
+		if match(FamilyStep{Op: it.fop(), Item: it.msg, Actor: it.who, Gen: it.delivery}) {
+			t, ok = it.t, true
+		}
+	}
+	for i := range w.q.heap {
+		see(&w.q.heap[i])
+	}
+	for i := w.q.soonHead; i < len(w.q.soon); i++ {
+		see(&w.q.soon[i])
+	}
+	return t, ok
+}

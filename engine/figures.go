@@ -137,6 +137,42 @@ var FamilyFigures = map[string][]FigureDef{
 	},
 }
 
+// OwnFigures are the keys of w's family's own summary figures
+// (Family.Figures), in the order its FamilyFigures table gives them,
+// sorted when no table has them all; none for a family with none.
+func OwnFigures(w *World) []string {
+	own := w.fam.Figures(w)
+	if len(own) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(FamilyFigures))
+	for n := range FamilyFigures {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		t := FamilyFigures[n]
+		if len(t) != len(own) {
+			continue
+		}
+		keys := make([]string, 0, len(t))
+		for _, f := range t {
+			if _, ok := own[f.Key]; ok {
+				keys = append(keys, f.Key)
+			}
+		}
+		if len(keys) == len(own) {
+			return keys
+		}
+	}
+	keys := make([]string, 0, len(own))
+	for k := range own {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // LookupFigure is the definition of key ("dlq", "figures.balance") in the
 // family's summary, if the table has one.
 func LookupFigure(family, key string) (FigureDef, bool) {

@@ -328,7 +328,7 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 		}
 	}
 	if o.HasAt && !o.AtMid && o.Trace != nil {
-		if err := checkClockActions(spec, o); err != nil {
+		if err := checkClockFork(spec, o); err != nil {
 			return Summary{}, nil, err // before a line of the trace is written
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -481,6 +482,31 @@ func (c compareView) lines() []string {
 		row("late acks refused", f(a.LateAcksRefused), f(sa.LateAcksRefused), f(b.LateAcksRefused), f(sb.LateAcksRefused), true, i),
 		row("oldest message, max", a.MaxOldestAgeS, sa.MaxOldestAgeS, b.MaxOldestAgeS, sb.MaxOldestAgeS, true, sec),
 		row("workers busy", math.Round(a.Busy*100), 0, math.Round(b.Busy*100), 0, false, pct))
+	for _, k := range c.cmp.Own { // the family's own figures, in all
+		va, vb := a.Figures[k], b.Figures[k]
+		if zeroFigure(va) && zeroFigure(vb) {
+			continue // nothing on either side: the screen has no row to spare
+		}
+		// a name wider than the labels' column goes on over lines of its own
+		label := wrap(strings.ReplaceAll(k, "_", " "), compareLabelW)
+		fa, oka := figureNumber(va)
+		fb, okb := figureNumber(vb)
+		var ls []string
+		if oka && okb {
+			ls = []string{row(label[len(label)-1], fa, 0, fb, 0, false, figureText)}
+		} else {
+			ls = text(label[len(label)-1], fmt.Sprint(va), fmt.Sprint(vb))
+		}
+		for _, l := range label[:len(label)-1] {
+			if fmt.Sprint(va) != fmt.Sprint(vb) {
+				l = st.Warn.Render("≠ " + l)
+			} else {
+				l = "  " + l
+			}
+			out = append(out, l)
+		}
+		out = append(out, ls...)
+	}
 	out = append(out, text("alerts fired", alerts(a.Alerts), alerts(b.Alerts))...)
 	out = append(out, text("missing alert fired", alerts(a.WouldHaveFired), alerts(b.WouldHaveFired))...)
 	recovery := func(r *engine.RecoveryFigure) string {
@@ -528,6 +554,41 @@ func (c compareView) lines() []string {
 		}
 	}
 	return out
+}
+
+// figureNumber is a family figure's value as a number, ok false for one
+// that is not (a clock, a name).
+func figureNumber(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
+
+// zeroFigure reports whether a family figure counts nothing: 0, or empty.
+func zeroFigure(v any) bool {
+	if n, ok := figureNumber(v); ok {
+		return n == 0
+	}
+	return v == nil || fmt.Sprint(v) == ""
+}
+
+// figureText writes a family figure: a whole number as one, else as
+// few digits as tell it.
+func figureText(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return fmt.Sprint(int64(v))
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // sinceWords says what the since-the-fork columns count.

@@ -16,7 +16,7 @@ func TestCompareStagefrontInbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := viewAfterOn(t, Options{Spec: spec}, 120, 40, keysOf("e 5 c")...)
+	v := viewAfterOn(t, Options{Spec: spec}, 120, 60, keysOf("e 5 c")...)
 	if !strings.Contains(v, "hold 2291's effects") || !strings.Contains(v, " A 1: 10:00:01.217") {
 		t.Fatalf("no effect for hold 2291 on main:\n%s", v)
 	}
@@ -136,5 +136,28 @@ func TestCompareSinceFork(t *testing.T) {
 	}
 	if strings.Contains(v, "until 19:52:30) →") {
 		t.Errorf("caption fragments:\n%s", v)
+	}
+}
+
+// TestCompareFamilyFigures: the family's own figures have rows of their
+// own, in all, as run --compare gives them: cashback's expected balance,
+// balance and crashes, but none for a figure 0 on both sides; the queue
+// family has none, so thursday's screen keeps its rows.
+func TestCompareFamilyFigures(t *testing.T) {
+	spec, err := incidents.Get("cashback")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := viewAfterOn(t, Options{Spec: spec}, 120, 60, keysOf("e 1 c")...)
+	for _, want := range []string{"  expected balance             500000", "≠ balance                      505500                           500000                   -5500", "  crashes                          55"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q row in:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "dead lettered") || strings.Contains(v, "…") {
+		t.Errorf("a row for a figure 0 on both sides:\n%s", v)
+	}
+	if v := viewAfter(t, 120, 60, "e", "1", "c"); strings.Contains(v, "balance") || strings.Contains(v, "  crashes ") {
+		t.Errorf("thursday's comparison has a family figure:\n%s", v)
 	}
 }

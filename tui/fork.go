@@ -89,6 +89,37 @@ type forkForm struct {
 	done    outcome       // what the last key asks of the root
 }
 
+// formInput is one of the fork form's inputs: newInput with formInputKeys.
+func formInput(st *Styles, value string) textinput.Model {
+	ti := newInput(st, value)
+	ti.KeyMap = formInputKeys
+	return ti
+}
+
+// formInputKeys are the fork form's inputs' keys: textinput's without
+// alt+f, alt+b and alt+d, which a terminal also sends for Esc and then f,
+// b or d typed fast (escThen); ctrl+←/→ and alt+←/→ still move by words.
+var formInputKeys = func() textinput.KeyMap {
+	km := textinput.DefaultKeyMap
+	km.WordForward = key.NewBinding(key.WithKeys("alt+right", "ctrl+right"))
+	km.WordBackward = key.NewBinding(key.WithKeys("alt+left", "ctrl+left"))
+	km.DeleteWordForward = key.NewBinding(key.WithKeys("alt+delete"))
+	return km
+}()
+
+// escThen reads k, a key with alt, as Esc and then the key without it:
+// Bubble Tea reads an Esc followed quickly by a key as that key with alt
+// (alt+f for Esc then f), and the inputs would type the f. An alt key the
+// inputs bind (a word move or delete) stays itself.
+func escThen(k tea.KeyMsg) (tea.KeyMsg, bool) {
+	km := formInputKeys
+	if !k.Alt || key.Matches(k, km.WordForward, km.WordBackward, km.DeleteWordBackward, km.DeleteWordForward) {
+		return k, false
+	}
+	k.Alt = false
+	return k, true
+}
+
 func newInput(st *Styles, value string) textinput.Model {
 	ti := textinput.New()
 	ti.Prompt = ""
@@ -206,7 +237,7 @@ func formAt(c common, x *engine.Explorer, p forkPlace) forkForm {
 	if f.dec != nil {
 		f.values, f.labels = w.DecisionChoices(f.dec.Decision)
 	}
-	f.decIn = newInput(c.st, "")
+	f.decIn = formInput(c.st, "")
 	f.decIn.Placeholder = "as it was"
 	// only the knobs this incident reads: the rest would change nothing
 	all := engine.KnobsFor(x.Spec)
@@ -234,14 +265,14 @@ func formAt(c common, x *engine.Explorer, p forkPlace) forkForm {
 			}
 		}
 		f.orig = append(f.orig, v)
-		f.inputs = append(f.inputs, newInput(c.st, v))
+		f.inputs = append(f.inputs, formInput(c.st, v))
 	}
-	f.name = newInput(c.st, "")
+	f.name = formInput(c.st, "")
 	f.name.Placeholder = "(a name from the changes)"
 	f.acts = w.Actions()
-	f.actIn = newInput(c.st, "")
+	f.actIn = formInput(c.st, "")
 	f.actIn.Placeholder = "none"
-	f.filter = newInput(c.st, "")
+	f.filter = formInput(c.st, "")
 	f.unfeat = x.Spec.Featured < 0
 	// the knob the incident is about, else the decision
 	f.row = 1

@@ -214,6 +214,12 @@ func (h *huntList) helpKeys() help.KeyMap     { return h.keys }
 // The screens' keys, and what the root does with their outcome.
 
 func (f *forkForm) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
+	if plain, ok := escThen(k); ok {
+		// Esc, then the key where it goes once Esc has done its work
+		// (cleared the filter, or closed the form)
+		cmd := f.onKey(m, tea.KeyMsg{Type: tea.KeyEsc})
+		return tea.Batch(cmd, m.updateKey(plain))
+	}
 	var cmd tea.Cmd
 	*f, cmd = f.Update(k)
 	switch f.done {

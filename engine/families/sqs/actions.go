@@ -85,7 +85,7 @@ func (q *Family) CheckAction(w *engine.World, a engine.Action) error {
 			return fmt.Errorf("action %q: %d workers started and %d more is more than %d", a.String(), len(q.workers), n, maxWorkers)
 		}
 		if have := q.inService(); n < 0 && have+n < 1 {
-			return fmt.Errorf("action %q: %d workers in service, and stopping %d leaves none (at least one stays)", a.String(), have, -n)
+			return fmt.Errorf("action %q: %s in service, and stopping %d leaves none (at least one stays)", a.String(), plural(have, "worker"), -n)
 		}
 	}
 	return nil
@@ -103,9 +103,16 @@ func (q *Family) CheckTarget(w *engine.World, a engine.Action, at engine.Time) e
 	var why string
 	switch wk.State {
 	case WOff:
-		why = "not started yet"
+		why = "not started yet, it starts at " + backAt(w.Spec().Workers.Start, at, "start")
 	case WDead:
-		why = "crashed at " + wk.Since.Short()
+		// the restart its crash scheduled, restart_after then: a fork's
+		// restart_after since moves only later ones
+		wi := q.worker(a.Arg)
+		back, ok := w.NextScheduled(func(s engine.FamilyStep) bool { return s.Op == opRestart && int(s.Actor) == wi })
+		if !ok {
+			back = wk.Since + q.k.RestartAfter
+		}
+		why = "crashed at " + wk.Since.Short() + ", down until " + backAt(back, at, "restart")
 	case WGone:
 		why = "stopped at " + wk.Since.Short() + " by workers=-N"
 	}
@@ -116,6 +123,15 @@ func (q *Family) CheckTarget(w *engine.World, a engine.Action, at engine.Time) e
 		return fmt.Errorf("action %q: worker %s's call is wedged already at %s", a.String(), a.Arg, at.Short())
 	}
 	return nil
+}
+
+// backAt is the clock a worker not running at clock at is back, and why
+// it is not back yet when that is at itself.
+func backAt(back, at engine.Time, what string) string {
+	if back == at {
+		return back.Short() + ": a fork's actions there go before its " + what
+	}
+	return back.Short()
 }
 
 // workersArg reads workers=+N (N to add) or workers=-N (-N: N to stop).

@@ -186,7 +186,7 @@ func TestQueueActionsRefused(t *testing.T) {
 // at 16:50:00 (event 43) and is back at 16:50:02; B1 runs on.
 func TestCrashNotRunning(t *testing.T) {
 	spec := familytest.Incident(t, "christmas-friday")
-	dead := `worker A1 is not running at 16:50:01 (crashed at 16:50:00)`
+	dead := `worker A1 is not running at 16:50:01 (crashed at 16:50:00, down until 16:50:02)`
 	for _, do := range []string{"crash=A1", "wedge=A1"} {
 		want := `action "` + do + `": ` + dead
 		var trace bytes.Buffer
@@ -226,21 +226,27 @@ func TestCrashNotRunning(t *testing.T) {
 			t.Errorf("code fork at 16:50:01 --do %s: %v, want %s", do, err, want)
 		}
 	}
+	// a fork that lengthens restart_after while A1 is down moves later
+	// restarts, not the one its crash scheduled
+	slow := engine.RunOptions{Seed: spec.Seed, HasAt: true, At: familytest.Clock(t, "16:50:01"), AtSet: familytest.Set("restart_after", "10s"), AtDo: familytest.Acts(t, "crash=A1")}
+	if _, _, err := engine.Run(spec, slow); err == nil || !strings.HasSuffix(err.Error(), dead) {
+		t.Errorf("crash=A1 with restart_after=10s at 16:50:01: %v, want %s", err, dead)
+	}
 	// the explorer's fork at the first moment, before any event: refused
 	// now, as run --at is, not skipped when the action comes due
 	x, err := engine.NewExplorer(spec, spec.Seed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := `action "crash=A1": worker A1 is not running at 16:50:00 (not started yet)`
+	start := `action "crash=A1": worker A1 is not running at 16:50:00 (not started yet, it starts at 16:50:00: a fork's actions there go before its start)`
 	if _, err := x.Fork(engine.ForkOptions{Pos: 0, At: familytest.Clock(t, "16:50:00"), Actions: familytest.Acts(t, "crash=A1")}); err == nil || !strings.HasSuffix(err.Error(), start) {
 		t.Errorf("explorer fork at event 0 --do crash=A1: %v, want %s", err, start)
 	}
 	// before the workers start, at their start's clock (the action goes
 	// first) and once the supervisor has it back
 	for at, want := range map[string]string{
-		"16:50:00": `action "crash=A1": worker A1 is not running at 16:50:00 (not started yet)`,
-		"16:50:02": `action "crash=A1": worker A1 is not running at 16:50:02 (crashed at 16:50:00)`,
+		"16:50:00": `action "crash=A1": worker A1 is not running at 16:50:00 (not started yet, it starts at 16:50:00: a fork's actions there go before its start)`,
+		"16:50:02": `action "crash=A1": worker A1 is not running at 16:50:02 (crashed at 16:50:00, down until 16:50:02: a fork's actions there go before its restart)`,
 		"16:50:03": "",
 	} {
 		_, _, err := engine.Run(spec, engine.RunOptions{Seed: spec.Seed, HasAt: true, At: familytest.Clock(t, at), AtDo: familytest.Acts(t, "crash=A1")})
