@@ -89,7 +89,8 @@ type forkForm struct {
 	done    outcome       // what the last key asks of the root
 }
 
-// formInput is one of the fork form's inputs: newInput with formInputKeys.
+// formInput is an input of the fork form or of a prompt (/, #, the hunt's
+// actions): newInput with formInputKeys.
 func formInput(st *Styles, value string) textinput.Model {
 	ti := newInput(st, value)
 	ti.KeyMap = formInputKeys

@@ -57,3 +57,28 @@ func TestForkEscThenKey(t *testing.T) {
 		t.Fatalf("alt+left: state %s", m.state)
 	}
 }
+
+// The prompts read Esc and then a key the same way: / and # close and the
+// key acts (b opens the branch list) instead of typing b into the clock or
+// the number; so does the hunt's list.
+func TestPromptEscThenKey(t *testing.T) {
+	for _, c := range []struct {
+		open  string
+		state state
+		typed string
+	}{
+		{"/", stateJump, "19:4"},
+		{"#", stateGoto, "14"},
+		{"x", stateHunt, ""},
+	} {
+		m := press(newTest(t, Options{}, 120, 40), c.open)
+		if m.state != c.state {
+			t.Fatalf("%s: state %s, want %s", c.open, m.state, c.state)
+		}
+		m = press(m, keysOf(c.typed)...)
+		m = sendKey(m, alt(keyMsg("b")))
+		if m.state != stateBranches {
+			t.Errorf("%s then esc+b: state %s, want the branch list", c.open, m.state)
+		}
+	}
+}

@@ -26,7 +26,7 @@ type gotoInput struct {
 
 // newGotoInput is the prompt, in the incident's word for a message.
 func newGotoInput(c common, spec *engine.Spec) gotoInput {
-	ti := newInput(c.st, "")
+	ti := formInput(c.st, "")
 	ti.Prompt = "go to " + msgLabel(spec) + " number, enter selects, esc cancels: "
 	ti.CharLimit = 12 // an int32 and a little
 	ti.Focus()
@@ -68,6 +68,9 @@ func (g gotoInput) View() string { return fitLine(g.input.View(), g.width) }
 func (g *gotoInput) helpKeys() help.KeyMap { return g.keys }
 
 func (g *gotoInput) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
+	if cmd, ok := escFirst(m, k, g.onKey); ok {
+		return cmd
+	}
 	var cmd tea.Cmd
 	*g, cmd = g.Update(k)
 	switch g.done {

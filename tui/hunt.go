@@ -89,7 +89,7 @@ func newHuntList(c common, spec *engine.Spec, at engine.Time, after string, spec
 	l.SetFilteringEnabled(false)
 	l.SetShowStatusBar(false)
 	h := huntList{common: c, keys: defaultHuntKeyMap(), list: l, made: true, specs: specs, check: check}
-	h.actIn = newInput(c.st, "")
+	h.actIn = formInput(c.st, "")
 	h.actIn.Placeholder = "none"
 	if after != "" {
 		h.note = "judged after the fork (" + after + "): what came before it does not count"

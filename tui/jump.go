@@ -34,7 +34,7 @@ type jumpInput struct {
 
 // newJumpInput is the prompt, with the displayed clock as its placeholder.
 func newJumpInput(c common, at engine.Time) jumpInput {
-	ti := newInput(c.st, "")
+	ti := formInput(c.st, "")
 	ti.Prompt = "jump to clock (HH:MM[:SS], or a fork's HH:MM:SS #N), enter goes, esc cancels: "
 	ti.Placeholder = at.Short()
 	ti.Focus()

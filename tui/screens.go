@@ -213,12 +213,21 @@ func (h *huntList) helpKeys() help.KeyMap     { return h.keys }
 
 // The screens' keys, and what the root does with their outcome.
 
+// escFirst is a prompt's alt+key read as Esc and then the key (escThen):
+// on takes the Esc (it clears a filter, or closes the prompt), then the key
+// goes wherever it goes once Esc has done its work.
+func escFirst(m *Model, k tea.KeyMsg, on func(*Model, tea.KeyMsg) tea.Cmd) (tea.Cmd, bool) {
+	plain, ok := escThen(k)
+	if !ok {
+		return nil, false
+	}
+	cmd := on(m, tea.KeyMsg{Type: tea.KeyEsc})
+	return tea.Batch(cmd, m.updateKey(plain)), true
+}
+
 func (f *forkForm) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
-	if plain, ok := escThen(k); ok {
-		// Esc, then the key where it goes once Esc has done its work
-		// (cleared the filter, or closed the form)
-		cmd := f.onKey(m, tea.KeyMsg{Type: tea.KeyEsc})
-		return tea.Batch(cmd, m.updateKey(plain))
+	if cmd, ok := escFirst(m, k, f.onKey); ok {
+		return cmd
 	}
 	var cmd tea.Cmd
 	*f, cmd = f.Update(k)
@@ -264,6 +273,9 @@ func (s *storyView) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 }
 
 func (j *jumpInput) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
+	if cmd, ok := escFirst(m, k, j.onKey); ok {
+		return cmd
+	}
 	var cmd tea.Cmd
 	*j, cmd = j.Update(k)
 	switch j.done {
@@ -277,4 +289,9 @@ func (j *jumpInput) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
 }
 
 // onKey: hunt.go starts the hunt the list asks for.
-func (h *huntList) onKey(m *Model, k tea.KeyMsg) tea.Cmd { return m.updateHunt(k) }
+func (h *huntList) onKey(m *Model, k tea.KeyMsg) tea.Cmd {
+	if cmd, ok := escFirst(m, k, h.onKey); ok {
+		return cmd
+	}
+	return m.updateHunt(k)
+}
