@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"inflight/engine"
+	"inflight/incidents"
 )
 
 // comparison is `run --compare`'s output: the branch the flag names (A)
@@ -69,7 +70,7 @@ func compareRun(spec *engine.Spec, a string, b engine.Code, budget engine.Budget
 			ab = x.Branch()
 		}
 		c := x.CompareBranches(ab, bb)
-		out = comparison{A: c.A, B: c.B, From: c.From, At: c.At.Short(), SinceA: c.SinceA, SinceB: c.SinceB, own: c.Own}
+		out = comparison{A: c.A, B: c.B, From: c.From, At: c.At.Short(), SinceA: c.SinceA, SinceB: c.SinceB, own: incidents.OwnFigures(spec, c.A.Figures, c.B.Figures)}
 		// each side's code, of its end
 		for _, s := range []struct {
 			br  *engine.Branch
@@ -125,7 +126,7 @@ func printComparison(w io.Writer, format string, c comparison) error {
 	n("late_acks_refused", a.LateAcksRefused, sa.LateAcksRefused, b.LateAcksRefused, sb.LateAcksRefused)
 	n("max_oldest_age_s", a.MaxOldestAgeS, sa.MaxOldestAgeS, b.MaxOldestAgeS, sb.MaxOldestAgeS)
 	for _, k := range c.own { // the family's own, in all (none counts since the fork)
-		if zeroFigure(a.Figures[k]) && zeroFigure(b.Figures[k]) {
+		if engine.ZeroFigure(a.Figures[k]) && engine.ZeroFigure(b.Figures[k]) {
 			continue // 0 on both sides, as the explorer's c leaves it out; the JSON has it
 		}
 		n("figures."+k, a.Figures[k], "", b.Figures[k], "")
@@ -155,10 +156,4 @@ func printComparison(w io.Writer, format string, c comparison) error {
 	}
 	_, err := fmt.Fprintf(w, "\nfirst divergence at event %d:\n  A %s\n  B %s\n", c.First.Event, side(c.First.A), side(c.First.B))
 	return err
-}
-
-// zeroFigure reports whether a family figure counts nothing: 0, or empty.
-func zeroFigure(v any) bool {
-	s := fmt.Sprint(v)
-	return s == "0" || s == ""
 }

@@ -203,10 +203,6 @@ type Comparison struct {
 	SinceA, SinceB Since
 	Div            Divergence
 	Parted         bool // Div is set: they differ somewhere
-	// Own are the keys of the family's own figures in A's and B's
-	// Figures ("expected_balance", "balance", "crashes"), as OwnFigures
-	// orders them: a comparison shows them beside the kernel's
-	Own []string
 }
 
 // CompareBranches plays a and b to their ends and compares them: the
@@ -214,7 +210,7 @@ type Comparison struct {
 // that differs, a fork's knob marker passed over. Two branches that never part (one compared with itself)
 // have their figures since event 0.
 func (x *Explorer) CompareBranches(a, b *Branch) Comparison {
-	c := Comparison{A: x.Summary(a), B: x.Summary(b), Own: OwnFigures(b.frontier)}
+	c := Comparison{A: x.Summary(a), B: x.Summary(b)}
 	pos, at, ok := PartPos(a, b)
 	if !ok {
 		pos, at = 0, x.Spec.Start

@@ -137,40 +137,28 @@ var FamilyFigures = map[string][]FigureDef{
 	},
 }
 
-// OwnFigures are the keys of w's family's own summary figures
-// (Family.Figures), in the order its FamilyFigures table gives them,
-// sorted when no table has them all; none for a family with none.
-func OwnFigures(w *World) []string {
-	own := w.fam.Figures(w)
-	if len(own) == 0 {
-		return nil
-	}
-	names := make([]string, 0, len(FamilyFigures))
-	for n := range FamilyFigures {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		t := FamilyFigures[n]
-		if len(t) != len(own) {
-			continue
-		}
-		keys := make([]string, 0, len(t))
-		for _, f := range t {
-			if _, ok := own[f.Key]; ok {
+// OwnFigures are the keys of a family's own summary figures found in any
+// of figs (Summaries' Figures, which also hold the kernel's: last_effect,
+// dlq_peak…), in the order of the family's FamilyFigures table; none for a
+// family with no table.
+func OwnFigures(family string, figs ...map[string]any) []string {
+	var keys []string
+	for _, f := range FamilyFigures[family] {
+		for _, m := range figs {
+			if _, ok := m[f.Key]; ok {
 				keys = append(keys, f.Key)
+				break
 			}
 		}
-		if len(keys) == len(own) {
-			return keys
-		}
 	}
-	keys := make([]string, 0, len(own))
-	for k := range own {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	return keys
+}
+
+// ZeroFigure reports whether a family figure counts nothing (0, or
+// empty): a comparison leaves out a figure zero on both sides.
+func ZeroFigure(v any) bool {
+	s := fmt.Sprint(v)
+	return v == nil || s == "0" || s == ""
 }
 
 // LookupFigure is the definition of key ("dlq", "figures.balance") in the

@@ -98,3 +98,14 @@ func FamilyOf(spec *engine.Spec) *engine.Descriptor {
 	}
 	return nil
 }
+
+// OwnFigures are the keys of spec's family's own summary figures found in
+// figs, in the order of its figure table (engine.OwnFigures): the rows a
+// comparison adds beside the kernel's.
+func OwnFigures(spec *engine.Spec, figs ...map[string]any) []string {
+	var family string
+	if d := FamilyOf(spec); d != nil {
+		family = d.Name
+	}
+	return engine.OwnFigures(family, figs...)
+}

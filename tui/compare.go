@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"inflight/engine"
+	"inflight/incidents"
 	"inflight/stage"
 )
 
@@ -56,6 +57,7 @@ type compareView struct {
 	sel     int32        // the selected message, -1 none
 	selName string       // its name
 	words   engine.Words // the family's: its effects need not be emails
+	own     []string     // the family's own figures' keys, in its table's order
 }
 
 // comparePair is what c compares: the branches marked A and B in the
@@ -165,6 +167,7 @@ func compareJob(x *engine.Explorer, s *snap, sel int32, a, b *engine.Branch) exp
 			Close:  binding([]string{"esc", "enter", "q", "c"}, "esc", "close"),
 		}
 		c.sel, c.words = sel, engine.WordsOf(m.x.World().Family())
+		c.own = incidents.OwnFigures(m.x.Spec, c.cmp.A.Figures, c.cmp.B.Figures)
 		if sel >= 0 {
 			c.selName = m.x.World().MsgName(sel)
 		}
@@ -482,9 +485,9 @@ func (c compareView) lines() []string {
 		row("late acks refused", f(a.LateAcksRefused), f(sa.LateAcksRefused), f(b.LateAcksRefused), f(sb.LateAcksRefused), true, i),
 		row("oldest message, max", a.MaxOldestAgeS, sa.MaxOldestAgeS, b.MaxOldestAgeS, sb.MaxOldestAgeS, true, sec),
 		row("workers busy", math.Round(a.Busy*100), 0, math.Round(b.Busy*100), 0, false, pct))
-	for _, k := range c.cmp.Own { // the family's own figures, in all
+	for _, k := range c.own { // the family's own figures, in all
 		va, vb := a.Figures[k], b.Figures[k]
-		if zeroFigure(va) && zeroFigure(vb) {
+		if engine.ZeroFigure(va) && engine.ZeroFigure(vb) {
 			continue // nothing on either side: the screen has no row to spare
 		}
 		// a name wider than the labels' column goes on over lines of its own
@@ -572,14 +575,6 @@ func figureNumber(v any) (float64, bool) {
 		return n, true
 	}
 	return 0, false
-}
-
-// zeroFigure reports whether a family figure counts nothing: 0, or empty.
-func zeroFigure(v any) bool {
-	if n, ok := figureNumber(v); ok {
-		return n == 0
-	}
-	return v == nil || fmt.Sprint(v) == ""
 }
 
 // figureText writes a family figure: a whole number as one, else as
