@@ -218,6 +218,30 @@ func (t *tablePlace) at(path string) (*token.Position, bool) {
 	return t.position(r.line, col), true
 }
 
+// blockIndents is, for each line of literal block lit's value text, how
+// far the file indents it, in characters: the value is the file's lines
+// less their indentation, which the token's origin keeps. -1 where a line
+// cannot be matched to the file's. A problem in a block (pin_table,
+// publish) points into the file through it.
+func blockIndents(lit *ast.LiteralNode, text string) []int {
+	var origin []string
+	if lit.Value != nil && lit.Value.GetToken() != nil {
+		origin = strings.Split(lit.Value.GetToken().Origin, "\n")
+	}
+	lines := strings.Split(text, "\n")
+	indent := make([]int, len(lines))
+	for i, line := range lines {
+		indent[i] = -1
+		if i < len(origin) {
+			o := strings.TrimSuffix(origin[i], "\r")
+			if strings.HasSuffix(o, line) {
+				indent[i] = utf8.RuneCountInString(o) - utf8.RuneCountInString(line)
+			}
+		}
+	}
+	return indent
+}
+
 // decodePinTable reads pin_table: a literal block (| and then one pin a
 // line); nothing (pin_table: alone) is no pins.
 func (r *reader) decodePinTable(path string, n ast.Node, v reflect.Value) {
@@ -239,19 +263,7 @@ func (r *reader) decodePinTable(path string, n ast.Node, v reflect.Value) {
 	}
 	text := lit.Value.Value
 	t := &tablePlace{path: path, start: lit.Start.Position, firstRow: lit.Start.Position.Line + 1}
-	// the value is the file's lines less their indentation (the
-	// token's origin keeps it): a line's indentation is the difference
-	origin := strings.Split(lit.Value.GetToken().Origin, "\n")
-	for i, line := range strings.Split(text, "\n") {
-		ind := -1
-		if i < len(origin) {
-			o := strings.TrimSuffix(origin[i], "\r")
-			if strings.HasSuffix(o, line) {
-				ind = utf8.RuneCountInString(o) - utf8.RuneCountInString(line)
-			}
-		}
-		t.indent = append(t.indent, ind)
-	}
+	t.indent = blockIndents(lit, text)
 	rows, probs := parsePinTable(text)
 	for _, p := range probs {
 		r.addAt(t.position(p.line, p.col), "%s: %s", field(path), p.msg)

@@ -40,10 +40,10 @@ func (r *reader) publish(path, text string) []engine.PublishRun {
 	if l != nil && l.Start != nil && l.Start.Position != nil {
 		line0, col0 = l.Start.Position.Line+1, 0
 	}
-	// the rows as written, indented: the block's text has lost it
-	var raw []string
-	if l != nil && l.Value != nil && l.Value.GetToken() != nil {
-		raw = strings.Split(l.Value.GetToken().Origin, "\n")
+	// the rows' indentation in the file: the block's text has lost it
+	var indents []int
+	if l != nil {
+		indents = blockIndents(l, text)
 	}
 	var runs []engine.PublishRun
 	total := 0
@@ -52,8 +52,8 @@ func (r *reader) publish(path, text string) []engine.PublishRun {
 		line, indent := line0+i, col0
 		if l != nil {
 			indent = 1
-			if i < len(raw) {
-				indent += len(raw[i]) - len(strings.TrimLeft(raw[i], " "))
+			if i < len(indents) && indents[i] > 0 {
+				indent += indents[i]
 			}
 		}
 		bad := func(off int, format string, args ...any) {

@@ -52,6 +52,8 @@ func TestPublishScheduleErrors(t *testing.T) {
 	for _, c := range []struct{ publish, want string }{
 		{"publish: |\n  0\n  5 x0\n", "sched.yaml:10:5: publish: row \"5 x0\": count \"x0\": want a whole number from 1 to 10000000"},
 		{"publish: |\n  0\n  5 3\n", "sched.yaml:10:5: publish: row \"5 3\": count \"3\": write it x3"},
+		// a row indented past the block's own: its column is the file's
+		{"publish: |\n  0\n    5 3\n", "sched.yaml:10:7: publish: row \"5 3\": count \"3\": write it x3"},
 		{"publish: |\n    10 x2 +5\n    14\n", "sched.yaml:10:5: publish: row \"14\": starts at 14 ms, before the previous row's last message (15 ms)"},
 		{"publish: |\n  0 x2 +1 9\n", "sched.yaml:9:11: publish: row \"0 x2 +1 9\": want AT, AT xCOUNT or AT xCOUNT +EVERY (ms), got 4 words"},
 		{"publish: |\n  -1\n", "sched.yaml:9:3: publish: row \"-1\": offset (ms) \"-1\": want a whole number"},
