@@ -123,9 +123,6 @@ func (w *World) Summarize(traceHash string) Summary {
 	return s
 }
 
-// hashSink feeds a compact binary form of every event to SHA-256: the
-// trace hash. Varints keep it small (about 12 bytes an event), so hashing
-// costs little beside the simulation.
 // TraceHash is what a trace is hashed with: a SHA-256, or one that hashes
 // on another goroutine (see RunOptions.Hash).
 type TraceHash interface {
@@ -133,6 +130,8 @@ type TraceHash interface {
 	Sum(b []byte) []byte
 }
 
+// hashSink feeds every event to SHA-256 as four fixed words (see Event):
+// the trace hash.
 type hashSink struct {
 	h    TraceHash
 	buf  []byte // filled up to n; handed to h a block at a time
