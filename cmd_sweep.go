@@ -73,7 +73,7 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	var labels []string
 	atText := o.at
 	for _, v := range strings.Split(vals, ",") {
-		st, err := engine.ParseSetting(knob + "=" + v)
+		st, err := engine.ParseSettingFor(spec, knob+"="+v)
 		if err != nil {
 			return usageErr("--vary: %v", err)
 		}

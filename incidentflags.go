@@ -49,7 +49,7 @@ func (f *incidentFlags) resolve(fs *pflag.FlagSet, id string) (*engine.Spec, uin
 	}
 	var set []engine.Setting
 	for _, s := range f.set {
-		st, err := engine.ParseSetting(s)
+		st, err := engine.ParseSettingFor(spec, s)
 		if err != nil {
 			return nil, 0, nil, usageErr("%v", err)
 		}

@@ -3,9 +3,12 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"inflight/internal/near"
 )
 
 // Params are the knobs in force: the running family's own knob struct
@@ -357,11 +360,29 @@ func KnobsNamed(names []string) ([]*Knob, error) {
 	for _, n := range names {
 		k, ok := LookupKnob(n)
 		if !ok {
-			return nil, fmt.Errorf("unknown knob %q (knobs: %s)", clip(n), strings.Join(KnobNames(), ", "))
+			return nil, unknownKnob(n, nil, "")
 		}
 		out = append(out, k)
 	}
 	return sortKnobs(out), nil
+}
+
+// unknownKnob words a knob name no family has: the knobs of own (whose,
+// the incident's) or, without any, every family's, and the one or two of
+// them the user likely meant ("timeout": visibility_timeout).
+func unknownKnob(name string, own []*Knob, whose string) error {
+	names, which := KnobNames(), "knobs"
+	if len(own) > 0 {
+		names, which = nil, whose+"'s knobs"
+		for _, k := range sortKnobs(slices.Clone(own)) {
+			names = append(names, k.Name)
+		}
+	}
+	hint := ""
+	if m := near.Meant(name, names); len(m) > 0 {
+		hint = "; did you mean " + strings.Join(m, " or ") + "?"
+	}
+	return fmt.Errorf("unknown knob %q%s (%s: %s)", clip(name), hint, which, strings.Join(names, ", "))
 }
 
 // KnobScopeError is a setting for a knob the incident does not read.
@@ -430,7 +451,7 @@ func (p *Params) Apply(settings []Setting) error {
 		if k == nil {
 			var ok bool
 			if k, ok = LookupKnob(s.Knob); !ok {
-				return fmt.Errorf("unknown knob %q (knobs: %s)", clip(s.Knob), strings.Join(KnobNames(), ", "))
+				return unknownKnob(s.Knob, own, "this incident")
 			}
 			target = &Params{} // a probe
 		}
@@ -454,15 +475,24 @@ type KnobError struct {
 func (e *KnobError) Error() string { return e.Err.Error() }
 func (e *KnobError) Unwrap() error { return e.Err }
 
-// ParseSetting reads "key=value".
-func ParseSetting(s string) (Setting, error) {
+// ParseSetting reads "key=value", key any family's knob.
+func ParseSetting(s string) (Setting, error) { return parseSetting(s, nil, "") }
+
+// ParseSettingFor is ParseSetting for a change to spec: a key that is no
+// knob at all is worded with spec's knobs, not every family's (a knob of
+// another family is CheckKnobsFor's to refuse).
+func ParseSettingFor(spec *Spec, s string) (Setting, error) {
+	return parseSetting(s, KnobsFor(spec), spec.ID)
+}
+
+func parseSetting(s string, own []*Knob, whose string) (Setting, error) {
 	k, v, ok := strings.Cut(s, "=")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" {
 		return Setting{}, fmt.Errorf("--set %q: want key=value", clip(s))
 	}
 	if _, found := LookupKnob(k); !found {
-		return Setting{}, fmt.Errorf("--set %q: unknown knob %q (knobs: %s)", clip(s), clip(k), strings.Join(KnobNames(), ", "))
+		return Setting{}, fmt.Errorf("--set %q: %w", clip(s), unknownKnob(k, own, whose))
 	}
 	return Setting{Knob: k, Value: strings.TrimSpace(v)}, nil
 }

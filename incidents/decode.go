@@ -8,6 +8,8 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
+
+	"inflight/internal/near"
 )
 
 // collectAnchors records every &name, refusing a name defined twice (an
@@ -332,7 +334,7 @@ func (r *reader) decodeStruct(path string, n ast.Node, v reflect.Value, depth in
 			if path != "$" {
 				where = " in " + field(path)
 			}
-			if near := nearest(k, keysOf(t)); near != "" {
+			if near := near.Misspelt(k, keysOf(t)); near != "" {
 				r.addAt(pos, "unknown key %q%s; did you mean %q?", k, where, near)
 			} else {
 				r.addAt(pos, "unknown key %q%s (keys: %s)", k, where, strings.Join(keysOf(t), ", "))
@@ -357,47 +359,6 @@ func valuePos(kv *ast.MappingValueNode, keyPos *token.Position) *token.Position 
 		return v.GetToken().Position
 	}
 	return keyPos
-}
-
-// nearest suggests the known key a misspelt one was meant to be: the one
-// within two edits (one for a short key), if exactly one is.
-func nearest(k string, known []string) string {
-	limit := max(1, min(2, len(k)/3))
-	best, n := "", 0
-	for _, c := range known {
-		if editDistance(k, c, limit) <= limit {
-			best, n = c, n+1
-		}
-	}
-	if n == 1 {
-		return best
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance of a and b, or more than max
-// once it is sure to be (keys are short, but a key may be hostile).
-func editDistance(a, b string, max int) int {
-	if len(a) > 64 || len(b) > 64 || len(a)-len(b) > max || len(b)-len(a) > max {
-		return max + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // fieldIndex is the field a key decodes into: the one tagged with it, or

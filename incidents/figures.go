@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"inflight/engine"
+	"inflight/internal/near"
 )
 
 // probeFields are the facts of one message an expect: key may read
@@ -143,14 +144,14 @@ func (fs *figureSet) named(name string, names []string, section string) string {
 	return fmt.Sprintf("no alert %q in the file's %s (%s)%s", short(name), section, strings.Join(names, ", "), didYouMean(name, names))
 }
 
-// didYouMean suggests the known name k is closest to, within nearest's
-// distance, when one is closer than the others: figure names are many
+// didYouMean suggests the known name k is closest to, within near.Limit's
+// edits, when one is closer than the others: figure names are many
 // and alike ("efects" is two edits from events, one from effects).
 func didYouMean(k string, known []string) string {
-	limit := max(1, min(2, len(k)/3))
+	limit := near.Limit(k)
 	best, bestD, ties := "", limit+1, 0
 	for _, c := range known {
-		switch d := editDistance(k, c, limit); {
+		switch d := near.Distance(k, c, limit); {
 		case d < bestD:
 			best, bestD, ties = c, d, 1
 		case d == bestD:

@@ -12,6 +12,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"inflight/engine"
+	"inflight/internal/near"
 )
 
 // reader carries the positions of what was read so that every check can
@@ -131,6 +132,15 @@ func lastKey(path string) string {
 	return path
 }
 
+// meant is "; did you mean …?" for the names k was likely meant to be
+// (near.Meant), or nothing.
+func meant(k string, known []string) string {
+	if m := near.Meant(k, known); len(m) > 0 {
+		return "; did you mean " + strings.Join(m, " or ") + "?"
+	}
+	return ""
+}
+
 // settings checks a knob section; paths records where each knob was set,
 // so that a problem found later (latency_max below latency_min) can point
 // at its line.
@@ -149,13 +159,13 @@ func (r *reader) settings(path string, m entries, allowed []string, paths map[st
 				// orders without a source named orders
 				r.at(p, "knob %q does not apply to this incident (its knobs: %s)", k, strings.Join(sorted(allowed), ", "))
 			} else {
-				r.at(p, "unknown key %q in %s (allowed: %s)", k, lastKey(path), strings.Join(allowed, ", "))
+				r.at(p, "unknown key %q in %s%s (allowed: %s)", k, lastKey(path), meant(k, allowed), strings.Join(allowed, ", "))
 			}
 			continue
 		}
 		knob, ok := engine.LookupKnob(k)
 		if !ok {
-			r.at(p, "unknown knob %q (knobs: %s)", k, strings.Join(engine.KnobNames(), ", "))
+			r.at(p, "unknown knob %q%s (knobs: %s)", k, meant(k, engine.KnobNames()), strings.Join(engine.KnobNames(), ", "))
 			continue
 		}
 		if it.IsList {

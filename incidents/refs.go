@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"inflight/engine"
+	"inflight/internal/near"
 )
 
 // featuredKnobs checks the featured_knobs: names against the knobs the
@@ -52,7 +53,7 @@ func (r *reader) bookmarkKeys(spec *engine.Spec) {
 		p := fmt.Sprintf("$.bookmarks[%d]", i)
 		if b.Event != "" && !contains(kinds, b.Event) {
 			hint := ""
-			if n := nearest(b.Event, kinds); n != "" {
+			if n := near.Misspelt(b.Event, kinds); n != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", n)
 			}
 			r.at(p+".event", "bookmark event %q is not an event of this incident%s; its events: %s", short(b.Event), hint, strings.Join(kinds, ", "))
