@@ -20,7 +20,7 @@ type line struct {
 	ai     int      // acts taken so far
 	out    outcome
 	record bool
-	passed map[passKey]bool // fault points passed, while recording
+	passed passes // fault points passed, while recording
 	// slab: what recorded decisions' alternatives and fault points are
 	// carved from, a block at a time: two allocations a decision made the
 	// collector the hunt's largest cost
@@ -35,7 +35,7 @@ func (s *searcher) open(n node, record bool) *line {
 	s.mu.Lock()
 	w := n.from.w.Clone()
 	s.mu.Unlock()
-	l := &line{s: s, n: n, w: w, record: record, out: outcome{ok: true}, redriven: n.from.redriven}
+	l := &line{s: s, n: n, w: w, record: record, out: outcome{ok: true}, redriven: n.from.redriven, passed: passes{pos: -1}}
 	if s.facts {
 		if n.from.facts != nil {
 			l.f = n.from.facts.clone()
@@ -50,7 +50,6 @@ func (s *searcher) open(n node, record bool) *line {
 		// several times
 		k := len(s.decs) - sort.Search(len(s.decs), func(i int) bool { return s.decs[i].d.Pos >= n.from.pos })
 		l.out.decs = make([]dec, 0, k+k/8+16)
-		l.passed = make(map[passKey]bool, k)
 	}
 	var faults []engine.Fault
 	for _, c := range n.force {
@@ -92,10 +91,7 @@ func (l *line) fault(p engine.FaultPass) {
 		l.out.decs = append(l.out.decs, l.slab.faultDec(p))
 	}
 	if l.record {
-		if l.passed == nil {
-			l.passed = map[passKey]bool{}
-		}
-		l.passed[passKey{p.Pos, p.Msg}] = true
+		l.passed.add(p.Pos, p.Msg)
 	}
 }
 
@@ -121,7 +117,7 @@ func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 		if l.k < len(l.decs) {
 			w.Forcing().Override(engine.DecisionOverride{Index: l.decs[l.k].idx, Value: l.decs[l.k].val})
 		}
-	case l.record && l.settled() && d.T >= l.s.o.From && !l.s.faultsOwn(d, l.passed):
+	case l.record && l.settled() && d.T >= l.s.o.From && !l.s.faultsOwn(d, &l.passed):
 		if alt := l.s.alternativesIn(d, &l.slab); len(alt) > 0 {
 			l.out.decs = append(l.out.decs, dec{d: *d, alt: alt})
 		}

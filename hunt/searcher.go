@@ -171,7 +171,7 @@ func (s *searcher) walkBase() []dec {
 	// to keep a checkpoint: a clone before every event would cost more
 	w := s.base.Clone()
 	var decs []dec
-	passed := map[passKey]bool{}
+	passed := &passes{pos: -1}
 	// a branch's choices come after its last fork: one at or before it
 	// would fork an earlier line
 	minPos := int64(-1)
@@ -179,7 +179,7 @@ func (s *searcher) walkBase() []dec {
 		minPos = s.o.Forks[n-1].Pos
 	}
 	w.Forcing().Observe(func(p engine.FaultPass) {
-		passed[passKey{p.Pos, p.Msg}] = true
+		passed.add(p.Pos, p.Msg)
 		if s.o.Faults && p.T >= s.o.From && p.Pos > minPos {
 			decs = append(decs, faultDec(p))
 		}
@@ -265,10 +265,25 @@ func (s *searcher) atFork(w *engine.World) bool {
 	return true
 }
 
-// passKey is where a fault point was passed: the event and the message.
-type passKey struct {
-	pos int64
-	msg int32
+// passes are the fault points passed at the latest event position that
+// passed one: the messages they were passed for. faultsOwn asks only of
+// the decision the event being emitted made, and a point is passed before
+// its step's event, so no earlier position is ever asked about (a map of
+// every pass had been a branch's largest allocation).
+type passes struct {
+	pos  int64
+	msgs []int32
+}
+
+func (p *passes) add(pos int64, msg int32) {
+	if pos != p.pos {
+		p.pos, p.msgs = pos, p.msgs[:0]
+	}
+	p.msgs = append(p.msgs, msg)
+}
+
+func (p *passes) has(pos int64, msg int32) bool {
+	return pos == p.pos && slices.Contains(p.msgs, msg)
 }
 
 // faultsOwn says whether d is the crash draw a fault point makes
@@ -277,9 +292,9 @@ type passKey struct {
 // fault is forcing it to crash, so only a crash the run drew itself is
 // left to force the other way; with faults off, neither. A latency or a
 // worker chosen at the same step is not the fault's.
-func (s *searcher) faultsOwn(d *engine.Decision, passed map[passKey]bool) bool {
+func (s *searcher) faultsOwn(d *engine.Decision, passed *passes) bool {
 	crash := d.Kind == engine.DecCrash || d.Kind >= engine.FamilyDecision && d.Lo == 0 && d.Hi == 1
-	return crash && passed[passKey{d.Pos, d.Msg}] && (!s.o.Faults || d.Value == 0 || d.Forced)
+	return crash && passed.has(d.Pos, d.Msg) && (!s.o.Faults || d.Value == 0 || d.Forced)
 }
 
 // faultDec is a fault point passed, as a choice a branch may force.
