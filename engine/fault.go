@@ -80,6 +80,7 @@ type faultKey struct {
 type faultState struct {
 	forced  []faultKey // not yet fired; never changed in place (clones share it)
 	observe func(FaultPass)
+	points  []FaultPoint // with observe: the family's, looked up once, not at every pass
 }
 
 // Forcing is what a fork forces on a world's future: faults at its
@@ -132,8 +133,8 @@ func (f *Forcing) at(p uint8, msg int32, actor int, delivery uint16) bool {
 	}
 	if fs.observe != nil {
 		name := ""
-		if pts := f.Points(); int(p) < len(pts) {
-			name = pts[p].Name
+		if int(p) < len(fs.points) {
+			name = fs.points[p].Name
 		}
 		fs.observe(FaultPass{Fault: Fault{Point: name, Msg: msg, Delivery: delivery},
 			Actor: int16(actor), T: f.w.Now, Pos: f.w.Pos, Forced: forced})
@@ -207,7 +208,7 @@ func (f *Forcing) Observe(fn func(FaultPass)) {
 	if f.faults != nil {
 		*st = *f.faults
 	}
-	st.observe = fn
+	st.observe, st.points = fn, f.Points()
 	if fn == nil && len(st.forced) == 0 {
 		f.faults = nil
 		return
