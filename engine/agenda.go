@@ -44,15 +44,17 @@ func (q *agenda) put(t Time, key uint64, msg int32, who int16, delivery uint16, 
 	if !bg {
 		q.live++
 	}
-	// the heap's sift moves a hole rather than swapping: one write a level
-	// instead of two
-	h := q.heap
-	i := len(h)
-	if i == cap(h) {
-		h = append(h, item{})
+	// q.heap resliced in place: the compiler then writes its length only,
+	// not its pointer, which the collector must otherwise be told of
+	i := len(q.heap)
+	if i == cap(q.heap) {
+		q.heap = append(q.heap, item{})
 	} else {
-		h = h[:i+1]
+		q.heap = q.heap[:i+1]
 	}
+	h := q.heap
+	// the sift moves a hole rather than swapping: one write a level
+	// instead of two
 	for i > 0 {
 		p := (i - 1) / 2
 		if pt := h[p].t; t > pt || (t == pt && key > h[p].key) {
@@ -63,7 +65,6 @@ func (q *agenda) put(t Time, key uint64, msg int32, who int16, delivery uint16, 
 	}
 	e := &h[i]
 	e.t, e.key, e.msg, e.who, e.delivery = t, key, msg, who, delivery
-	q.heap = h
 }
 
 // push puts it on the heap with the seq it has.
@@ -97,6 +98,7 @@ func (q *agenda) pop(top *item) {
 	n := len(h) - 1
 	last := h[n]
 	h = h[:n]
+	q.heap = q.heap[:n] // in place, as in put
 	if n > 0 {
 		i := 0
 		for {
@@ -116,7 +118,6 @@ func (q *agenda) pop(top *item) {
 		}
 		h[i] = last
 	}
-	q.heap = h
 	if !top.bg() {
 		q.live--
 	}
