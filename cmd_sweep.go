@@ -57,6 +57,9 @@ func (o *sweepOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if !ok || vals == "" {
 		return usageErr("sweep: --vary key=v1,v2,... is required")
 	}
+	if err := engine.UnknownKnobFor(spec, knob); err != nil {
+		return usageErr("--vary %q: %v", clipArg(vary), err)
+	}
 	if len(o.do) > 0 && !hasAt {
 		return usageErr("--do %s: at what moment? give it with --at CLOCK", o.do[0])
 	}

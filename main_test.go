@@ -184,7 +184,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "thursday", "--set", "timeout=60s"}, `unknown knob "timeout"; did you mean visibility_timeout? (thursday's knobs:`},
 		{[]string{"run", "thursday", "--set", "latency=3s"}, "did you mean latency_max or latency_min?"},
 		{[]string{"run", "cashback", "--set", "dedup=true"}, `did you mean dedupe? (cashback's knobs: crash_p, dedupe, events, max_receives, restart_after)`},
-		{[]string{"sweep", "thursday", "--vary", "timeout=30s,60s"}, "did you mean visibility_timeout?"},
+		{[]string{"sweep", "thursday", "--vary", "timeout=30s,60s"}, `--vary "timeout=30s,60s": unknown knob "timeout"; did you mean visibility_timeout?`},
 		{[]string{"run", "thursday", "--set", "visibility_timeout=soon"}, "visibility_timeout"},
 		{[]string{"run", "thursday", "--set", "late_ack=maybe"}, "refuse, accept"},
 		{[]string{"run", "thursday", "--at", "25:61"}, "--at"},

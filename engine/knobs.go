@@ -485,6 +485,15 @@ func ParseSettingFor(spec *Spec, s string) (Setting, error) {
 	return parseSetting(s, KnobsFor(spec), spec.ID)
 }
 
+// UnknownKnobFor is nil when name is a knob of any family, and otherwise
+// the error ParseSettingFor words for it, without the --set it would name.
+func UnknownKnobFor(spec *Spec, name string) error {
+	if _, found := LookupKnob(strings.TrimSpace(name)); found {
+		return nil
+	}
+	return unknownKnob(strings.TrimSpace(name), KnobsFor(spec), spec.ID)
+}
+
 func parseSetting(s string, own []*Knob, whose string) (Setting, error) {
 	k, v, ok := strings.Cut(s, "=")
 	k = strings.TrimSpace(k)
