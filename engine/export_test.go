@@ -12,7 +12,7 @@ func Leaves(w *World) (live, total, dlq int) {
 			live++
 		}
 	}
-	return live, len(w.truth.msgs.leaves), w.truth.dlq.n
+	return live, int(w.truth.msgs.off) + len(w.truth.msgs.leaves), w.truth.dlq.n
 }
 
 // ForkForeign forks x's branch at the cursor as a branch whose parent is
