@@ -57,21 +57,11 @@ func (v *cowVec[T]) owns(owner *token) bool {
 }
 
 // at reads entry i; ok is false when its leaf was released.
-func (v *cowVec[T]) at(i int) (T, bool) {
-	k := uint(i)/leafSize - v.off // wraps for a dropped leaf
-	if k >= uint(len(v.leaves)) {
-		if uint(i) >= uint(v.n) {
-			_ = v.leaves[k] // past the end: the index's own panic
-		}
-		var zero T
-		return zero, false
+func (v *cowVec[T]) at(i int) (e T, ok bool) {
+	if p := v.ptr(i); p != nil {
+		e, ok = *p, true
 	}
-	l := v.leaves[k]
-	if l == nil {
-		var zero T
-		return zero, false
-	}
-	return l.items[uint(i)%leafSize], true
+	return e, ok
 }
 
 // ptr returns entry i for reading only, or nil when its leaf was released.
@@ -79,7 +69,7 @@ func (v *cowVec[T]) at(i int) (T, bool) {
 // here and in at and mut: a shift and a mask, where a signed division
 // by the leaf size corrects for negative numbers first.
 func (v *cowVec[T]) ptr(i int) *T {
-	k := uint(i)/leafSize - v.off
+	k := uint(i)/leafSize - v.off // wraps for a dropped leaf
 	if k >= uint(len(v.leaves)) {
 		if uint(i) >= uint(v.n) {
 			_ = v.leaves[k] // past the end: the index's own panic
