@@ -221,9 +221,6 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 		}
 	} else {
 		var w *engine.World
-		if ro.Trace == nil {
-			ro.Hash = newPipeHash()
-		}
 		sum, w, err = engine.Run(spec, ro)
 		var me *engine.MomentError
 		if errors.As(err, &me) {
@@ -265,9 +262,6 @@ func (o *runOptions) run(fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 // written is a failure (exit 1).
 func runCode(spec *engine.Spec, c engine.Code, trace io.Writer, b engine.Budget) (engine.Summary, error) {
 	o := engine.ReplayOptions{Trace: trace, Budget: b}
-	if trace == nil {
-		o.Hash = newPipeHash()
-	}
 	sum, _, err := engine.ReplayCode(spec, c, o)
 	var ce *engine.CodeError
 	var be *engine.BudgetError

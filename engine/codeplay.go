@@ -213,7 +213,6 @@ func (x *Explorer) ForkPath(forks []CodeFork) error {
 // ReplayOptions configure ReplayCode.
 type ReplayOptions struct {
 	Trace io.Writer // every event as a JSON line, or nil
-	Hash  TraceHash // as RunOptions.Hash
 	// Budget's Bytes, when set, bounds the world's memory as Run's does
 	// (a stop is a *BudgetError).
 	Budget Budget
@@ -237,7 +236,7 @@ func ReplayCode(spec *Spec, c Code, o ReplayOptions) (Summary, *World, error) {
 		}
 	}
 	tr := newTraceOut(o.Trace)
-	hs := withHash(o.Hash, tr.next())
+	hs := newHashSink(tr.next())
 	w, places, err := c.replay(spec, hs, true, o.Budget)
 	if err != nil {
 		return Summary{}, nil, err

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 )
@@ -123,18 +124,11 @@ func (w *World) Summarize(traceHash string) Summary {
 	return s
 }
 
-// TraceHash is what a trace is hashed with: a SHA-256, or one that hashes
-// on another goroutine (see RunOptions.Hash).
-type TraceHash interface {
-	Write(p []byte) (int, error)
-	Sum(b []byte) []byte
-}
-
 // hashSink feeds every event to SHA-256 as four fixed words (see Event):
 // the trace hash.
 type hashSink struct {
-	h    TraceHash
-	buf  []byte // filled up to n; handed to h a block at a time
+	h    hash.Hash // a SHA-256
+	buf  []byte    // filled up to n; handed to h a block at a time
 	n    int
 	last Time
 	next Sink
@@ -144,16 +138,6 @@ const hashBlock = 256 << 10
 
 func newHashSink(next Sink) *hashSink {
 	return &hashSink{h: sha256.New(), buf: make([]byte, hashBlock), next: next}
-}
-
-// withHash makes a hash sink that feeds h (a SHA-256, perhaps pipelined by
-// the caller) instead of its own.
-func withHash(h TraceHash, next Sink) *hashSink {
-	s := newHashSink(next)
-	if h != nil {
-		s.h = h
-	}
-	return s
 }
 
 func (s *hashSink) Event(w *World, e *Event, d *Decision) {
@@ -186,20 +170,8 @@ func (s *hashSink) put(t Time, k Kind, msg int32, wk int, delivery uint16, val, 
 	}
 }
 
-// BlockHash is a TraceHash that takes a full block of trace itself and
-// gives back an empty one of at least hashBlock bytes, so that the sink
-// hands blocks over instead of having them copied.
-type BlockHash interface {
-	TraceHash
-	Block(full []byte) (empty []byte)
-}
-
 func (s *hashSink) flush() {
-	if bh, ok := s.h.(BlockHash); ok {
-		s.buf = bh.Block(s.buf[:s.n])[:hashBlock]
-	} else {
-		s.h.Write(s.buf[:s.n])
-	}
+	s.h.Write(s.buf[:s.n])
 	s.n = 0
 }
 
@@ -301,14 +273,10 @@ type RunOptions struct {
 	// AtMid: the fork stands after the run's first AtPos events, partway
 	// through the clock At (ForkMoment's "@19:52:00 #181"), not before
 	// every event at At
-	AtMid bool
-	AtPos int64
-	Trace io.Writer // every event as a JSON line, or nil
-	// Hash, when set, receives the trace's bytes instead of a SHA-256 of
-	// the engine's own: a caller may hash on another core. It must be a
-	// SHA-256 for trace_sha256 to mean what it says.
-	Hash     TraceHash
-	MaxSteps int64 // stop after this many events (0: run to the end)
+	AtMid    bool
+	AtPos    int64
+	Trace    io.Writer // every event as a JSON line, or nil
+	MaxSteps int64     // stop after this many events (0: run to the end)
 	// Budget stops a run that could go on for ever; the summary's
 	// unfinished line then says so. Zero: DefaultBudget.
 	Budget Budget
@@ -345,7 +313,7 @@ func Run(spec *Spec, o RunOptions) (Summary, *World, error) {
 	w.scanWhile(&rec)
 	tr := newTraceOut(o.Trace)
 	w.truth.countOnly = len(spec.Operators) == 0 && len(o.AtDo) == 0
-	hs := withHash(o.Hash, tr.next())
+	hs := newHashSink(tr.next())
 	var sink Sink = hs
 	var spy *knobSpy
 	var mid ForkPlace
