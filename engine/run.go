@@ -134,7 +134,12 @@ type hashSink struct {
 	next Sink
 }
 
-const hashBlock = 256 << 10
+// hashBlock is what the sink gathers before it hashes: enough that the
+// SHA-256 runs over long stretches (16 KiB hashes a million orders as fast
+// as 256 KiB did), small enough that a process's start-up does not pay
+// for touching pages it barely uses (every parse of an incident and every
+// explorer branch makes a sink).
+const hashBlock = 16 << 10
 
 func newHashSink(next Sink) *hashSink {
 	return &hashSink{h: sha256.New(), buf: make([]byte, hashBlock), next: next}

@@ -249,8 +249,10 @@ func (t *Truth) maybeRetire(id int32, m *Msg) {
 // held message.
 func (t *Truth) advanceOldest() int {
 	for t.oldest < t.msgs.n {
-		m, ok := t.msgs.at(t.oldest)
-		if !ok {
+		// through the pointer: a copy of the record, read back at once,
+		// stalls on the store of the copy
+		m := t.msgs.ptr(t.oldest)
+		if m == nil {
 			t.oldest = (t.oldest/leafSize + 1) * leafSize
 			continue
 		}
