@@ -21,29 +21,38 @@ func (q *agenda) add(it item, now Time) {
 	q.put(it.t, it.key|q.seq<<seqShift, it.msg, it.who, it.delivery, now)
 }
 
-// put schedules a step given field by field, its seq in key. The fields
-// are stored one by one: a whole item built on the stack and copied would
-// be read back wider than it was written, which stalls the store.
+// put schedules a step given field by field, its seq in key (see
+// soonPut and heapPut).
 func (q *agenda) put(t Time, key uint64, msg int32, who int16, delivery uint16, now Time) {
 	bg := key&(1<<8) != 0
-	if t == now && !bg {
-		// Most steps schedule a follow-up at the current time. Their seq
-		// is the largest yet, so a FIFO gives the heap's order without
-		// the heap's cost.
-		q.live++
-		n := len(q.soon)
-		if n == cap(q.soon) {
-			q.soon = append(q.soon, item{})
-		} else {
-			q.soon = q.soon[:n+1]
-		}
-		e := &q.soon[n]
-		e.t, e.key, e.msg, e.who, e.delivery = t, key, msg, who, delivery
-		return
-	}
 	if !bg {
 		q.live++
 	}
+	if t == now && !bg {
+		q.soonPut(t, key, msg, who, delivery)
+		return
+	}
+	q.heapPut(t, key, msg, who, delivery)
+}
+
+// soonPut queues a step due now. Most steps schedule a follow-up at the
+// current time; their seq is the largest yet, so a FIFO gives the heap's
+// order without the heap's cost. The fields are stored one by one: a
+// whole item built on the stack and copied would be read back wider than
+// it was written, which stalls the store.
+func (q *agenda) soonPut(t Time, key uint64, msg int32, who int16, delivery uint16) {
+	n := len(q.soon)
+	if n == cap(q.soon) {
+		q.soon = append(q.soon, item{})
+	} else {
+		q.soon = q.soon[:n+1]
+	}
+	e := &q.soon[n]
+	e.t, e.key, e.msg, e.who, e.delivery = t, key, msg, who, delivery
+}
+
+// heapPut puts a step on the heap.
+func (q *agenda) heapPut(t Time, key uint64, msg int32, who int16, delivery uint16) {
 	// q.heap resliced in place: the compiler then writes its length only,
 	// not its pointer, which the collector must otherwise be told of
 	i := len(q.heap)

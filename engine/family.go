@@ -254,13 +254,21 @@ func familyBytes(fam Family) int64 {
 // Schedule queues a family step at t (not before now). A background step
 // does not keep the run alive.
 func (w *World) Schedule(t Time, s FamilyStep, background bool) {
-	if t < w.Now {
-		t = w.Now
-	}
-	// add without the item: the hot path passes the fields
+	// the agenda's put without the item, and its cases in the order the
+	// hot path meets them
 	q := &w.q
 	q.seq++
-	q.put(t, mkKey(q.seq, opFamily, background, s.Op), s.Item, s.Actor, s.Gen, w.Now)
+	key := mkKey(q.seq, opFamily, background, s.Op)
+	switch {
+	case background:
+		q.heapPut(max(t, w.Now), key, s.Item, s.Actor, s.Gen)
+	case t <= w.Now:
+		q.live++
+		q.soonPut(w.Now, key, s.Item, s.Actor, s.Gen)
+	default:
+		q.live++
+		q.heapPut(t, key, s.Item, s.Actor, s.Gen)
+	}
 }
 
 // Decide records a decision and returns its value (natural unless a fork

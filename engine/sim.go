@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Sink receives each event as it is emitted, with its decision if it
 // carries one. The world is consistent at that moment (captions read it).
@@ -115,8 +118,11 @@ func (w *World) RunTo(sink Sink, n int64) bool {
 		w.hash = hs // the hash alone: Emit writes to it directly
 	}
 	stop := w.Pos + n
+	if n < 0 {
+		stop = math.MaxInt64
+	}
 	var it item
-	for (w.q.live > 0 || w.revive()) && (n < 0 || w.Pos < stop) {
+	for (w.q.live > 0 || w.revive()) && w.Pos < stop {
 		w.q.next(&it)
 		w.Now = it.t
 		w.run(&it)
@@ -192,14 +198,14 @@ func (w *World) Emit(k Kind, msg int32, wk int, delivery uint16, val, aux int64)
 		// the headless run's hot path: no event to fill, no call
 		var dk uint64
 		if w.hasDec {
+			// the decision's kind is all the hash takes of it, and
+			// no sink reads it: its Pos is left unwritten
 			w.hasDec = false
-			w.dec.Pos = w.Pos
 			dk = uint64(w.dec.Kind)
 		}
 		w.fingerprint(k, msg, wk, delivery, val, aux)
 		w.Pos++
 		w.Stats.LastEvent = w.Now
-		w.emitted = true
 		s.put(w.Now, k, msg, wk, delivery, val, aux, dk)
 		if w.recMask>>(k&63)&1 != 0 {
 			e := &w.ev

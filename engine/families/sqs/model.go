@@ -3,6 +3,7 @@ package sqs
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"inflight/engine"
@@ -81,20 +82,17 @@ func (q *Family) head(w *engine.World) int32 {
 
 func (q *Family) dispatch(w *engine.World) {
 	q.dispatchOn = false
-	// the idle workers in order, and as a mask for the decision: built
-	// without a branch a worker, whose state the predictor cannot guess
-	var idle [64]uint8 // the world has checked there are at most 64 workers
+	// the idle workers as a mask for the decision (the world has checked
+	// there are at most 64): built without a branch a worker, whose state
+	// the predictor cannot guess
 	var mask uint64
-	n := 0
 	for i := range q.workers {
-		b := boolIdx(q.workers[i].State == WIdle)
-		idle[n] = uint8(i)
-		n += b
-		mask |= uint64(b) << uint(i)
+		mask |= uint64(boolIdx(q.workers[i].State == WIdle)) << uint(i)
 	}
-	if n == 0 {
+	if mask == 0 {
 		return
 	}
+	n := bits.OnesCount64(mask)
 	id := q.head(w)
 	if id < 0 {
 		return
@@ -108,7 +106,12 @@ func (q *Family) dispatch(w *engine.World) {
 	} else {
 		pick = int(x % uint64(n))
 	}
-	natural := int(idle[pick]) // the pick-th idle worker
+	// the pick-th idle worker: drop the lower set bits
+	left := mask
+	for ; pick > 0; pick-- {
+		left &= left - 1
+	}
+	natural := bits.TrailingZeros64(left)
 	wi := int(w.DecideAmong(engine.DecWorker, id, -1, delivery, int64(natural), 0, int64(len(q.workers)-1), mask))
 	if q.k.Mode == ModeStandard {
 		q.queue.popFront()
