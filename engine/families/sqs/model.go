@@ -3,7 +3,6 @@ package sqs
 import (
 	"cmp"
 	"fmt"
-	"math/bits"
 	"slices"
 
 	"inflight/engine"
@@ -82,17 +81,20 @@ func (q *Family) head(w *engine.World) int32 {
 
 func (q *Family) dispatch(w *engine.World) {
 	q.dispatchOn = false
-	// the idle workers as a mask for the decision (the world has checked
-	// there are at most 64): built without a branch a worker, whose state
-	// the predictor cannot guess
+	// the idle workers in order, and as a mask for the decision: built
+	// without a branch a worker, whose state the predictor cannot guess
+	var idle [64]uint8 // the world has checked there are at most 64 workers
 	var mask uint64
+	n := 0
 	for i := range q.workers {
-		mask |= uint64(boolIdx(q.workers[i].State == WIdle)) << uint(i)
+		b := boolIdx(q.workers[i].State == WIdle)
+		idle[n] = uint8(i)
+		n += b
+		mask |= uint64(b) << uint(i)
 	}
-	if mask == 0 {
+	if n == 0 {
 		return
 	}
-	n := bits.OnesCount64(mask)
 	id := q.head(w)
 	if id < 0 {
 		return
@@ -106,12 +108,7 @@ func (q *Family) dispatch(w *engine.World) {
 	} else {
 		pick = int(x % uint64(n))
 	}
-	// the pick-th idle worker: drop the lower set bits
-	left := mask
-	for ; pick > 0; pick-- {
-		left &= left - 1
-	}
-	natural := bits.TrailingZeros64(left)
+	natural := int(idle[pick]) // the pick-th idle worker
 	wi := int(w.DecideAmong(engine.DecWorker, id, -1, delivery, int64(natural), 0, int64(len(q.workers)-1), mask))
 	if q.k.Mode == ModeStandard {
 		q.queue.popFront()
