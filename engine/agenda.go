@@ -11,7 +11,8 @@ type agenda struct {
 	heap     []item
 	soon     []item // steps due now, in seq order (see add)
 	soonHead int
-	live     int // scheduled non-background steps
+	live     int  // scheduled non-background steps
+	top      item // the step next took off the heap
 }
 
 // add schedules it (its key without a seq: add gives it the next); now is
@@ -83,22 +84,27 @@ func (q *agenda) push(it item) {
 
 func less(a, b *item) bool { return a.t < b.t || (a.t == b.t && a.key < b.key) }
 
-// next removes the step to run next into it: the earliest (t, seq) of the
-// heap and the FIFO of steps due now.
-func (q *agenda) next(it *item) {
+// next removes the step to run next, the earliest (t, seq) of the heap
+// and the FIFO of steps due now, and returns it. It stays valid until the
+// agenda next changes, so a step's fields must be read before it runs.
+//
+// A step due now is read where it lies, field by field, not copied: put
+// stored its fields one by one, and a wide copy of them read back at once
+// waits for those stores to reach the cache.
+func (q *agenda) next() *item {
 	if q.soonHead < len(q.soon) {
 		f := &q.soon[q.soonHead]
 		if len(q.heap) == 0 || !less(&q.heap[0], f) {
-			*it = *f
 			q.soonHead++
 			if q.soonHead == len(q.soon) {
 				q.soon, q.soonHead = q.soon[:0], 0
 			}
 			q.live--
-			return
+			return f
 		}
 	}
-	q.pop(it)
+	q.pop(&q.top)
+	return &q.top
 }
 
 func (q *agenda) pop(top *item) {

@@ -94,12 +94,11 @@ func (w *World) ScheduleKnobs(at Time, settings []Setting) error {
 // has settled (nothing but background steps remain) without emitting.
 func (w *World) Step(sink Sink) bool {
 	w.sink = sink
-	var it item
 	for w.q.live > 0 || w.revive() {
-		w.q.next(&it)
+		it := w.q.next()
 		w.Now = it.t
 		w.emitted = false
-		w.run(&it)
+		w.run(it)
 		if w.emitted {
 			w.sink = nil
 			return true
@@ -121,11 +120,10 @@ func (w *World) RunTo(sink Sink, n int64) bool {
 	if n < 0 {
 		stop = math.MaxInt64
 	}
-	var it item
 	for (w.q.live > 0 || w.revive()) && w.Pos < stop {
-		w.q.next(&it)
+		it := w.q.next()
 		w.Now = it.t
-		w.run(&it)
+		w.run(it)
 	}
 	w.emitted = false
 	w.sink, w.hash = nil, nil
