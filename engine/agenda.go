@@ -111,7 +111,11 @@ func (q *agenda) pop(top *item) {
 	h := q.heap
 	*top = h[0]
 	n := len(h) - 1
-	last := h[n]
+	// the last step as scalars, not an item: the heap's tail is often a
+	// step put there a moment ago field by field, and a 24-byte copy of
+	// it (two overlapping 16-byte moves) reads it back wider than it was
+	// written, and is read back wider again where it lands
+	lt, lk, lm, lw, ld := h[n].t, h[n].key, h[n].msg, h[n].who, h[n].delivery
 	h = h[:n]
 	q.heap = q.heap[:n] // in place, as in put
 	if n > 0 {
@@ -125,13 +129,14 @@ func (q *agenda) pop(top *item) {
 			if r := l + 1; r < n && less(&h[r], &h[l]) {
 				m = r
 			}
-			if !less(&h[m], &last) {
+			if c := &h[m]; c.t > lt || (c.t == lt && c.key > lk) {
 				break
 			}
 			h[i] = h[m]
 			i = m
 		}
-		h[i] = last
+		e := &h[i]
+		e.t, e.key, e.msg, e.who, e.delivery = lt, lk, lm, lw, ld
 	}
 	if !top.bg() {
 		q.live--
