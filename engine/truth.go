@@ -271,8 +271,7 @@ func (t *Truth) oldestPublished() (Time, bool) {
 	if i >= t.msgs.n {
 		return 0, false
 	}
-	m, _ := t.msgs.at(i)
-	return m.Published, true
+	return t.msgs.ptr(i).Published, true // held: its leaf is there
 }
 
 // OldestAge is the age of the oldest message the system holds, or -1.
