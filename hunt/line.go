@@ -48,7 +48,7 @@ func (s *searcher) open(n node, record bool) *line {
 		// sized from the base line's decisions past the fork, which a
 		// branch's are close to: growing by doubling copied each one
 		// several times
-		k := len(s.decs) - sort.Search(len(s.decs), func(i int) bool { return s.decs[i].d.Pos >= n.from.pos })
+		k := len(s.decs) - sort.Search(len(s.decs), func(i int) bool { return s.decs[i].pos >= n.from.pos })
 		l.out.decs = make([]dec, 0, k+k/8+16)
 	}
 	var faults []engine.Fault
@@ -119,7 +119,7 @@ func (l *line) Event(w *engine.World, e *engine.Event, d *engine.Decision) {
 		}
 	case l.record && l.settled() && d.T >= l.s.o.From && !l.s.faultsOwn(d, &l.passed):
 		if alt := l.s.alternativesIn(d, &l.slab); len(alt) > 0 {
-			l.out.decs = append(l.out.decs, dec{d: *d, alt: alt})
+			l.out.decs = append(l.out.decs, decOf(d, alt))
 		}
 	}
 }
@@ -177,7 +177,7 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	}
 	var which []int
 	for i := range o.decs {
-		if msgs[o.decs[i].d.Msg] == same {
+		if msgs[o.decs[i].msg] == same {
 			which = append(which, i)
 		}
 	}
@@ -190,7 +190,7 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	// the line's checkpoints are spaced to fit the budget's share for
 	// them, as the base line's are; a kid forks from the latest before
 	// its decision, which is past every decision p forces
-	sp := s.mem.spacing(&s.mem.line, max(s.baseLen, o.decs[len(o.decs)-1].d.Pos))
+	sp := s.mem.spacing(&s.mem.line, max(s.baseLen, o.decs[len(o.decs)-1].pos))
 	n := 0
 	for _, i := range which {
 		n += len(o.decs[i].alt)
@@ -201,7 +201,7 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	}
 	for _, i := range which {
 		d := &o.decs[i]
-		for l.w.Pos < d.d.Pos && l.stepActs() {
+		for l.w.Pos < d.pos && l.stepActs() {
 		}
 		if l.ai < len(l.acts) {
 			l.act() // one due here belongs in the checkpoint

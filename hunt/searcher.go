@@ -19,19 +19,30 @@ type choice struct {
 }
 
 // dec is a decision a line made, or a fault point it passed (fault set),
-// that a branch may force.
+// that a branch may force. It keeps only what a branch reads of the
+// decision: a recorded line keeps one for each of its decisions until the
+// next depth, and an engine.Decision whole made them 120 bytes, not 64.
 type dec struct {
-	d     engine.Decision // for a fault: Pos, T and Msg only
-	fault *engine.Fault
-	cp    *start // the checkpoint before it (base line only)
-	alt   []int64
+	index    int64 // the decision's index in its line (not for a fault)
+	pos      int64 // the event that carries it, or the fault's
+	msg      int32
+	delivery uint16
+	kind     engine.DecisionKind // 0 for a fault
+	fault    *engine.Fault
+	cp       *start // the checkpoint before it (base line only)
+	alt      []int64
+}
+
+// decOf keeps what a branch reads of decision d, with its alternatives.
+func decOf(d *engine.Decision, alt []int64) dec {
+	return dec{index: d.Index, pos: d.Pos, msg: d.Msg, delivery: d.Delivery, kind: d.Kind, alt: alt}
 }
 
 func (d *dec) choice(v int64) choice {
 	if d.fault != nil {
 		return choice{fault: d.fault}
 	}
-	return choice{idx: d.d.Index, val: v}
+	return choice{idx: d.index, val: v}
 }
 
 // node is a branch: a checkpoint of the line it leaves, the decisions
@@ -195,7 +206,7 @@ func (s *searcher) walkBase() []dec {
 			return
 		}
 		if alt := s.alternatives(d); len(alt) > 0 {
-			decs = append(decs, dec{d: *d, alt: alt})
+			decs = append(decs, decOf(d, alt))
 		}
 	})
 	k := 0
@@ -218,7 +229,7 @@ func (s *searcher) walkBase() []dec {
 	k = 0
 	sp := s.mem.spacing(&s.mem.base, s.baseLen)
 	for i := range decs {
-		for w.Pos < decs[i].d.Pos && s.branchForks(w, &k) && w.Step(nil) {
+		for w.Pos < decs[i].pos && s.branchForks(w, &k) && w.Step(nil) {
 		}
 		s.branchForks(w, &k)
 		if n := len(s.cps); n == 0 || s.cps[n-1].pos != w.Pos {
@@ -300,7 +311,7 @@ func (s *searcher) faultsOwn(d *engine.Decision, passed *passes) bool {
 // faultDec is a fault point passed, as a choice a branch may force.
 func faultDec(p engine.FaultPass) dec {
 	f := p.Fault
-	return dec{d: engine.Decision{Pos: p.Pos, T: p.T, Msg: p.Msg, Delivery: p.Delivery, Worker: p.Actor}, fault: &f, alt: faultAlt}
+	return dec{pos: p.Pos, msg: p.Msg, delivery: p.Delivery, fault: &f, alt: faultAlt}
 }
 
 // faultAlt is every fault point's one alternative, shared: alt is only read.
@@ -426,5 +437,5 @@ func (b *slab) faultDec(p engine.FaultPass) dec {
 	}
 	b.faults = append(b.faults, p.Fault)
 	f := &b.faults[len(b.faults)-1]
-	return dec{d: engine.Decision{Pos: p.Pos, T: p.T, Msg: p.Msg, Delivery: p.Delivery, Worker: p.Actor}, fault: f, alt: faultAlt}
+	return dec{pos: p.Pos, msg: p.Msg, delivery: p.Delivery, fault: f, alt: faultAlt}
 }

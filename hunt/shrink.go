@@ -99,7 +99,7 @@ func (s *searcher) rebuild(items []Forced) (node, bool) {
 		if sameChoice(&s.decs[i], items[0]) {
 			n = node{from: s.decs[i].cp, force: []choice{forcedChoice(items[0])}}
 			if items[0].Fault == nil {
-				n.force[0].idx = s.decs[i].d.Index
+				n.force[0].idx = s.decs[i].index
 			}
 			break
 		}
@@ -116,7 +116,7 @@ func (s *searcher) rebuild(items []Forced) (node, bool) {
 		idx := int64(-1)
 		for i := range out.decs {
 			if sameChoice(&out.decs[i], f) {
-				idx = out.decs[i].d.Index
+				idx = out.decs[i].index
 				break
 			}
 		}
@@ -132,7 +132,7 @@ func sameChoice(d *dec, f Forced) bool {
 	if f.Fault != nil {
 		return d.fault != nil && *d.fault == *f.Fault
 	}
-	return d.fault == nil && d.d.Kind.String() == f.Kind && d.d.Msg == f.Msg && d.d.Delivery == f.Delivery
+	return d.fault == nil && d.kind.String() == f.Kind && d.msg == f.Msg && d.delivery == f.Delivery
 }
 
 func forcedChoice(f Forced) choice {
