@@ -255,6 +255,19 @@ func (w *World) fingerprint(k Kind, msg int32, wk int, delivery uint16, val, aux
 // the workers a choice among them may take (DecWorker); Decide is it
 // without one.
 func (w *World) DecideAmong(k DecisionKind, msg int32, wk int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
+	if w.hash != nil && msg > w.pinTop && w.forcing.override == nil {
+		// the headless run's hot path: nothing pins or overrides this
+		// decision, and the hash takes only its kind (Emit)
+		w.Decisions++
+		w.dec.Kind, w.hasDec = k, true
+		return natural
+	}
+	return w.decide(k, msg, wk, delivery, natural, lo, hi, mask)
+}
+
+// decide is DecideAmong in full: the decision recorded for the sinks, and
+// the incident's pin or a fork's override applied.
+func (w *World) decide(k DecisionKind, msg int32, wk int, delivery uint16, natural, lo, hi int64, mask uint64) int64 {
 	d := &w.dec // filled in place: the hot path makes two decisions an event
 	d.Index, d.T, d.Kind, d.Msg, d.Worker, d.Delivery = w.Decisions, w.Now, k, msg, int16(wk), delivery
 	d.Value, d.Lo, d.Hi, d.Mask, d.Forced, d.Pos = natural, lo, hi, mask, false, 0
