@@ -123,7 +123,13 @@ func (w *World) RunTo(sink Sink, n int64) bool {
 	for (w.q.live > 0 || w.revive()) && w.Pos < stop {
 		it := w.q.next()
 		w.Now = it.t
-		w.run(it)
+		if it.op() == opFamily {
+			// nearly every step: the family's, called from here rather
+			// than through run, a call less for each of 13 M steps
+			w.fam.Step(w, FamilyStep{Op: it.fop(), Item: it.msg, Actor: it.who, Gen: it.delivery})
+		} else {
+			w.run(it)
+		}
 	}
 	w.emitted = false
 	w.sink, w.hash = nil, nil
