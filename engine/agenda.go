@@ -22,18 +22,35 @@ func (q *agenda) add(it item, now Time) {
 	q.put(it.t, it.key|q.seq<<seqShift, it.msg, it.who, it.delivery, now)
 }
 
-// put schedules a step given field by field, its seq in key (see
-// soonPut and heapPut).
+// put schedules a step given field by field, its seq in key, now being
+// the world's clock: a step due at or before now joins the FIFO of steps
+// due now (a background one never does: it must not keep the run alive
+// ahead of the heap's order). Its cases are in the order the hot path
+// meets them.
 func (q *agenda) put(t Time, key uint64, msg int32, who int16, delivery uint16, now Time) {
-	bg := key&(1<<8) != 0
-	if !bg {
+	switch {
+	case key&(1<<8) != 0: // background
+		q.heapPut(max(t, now), key, msg, who, delivery)
+	case t <= now:
 		q.live++
+		q.soonPut(now, key, msg, who, delivery)
+	default:
+		q.live++
+		q.heapPut(t, key, msg, who, delivery)
 	}
-	if t == now && !bg {
-		q.soonPut(t, key, msg, who, delivery)
-		return
+}
+
+// grow adds a slot at the end of *s and returns its index. It reslices in
+// place where there is room: the compiler then writes the length only, not
+// the pointer, which the collector must otherwise be told of.
+func grow(s *[]item) int {
+	n := len(*s)
+	if n == cap(*s) {
+		*s = append(*s, item{})
+	} else {
+		*s = (*s)[:n+1]
 	}
-	q.heapPut(t, key, msg, who, delivery)
+	return n
 }
 
 // soonPut queues a step due now. Most steps schedule a follow-up at the
@@ -42,26 +59,13 @@ func (q *agenda) put(t Time, key uint64, msg int32, who int16, delivery uint16, 
 // whole item built on the stack and copied would be read back wider than
 // it was written, which stalls the store.
 func (q *agenda) soonPut(t Time, key uint64, msg int32, who int16, delivery uint16) {
-	n := len(q.soon)
-	if n == cap(q.soon) {
-		q.soon = append(q.soon, item{})
-	} else {
-		q.soon = q.soon[:n+1]
-	}
-	e := &q.soon[n]
+	e := &q.soon[grow(&q.soon)]
 	e.t, e.key, e.msg, e.who, e.delivery = t, key, msg, who, delivery
 }
 
 // heapPut puts a step on the heap.
 func (q *agenda) heapPut(t Time, key uint64, msg int32, who int16, delivery uint16) {
-	// q.heap resliced in place: the compiler then writes its length only,
-	// not its pointer, which the collector must otherwise be told of
-	i := len(q.heap)
-	if i == cap(q.heap) {
-		q.heap = append(q.heap, item{})
-	} else {
-		q.heap = q.heap[:i+1]
-	}
+	i := grow(&q.heap)
 	h := q.heap
 	// the sift moves a hole rather than swapping: one write a level
 	// instead of two

@@ -254,8 +254,9 @@ func familyBytes(fam Family) int64 {
 // Schedule queues a family step at t (not before now). A background step
 // does not keep the run alive.
 func (w *World) Schedule(t Time, s FamilyStep, background bool) {
-	// the agenda's put without the item, and its cases in the order the
-	// hot path meets them
+	// the agenda's put written out: calling it costs a call more on the
+	// hot path (1.05x the CPU of a million-order run, 16 alternated pairs,
+	// when the profile-guided build did not inline it)
 	q := &w.q
 	q.seq++
 	key := mkKey(q.seq, opFamily, background, s.Op)
