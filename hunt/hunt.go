@@ -146,7 +146,7 @@ func Hunt(o Options) (*Result, error) {
 	}
 	for _, d := range decs {
 		for _, v := range d.alt {
-			level = append(level, node{from: d.cp, root: d.cp, force: []choice{d.choice(v)}})
+			level = append(level, node{from: d.cp, root: d.cp, force: []choice{d.choice(v, s.points)}})
 		}
 	}
 	// then each action at every checkpoint those fork from

@@ -88,7 +88,7 @@ func (l *line) fault(p engine.FaultPass) {
 		l.out.forced = append(l.out.forced, Forced{Index: -1, Pos: p.Pos, At: p.T, Clock: p.T.Short(), Kind: "fault",
 			Msg: p.Msg, Delivery: p.Delivery, Value: 1, Words: l.w.Forcing().Words(f, int(p.Actor)), Fault: &f, FaultCode: f.String()})
 	case l.record && l.settled() && p.T >= l.s.o.From && l.s.o.Faults:
-		l.out.decs = append(l.out.decs, l.slab.faultDec(p))
+		l.out.decs = append(l.out.decs, l.s.faultDec(p))
 	}
 	if l.record {
 		l.passed.add(p.Pos, p.Msg)
@@ -223,7 +223,7 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 			return nil
 		}
 		for _, v := range d.alt {
-			kids = append(kids, node{from: prev, root: p.root, prefix: o.forced, force: []choice{d.choice(v)}})
+			kids = append(kids, node{from: prev, root: p.root, prefix: o.forced, force: []choice{d.choice(v, l.s.points)}})
 		}
 		if !same && prev != lastAct {
 			lastAct = prev

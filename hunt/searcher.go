@@ -28,9 +28,12 @@ type dec struct {
 	msg      int32
 	delivery uint16
 	kind     engine.DecisionKind // 0 for a fault
-	fault    *engine.Fault
-	cp       *start // the checkpoint before it (base line only)
-	alt      []int64
+	// point is a fault point's index in the family's points, plus one (0:
+	// a decision): a byte in the padding, where a *engine.Fault cost a
+	// pointer and 24 bytes carved for it, a fifth of a frontier's bytes
+	point uint8
+	cp    *start // the checkpoint before it (base line only)
+	alt   []int64
 }
 
 // decOf keeps what a branch reads of decision d, with its alternatives.
@@ -38,11 +41,16 @@ func decOf(d *engine.Decision, alt []int64) dec {
 	return dec{index: d.Index, pos: d.Pos, msg: d.Msg, delivery: d.Delivery, kind: d.Kind, alt: alt}
 }
 
-func (d *dec) choice(v int64) choice {
-	if d.fault != nil {
-		return choice{fault: d.fault}
+func (d *dec) choice(v int64, points []engine.FaultPoint) choice {
+	if d.point != 0 {
+		return choice{fault: d.fault(points)}
 	}
 	return choice{idx: d.index, val: v}
+}
+
+// fault is the fault a fault point's d names (points: the family's).
+func (d *dec) fault(points []engine.FaultPoint) *engine.Fault {
+	return &engine.Fault{Point: points[d.point-1].Name, Msg: d.msg, Delivery: d.delivery}
 }
 
 // node is a branch: a checkpoint of the line it leaves, the decisions
@@ -100,7 +108,8 @@ type searcher struct {
 	// thresholds: the base knobs' (Thresholds), read once: alternatives
 	// runs for every decision a recorded line makes
 	thresholds []engine.Duration
-	err        error // Options.Stop's answer that ended the hunt
+	points     []engine.FaultPoint // the family's, which a dec's point indexes
+	err        error               // Options.Stop's answer that ended the hunt
 	mem        memory
 	// judge, on a branch, judges only what happens from its last fork on
 	// (nil: the whole run); baseRedriven: the base line redrove its DLQ
@@ -147,6 +156,7 @@ func newSearcher(o Options) (*searcher, error) {
 	}
 	s.base = w
 	s.decWorld = w.Clone()
+	s.points = w.Forcing().Points()
 	if len(o.Actions) > 0 {
 		if s.acts, err = actionCandidates(w, o.Actions); err != nil {
 			return nil, err
@@ -192,7 +202,7 @@ func (s *searcher) walkBase() []dec {
 	w.Forcing().Observe(func(p engine.FaultPass) {
 		passed.add(p.Pos, p.Msg)
 		if s.o.Faults && p.T >= s.o.From && p.Pos > minPos {
-			decs = append(decs, faultDec(p))
+			decs = append(decs, s.faultDec(p))
 		}
 	})
 	rec := sinkFunc(func(w *engine.World, e *engine.Event, d *engine.Decision) {
@@ -309,9 +319,17 @@ func (s *searcher) faultsOwn(d *engine.Decision, passed *passes) bool {
 }
 
 // faultDec is a fault point passed, as a choice a branch may force.
-func faultDec(p engine.FaultPass) dec {
-	f := p.Fault
-	return dec{pos: p.Pos, msg: p.Msg, delivery: p.Delivery, fault: &f, alt: faultAlt}
+func (s *searcher) faultDec(p engine.FaultPass) dec {
+	d := dec{pos: p.Pos, msg: p.Msg, delivery: p.Delivery, alt: faultAlt}
+	for i := range s.points {
+		if s.points[i].Name == p.Point {
+			d.point = uint8(i + 1)
+		}
+	}
+	if d.point == 0 {
+		panic(fmt.Sprintf("hunt: fault point %q is not its family's", p.Point))
+	}
+	return d
 }
 
 // faultAlt is every fault point's one alternative, shared: alt is only read.
@@ -413,8 +431,7 @@ func (s *searcher) alternativesIn(d *engine.Decision, b *slab) []int64 {
 // capped (a full slice expression), so appending to one never writes
 // into the next.
 type slab struct {
-	ints   []int64
-	faults []engine.Fault
+	ints []int64
 }
 
 // int64s is an empty slice with room for n; a nil slab allocates it alone.
@@ -428,14 +445,4 @@ func (b *slab) int64s(n int) []int64 {
 	k := len(b.ints)
 	b.ints = b.ints[:k+n]
 	return b.ints[k : k : k+n]
-}
-
-// faultDec is faultDec with its fault carved from b.
-func (b *slab) faultDec(p engine.FaultPass) dec {
-	if len(b.faults) == cap(b.faults) {
-		b.faults = make([]engine.Fault, 0, 128)
-	}
-	b.faults = append(b.faults, p.Fault)
-	f := &b.faults[len(b.faults)-1]
-	return dec{pos: p.Pos, msg: p.Msg, delivery: p.Delivery, fault: f, alt: faultAlt}
 }

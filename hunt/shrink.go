@@ -96,7 +96,7 @@ func (s *searcher) rebuild(items []Forced) (node, bool) {
 		if n.from != nil {
 			break
 		}
-		if sameChoice(&s.decs[i], items[0]) {
+		if sameChoice(&s.decs[i], items[0], s.points) {
 			n = node{from: s.decs[i].cp, force: []choice{forcedChoice(items[0])}}
 			if items[0].Fault == nil {
 				n.force[0].idx = s.decs[i].index
@@ -115,7 +115,7 @@ func (s *searcher) rebuild(items []Forced) (node, bool) {
 		out := s.play(n, true)
 		idx := int64(-1)
 		for i := range out.decs {
-			if sameChoice(&out.decs[i], f) {
+			if sameChoice(&out.decs[i], f, s.points) {
 				idx = out.decs[i].index
 				break
 			}
@@ -128,11 +128,11 @@ func (s *searcher) rebuild(items []Forced) (node, bool) {
 	return n, true
 }
 
-func sameChoice(d *dec, f Forced) bool {
+func sameChoice(d *dec, f Forced, points []engine.FaultPoint) bool {
 	if f.Fault != nil {
-		return d.fault != nil && *d.fault == *f.Fault
+		return d.point != 0 && points[d.point-1].Name == f.Fault.Point && d.msg == f.Fault.Msg && d.delivery == f.Fault.Delivery
 	}
-	return d.fault == nil && d.kind.String() == f.Kind && d.msg == f.Msg && d.delivery == f.Delivery
+	return d.point == 0 && d.kind.String() == f.Kind && d.msg == f.Msg && d.delivery == f.Delivery
 }
 
 func forcedChoice(f Forced) choice {

@@ -172,7 +172,7 @@ func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 			return nil, n
 		}
 		d := decs[r.IntN(len(decs))]
-		nd := node{from: d.cp, root: d.cp, force: []choice{d.choice(d.alt[r.IntN(len(d.alt))])}}
+		nd := node{from: d.cp, root: d.cp, force: []choice{d.choice(d.alt[r.IntN(len(d.alt))], s.points)}}
 		want := 1 + r.IntN(max(1, s.o.Depth+1))
 		var o outcome
 		for {
@@ -188,7 +188,7 @@ func (s *searcher) random(decs []dec, res *Result) (*Result, int) {
 				break
 			}
 			c := o.decs[r.IntN(len(o.decs))]
-			nd.force = append(nd.force, c.choice(c.alt[r.IntN(len(c.alt))]))
+			nd.force = append(nd.force, c.choice(c.alt[r.IntN(len(c.alt))], s.points))
 		}
 		if n-looked >= chunk {
 			looked = n
