@@ -57,6 +57,10 @@ type Options struct {
 	// pass it is refused once the base line is known, or stopped, with a
 	// *engine.BudgetError. Everything charged is released when Hunt returns.
 	Account *engine.Account
+
+	// reach, for tests: the budget reach starts a level with, or 0 for
+	// the budget left (see newReach)
+	reach int
 }
 
 // ErrCancelled is Hunt's error when Options.Cancel was closed.
@@ -160,7 +164,8 @@ func Hunt(o Options) (*Result, error) {
 		}
 	}
 	res.Depth = 1
-	hit, outs, complete := s.try(level, 1)
+	var outs []outcome
+	hit, complete := s.try(level, 1, &outs, s.newReach(&outs))
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -177,7 +182,8 @@ func Hunt(o Options) (*Result, error) {
 		// parents that moved the figures most first
 		order := s.byScore(level, outs)
 		var next []node
-		var nextOuts []outcome
+		var nextOuts, last []outcome
+		r := s.newReach(&nextOuts)
 		space := 0
 		res.Depth = depth
 		// first every parent's children on a message it already forces
@@ -190,13 +196,17 @@ func Hunt(o Options) (*Result, error) {
 					return nil, s.err
 				}
 				space += len(kids)
-				hit, kouts, done := s.try(kids, depth)
+				into := &nextOuts // kept for the next depth
+				if depth == o.Depth {
+					last, into = last[:0], &last
+				}
+				hit, done := s.try(kids, depth, into, r)
 				s.mem.dropLine()
 				if s.err != nil {
 					return nil, s.err
 				}
 				if hit >= 0 {
-					return s.found(res, kouts[hit])
+					return s.found(res, (*into)[hit])
 				}
 				if !done {
 					complete = false
@@ -209,7 +219,6 @@ func Hunt(o Options) (*Result, error) {
 					for _, k := range kids {
 						next = append(next, k.rooted())
 					}
-					nextOuts = append(nextOuts, kouts...)
 				}
 			}
 		}

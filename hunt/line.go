@@ -163,9 +163,9 @@ func (s *searcher) play(n node, record bool) outcome {
 // the others: one more forced decision or fault each, forked from a
 // checkpoint of p's own line just before it.
 func (s *searcher) expand(p node, o *outcome, same bool) []node {
-	if o.ok && o.dropped {
+	if o.ok && (o.dropped || o.sameOnly && !same) {
 		again := *o
-		again.decs = s.play(p, true).decs
+		again.decs, again.sameOnly = s.play(p, true).decs, false
 		o = &again
 	}
 	if !o.ok || len(o.decs) == 0 {
@@ -190,7 +190,7 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	// the line's checkpoints are spaced to fit the budget's share for
 	// them, as the base line's are; a kid forks from the latest before
 	// its decision, which is past every decision p forces
-	sp := s.mem.spacing(&s.mem.line, max(s.baseLen, o.decs[len(o.decs)-1].pos))
+	sp := s.mem.spacing(&s.mem.line, max(s.baseLen, o.last()))
 	n := 0
 	for _, i := range which {
 		n += len(o.decs[i].alt)

@@ -186,6 +186,16 @@ func (m *memory) keep(outs []outcome, last bool) error {
 	return m.frontier(b + d)
 }
 
+// free gives back b bytes of decisions kept and then dropped (see reach).
+func (m *memory) free(b int64) {
+	if m.acct == nil || b == 0 {
+		return
+	}
+	m.next -= b
+	m.front.held -= b
+	m.acct.Release(b)
+}
+
 // frontier charges b bytes of the frontier; past its share the hunt
 // stops.
 func (m *memory) frontier(b int64) error {

@@ -134,6 +134,18 @@ type outcome struct {
 	// dropped: decs were asked for and dropped, to be found again by
 	// playing the branch once more when it is expanded
 	dropped bool
+	// sameOnly: decs keeps only the decisions on messages the branch
+	// forces (see reach); end is where the last one recorded was
+	sameOnly bool
+	end      int64
+}
+
+// last is where the line's last recorded decision was.
+func (o *outcome) last() int64 {
+	if o.sameOnly {
+		return o.end
+	}
+	return o.decs[len(o.decs)-1].pos
 }
 
 // newSearcher starts a hunt: the base line played once, its checkpoints

@@ -12,41 +12,49 @@ import (
 // fixed, so that what is found never depends on the number of cores.
 const chunk = 64
 
-// try plays nodes in order until one breaks the property or the budget
-// is spent. hit is the first breaking node's index (-1: none); complete
-// says every node was played.
-func (s *searcher) try(nodes []node, depth int) (hit int, outs []outcome, complete bool) {
-	outs = make([]outcome, len(nodes))
+// try plays nodes in order, their outcomes appended to *outs, until one
+// breaks the property or the budget is spent. hit is the breaking one's
+// index in *outs (-1: none); complete says every node was played. When
+// the next depth expands them, r drops the decisions it cannot reach.
+func (s *searcher) try(nodes []node, depth int, outs *[]outcome, r *reach) (hit int, complete bool) {
+	base := len(*outs)
+	*outs = append(*outs, make([]outcome, len(nodes))...)
+	o := (*outs)[base:]
 	for at := 0; at < len(nodes); at += chunk {
 		end := min(at+chunk, len(nodes), at+s.o.Budget-s.tried)
 		if end <= at {
-			return -1, outs, false
+			return -1, false
 		}
 		if s.err = s.stop(); s.err != nil {
-			return -1, outs, false
+			return -1, false
 		}
 		keep := depth < s.o.Depth
 		s.parallel(end-at, func(i int) {
 			if !s.cancelled() {
-				outs[at+i] = s.play(nodes[at+i], keep)
+				o[at+i] = s.play(nodes[at+i], keep)
 			}
 		})
 		if s.cancelled() {
 			s.err = ErrCancelled
-			return -1, outs, false
+			return -1, false
 		}
 		if keep { // the outcomes are kept for the next depth
-			if s.err = s.mem.keep(outs[at:end], depth+1 == s.o.Depth); s.err != nil {
-				return -1, outs, false
+			freed := 0
+			for i := at; i < end; i++ {
+				freed += r.played(base+i, s.score(&o[i]), base+at)
+			}
+			s.mem.free(int64(freed) * decBytes)
+			if s.err = s.mem.keep(o[at:end], depth+1 == s.o.Depth); s.err != nil {
+				return -1, false
 			}
 		}
 		for i := at; i < end; i++ {
-			if outs[i].ok && len(outs[i].broken) > 0 {
+			if o[i].ok && len(o[i].broken) > 0 {
 				s.tried += i - at + 1
-				return i, outs, false
+				return base + i, false
 			}
-			if outs[i].ok {
-				s.nearer(&outs[i])
+			if o[i].ok {
+				s.nearer(&o[i])
 			}
 		}
 		s.tried += end - at
@@ -54,7 +62,7 @@ func (s *searcher) try(nodes []node, depth int) (hit int, outs []outcome, comple
 			s.o.Progress(Progress{Tried: s.tried, Depth: depth, Best: s.bestDiff})
 		}
 	}
-	return -1, outs, true
+	return -1, true
 }
 
 // cancelled reports whether Options.Cancel is closed.
