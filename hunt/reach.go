@@ -71,8 +71,8 @@ func (s *searcher) newReach(outs *[]outcome) *reach {
 func (r *reach) played(i int, score int64, charged int) (freed int) {
 	o := &(*r.outs)[i]
 	r.left-- // the branch itself
-	if len(o.decs) == 0 {
-		o.decs = nil // and the room made for them
+	if !o.ok || len(o.decs) == 0 {
+		o.decs = nil // and the room made for them: expand makes no children
 	}
 	same, others := o.split()
 	r.left -= same
@@ -82,17 +82,12 @@ func (r *reach) played(i int, score int64, charged int) (freed int) {
 	}
 	// the last kept parent is reached while the children before it
 	// leave some of the budget (at none, it is still expanded, and its
-	// children then not played)
+	// children then not played); with none left for the second pass, no
+	// parent is
 	for len(r.kept) > 0 && r.kids-r.kept[0].others > r.left {
 		p := heap.Pop(&r.kept).(parent)
 		r.kids -= p.others
 		freed += r.drop(p.i, charged)
-	}
-	if r.left < 0 { // not even the first pass reaches the next parent
-		for len(r.kept) > 0 {
-			freed += r.drop(heap.Pop(&r.kept).(parent).i, charged)
-		}
-		r.kids = 0
 	}
 	return freed
 }
