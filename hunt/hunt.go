@@ -58,9 +58,11 @@ type Options struct {
 	// *engine.BudgetError. Everything charged is released when Hunt returns.
 	Account *engine.Account
 
-	// reach, for tests: the budget reach starts a level with, or 0 for
-	// the budget left (see newReach)
-	reach int
+	// for tests: reach is the budget reach starts a level with (0: the
+	// budget left, see newReach); replays counts the parents played
+	// again because their decisions were dropped
+	reach   int
+	replays *int
 }
 
 // ErrCancelled is Hunt's error when Options.Cancel was closed.

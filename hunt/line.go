@@ -167,6 +167,9 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 		again := *o
 		again.decs, again.sameOnly = s.play(p, true).decs, false
 		o = &again
+		if s.o.replays != nil {
+			*s.o.replays++
+		}
 	}
 	if !o.ok || len(o.decs) == 0 {
 		return nil

@@ -17,11 +17,13 @@ import "container/heap"
 // second pass can still reach it: while the children of the parents
 // kept before it in byScore's order number no more than the budget the
 // second pass can have left. Both only move one way as the level is
-// played (a parent played later can only sort before it; the budget left
-// only shrinks), so a parent dropped is never needed again. Should one
-// be, expand plays the branch once more for them, and finds the same
-// children: what is dropped changes how fast a hunt runs, never what it
-// finds.
+// played (the children before a parent can only grow in number; the
+// budget left only shrinks), so a parent dropped is never needed again.
+// Should one be, expand plays the branch once more for them, and finds
+// the same children: what is dropped changes how fast a hunt runs, never
+// what it finds. (Under a memory budget it may change where the hunt
+// stops: the frontier it charges is smaller, so memory's own choice of
+// which decisions to keep can differ.)
 type reach struct {
 	outs *[]outcome // the level's outcomes, by branch
 	left int        // the budget left for the second pass, at most
@@ -83,7 +85,8 @@ func (r *reach) played(i int, score int64, charged int) (freed int) {
 	// the last kept parent is reached while the children before it
 	// leave some of the budget (at none, it is still expanded, and its
 	// children then not played); with none left for the second pass, no
-	// parent is
+	// parent is. kids leaves out the parents dropped already, so a parent
+	// after one of them may be kept for nothing, never dropped wrongly.
 	for len(r.kept) > 0 && r.kids-r.kept[0].others > r.left {
 		p := heap.Pop(&r.kept).(parent)
 		r.kids -= p.others

@@ -61,6 +61,9 @@ func (s *searcher) try(nodes []node, depth int, outs *[]outcome, r *reach) (hit 
 		if s.o.Progress != nil {
 			s.o.Progress(Progress{Tried: s.tried, Depth: depth, Best: s.bestDiff})
 		}
+		if end < min(at+chunk, len(nodes)) {
+			return -1, false // the budget ran out in this chunk
+		}
 	}
 	return -1, true
 }
