@@ -75,10 +75,14 @@ func clip(s string) string {
 	return s
 }
 
-// actionKids are the branches taking one more action at checkpoint cp,
-// each candidate the incident can take there; none once prefix holds
-// MaxActions of them or cp is not past every move prefix makes.
-func (s *searcher) actionKids(cp, root *start, prefix []Forced) []node {
+// actionKids are the branches taking one more action before event pos,
+// w being the line there: each candidate the incident can take then,
+// forked from cp (at or before pos: a branch plays up to pos before it
+// acts). None once prefix holds MaxActions of them or pos is not past
+// every move prefix makes. The moments are the line's decisions', not its
+// checkpoints', so that spacing checkpoints to fit a memory budget
+// changes how fast a hunt is, not which branches it tries.
+func (s *searcher) actionKids(w *engine.World, pos int64, cp, root *start, prefix []Forced) []node {
 	if len(s.acts) == 0 || cp == nil {
 		return nil
 	}
@@ -87,7 +91,7 @@ func (s *searcher) actionKids(cp, root *start, prefix []Forced) []node {
 		if f.Act != nil {
 			n++
 		}
-		if f.Pos >= cp.pos {
+		if f.Pos >= pos {
 			return nil
 		}
 	}
@@ -98,12 +102,12 @@ func (s *searcher) actionKids(cp, root *start, prefix []Forced) []node {
 	for i := range s.acts {
 		a := &s.acts[i]
 		s.mu.Lock()
-		err := cp.w.CheckActions([]engine.Action{*a})
+		err := w.CheckActions([]engine.Action{*a})
 		s.mu.Unlock()
 		if err != nil {
 			continue // not at this moment (a worker stopped, a call wedged already)
 		}
-		kids = append(kids, node{from: cp, root: root, prefix: prefix, force: []choice{{act: a, pos: cp.pos}}})
+		kids = append(kids, node{from: cp, root: root, prefix: prefix, force: []choice{{act: a, pos: pos}}})
 	}
 	return kids
 }

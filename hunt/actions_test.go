@@ -175,7 +175,7 @@ func TestActionsOnlyRunningWorkers(t *testing.T) {
 	}
 	cp := &start{w: w, pos: w.Pos}
 	var got []string
-	for _, k := range s.actionKids(cp, cp, nil) {
+	for _, k := range s.actionKids(cp.w, cp.pos, cp, cp, nil) {
 		got = append(got, k.force[0].act.String())
 	}
 	if want := "crash=A2 crash=B1 crash=B2 wedge=A2 wedge=B1 wedge=B2"; strings.Join(got, " ") != want {

@@ -155,16 +155,12 @@ func Hunt(o Options) (*Result, error) {
 			level = append(level, node{from: d.cp, root: d.cp, force: []choice{d.choice(v, s.points)}})
 		}
 	}
-	// then each action at every checkpoint those fork from
-	for i, cp := range s.cps {
-		if len(s.acts) > 0 && (i == 0 || s.cps[i-1] != cp) {
-			kids := s.actionKids(cp, cp, nil)
-			if err := s.mem.nodes(len(kids)); err != nil {
-				return nil, err
-			}
-			level = append(level, kids...)
-		}
+	// then each action at every moment those fork at
+	if err := s.mem.nodes(len(s.actKids)); err != nil {
+		return nil, err
 	}
+	level = append(level, s.actKids...)
+	s.actKids = nil
 	res.Depth = 1
 	var outs []outcome
 	hit, complete := s.try(level, 1, &outs, s.newReach(&outs))

@@ -189,7 +189,8 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	}
 	l := s.open(p, false)
 	var kids []node
-	var prev, lastAct *start
+	var prev *start
+	lastAct := int64(-1) // the moment action children were last made at
 	// the line's checkpoints are spaced to fit the budget's share for
 	// them, as the base line's are; a kid forks from the latest before
 	// its decision, which is past every decision p forces
@@ -228,9 +229,9 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 		for _, v := range d.alt {
 			kids = append(kids, node{from: prev, root: p.root, prefix: o.forced, force: []choice{d.choice(v, l.s.points)}})
 		}
-		if !same && prev != lastAct {
-			lastAct = prev
-			ak := s.actionKids(prev, p.root, o.forced)
+		if !same && l.w.Pos != lastAct {
+			lastAct = l.w.Pos
+			ak := s.actionKids(l.w, l.w.Pos, prev, p.root, o.forced)
 			if sp.extra(int64(len(ak)) * nodeBytes); sp.err != nil {
 				s.err = sp.err
 				return nil

@@ -52,6 +52,15 @@ func TestTightMemorySameAnswer(t *testing.T) {
 			o.Depth, o.Budget = 3, 3000
 			return o
 		}, 8 << 20},
+		// actions are taken at the line's decisions, not at its
+		// checkpoints: spaced out, they were fewer (this hunt stopped at
+		// depth 2 under 1 MB, at depth 1 unbounded)
+		{"actions", func() Options {
+			o := options(t, "thursday-fixed", "one-email", "orders=5")
+			o.Property = &engine.Property{Name: "all-published", Words: "every order is published", Checks: []engine.Expectation{{Key: "messages", Want: "5"}}}
+			o.Depth, o.Budget, o.Actions = 3, 274, []string{"crash", "redrive"}
+			return o
+		}, 1 << 20},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

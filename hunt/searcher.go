@@ -117,6 +117,7 @@ type searcher struct {
 	judge    *judge
 	redrives []int64         // the base line's redrives from the fork on
 	acts     []engine.Action // the actions a branch may take (Options.Actions)
+	actKids  []node          // depth 1's: each action at each of the base line's decisions
 }
 
 type logEvent struct {
@@ -250,6 +251,7 @@ func (s *searcher) walkBase() []dec {
 	w = s.base.Clone()
 	k = 0
 	sp := s.mem.spacing(&s.mem.base, s.baseLen)
+	at := int64(-1) // the last decision's moment
 	for i := range decs {
 		for w.Pos < decs[i].pos && s.branchForks(w, &k) && w.Step(nil) {
 		}
@@ -267,6 +269,10 @@ func (s *searcher) walkBase() []dec {
 			return nil
 		}
 		decs[i].cp = s.cps[len(s.cps)-1]
+		if i == 0 || w.Pos != at {
+			at = w.Pos
+			s.actKids = append(s.actKids, s.actionKids(w, w.Pos, decs[i].cp, decs[i].cp, nil)...)
+		}
 	}
 	return decs
 }
