@@ -35,9 +35,9 @@ type Options struct {
 	Faults bool // force crashes and wedged calls too
 	All    bool // also the handler's and the broker's own decisions
 	// Actions names operator actions (the family's: "crash", "redrive")
-	// the hunt may take as moves, at the checkpoints it forks decisions
-	// from, at most MaxActions a branch; their arguments are chosen by
-	// the searcher (actionCandidates).
+	// the hunt may take as moves, before each decision it may force, at
+	// most MaxActions a branch; their arguments are chosen by the
+	// searcher (actionCandidates).
 	Actions []string
 	// Workers is how many goroutines play branches (0: GOMAXPROCS). It
 	// changes how fast, never what is found.
