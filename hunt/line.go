@@ -174,13 +174,9 @@ func (s *searcher) expand(p node, o *outcome, same bool) []node {
 	if !o.ok || len(o.decs) == 0 {
 		return nil
 	}
-	msgs := map[int32]bool{}
-	for _, f := range o.forced {
-		msgs[f.Msg] = true
-	}
 	var which []int
 	for i := range o.decs {
-		if msgs[o.decs[i].msg] == same {
+		if o.forces(o.decs[i].msg) == same {
 			which = append(which, i)
 		}
 	}

@@ -12,8 +12,13 @@ import (
 // its second pass comes). Without a memory budget, no parent reach drops
 // is ever played again.
 func TestReachSameAnswer(t *testing.T) {
-	published := func(n string) *engine.Property {
-		return &engine.Property{Name: "all-published", Words: "every order is published", Checks: []engine.Expectation{{Key: "messages", Want: n}}}
+	// a hunt of thursday-fixed for a promise no branch breaks: every
+	// order published, so that the budget is spent
+	published := func(orders string, depth, budget int) Options {
+		o := options(t, "thursday-fixed", "one-email", "orders="+orders)
+		o.Property = &engine.Property{Name: "all-published", Words: "every order is published", Checks: []engine.Expectation{{Key: "messages", Want: orders}}}
+		o.Depth, o.Budget = depth, budget
+		return o
 	}
 	cases := []struct {
 		name   string
@@ -21,48 +26,28 @@ func TestReachSameAnswer(t *testing.T) {
 		second bool // the second pass expands a parent
 	}{
 		// the second pass reaches one parent, the budget ending in it
-		{"BenchmarkBranches", func() Options {
-			o := options(t, "thursday-fixed", "one-email")
-			o.Property, o.Depth, o.Budget = published("108"), 2, 20000
-			return o
-		}, true},
+		{"BenchmarkBranches", func() Options { return published("108", 2, 20000) }, true},
 		// the budget ends in the first pass
-		{"first pass only", func() Options {
-			o := options(t, "thursday-fixed", "one-email")
-			o.Property, o.Depth, o.Budget = published("108"), 2, 6000
-			return o
-		}, false},
+		{"first pass only", func() Options { return published("108", 2, 6000) }, false},
 		// the depth-2 space exhausted: every parent expanded in both passes
-		{"every parent", func() Options {
-			o := options(t, "thursday-fixed", "one-email", "orders=6")
-			o.Property, o.Depth, o.Budget = published("6"), 2, 8000
-			return o
-		}, true},
+		{"every parent", func() Options { return published("6", 2, 8000) }, true},
 		// the budget ends inside a chunk of a parent's children
-		{"budget ends mid-chunk", func() Options {
-			o := options(t, "thursday-fixed", "one-email", "orders=6")
-			o.Property, o.Depth, o.Budget = published("6"), 2, 2337
-			return o
-		}, true},
-		{"depth 3", func() Options {
-			o := options(t, "thursday-fixed", "one-email", "orders=4")
-			o.Property, o.Depth, o.Budget = published("4"), 3, 6000
-			return o
-		}, true},
+		{"budget ends mid-chunk", func() Options { return published("6", 2, 2337) }, true},
+		{"depth 3", func() Options { return published("4", 3, 6000) }, true},
 		{"actions", func() Options {
-			o := options(t, "thursday-fixed", "one-email", "orders=4")
-			o.Property, o.Faults, o.Depth, o.Budget, o.Actions = published("4"), false, 2, 3000, []string{"crash", "redrive"}
+			o := published("4", 2, 3000)
+			o.Faults, o.Actions = false, []string{"crash", "redrive"}
 			return o
 		}, true},
 		// memory's own drops as well (sizes at which every mode finishes)
 		{"under 1 MB", func() Options {
-			o := options(t, "thursday-fixed", "one-email", "orders=6")
-			o.Property, o.Depth, o.Budget, o.Account = published("6"), 2, 8000, account(1<<20)
+			o := published("6", 2, 8000)
+			o.Account = account(1 << 20)
 			return o
 		}, true},
 		{"under 2 MB", func() Options {
-			o := options(t, "thursday-fixed", "one-email", "orders=6")
-			o.Property, o.Depth, o.Budget, o.Account = published("6"), 2, 8000, account(2<<20)
+			o := published("6", 2, 8000)
+			o.Account = account(2 << 20)
 			return o
 		}, true},
 		{"its-email pair", func() Options {

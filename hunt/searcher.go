@@ -18,10 +18,10 @@ type choice struct {
 	pos      int64
 }
 
-// dec is a decision a line made, or a fault point it passed (fault set),
+// dec is a decision a line made, or a fault point it passed (point set),
 // that a branch may force. It keeps only what a branch reads of the
 // decision: a recorded line keeps one for each of its decisions until the
-// next depth, and an engine.Decision whole made them 120 bytes, not 64.
+// next depth, and an engine.Decision whole made them 120 bytes, not 56.
 type dec struct {
 	index    int64 // the decision's index in its line (not for a fault)
 	pos      int64 // the event that carries it, or the fault's
@@ -269,7 +269,7 @@ func (s *searcher) walkBase() []dec {
 			return nil
 		}
 		decs[i].cp = s.cps[len(s.cps)-1]
-		if i == 0 || w.Pos != at {
+		if w.Pos != at {
 			at = w.Pos
 			s.actKids = append(s.actKids, s.actionKids(w, w.Pos, decs[i].cp, decs[i].cp, nil)...)
 		}
@@ -342,6 +342,7 @@ func (s *searcher) faultDec(p engine.FaultPass) dec {
 	for i := range s.points {
 		if s.points[i].Name == p.Point {
 			d.point = uint8(i + 1)
+			break
 		}
 	}
 	if d.point == 0 {

@@ -130,7 +130,7 @@ func (s *searcher) rebuild(items []Forced) (node, bool) {
 
 func sameChoice(d *dec, f Forced, points []engine.FaultPoint) bool {
 	if f.Fault != nil {
-		return d.point != 0 && points[d.point-1].Name == f.Fault.Point && d.msg == f.Fault.Msg && d.delivery == f.Fault.Delivery
+		return d.point != 0 && *d.fault(points) == *f.Fault
 	}
 	return d.point == 0 && d.kind.String() == f.Kind && d.msg == f.Msg && d.delivery == f.Delivery
 }
