@@ -155,9 +155,9 @@ func Hunt(o Options) (*Result, error) {
 			level = append(level, node{from: d.cp, root: d.cp, force: []choice{d.choice(v, s.points)}})
 		}
 	}
-	// then each action at every moment those fork at
-	if err := s.mem.nodes(len(s.actKids)); err != nil {
-		return nil, err
+	// then each action at every moment those fork at (charged already)
+	if s.actErr != nil {
+		return nil, s.actErr
 	}
 	level = append(level, s.actKids...)
 	s.actKids = nil

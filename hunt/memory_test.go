@@ -159,3 +159,33 @@ func TestMemoryRefusals(t *testing.T) {
 		})
 	}
 }
+
+// Depth 1's action branches are charged as the base line's walk makes
+// them: past the budget it makes no more, where it used to make them all
+// (a thousand and more a decision moment of a long line) and only then
+// hear that they did not fit. The refusal still comes after the base
+// line's own verdict, as a stop.
+func TestActionKidsWithinBudget(t *testing.T) {
+	o := options(t, "thursday-fixed", "its-email", "orders=1000")
+	o.Depth, o.Budget, o.Actions = 1, 100, []string{"crash", "redrive"}
+	o.Account = account(16 << 20)
+	s, err := newSearcher(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.actErr == nil {
+		t.Fatal("the action branches fit: the case tests nothing")
+	}
+	if b := int64(len(s.actKids)) * nodeBytes; b > s.mem.front.room {
+		t.Errorf("%d action branches (%s) made past the frontier's room of %s", len(s.actKids), engine.Bytes(b), engine.Bytes(s.mem.front.room))
+	}
+	o.Account = account(16 << 20)
+	_, err = Hunt(o)
+	var be *engine.BudgetError
+	if !errors.As(err, &be) || !be.During {
+		t.Fatalf("got %v, want the budget's stop", err)
+	}
+	if h := o.Account.Held(); h != 0 {
+		t.Errorf("%d bytes held after the hunt", h)
+	}
+}

@@ -118,6 +118,7 @@ type searcher struct {
 	redrives []int64         // the base line's redrives from the fork on
 	acts     []engine.Action // the actions a branch may take (Options.Actions)
 	actKids  []node          // depth 1's: each action at each of the base line's decisions
+	actErr   error           // the budget's refusal of more of them
 }
 
 type logEvent struct {
@@ -269,9 +270,14 @@ func (s *searcher) walkBase() []dec {
 			return nil
 		}
 		decs[i].cp = s.cps[len(s.cps)-1]
-		if w.Pos != at {
+		if w.Pos != at && s.actErr == nil {
 			at = w.Pos
-			s.actKids = append(s.actKids, s.actionKids(w, w.Pos, decs[i].cp, decs[i].cp, nil)...)
+			// charged as they are made, so that past the budget no more
+			// are; Hunt reports the error after the base line's verdict
+			kids := s.actionKids(w, w.Pos, decs[i].cp, decs[i].cp, nil)
+			if s.actErr = s.mem.nodes(len(kids)); s.actErr == nil {
+				s.actKids = append(s.actKids, kids...)
+			}
 		}
 	}
 	return decs
